@@ -1,0 +1,142 @@
+/**
+ * Schema adapters: Zod 4, any Standard Schema that can give a JSON Schema, or a plain JSON
+ * Schema object → one JSON Schema (for help, signatures and plans) and one validator (for calls).
+ *
+ * Rule source: seed "Tools" → Define a tool ("a Zod schema (or any Standard Schema, or a plain
+ * JSON Schema object)"); Standard Schema v1 and Standard JSON Schema (`~standard.jsonSchema`).
+ */
+import { createRequire } from "node:module";
+import type { JsonSchema, ValidationResult } from "./types.js";
+
+const require = createRequire(import.meta.url);
+// ajv ships CommonJS; load it through require so its classes construct under NodeNext.
+const Ajv = require("ajv").default as typeof import("ajv").default;
+const Ajv2020 = require("ajv/dist/2020").default as typeof import("ajv").default;
+const addFormats = require("ajv-formats").default as (ajv: unknown) => void;
+
+/** A schema as a tool author may write it. */
+export type SchemaInput = JsonSchema | StandardSchemaLike;
+
+/** The parts of Standard Schema v1 (+ Standard JSON Schema) we use. */
+export interface StandardSchemaLike {
+  "~standard": {
+    version: 1;
+    vendor: string;
+    validate: (value: unknown) => StandardResult | Promise<StandardResult>;
+    jsonSchema?: { input: (options: { target: string }) => JsonSchema };
+  };
+}
+type StandardResult =
+  | { value: unknown; issues?: undefined }
+  | { issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }> };
+
+/** A normalised schema: its JSON Schema and a validator returning the checked value. */
+export interface NormalizedSchema {
+  jsonSchema: JsonSchema;
+  validate(value: unknown): Promise<ValidationResult>;
+}
+
+let ajv07: InstanceType<typeof Ajv> | undefined;
+let ajv2020: InstanceType<typeof Ajv> | undefined;
+const compiled = new WeakMap<object, (value: unknown) => ValidationResult>();
+
+function ajvFor(schema: JsonSchema): InstanceType<typeof Ajv> {
+  const draft = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (draft.includes("2020-12") || draft.includes("2019-09")) {
+    if (!ajv2020) {
+      ajv2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+      addFormats(ajv2020);
+    }
+    return ajv2020;
+  }
+  if (!ajv07) {
+    ajv07 = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+    addFormats(ajv07);
+  }
+  return ajv07;
+}
+
+/** True when `value` implements Standard Schema v1. */
+export function isStandardSchema(value: unknown): value is StandardSchemaLike {
+  return typeof value === "object" && value !== null && "~standard" in value;
+}
+
+/**
+ * Compiles a plain JSON Schema with ajv (draft-07 by default, 2020-12 / 2019-09 when `$schema`
+ * says so). Compilation is cached per schema object.
+ * @throws Error when the schema itself is invalid (message names the problem).
+ */
+export function jsonSchemaValidator(schema: JsonSchema): (value: unknown) => ValidationResult {
+  const hit = compiled.get(schema);
+  if (hit) return hit;
+  const ajv = ajvFor(schema);
+  const { $schema: _drop, ...rest } = schema;
+  const check = ajv.compile(rest);
+  const fn = (value: unknown): ValidationResult => {
+    if (check(value)) return { ok: true, value: value as Record<string, unknown> };
+    const errors = (check.errors ?? []).map((e) => {
+      const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "input";
+      if (e.keyword === "additionalProperties") {
+        return `${at}: unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+      }
+      if (e.keyword === "required") return `${at}: missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+      return `${at}: ${e.message ?? "is invalid"}`;
+    });
+    return { ok: false, errors };
+  };
+  compiled.set(schema, fn);
+  return fn;
+}
+
+function issuePath(path: StandardResult extends never ? never : ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined): string {
+  if (!path || path.length === 0) return "input";
+  return path.map((p) => String(typeof p === "object" && p !== null ? p.key : p)).join(".");
+}
+
+/**
+ * Normalises a tool's schema.
+ * - Standard Schema with `~standard.jsonSchema` (Zod 4 and others): JSON Schema from it, validation
+ *   by the library itself (so refinements and transforms apply).
+ * - Zod 4 without that property: `z.toJSONSchema`.
+ * - Plain object: taken as JSON Schema, validated with ajv.
+ * @throws Error when the schema cannot give a JSON Schema.
+ */
+export async function normalizeSchema(schema: SchemaInput): Promise<NormalizedSchema> {
+  if (isStandardSchema(schema)) {
+    const std = schema["~standard"];
+    let jsonSchema: JsonSchema | undefined;
+    if (std.jsonSchema) {
+      jsonSchema = std.jsonSchema.input({ target: "draft-2020-12" });
+    } else if (std.vendor === "zod") {
+      const { z } = await import("zod");
+      jsonSchema = z.toJSONSchema(schema as never) as JsonSchema;
+    }
+    if (!jsonSchema) {
+      throw new Error(`a ${std.vendor} schema that cannot give a JSON Schema: use Zod 4, a Standard JSON Schema library, or a plain JSON Schema`);
+    }
+    return {
+      jsonSchema: tidyJsonSchema(jsonSchema),
+      async validate(value) {
+        const result = await std.validate(value);
+        if (result.issues) return { ok: false, errors: result.issues.map((i) => `${issuePath(i.path)}: ${i.message}`) };
+        return { ok: true, value: result.value as Record<string, unknown> };
+      },
+    };
+  }
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    throw new Error("inputSchema must be a Zod schema, a Standard Schema or a JSON Schema object");
+  }
+  const check = jsonSchemaValidator(schema);
+  return { jsonSchema: schema, validate: async (value) => check(value) };
+}
+
+/** Drops the noise Zod adds for help output (the safe-integer bounds on `int()`). */
+function tidyJsonSchema(schema: JsonSchema): JsonSchema {
+  return JSON.parse(JSON.stringify(schema), (_key, value) => {
+    if (value && typeof value === "object" && !Array.isArray(value) && value.type === "integer") {
+      if (value.minimum === Number.MIN_SAFE_INTEGER) delete value.minimum;
+      if (value.maximum === Number.MAX_SAFE_INTEGER) delete value.maximum;
+    }
+    return value;
+  });
+}

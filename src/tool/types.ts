@@ -1,0 +1,188 @@
+/**
+ * The shapes every source of tools shares: a tool as the catalog sees it, what invoking it
+ * returns, the error a call can end in, and a source of tools.
+ *
+ * Rule sources: DESIGN.md "Words"; seed "Tools in Shell" (Output, Errors); MCP spec
+ * 2025-06-18 "Tools" (annotations, content blocks).
+ */
+
+/** A JSON Schema object, as produced by normalising Zod / Standard Schema / plain JSON Schema. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Behaviour hints (MCP tool annotations or a tool's own definition). Absent = not declared. */
+export interface Hints {
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
+}
+
+/** The error codes of the seed's error line. Fixed by seed "Tools in Shell" → Errors. */
+export type ErrorCode =
+  | "unknown_command"
+  | "invalid_input"
+  | "tool_error"
+  | "denied"
+  | "needs_approval"
+  | "stopped"
+  | "connection_required"
+  | "call_limit"
+  | "unavailable";
+
+/**
+ * The one error a tool call can end in. Rendered by the `tools` command as
+ * `{"error":{"code","message","retryable"}}` on stderr with exit code 1.
+ */
+export class ToolCallError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  constructor(code: ErrorCode, message: string, retryable = false) {
+    super(message);
+    this.name = "ToolCallError";
+    this.code = code;
+    this.retryable = retryable;
+  }
+  /** The seed's JSON error object (without the trailing newline). */
+  toJSON(): { error: { code: ErrorCode; message: string; retryable: boolean } } {
+    return { error: { code: this.code, message: this.message, retryable: this.retryable } };
+  }
+}
+
+/** A binary block a tool returned (image or audio), base64 data as MCP carries it. */
+export interface MediaBlock {
+  kind: "image" | "audio";
+  mimeType: string;
+  /** base64-encoded bytes */
+  data: string;
+}
+
+/**
+ * What invoking a tool gives back, before rendering:
+ * - `text`: printed as is (a text result);
+ * - `json`: printed as JSON (structured content, objects, resource links);
+ * - `media`: binary blocks written under `tool-images/` by the `tools` command.
+ */
+export interface ToolOutput {
+  kind: "text" | "json";
+  text?: string;
+  value?: unknown;
+  media?: MediaBlock[];
+  /** The tool's full raw return (for hooks, events and `toModelOutput`). */
+  raw?: unknown;
+}
+
+/** Everything a tool's `execute` / a source's `invoke` can reach during one call. */
+export interface InvokeContext {
+  /** Aborts when the shell call ends or times out. */
+  signal: AbortSignal;
+  /** Session id and metadata. */
+  session: { id: string; metadata: Record<string, unknown> };
+  /** Identifies this nested call, e.g. `call_bash_1:tools:0:get_weather`. */
+  callId: string;
+  /** The session's sandbox (virtual filesystem + the same shell); see tool/define.ts. */
+  getSandbox: () => SandboxHandle;
+  /** Reads a packaged skill. */
+  getSkill: (id: string) => Promise<Skill>;
+}
+
+/** The session's sandbox as a tool sees it through `ctx.getSandbox()`. */
+export interface SandboxHandle {
+  readFile(path: string): Promise<string>;
+  readFileBytes(path: string): Promise<Uint8Array>;
+  writeFile(path: string, content: string | Uint8Array): Promise<void>;
+  exists(path: string): Promise<boolean>;
+  /** Runs a command in the same sandboxed shell (no `tools` budget is spent unless it calls `tools`). */
+  run(command: string, options?: { stdin?: string; cwd?: string }): Promise<{ stdout: string; stderr: string; exitCode: number }>;
+  /** The working directory of the shell. */
+  cwd: string;
+}
+
+/** A packaged skill: `agent/skills/<id>/SKILL.md` with front matter, and the files beside it. */
+export interface Skill {
+  id: string;
+  /** Front matter of SKILL.md (simple `key: value` lines). */
+  metadata: Record<string, string>;
+  /** SKILL.md without its front matter. */
+  body: string;
+  /** Paths of the other files, relative to the skill folder. */
+  files: string[];
+  readFile(relativePath: string): Promise<string>;
+}
+
+/** Approval policy answer of a tool's own `needsApproval` function (seed "Tools", issue 4). */
+export type ApprovalVerdict =
+  | "user-approval"
+  | "not-applicable"
+  | "approved"
+  | "denied"
+  | { type: "user-approval" | "not-applicable" | "approved" | "denied"; reason?: string }
+  | boolean;
+
+/** What an approval predicate receives. */
+export interface ApprovalRequestInfo {
+  toolName: string;
+  input: Record<string, unknown>;
+  session: { id: string; metadata: Record<string, unknown> };
+  approvedTools: ReadonlySet<string>;
+  callId: string;
+}
+
+/** A tool's approval policy: a helper's marker (always/once/never) or a predicate. */
+export type ApprovalPolicy =
+  | { kind: "always" }
+  | { kind: "once" }
+  | { kind: "never" }
+  | { kind: "predicate"; fn: (info: ApprovalRequestInfo) => ApprovalVerdict | Promise<ApprovalVerdict> };
+
+/** Check result of an input against a tool's schema. */
+export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
+
+/**
+ * A tool as the catalog sees it, whatever its source.
+ * `name` is the tool's own name (e.g. `list_pulls`), unique within its source.
+ */
+export interface CatalogTool {
+  name: string;
+  /** The source's name: `local` for top-level tools, the server name for MCP, `scripts` for saved scripts. */
+  source: string;
+  /** True when the tool is grouped under its source (`tools <source> <name>`), false for top-level tools. */
+  grouped: boolean;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  hints: Hints;
+  /** True when the tool declared any hint (MCP annotations or definition hints). */
+  hintsDeclared: boolean;
+  /** The tool's own approval policy, when it has one (local tools). */
+  approval?: ApprovalPolicy;
+  /** True when the tool must stay a direct tool for the model (see issue 6). */
+  staysDirect?: boolean;
+  /** Checks (and may coerce) an input against the input schema. */
+  validate(input: Record<string, unknown>): Promise<ValidationResult>;
+  /** Runs the tool. Throws ToolCallError for every failure. */
+  invoke(input: Record<string, unknown>, ctx: InvokeContext): Promise<ToolOutput>;
+  /** Shapes what a direct (non-shell) caller shows the model (seed "Tools" → toModelOutput). */
+  toModelOutput?: (output: unknown) => { type: "text"; value: string } | { type: "json"; value: unknown };
+}
+
+/** Load state of a source (MCP servers may load on demand). */
+export type SourceState = "ready" | "not_loaded" | "failed";
+
+/**
+ * A source of tools: the local tools, one MCP server, or saved scripts.
+ * `tools()` returns the current snapshot; `load()` brings an on-demand or failed source up.
+ */
+export interface ToolSource {
+  readonly name: string;
+  readonly kind: "local" | "mcp" | "scripts";
+  /** `not_loaded` for an on-demand source not yet started. */
+  state(): SourceState;
+  /** Why the source failed, when state() is `failed`. */
+  failure?(): ToolCallError | undefined;
+  /** The tools known now (empty while not loaded). */
+  tools(): CatalogTool[];
+  /** Loads (connects / spawns) the source; resolves when its tools are listed. Throws ToolCallError. */
+  load(signal?: AbortSignal): Promise<void>;
+  /** Stops processes and connections. */
+  close?(): Promise<void>;
+}
