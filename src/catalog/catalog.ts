@@ -1,0 +1,169 @@
+/**
+ * The catalog: all sources as one shell call sees them. Resolves `tools` words to a tool or a
+ * source, loads on-demand sources when named, searches.
+ *
+ * Rule source: seed "Tools in Shell" → The tools command (names, grouping, rebuilt on every shell
+ * call, on-demand servers loaded by the first command that names one or a matching search).
+ */
+import { ToolCallError, type CatalogTool, type ToolSource } from "../tool/index.js";
+import { closest, displayName, foldName } from "./names.js";
+
+/** Words `tools` reserves for itself; no source may take them. */
+export const RESERVED_WORDS = new Set(["search", "plan", "help", "--help", "-h"]);
+
+/** What a list of `tools` words resolved to. */
+export type Resolution =
+  | { kind: "tool"; tool: CatalogTool; source: ToolSource; command: string; rest: string[] }
+  | { kind: "source"; source: ToolSource; rest: string[] };
+
+/** One search hit: a tool and its score (name hits rank above description hits). */
+export interface SearchHit {
+  tool: CatalogTool;
+  command: string;
+  score: number;
+}
+
+/** The catalog of one shell call. Cheap to build: it indexes lazily. */
+export class Catalog {
+  readonly sources: ToolSource[];
+  constructor(sources: ToolSource[]) {
+    this.sources = sources;
+  }
+
+  /** Grouped sources (MCP servers, saved scripts), in configured order. */
+  groupedSources(): ToolSource[] {
+    return this.sources.filter((s) => s.kind !== "local");
+  }
+
+  /** Top-level tools (the local sources), sorted by name. */
+  topLevelTools(): CatalogTool[] {
+    const out: CatalogTool[] = [];
+    for (const s of this.sources) if (s.kind === "local") out.push(...s.tools());
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The command words that call a tool: `tools github list-pulls` or `tools web-fetch`. */
+  commandFor(tool: CatalogTool): string {
+    return tool.grouped ? `tools ${tool.source} ${displayName(tool.name)}` : `tools ${displayName(tool.name)}`;
+  }
+
+  /** The grouped source named `word` (`-`/`_` folded), if any. */
+  findSource(word: string): ToolSource | undefined {
+    const f = foldName(word);
+    return this.groupedSources().find((s) => foldName(s.name) === f);
+  }
+
+  /** The tool named `word` in `tools` (exact name first, then folded). */
+  findTool(tools: CatalogTool[], word: string): CatalogTool | undefined {
+    const exact = tools.find((t) => t.name === word);
+    if (exact) return exact;
+    const f = foldName(word);
+    return tools.find((t) => foldName(t.name) === f);
+  }
+
+  /**
+   * Ensures a source's tools are listed, loading it (spawning / connecting) when it is on demand
+   * or failed before. @throws ToolCallError (`unavailable`, `connection_required`) when it cannot load.
+   */
+  async ensureLoaded(source: ToolSource, signal?: AbortSignal): Promise<void> {
+    if (source.state() === "ready") return;
+    await source.load(signal);
+  }
+
+  /**
+   * Resolves the words after `tools`. `[server, tool, ...rest]` or `[tool, ...rest]`; a source
+   * alone (or followed by `--help`) resolves to the source. Loads a named on-demand source.
+   * @throws ToolCallError `unknown_command` with the closest commands; `unavailable` when the
+   *         named source cannot load.
+   */
+  async resolve(words: string[], signal?: AbortSignal): Promise<Resolution> {
+    const [first, second, ...more] = words;
+    const source = this.findSource(first);
+    if (source) {
+      if (second === undefined || second.startsWith("-") || second === "help") {
+        await this.ensureLoaded(source, signal);
+        return { kind: "source", source, rest: words.slice(1) };
+      }
+      await this.ensureLoaded(source, signal);
+      const tool = this.findTool(source.tools(), second);
+      if (!tool) {
+        const names = source.tools().map((t) => displayName(t.name));
+        const near = closest(second, names).map((n) => `tools ${source.name} ${n}`);
+        throw new ToolCallError(
+          "unknown_command",
+          `no tool "${second}" in ${source.name}` + (near.length ? `; closest: ${near.join(", ")}` : `; see: tools ${source.name} --help`),
+        );
+      }
+      return { kind: "tool", tool, source, command: this.commandFor(tool), rest: more };
+    }
+    const top = this.findTool(this.topLevelTools(), first);
+    if (top) {
+      const src = this.sources.find((s) => s.kind === "local" && s.tools().includes(top))!;
+      return { kind: "tool", tool: top, source: src, command: this.commandFor(top), rest: words.slice(1) };
+    }
+    throw new ToolCallError("unknown_command", this.unknownMessage(first));
+  }
+
+  private unknownMessage(word: string): string {
+    const candidates = [
+      ...this.groupedSources().map((s) => s.name),
+      ...this.topLevelTools().map((t) => displayName(t.name)),
+    ];
+    const near = closest(word, candidates).map((c) => `tools ${c}`);
+    // A tool of a loaded server named without its server: point at the grouped command.
+    const f = foldName(word);
+    for (const s of this.groupedSources()) {
+      const t = s.state() === "ready" ? s.tools().find((x) => foldName(x.name) === f) : undefined;
+      if (t) near.unshift(this.commandFor(t));
+    }
+    const list = [...new Set(near)].slice(0, 3);
+    return `no command "${word}"` + (list.length ? `; closest: ${list.join(", ")}` : "; see: tools --help");
+  }
+
+  /**
+   * Ranked search over names and descriptions of every source. Loads on-demand sources whose
+   * name matches a word, and searches those already loaded. Sources that fail to load are skipped.
+   * Score: a word in the tool name 10 (whole-name match 20), in the source name 5, in the
+   * description 1 (name hits rank above description hits); ties by command.
+   */
+  async search(words: string[], signal?: AbortSignal, limit = 20): Promise<SearchHit[]> {
+    const terms = words.flatMap((w) => w.toLowerCase().split(/[\s,]+/)).filter(Boolean);
+    if (terms.length === 0) return [];
+    for (const s of this.groupedSources()) {
+      if (s.state() === "ready") continue;
+      const name = foldName(s.name);
+      if (terms.some((t) => name.includes(foldName(t)) || foldName(t).includes(name))) {
+        try {
+          await this.ensureLoaded(s, signal);
+        } catch {}
+      }
+    }
+    const hits: SearchHit[] = [];
+    for (const s of this.sources) {
+      if (s.state() !== "ready") continue;
+      for (const tool of s.tools()) {
+        const name = foldName(tool.name);
+        const src = foldName(tool.source);
+        const desc = tool.description.toLowerCase();
+        let score = 0;
+        let matched = 0;
+        for (const t of terms) {
+          const ft = foldName(t);
+          let sc = 0;
+          if (name === ft) sc = 20;
+          else if (name.includes(ft)) sc = 10;
+          if (tool.grouped && src.includes(ft)) sc = Math.max(sc, 5);
+          if (desc.includes(t)) sc = Math.max(sc, 1) + (sc > 0 ? 1 : 0);
+          if (sc > 0) matched++;
+          score += sc;
+        }
+        if (matched === 0) continue;
+        // Every term matching counts more than one term matching strongly.
+        score += matched === terms.length ? 3 * terms.length : 0;
+        hits.push({ tool, command: this.commandFor(tool), score });
+      }
+    }
+    hits.sort((a, b) => b.score - a.score || a.command.localeCompare(b.command));
+    return hits.slice(0, limit);
+  }
+}

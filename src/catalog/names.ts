@@ -1,0 +1,56 @@
+/**
+ * Tool and source names as the `tools` command spells them.
+ *
+ * Rule source: seed "Tools in Shell" → The tools command ("Hyphens and underscores are
+ * interchangeable"; `mcp_github__list_pulls` is `tools github list-pulls`).
+ */
+
+/** The key two spellings of one name share: `-` and `_` folded to `_`, lower case. */
+export function foldName(name: string): string {
+  return name.replace(/-/g, "_").toLowerCase();
+}
+
+/** How a name is shown in help and runnable lines: underscores as hyphens (`list_pulls` → `list-pulls`). */
+export function displayName(name: string): string {
+  return name.replace(/_/g, "-");
+}
+
+/** Levenshtein distance between two strings (for "did you mean"). */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  const prev = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}
+
+/**
+ * The candidates closest to `word`, best first: prefix/substring matches, then small edit
+ * distances (≤ max(2, a third of the word)). At most `limit`.
+ */
+export function closest(word: string, candidates: string[], limit = 3): string[] {
+  const w = foldName(word);
+  const scored: Array<[number, string]> = [];
+  for (const c of candidates) {
+    const f = foldName(c);
+    let score: number;
+    if (f.startsWith(w) || w.startsWith(f)) score = 0.5;
+    else if (f.includes(w) || w.includes(f)) score = 1;
+    else {
+      const d = editDistance(w, f);
+      if (d > Math.max(2, Math.floor(w.length / 3))) continue;
+      score = 1 + d;
+    }
+    scored.push([score, c]);
+  }
+  scored.sort((x, y) => x[0] - y[0] || x[1].localeCompare(y[1]));
+  return [...new Set(scored.map((s) => s[1]))].slice(0, limit);
+}

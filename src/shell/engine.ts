@@ -1,0 +1,103 @@
+/**
+ * The shell engine adapter: just-bash behind one small interface. Builds the session's
+ * filesystem (in memory, or a real folder mounted read-write as the working directory), registers
+ * the `tools` command and the compatibility commands, runs scripts with a time limit and an
+ * abort signal, and turns everything the engine throws into an exit code and stderr.
+ *
+ * Rule source: DESIGN.md (the shell via just-bash behind shell/engine.ts); issue 2 "The tools
+ * command (inside the shell)"; seed "Tools in Shell" (the filesystem persists across shell calls of
+ * a session, variables do not).
+ */
+import { Bash, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "just-bash";
+import { HALT_LINE } from "./halt.js";
+import { currentScope } from "./scope.js";
+import { createToolsCommand } from "./tools-command.js";
+
+/** Where the working directory is inside the sandbox. */
+export const WORKDIR = "/workspace";
+
+/** Options of one session's engine. */
+export interface EngineOptions {
+  /** A real folder mounted read-write at WORKDIR; omitted = everything in memory. */
+  workspaceDir?: string;
+  /** Files to create at start (path → content), relative paths under WORKDIR. */
+  files?: Record<string, string>;
+  /** Extra commands (compatibility fixes, …) registered beside `tools`. */
+  commands?: Command[];
+  /** Upper bound of one exec in milliseconds (the engine's own deadline; the runtime also aborts). */
+  maxExecutionTimeMs?: number;
+  /** Environment variables the scripts see. */
+  env?: Record<string, string>;
+}
+
+/** The result of one script run. */
+export interface EngineResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** One session's shell: a filesystem that persists and a bash that runs scripts over it. */
+export interface Engine {
+  readonly fs: IFileSystem;
+  readonly cwd: string;
+  /** Runs a script. Never throws: failures become exit code and stderr. */
+  exec(script: string, options?: { signal?: AbortSignal; stdin?: string; env?: Record<string, string>; cwd?: string }): Promise<EngineResult>;
+}
+
+const MUTATORS = new Set(["writeFile", "appendFile", "mkdir", "rm", "cp", "mv", "symlink", "link", "chmod", "utimes"]);
+
+/** Wraps a filesystem so every write names its path to the current shell call. */
+function trackWrites(fs: IFileSystem): IFileSystem {
+  return new Proxy(fs, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      if (typeof prop === "string" && MUTATORS.has(prop)) {
+        return (...args: unknown[]) => {
+          const scope = currentScope();
+          if (scope) {
+            const p = prop === "cp" || prop === "mv" || prop === "symlink" || prop === "link" ? args[1] : args[0];
+            if (typeof p === "string") scope.noteFiles([p]);
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+/**
+ * Creates a session's engine.
+ * @throws Error when `workspaceDir` does not exist or is not a folder.
+ */
+export function createEngine(options: EngineOptions = {}): Engine {
+  const base = new InMemoryFs();
+  const mountable = new MountableFs({ base });
+  if (options.workspaceDir) mountable.mount(WORKDIR, new ReadWriteFs({ root: options.workspaceDir }));
+  const fs = trackWrites(mountable);
+  const files: Record<string, string> = {};
+  for (const [p, c] of Object.entries(options.files ?? {})) files[p.startsWith("/") ? p : `${WORKDIR}/${p}`] = c;
+  const bash = new Bash({
+    fs,
+    cwd: WORKDIR,
+    files,
+    env: { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) },
+    customCommands: [...(options.commands ?? []), createToolsCommand()],
+    executionLimits: { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 },
+  });
+  if (!options.workspaceDir) void fs.mkdir(WORKDIR, { recursive: true }).catch(() => {});
+  return {
+    fs,
+    cwd: WORKDIR,
+    async exec(script, o = {}) {
+      try {
+        const r = await bash.exec(script, { signal: o.signal, stdin: o.stdin, env: o.env, cwd: o.cwd, rawScript: true });
+        return { stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode };
+      } catch (err) {
+        return { stdout: "", stderr: `bash: ${err instanceof Error ? err.message : String(err)}\n`, exitCode: 2 };
+      }
+    },
+  };
+}

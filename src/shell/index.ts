@@ -1,0 +1,9 @@
+/** The shell folder's public face: the engine adapter and the `tools` command's parts. */
+export { createEngine, WORKDIR } from "./engine.js";
+export type { Engine, EngineOptions, EngineResult } from "./engine.js";
+export { createToolsCommand } from "./tools-command.js";
+export { runInScope, currentScope } from "./scope.js";
+export type { ShellScope, NestedCallRequest, SubcommandHandler, SubcommandResult, CommandIo } from "./scope.js";
+export { buildInput, checkKnownFields, readValue, mapKey } from "./input.js";
+export { renderOutput, errorLine, asToolCallError, MEDIA_DIR } from "./output.js";
+export { haltScript, HALT_KIND } from "./halt.js";

@@ -1,0 +1,183 @@
+/**
+ * Builds a tool's input from the words and stdin of one `tools` call.
+ *
+ * Rule source: seed "Tools in Shell" → The tools command, Input: "the same JSON object the tool
+ * takes as a direct call … from stdin (or `-`), from a JSON argument, or from `key=value` and
+ * `--key value` pairs, which merge over the JSON. `--flag` alone is `true`. A value is read as JSON
+ * unless the tool's schema says the key is a string." Issue 2: kebab and snake case map to the same
+ * field; unknown or mistyped fields are refused with the tool's signature, never dropped.
+ */
+import { signature } from "../catalog/index.js";
+import { ToolCallError, type CatalogTool, type JsonSchema } from "../tool/index.js";
+
+/** The words after the tool name, and the command's stdin as text. */
+export interface RawInput {
+  args: string[];
+  stdin: string;
+}
+
+/** Folds a key for matching: `dry-run`, `dry_run`, `dryRun` and `DRY_RUN` match. */
+function keyFold(key: string): string {
+  return key.replace(/[-_]/g, "").toLowerCase();
+}
+
+function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {
+  const p = schema.properties;
+  return p && typeof p === "object" ? (p as Record<string, JsonSchema>) : {};
+}
+
+/** The schema's property name a written key refers to (exact first, then folded), or the key itself. */
+export function mapKey(schema: JsonSchema, key: string): string {
+  const props = propertiesOf(schema);
+  if (key in props) return key;
+  const f = keyFold(key);
+  const hit = Object.keys(props).find((k) => keyFold(k) === f);
+  return hit ?? key;
+}
+
+function typesOf(prop: JsonSchema | undefined): Set<string> {
+  const out = new Set<string>();
+  if (!prop || typeof prop !== "object") return out;
+  const t = prop.type;
+  if (typeof t === "string") out.add(t);
+  else if (Array.isArray(t)) for (const x of t) out.add(String(x));
+  if (Array.isArray(prop.enum) && prop.enum.every((v) => typeof v === "string")) out.add("string");
+  for (const alt of [prop.anyOf, prop.oneOf]) {
+    if (Array.isArray(alt)) for (const a of alt) for (const x of typesOf(a as JsonSchema)) out.add(x);
+  }
+  return out;
+}
+
+/**
+ * Reads one pair value: kept as text when the schema says the field is a string (and only a
+ * string, or the JSON reading is not a type the field allows); otherwise JSON when it parses,
+ * else text. Seed: "`number=7` is a number and `repo=42` stays text".
+ */
+export function readValue(prop: JsonSchema | undefined, text: string): unknown {
+  const types = typesOf(prop);
+  if (types.size === 1 && types.has("string")) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (types.has("string") && types.size > 0) {
+    const kind = parsed === null ? "null" : Array.isArray(parsed) ? "array" : typeof parsed === "number" ? (Number.isInteger(parsed) ? "integer" : "number") : typeof parsed;
+    const allowed = types.has(kind) || (kind === "integer" && types.has("number"));
+    if (!allowed) return text;
+  }
+  return parsed;
+}
+
+function parseObject(text: string, where: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ToolCallError("invalid_input", `${where} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ToolCallError("invalid_input", `${where} must be a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Builds the input object for `tool` from the call's words and stdin.
+ * - One JSON object argument (a word starting with `{`), or `-` for JSON on stdin.
+ * - Without either, stdin is the input only when no pairs are given and stdin is not blank.
+ * - Pairs `key=value`, `--key value`, `--key=value`, `--flag` (alone, or before another `--…`, is `true`).
+ * - Pair keys map to schema fields across kebab/snake/camel case; pairs merge over the JSON.
+ * @throws ToolCallError `invalid_input` naming the problem (bad JSON, two JSON sources, a stray word).
+ */
+export function buildInput(tool: CatalogTool, raw: RawInput): Record<string, unknown> {
+  const schema = tool.inputSchema;
+  const props = propertiesOf(schema);
+  let base: Record<string, unknown> | undefined;
+  const pairs: Array<[string, unknown]> = [];
+  const { args } = raw;
+  let useStdin = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === "-") {
+      if (useStdin) throw new ToolCallError("invalid_input", "`-` given twice");
+      useStdin = true;
+      continue;
+    }
+    if (word.startsWith("--") && word.length > 2) {
+      const body = word.slice(2);
+      const eq = body.indexOf("=");
+      if (eq > 0) {
+        const key = mapKey(schema, body.slice(0, eq));
+        pairs.push([key, readValue(props[key], body.slice(eq + 1))]);
+        continue;
+      }
+      const key = mapKey(schema, body);
+      const types = typesOf(props[key]);
+      const next = args[i + 1];
+      const nextIsValue = next !== undefined && !next.startsWith("--") && next !== "-";
+      if (types.size === 1 && types.has("boolean")) {
+        if (nextIsValue && (next === "true" || next === "false")) {
+          pairs.push([key, next === "true"]);
+          i++;
+        } else pairs.push([key, true]);
+      } else if (nextIsValue && !(types.size === 0 && /^[A-Za-z_][\w.-]*=/.test(next))) {
+        pairs.push([key, readValue(props[key], next)]);
+        i++;
+      } else pairs.push([key, true]);
+      continue;
+    }
+    if (word.trimStart().startsWith("{")) {
+      if (base) throw new ToolCallError("invalid_input", "more than one JSON object argument");
+      base = parseObject(word, "the JSON argument");
+      continue;
+    }
+    const eq = word.indexOf("=");
+    if (eq > 0) {
+      const key = mapKey(schema, word.slice(0, eq));
+      pairs.push([key, readValue(props[key], word.slice(eq + 1))]);
+      continue;
+    }
+    throw new ToolCallError(
+      "invalid_input",
+      `unexpected word ${JSON.stringify(word)}: give input as '{"key":…}', key=value or --key value. Signature: ${signature(tool.name, schema)}`,
+    );
+  }
+  if (useStdin) {
+    if (base) throw new ToolCallError("invalid_input", "both a JSON argument and `-` (stdin) given: use one");
+    if (raw.stdin.trim() === "") throw new ToolCallError("invalid_input", "`-` given but stdin is empty");
+    base = parseObject(raw.stdin, "stdin");
+  } else if (!base && pairs.length === 0 && raw.stdin.trim() !== "") {
+    try {
+      base = parseObject(raw.stdin, "stdin");
+    } catch (err) {
+      throw new ToolCallError(
+        "invalid_input",
+        `${(err as Error).message} (a call with no arguments reads its input from stdin; inside \`while read\` that is the loop's input: add </dev/null or pass arguments)`,
+      );
+    }
+  }
+  const input: Record<string, unknown> = { ...(base ?? {}) };
+  for (const [k, v] of pairs) input[k] = v;
+  return input;
+}
+
+/**
+ * Refuses fields the schema does not name (unless it allows additional properties), with the
+ * tool's signature. @throws ToolCallError `invalid_input`.
+ */
+export function checkKnownFields(tool: CatalogTool, input: Record<string, unknown>): void {
+  const schema = tool.inputSchema;
+  const props = propertiesOf(schema);
+  const extra = schema.additionalProperties;
+  if (extra === true || (typeof extra === "object" && extra !== null)) return;
+  if (Object.keys(props).length === 0 && extra === undefined && schema.type !== "object") return;
+  const unknown = Object.keys(input).filter((k) => !(k in props));
+  if (unknown.length) {
+    throw new ToolCallError(
+      "invalid_input",
+      `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => JSON.stringify(k)).join(", ")}. Signature: ${signature(tool.name, schema)}`,
+    );
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Renders a tool's output for the script: stdout text, and images/audio written to files.
+ *
+ * Rule source: seed "Tools in Shell" → Output ("a text result as is, anything else as JSON. Images
+ * a tool returns are saved under `tool-images/` in the working directory, and stderr names the
+ * files"); Errors (one JSON line on stderr, exit code 1).
+ */
+import { randomBytes } from "node:crypto";
+import type { IFileSystem } from "just-bash";
+import { ToolCallError, type ToolOutput } from "../tool/index.js";
+
+const EXT: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "image/svg+xml": "svg",
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/mpeg": "mp3",
+  "audio/ogg": "ogg",
+  "audio/webm": "webm",
+};
+
+/** The folder (relative to the working directory) where media blocks are written. */
+export const MEDIA_DIR = "tool-images";
+
+/** What the `tools` command prints for one output. */
+export interface Rendered {
+  stdout: string;
+  stderr: string;
+  /** Absolute paths written in the session filesystem. */
+  files: string[];
+}
+
+/**
+ * Renders `output`: text as is (a newline added when missing), JSON compact on one line; each
+ * media block written to `<cwd>/tool-images/<tool>-<id>.<ext>` with a stderr line naming it.
+ * @throws ToolCallError `tool_error` when a media block is not valid base64 or cannot be written.
+ */
+export async function renderOutput(output: ToolOutput, fs: IFileSystem, cwd: string, toolName: string): Promise<Rendered> {
+  let stdout = "";
+  if (output.kind === "text") {
+    const text = output.text ?? "";
+    stdout = text === "" || text.endsWith("\n") ? text : text + "\n";
+  } else {
+    stdout = JSON.stringify(output.value === undefined ? null : output.value) + "\n";
+  }
+  let stderr = "";
+  const files: string[] = [];
+  if (output.media?.length) {
+    const dir = fs.resolvePath(cwd, MEDIA_DIR);
+    try {
+      await fs.mkdir(dir, { recursive: true });
+    } catch (err) {
+      throw new ToolCallError("tool_error", `cannot create ${MEDIA_DIR}/: ${(err as Error).message}`);
+    }
+    const safe = toolName.replace(/[^A-Za-z0-9_.-]/g, "_");
+    for (const block of output.media) {
+      const bytes = Buffer.from(block.data, "base64");
+      const ext = EXT[block.mimeType] ?? (block.kind === "image" ? "img" : "audio");
+      const rel = `${MEDIA_DIR}/${safe}-${randomBytes(4).toString("hex")}.${ext}`;
+      const full = fs.resolvePath(cwd, rel);
+      try {
+        await fs.writeFile(full, new Uint8Array(bytes));
+      } catch (err) {
+        throw new ToolCallError("tool_error", `cannot write ${rel}: ${(err as Error).message}`);
+      }
+      files.push(full);
+      stderr += `tools: ${block.kind} saved to ${rel} (${block.mimeType}, ${bytes.length} bytes)\n`;
+    }
+  }
+  return { stdout, stderr, files };
+}
+
+/** The seed's error line: `{"error":{"code","message","retryable"}}` and a newline. */
+export function errorLine(err: ToolCallError): string {
+  return JSON.stringify(err.toJSON()) + "\n";
+}
+
+/** Any thrown value as a ToolCallError (unknown errors become `tool_error`). */
+export function asToolCallError(err: unknown): ToolCallError {
+  if (err instanceof ToolCallError) return err;
+  if (err && typeof err === "object" && (err as { name?: string }).name === "ToolCallError" && "code" in err) {
+    const e = err as unknown as ToolCallError;
+    return new ToolCallError(e.code, e.message, e.retryable);
+  }
+  return new ToolCallError("tool_error", err instanceof Error ? err.message : String(err));
+}

@@ -1,0 +1,77 @@
+/**
+ * The `tools` command inside the shell: argv → help / search / subcommand / a nested call;
+ * output on stdout; errors as one JSON line on stderr with exit code 1.
+ *
+ * Rule source: seed "Tools in Shell" → The tools command, Input, Output, Errors.
+ */
+import { defineCommand, type Command } from "just-bash";
+import { renderIndex, renderSearch, renderSource, renderTool } from "../catalog/index.js";
+import { ToolCallError } from "../tool/index.js";
+import { haltScript } from "./halt.js";
+import { buildInput } from "./input.js";
+import { asToolCallError, errorLine, renderOutput } from "./output.js";
+import { currentScope, type ShellScope } from "./scope.js";
+
+type Result = { stdout: string; stderr: string; exitCode: number };
+
+const ok = (stdout: string, stderr = ""): Result => ({ stdout, stderr, exitCode: 0 });
+const fail = (err: ToolCallError, stdout = ""): Result => ({ stdout, stderr: errorLine(err), exitCode: 1 });
+
+function isHelp(word: string | undefined): boolean {
+  return word === "--help" || word === "-h" || word === "help";
+}
+
+/**
+ * Creates the `tools` command. It serves whichever shell call runs it (found through async
+ * context); outside a shell call it answers `unavailable`. Never throws except to halt the script
+ * when the runtime says an error stops it.
+ */
+export function createToolsCommand(): Command {
+  return defineCommand("tools", async (args, ctx) => {
+    const scope = currentScope();
+    if (!scope) return fail(new ToolCallError("unavailable", "the tools command runs only inside a toolshell shell call", false));
+    if (scope.isStopped()) return fail(new ToolCallError("stopped", "an earlier call stopped the script, so this one did not run"));
+    const stdin = Buffer.from(ctx.stdin as unknown as string, "latin1").toString("utf8");
+    let result: Result;
+    try {
+      result = await dispatch(scope, args, stdin, ctx);
+    } catch (err) {
+      const e = asToolCallError(err);
+      if (scope.stopsScript(e)) haltScript(ctx, e);
+      result = fail(e);
+    }
+    return result;
+  });
+}
+
+async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: Parameters<Parameters<typeof defineCommand>[1]>[1]): Promise<Result> {
+  const [first, ...rest] = args;
+  const { catalog } = scope;
+  if (first === undefined || isHelp(first)) return ok(renderIndex(catalog, scope.helpFooter));
+  if (first === "search") {
+    if (rest.length === 0 || isHelp(rest[0])) return ok("Usage: tools search <words>  — finds tools by name and description\n");
+    const hits = await catalog.search(rest, scope.signal);
+    return ok(renderSearch(hits, rest));
+  }
+  const handler = scope.subcommand(first);
+  if (handler) {
+    const handled = await handler(rest, {
+      stdin,
+      cwd: ctx.cwd,
+      fs: ctx.fs,
+      exec: ctx.exec ? (script, o) => ctx.exec!(script, { cwd: o.cwd, stdin: o.stdin, env: o.env, signal: ctx.signal }) : undefined,
+    });
+    if (handled) return handled;
+  }
+  const resolved = await catalog.resolve(args, scope.signal);
+  if (resolved.kind === "source") return ok(renderSource(catalog, resolved.source));
+  const { tool, rest: words } = resolved;
+  const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+  if (isHelp(words[0]) || (words.includes("--help") && !("help" in props))) return ok(renderTool(catalog, tool));
+  const input = buildInput(tool, { args: words, stdin });
+  const fromStdin = words.includes("-") || (words.length === 0 && stdin.trim() !== "");
+  const output = await scope.callTool({ tool, source: resolved.source, command: resolved.command, input, fromStdin });
+  const rendered = await renderOutput(output, ctx.fs, ctx.cwd, tool.name);
+  if (rendered.files.length) scope.noteFiles(rendered.files);
+  return ok(rendered.stdout, rendered.stderr);
+}

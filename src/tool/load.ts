@@ -1,0 +1,104 @@
+/**
+ * Loading `agent/tools/*.ts|.js` (file slug = tool name, default export = the tool) and reading
+ * packaged skills `agent/skills/<id>/SKILL.md`.
+ *
+ * Rule source: seed "Tools" → Define a tool ("The filename is the tool name the model sees"),
+ * "eve never runs authored tools during discovery"; issue 2 "Defining tools" (jiti, skills).
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { isToolDefinition, type ToolDefinition } from "./define.js";
+import type { Skill } from "./types.js";
+
+const TOOL_FILE = /^([A-Za-z0-9][A-Za-z0-9_.-]*)\.(ts|mts|js|mjs)$/;
+
+/**
+ * Loads every tool file in `dir` (not recursive). Files ending in `.d.ts`, `.test.*` or starting
+ * with `_` are skipped. Importing a file runs its module code but never a tool's `execute`.
+ * @returns the definitions keyed by slug (`get_weather.ts` → `get_weather`).
+ * @throws Error naming the file when a file has no default export made by `defineTool`, or fails to load.
+ */
+export async function loadToolsDir(dir: string): Promise<Record<string, ToolDefinition>> {
+  let entries: string[];
+  try {
+    entries = (await readdir(dir)).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw err;
+  }
+  const out: Record<string, ToolDefinition> = {};
+  let jiti: { import: (id: string, opts?: { default?: boolean }) => Promise<unknown> } | undefined;
+  for (const file of entries) {
+    const m = TOOL_FILE.exec(file);
+    if (!m || file.endsWith(".d.ts") || /\.test\./.test(file) || file.startsWith("_")) continue;
+    const slug = m[1];
+    const full = path.join(dir, file);
+    let mod: unknown;
+    try {
+      if (m[2] === "js" || m[2] === "mjs") {
+        mod = await import(pathToFileURL(full).href);
+      } else {
+        if (!jiti) {
+          const { createJiti } = await import("jiti");
+          jiti = createJiti(import.meta.url, { interopDefault: false, moduleCache: true }) as never;
+        }
+        mod = await jiti!.import(full);
+      }
+    } catch (err) {
+      throw new Error(`${full}: failed to load: ${(err as Error).message}`);
+    }
+    const def = (mod as { default?: unknown }).default;
+    if (!isToolDefinition(def)) throw new Error(`${full}: the default export must be a tool made with defineTool()`);
+    if (out[slug]) throw new Error(`${full}: a second file for tool ${slug}`);
+    out[slug] = def;
+  }
+  return out;
+}
+
+/**
+ * Reads skill `id` from `<skillsDir>/<id>/SKILL.md`: front matter (`---` fenced `key: value`
+ * lines), body, and the other files in the folder (recursive, relative paths).
+ * @throws Error when the id is not a plain folder name or the skill does not exist.
+ */
+export async function readSkill(skillsDir: string, id: string): Promise<Skill> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id) || id.includes("..")) throw new Error(`invalid skill id ${JSON.stringify(id)}`);
+  const folder = path.join(skillsDir, id);
+  let text: string;
+  try {
+    text = await readFile(path.join(folder, "SKILL.md"), "utf8");
+  } catch {
+    throw new Error(`no skill ${id} (looked for ${path.join(folder, "SKILL.md")})`);
+  }
+  const metadata: Record<string, string> = {};
+  let body = text;
+  const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+  if (fm) {
+    body = text.slice(fm[0].length);
+    for (const line of fm[1].split(/\r?\n/)) {
+      const kv = /^([A-Za-z0-9_-]+)\s*:\s*(.*)$/.exec(line);
+      if (kv) metadata[kv[1]] = kv[2].replace(/^["']|["']$/g, "");
+    }
+  }
+  const files: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    for (const e of await readdir(path.join(folder, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(r);
+      else if (r !== "SKILL.md") files.push(r);
+    }
+  };
+  await walk("");
+  return {
+    id,
+    metadata,
+    body,
+    files: files.sort(),
+    async readFile(relativePath: string) {
+      const target = path.resolve(folder, relativePath);
+      if (!target.startsWith(path.resolve(folder) + path.sep)) throw new Error(`skill ${id}: path outside the skill: ${relativePath}`);
+      if (!(await stat(target)).isFile()) throw new Error(`skill ${id}: not a file: ${relativePath}`);
+      return readFile(target, "utf8");
+    },
+  };
+}
