@@ -1,0 +1,192 @@
+/**
+ * One live connection to an MCP server: the SDK client on a stdio, Streamable HTTP or HTTP+SSE
+ * transport, and the paged tool listing.
+ *
+ * Rule source: issue 2 "MCP servers"; MCP spec 2025-06-18 "Transports" → stdio, Streamable HTTP,
+ * "Backwards Compatibility" (a POST answered with HTTP 4xx means an old HTTP+SSE server: open
+ * the SSE stream instead); "Tools" → Listing Tools (pagination), List Changed Notification.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import type { ServerConfig } from "./config.js";
+import { httpStatus, isAuthError } from "./errors.js";
+import type { ServerLog } from "./log.js";
+
+/** What we tell servers we are (MCP `initialize` → clientInfo). */
+export const CLIENT_INFO = { name: "toolshell", version: "0.1.0" } as const;
+
+/** A connected server. `close()` ends it (and its process) and never throws. */
+export interface Connection {
+  readonly client: Client;
+  /** The child's pid for stdio servers. */
+  readonly pid: number | undefined;
+  /** Which transport is in use (`sse` after the fallback). */
+  readonly transport: "stdio" | "http" | "sse";
+  /** True once the connection closed, by us or by the server. */
+  readonly closed: boolean;
+  close(): Promise<void>;
+}
+
+/** What {@link openConnection} needs besides the config. */
+export interface OpenOptions {
+  log: ServerLog;
+  /** Per-request options for `initialize` (signal and timeout of the connect deadline). */
+  request: RequestOptions;
+  /** Called once when the connection closes without our asking (process exit, stream end). */
+  onLost: (connection: Connection) => void;
+  /** Called on `notifications/tools/list_changed`. */
+  onToolsChanged: (connection: Connection) => void;
+}
+
+/**
+ * The SDK client validates `structuredContent` only for the tools of the last `tools/list` page
+ * (its cache is cleared per page), and a schema ajv cannot compile would break listing. So the
+ * client gets a validator that accepts everything and the tool layer checks output itself
+ * (see tool.ts) for every tool, whatever page it came on.
+ */
+const ACCEPT_ALL: jsonSchemaValidator = {
+  getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
+};
+
+/**
+ * Connects to a server and runs `initialize`. HTTP servers (`type: "http"`) are tried with
+ * Streamable HTTP first; an HTTP 4xx other than 401/403 on that first POST falls back to
+ * HTTP+SSE (spec "Backwards Compatibility"). Server stderr (stdio) goes to `options.log`.
+ * @throws the SDK's error (McpError, StreamableHTTPError, SseError, spawn errors); the caller
+ *   maps it with toCallError.
+ */
+export async function openConnection(config: ServerConfig, options: OpenOptions): Promise<Connection> {
+  if (config.type === "stdio") return attempt(config, "stdio", options);
+  if (config.type === "sse") return attempt(config, "sse", options);
+  try {
+    return await attempt(config, "http", options);
+  } catch (error) {
+    const status = httpStatus(error);
+    if (status === undefined || status < 400 || status >= 500 || isAuthError(error)) throw error;
+    options.log.line(`Streamable HTTP answered HTTP ${status}; trying HTTP+SSE`);
+    return attempt(config, "sse", options);
+  }
+}
+
+async function attempt(config: ServerConfig, kind: Connection["transport"], options: OpenOptions): Promise<Connection> {
+  const transport = makeTransport(config, kind, options.log);
+  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: ACCEPT_ALL });
+  let closing = false;
+  let closed = false;
+  let startedPid: number | undefined;
+  const connection: Connection = {
+    client,
+    transport: kind,
+    get pid() {
+      return closed ? undefined : startedPid;
+    },
+    get closed() {
+      return closed;
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      if (transport instanceof StreamableHTTPClientTransport) {
+        await Promise.race([transport.terminateSession().catch(() => {}), delay(1000)]);
+      }
+      await client.close().catch(() => {});
+      closed = true;
+    },
+  };
+  client.onerror = (error) => options.log.line(`error: ${error.message}`);
+  client.onclose = () => {
+    closed = true;
+    if (closing) return;
+    options.log.line("connection closed by the server (process exited or stream ended)");
+    options.onLost(connection);
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    options.onToolsChanged(connection);
+  });
+  try {
+    await client.connect(transport, options.request);
+  } catch (error) {
+    closing = true;
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+    // The SDK closes gently (stdin end, then SIGTERM after 2 s); a server that failed to
+    // start is ended now so nothing outlives the failed attempt.
+    if (transport instanceof TrackedStdioTransport) killQuietly(transport.startedPid);
+    throw error;
+  }
+  if (transport instanceof TrackedStdioTransport) startedPid = transport.startedPid;
+  options.log.line(`connected over ${kind}${startedPid ? ` (pid ${startedPid})` : ""}`);
+  return connection;
+}
+
+function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog): Transport {
+  if (config.type === "stdio") {
+    const transport = new TrackedStdioTransport({
+      command: config.command,
+      args: config.args,
+      env: config.env,
+      cwd: config.cwd,
+      stderr: "pipe",
+    });
+    log.attach(transport.stderr);
+    log.line(`starting ${config.command} ${config.args.join(" ")}`.trimEnd());
+    return transport;
+  }
+  const url = new URL(config.url);
+  const requestInit = { headers: config.headers };
+  log.line(`connecting to ${url.origin}${url.pathname} over ${kind}`);
+  if (kind === "sse") {
+    return new SSEClientTransport(url, { requestInit });
+  }
+  return new StreamableHTTPClientTransport(url, { requestInit });
+}
+
+/** The SDK's stdio transport, remembering the pid it spawned (the SDK forgets it on close). */
+class TrackedStdioTransport extends StdioClientTransport {
+  startedPid: number | undefined;
+  override async start(): Promise<void> {
+    await super.start();
+    this.startedPid = this.pid ?? undefined;
+  }
+}
+
+function killQuietly(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {}
+}
+
+/** Most pages one listing may take before we call the server's paging broken. */
+const MAX_PAGES = 1000;
+
+/**
+ * Lists every tool, following `nextCursor` until the server gives none (spec "Tools" →
+ * Listing Tools, Pagination). A server without the `tools` capability has no tools.
+ * @throws the SDK's error, or Error when the server repeats a cursor or pages without end.
+ */
+export async function listAllTools(client: Client, request: RequestOptions): Promise<Tool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: Tool[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, request);
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined || cursor === "") return tools;
+    if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);
+    seen.add(cursor);
+  }
+  throw new Error(`tools/list gave more than ${MAX_PAGES} pages`);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,106 @@
+/**
+ * Every failure of an MCP connection or call → one {@link ToolCallError}.
+ *
+ * Rule source: issue 2 "MCP servers" (timeouts answer `unavailable` retryable; a call in flight
+ * when the server died answers `unavailable`; HTTP 401/403 answers `connection_required` naming
+ * the server; the SDK's own errors become `tool_error`, never a crash); seed "Tools in Shell" →
+ * Errors.
+ */
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ToolCallError } from "../tool/types.js";
+
+/** Where an error happened, for the message and the code. */
+export interface ErrorPlace {
+  server: string;
+  /** `connect`: starting, initialising or listing tools; `call`: one `tools/call`. */
+  phase: "connect" | "call";
+  /** The tool, for `call`. */
+  tool?: string;
+  /** The timeout in force, in milliseconds (named in timeout messages). */
+  timeoutMs: number;
+  /** True when the caller's signal aborted. */
+  aborted?: boolean;
+  /** Last lines the server wrote to stderr, appended to start failures. */
+  stderrTail?: string;
+}
+
+/** The HTTP status of an SDK transport error, when it carries one. */
+export function httpStatus(error: unknown): number | undefined {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code;
+  return undefined;
+}
+
+/** True for the SDK's "the server wants credentials" errors (HTTP 401/403, UnauthorizedError). */
+export function isAuthError(error: unknown): boolean {
+  if (error instanceof UnauthorizedError) return true;
+  const status = httpStatus(error);
+  return status === 401 || status === 403;
+}
+
+/**
+ * Maps any thrown value to the error a `tools` call answers.
+ * - already a ToolCallError → unchanged;
+ * - HTTP 401/403 → `connection_required`, message naming the server;
+ * - the caller's abort → `unavailable`, retryable;
+ * - McpError RequestTimeout (or our connect deadline) → `unavailable`, retryable, naming the limit;
+ * - McpError ConnectionClosed, transport and network errors → `unavailable`, retryable (a spawn
+ *   that fails with ENOENT/EACCES is not retryable: the config must change);
+ * - during a call, any other McpError or SDK error (e.g. output not matching `outputSchema`,
+ *   a malformed result) → `tool_error`.
+ * Never throws.
+ */
+export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
+  if (error instanceof ToolCallError) return error;
+  const who = place.tool ? `server "${place.server}", tool "${place.tool}"` : `server "${place.server}"`;
+  if (isAuthError(error)) {
+    const status = httpStatus(error);
+    return new ToolCallError(
+      "connection_required",
+      `MCP server "${place.server}" needs a connection: it answered ${status ? `HTTP ${status}` : "unauthorized"}; ` +
+        `the person must set its credentials (headers) in the host's config`,
+    );
+  }
+  if (place.aborted) return new ToolCallError("unavailable", `${who}: the call was aborted`, true);
+  const message = messageOf(error);
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    const what = place.phase === "call" ? "gave no answer" : "did not start and list its tools";
+    return new ToolCallError("unavailable", `${who} ${what} within ${place.timeoutMs} ms`, true);
+  }
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    const when = place.phase === "call" ? "during the call; it is restarted on the next call" : "while starting";
+    return new ToolCallError("unavailable", `${who}: the connection closed ${when}${tail(place)}`, true);
+  }
+  if (place.phase === "connect") {
+    const code = (error as { code?: unknown } | null)?.code;
+    const permanent = code === "ENOENT" || code === "EACCES";
+    return new ToolCallError("unavailable", `${who} could not start: ${message}${tail(place)}`, !permanent);
+  }
+  if (isTransportError(error)) return new ToolCallError("unavailable", `${who}: ${message}`, true);
+  return new ToolCallError("tool_error", `${who}: ${message}`);
+}
+
+function isTransportError(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) return true;
+  if (error instanceof McpError) return false;
+  if (!(error instanceof Error)) return false;
+  if (error.message === "Not connected" || error.message === "fetch failed") return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code);
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  try {
+    return typeof error === "string" ? error : JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}
+
+function tail(place: ErrorPlace): string {
+  const text = place.stderrTail?.trim();
+  return text ? ` (server stderr: ${text})` : "";
+}

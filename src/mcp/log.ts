@@ -1,0 +1,86 @@
+/**
+ * One MCP server's log file: its stderr and our connection events, never the script's output.
+ *
+ * Rule source: issue 2 "MCP servers" ("Server stderr goes to a log file, never into the
+ * script's output").
+ */
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import path from "node:path";
+import type { Stream } from "node:stream";
+
+/** Default folder of server logs, relative to the process's working directory. */
+export const DEFAULT_LOG_DIR = path.join(".toolshell", "logs");
+
+const TAIL_CHARS = 2000;
+
+/** The log file of a server name: `<logDir>/<name>.log`, unsafe file-name characters as `_`. */
+export function logFileFor(logDir: string, server: string): string {
+  return path.resolve(logDir, `${server.replace(/[^A-Za-z0-9._-]/g, "_")}.log`);
+}
+
+/**
+ * Appends to one server's log file, opened on first write (folders created). A file that cannot
+ * be written disables logging; nothing here throws.
+ */
+export class ServerLog {
+  readonly file: string;
+  #stream: WriteStream | undefined;
+  #broken = false;
+  #tail = "";
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  /** Copies a child's stderr stream into the log and keeps its last ~2,000 characters. */
+  attach(stderr: Stream | null): void {
+    if (!stderr) return;
+    stderr.on("data", (chunk: Buffer | string) => {
+      const text = chunk.toString();
+      this.#tail = (this.#tail + text).slice(-TAIL_CHARS);
+      this.#write(text);
+    });
+    stderr.on("error", () => {});
+  }
+
+  /** Writes one timestamped line of ours, e.g. `[2025-01-01T00:00:00.000Z] toolshell: started pid 42`. */
+  line(text: string): void {
+    this.#write(`[${new Date().toISOString()}] toolshell: ${text}\n`);
+  }
+
+  /** The last stderr output (trimmed to its last lines), for start-failure messages. */
+  tail(): string {
+    return this.#tail.trim().split("\n").slice(-5).join("\n").slice(-500);
+  }
+
+  /** Forgets the kept stderr tail (at each new start). */
+  resetTail(): void {
+    this.#tail = "";
+  }
+
+  /** Flushes and closes the file; later writes are dropped. */
+  async close(): Promise<void> {
+    this.#broken = true;
+    const stream = this.#stream;
+    this.#stream = undefined;
+    if (!stream) return;
+    await new Promise<void>((resolve) => stream.end(resolve));
+  }
+
+  #write(text: string): void {
+    if (this.#broken) return;
+    try {
+      if (!this.#stream) {
+        mkdirSync(path.dirname(this.file), { recursive: true });
+        this.#stream = createWriteStream(this.file, { flags: "a" });
+        this.#stream.on("error", () => {
+          this.#broken = true;
+          this.#stream = undefined;
+        });
+      }
+      this.#stream.write(text);
+    } catch {
+      this.#broken = true;
+    }
+  }
+}

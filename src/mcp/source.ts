@@ -1,0 +1,240 @@
+/**
+ * One MCP server as a {@link ToolSource}: loads on demand or at start, lists its tools, calls
+ * them with timeouts, restarts a server that died, follows `tools/list_changed`.
+ *
+ * Rule source: issue 2 "MCP servers"; seed "Tools in Shell" → "Load tools on demand", Errors;
+ * MCP spec 2025-06-18 "Tools" (list, call, list_changed), "Lifecycle" (initialize, shutdown).
+ */
+import path from "node:path";
+import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
+import type { ServerConfig } from "./config.js";
+import { listAllTools, openConnection, type Connection } from "./connection.js";
+import { toCallError } from "./errors.js";
+import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
+import type { McpCallResult } from "./result.js";
+import { toCatalogTool } from "./tool.js";
+
+/** Options shared by the sources of one host. */
+export interface McpSourceOptions {
+  /** Folder of server logs (`<logDir>/<server>.log`); default `.toolshell/logs` under the process's cwd. */
+  logDir?: string;
+}
+
+/**
+ * An MCP server behind the `tools` command.
+ *
+ * - `state()`: `not_loaded` until the first successful `load()` (or call), `ready` after,
+ *   `failed` when the last start failed (`failure()` says why; the next `load()` or call tries
+ *   again). A server that died after listing stays `ready` with its tools; its next call
+ *   restarts it.
+ * - `load()` is idempotent and concurrency-safe: callers share one connection attempt; a
+ *   caller's `signal` only stops its own wait.
+ * - Calls time out after `callTimeoutMs`, starts after `connectTimeoutMs` (`unavailable`,
+ *   retryable); a call in flight when the server died answers `unavailable`, retryable.
+ * - `close()` ends the connection and the process; afterwards every load or call answers
+ *   `unavailable` (not retryable).
+ */
+export class McpServerSource implements ToolSource {
+  readonly kind = "mcp" as const;
+  readonly name: string;
+  readonly config: ServerConfig;
+  /** Absolute path of this server's log file. */
+  readonly logFile: string;
+
+  #log: ServerLog;
+  #state: SourceState = "not_loaded";
+  #failure: ToolCallError | undefined;
+  #tools: CatalogTool[] = [];
+  #conn: Connection | undefined;
+  #opening: Promise<Connection> | undefined;
+  #closed = false;
+  #listeners = new Set<(tools: CatalogTool[]) => void>();
+  #relisting = false;
+  #relistAgain = false;
+
+  /** @param config one entry from parseServersConfig. */
+  constructor(config: ServerConfig, options: McpSourceOptions = {}) {
+    this.config = config;
+    this.name = config.name;
+    this.logFile = logFileFor(path.resolve(options.logDir ?? DEFAULT_LOG_DIR), config.name);
+    this.#log = new ServerLog(this.logFile);
+  }
+
+  /** See the class docstring. */
+  state(): SourceState {
+    return this.#state;
+  }
+
+  /** Why the last start failed, while state() is `failed`. */
+  failure(): ToolCallError | undefined {
+    return this.#state === "failed" ? this.#failure : undefined;
+  }
+
+  /** The tools as last listed (empty until loaded). */
+  tools(): CatalogTool[] {
+    return this.#tools;
+  }
+
+  /** The pid of the running stdio server process, or undefined when none runs (or for HTTP). */
+  pid(): number | undefined {
+    return this.#conn?.pid;
+  }
+
+  /**
+   * Calls `listener` with the new tool list each time it changes after
+   * `notifications/tools/list_changed` (spec "Tools" → List Changed Notification).
+   * @returns a function that removes the listener.
+   */
+  onToolsChanged(listener: (tools: CatalogTool[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Starts the server (if no connection is up) and lists its tools; resolves at once when the
+   * server is `ready`. Throws ToolCallError: `unavailable` (retryable for timeouts and crashes),
+   * `connection_required` (HTTP 401/403).
+   */
+  async load(signal?: AbortSignal): Promise<void> {
+    if (this.#state === "ready" && !this.#closed) return;
+    await this.#connection(signal);
+  }
+
+  /** Ends the connection and its process; waits for a start in progress. Never throws. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const conn = this.#conn;
+    this.#conn = undefined;
+    const opening = this.#opening;
+    await conn?.close();
+    if (opening) await opening.then((c) => c.close(), () => {});
+    this.#log.line("closed");
+    await this.#log.close();
+  }
+
+  #connection(signal?: AbortSignal): Promise<Connection> {
+    if (this.#closed) return Promise.reject(this.#closedError());
+    if (this.#conn && !this.#conn.closed) return Promise.resolve(this.#conn);
+    if (!this.#opening) {
+      this.#opening = this.#open().finally(() => {
+        this.#opening = undefined;
+      });
+    }
+    return waitFor(this.#opening, signal, this.name);
+  }
+
+  async #open(): Promise<Connection> {
+    const timeoutMs = this.config.connectTimeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const request = { signal: deadline, timeout: timeoutMs };
+    this.#log.resetTail();
+    let conn: Connection | undefined;
+    try {
+      conn = await openConnection(this.config, {
+        log: this.#log,
+        request,
+        onLost: (lost) => {
+          if (this.#conn === lost) this.#conn = undefined;
+        },
+        onToolsChanged: (changed) => this.#relist(changed),
+      });
+      const listed = await listAllTools(conn.client, request);
+      if (this.#closed) throw this.#closedError();
+      this.#tools = listed.map((tool) => toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
+      this.#conn = conn;
+      this.#state = "ready";
+      this.#failure = undefined;
+      this.#log.line(`listed ${this.#tools.length} tools`);
+      return conn;
+    } catch (error) {
+      await conn?.close();
+      const timedOut = deadline.aborted;
+      const failure = this.#closed
+        ? this.#closedError()
+        : toCallError(timedOut ? new McpError(ErrorCode.RequestTimeout, "connect timed out") : error, {
+            server: this.name,
+            phase: "connect",
+            timeoutMs,
+            stderrTail: this.#log.tail(),
+          });
+      this.#log.line(`start failed: ${failure.message}`);
+      if (!this.#closed) {
+        this.#state = "failed";
+        this.#failure = failure;
+      }
+      throw failure;
+    }
+  }
+
+  /** Sends one tools/call on the live connection (restarting the server when it is down). */
+  #call = async (name: string, args: Record<string, unknown>, ctx: InvokeContext): Promise<McpCallResult> => {
+    const timeoutMs = this.config.callTimeoutMs;
+    const place = { server: this.name, phase: "call" as const, tool: name, timeoutMs };
+    if (ctx.signal.aborted) throw toCallError(ctx.signal.reason, { ...place, aborted: true });
+    const conn = await this.#connection(ctx.signal);
+    try {
+      const result = await conn.client.callTool({ name, arguments: args }, CallToolResultSchema, { signal: ctx.signal, timeout: timeoutMs });
+      return result as McpCallResult;
+    } catch (error) {
+      throw toCallError(error, { ...place, aborted: ctx.signal.aborted });
+    }
+  };
+
+  /** Re-lists after list_changed; one listing at a time, one more if notified meanwhile. */
+  #relist(conn: Connection): void {
+    if (this.#relisting) {
+      this.#relistAgain = true;
+      return;
+    }
+    this.#relisting = true;
+    void (async () => {
+      do {
+        this.#relistAgain = false;
+        try {
+          const timeoutMs = this.config.connectTimeoutMs;
+          const listed = await listAllTools(conn.client, { timeout: timeoutMs });
+          if (this.#closed || this.#conn !== conn) break;
+          this.#tools = listed.map((tool) => toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
+          this.#log.line(`tools changed: listed ${this.#tools.length} tools`);
+          for (const listener of this.#listeners) {
+            try {
+              listener(this.#tools);
+            } catch {}
+          }
+        } catch (error) {
+          this.#log.line(`re-listing after tools/list_changed failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } while (this.#relistAgain && !this.#closed);
+      this.#relisting = false;
+    })();
+  }
+
+  #closedError(): ToolCallError {
+    return new ToolCallError("unavailable", `MCP server "${this.name}" is closed`, false);
+  }
+}
+
+/**
+ * Waits for `promise`, or rejects with `unavailable` (retryable) when `signal` aborts first;
+ * the promise itself goes on (other callers may share it).
+ */
+function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, server: string): Promise<T> {
+  if (!signal) return promise;
+  const aborted = () => new ToolCallError("unavailable", `MCP server "${server}": waiting for it to start was aborted`, true);
+  if (signal.aborted) return Promise.reject(aborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

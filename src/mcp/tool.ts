@@ -1,0 +1,97 @@
+/**
+ * One MCP tool definition (from `tools/list`) → a {@link CatalogTool} of its server.
+ *
+ * Rule source: issue 2 "MCP servers"; DESIGN.md "Words" (hints); MCP spec 2025-06-18 "Tools" →
+ * Tool (name, description, inputSchema, outputSchema, annotations) and Structured Content
+ * ("clients SHOULD validate structured results against this schema").
+ */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { jsonSchemaValidator } from "../tool/schema.js";
+import { ToolCallError, type CatalogTool, type Hints, type InvokeContext, type JsonSchema, type ToolOutput, type ValidationResult } from "../tool/types.js";
+import { toToolOutput, type McpCallResult } from "./result.js";
+
+/** Sends one `tools/call` for a tool of this server. Throws ToolCallError only. */
+export type CallFn = (name: string, args: Record<string, unknown>, ctx: InvokeContext) => Promise<McpCallResult>;
+
+/**
+ * Maps MCP annotations to hints: `readOnlyHint`→`readOnly`, `destructiveHint`→`destructive`,
+ * `idempotentHint`→`idempotent`, `openWorldHint`→`openWorld`; only booleans the server gave are
+ * copied (the spec's defaults for absent hints are the policy layer's business).
+ * `declared` is true iff any of the four is present.
+ */
+export function hintsFromAnnotations(annotations: Tool["annotations"]): { hints: Hints; declared: boolean } {
+  const hints: Hints = {};
+  const a = annotations ?? {};
+  if (typeof a.readOnlyHint === "boolean") hints.readOnly = a.readOnlyHint;
+  if (typeof a.destructiveHint === "boolean") hints.destructive = a.destructiveHint;
+  if (typeof a.idempotentHint === "boolean") hints.idempotent = a.idempotentHint;
+  if (typeof a.openWorldHint === "boolean") hints.openWorld = a.openWorldHint;
+  return { hints, declared: Object.keys(hints).length > 0 };
+}
+
+/**
+ * Builds the catalog view of one tool.
+ * - `validate` checks input with ajv (`jsonSchemaValidator`); a schema ajv cannot compile does
+ *   not break listing: input is then accepted as is and the description ends with a note.
+ * - `invoke` calls the tool, checks `structuredContent` against `outputSchema` (a mismatch, or no
+ *   structured content from a tool that declares an output schema, is `tool_error`) and converts
+ *   the result with {@link toToolOutput}. It throws ToolCallError only.
+ * @param onNote receives notes worth logging (schemas that could not be compiled).
+ */
+export function toCatalogTool(tool: Tool, server: string, call: CallFn, onNote: (note: string) => void = () => {}): CatalogTool {
+  const inputSchema = tool.inputSchema as JsonSchema;
+  const outputSchema = tool.outputSchema as JsonSchema | undefined;
+  const { hints, declared } = hintsFromAnnotations(tool.annotations);
+  let description = tool.description ?? "";
+
+  let checkInput: (value: unknown) => ValidationResult;
+  try {
+    checkInput = jsonSchemaValidator(inputSchema);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    onNote(`tool "${tool.name}": input schema not compiled (${why}); inputs are passed unchecked`);
+    description = `${description}${description ? " " : ""}(toolshell: the input schema could not be compiled, so inputs are not checked)`;
+    checkInput = (value) => ({ ok: true, value: value as Record<string, unknown> });
+  }
+
+  let checkOutput: ((value: unknown) => ValidationResult) | undefined;
+  if (outputSchema) {
+    try {
+      checkOutput = jsonSchemaValidator(outputSchema);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      onNote(`tool "${tool.name}": output schema not compiled (${why}); outputs are not checked`);
+    }
+  }
+
+  return {
+    name: tool.name,
+    source: server,
+    grouped: true,
+    description,
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    hints,
+    hintsDeclared: declared,
+    async validate(input) {
+      return checkInput(input);
+    },
+    async invoke(input, ctx): Promise<ToolOutput> {
+      const result = await call(tool.name, input, ctx);
+      if (outputSchema && result.isError !== true) {
+        const structured = result.structuredContent;
+        if (structured === undefined || structured === null) {
+          throw new ToolCallError("tool_error", `server "${server}", tool "${tool.name}": declares an output schema but returned no structured content`);
+        }
+        const verdict = checkOutput?.(structured);
+        if (verdict && !verdict.ok) {
+          throw new ToolCallError(
+            "tool_error",
+            `server "${server}", tool "${tool.name}": its output does not match its output schema: ${verdict.errors.join("; ")}`,
+          );
+        }
+      }
+      return toToolOutput(result, server, tool.name);
+    },
+  };
+}
