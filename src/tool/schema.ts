@@ -9,10 +9,9 @@ import { createRequire } from "node:module";
 import type { JsonSchema, ValidationResult } from "./types.js";
 
 const require = createRequire(import.meta.url);
-// ajv ships CommonJS; load it through require so its classes construct under NodeNext.
-const Ajv = require("ajv").default as typeof import("ajv").default;
-const Ajv2020 = require("ajv/dist/2020").default as typeof import("ajv").default;
-const addFormats = require("ajv-formats").default as (ajv: unknown) => void;
+type AjvClass = typeof import("ajv").default;
+// ajv ships CommonJS; it is required on first use (not at start-up, which the CLI keeps short).
+const load = <T>(id: string): T => require(id).default as T;
 
 /** A schema as a tool author may write it. */
 export type SchemaInput = JsonSchema | StandardSchemaLike;
@@ -36,21 +35,22 @@ export interface NormalizedSchema {
   validate(value: unknown): Promise<ValidationResult>;
 }
 
-let ajv07: InstanceType<typeof Ajv> | undefined;
-let ajv2020: InstanceType<typeof Ajv> | undefined;
+let ajv07: InstanceType<AjvClass> | undefined;
+let ajv2020: InstanceType<AjvClass> | undefined;
 const compiled = new WeakMap<object, (value: unknown) => ValidationResult>();
 
-function ajvFor(schema: JsonSchema): InstanceType<typeof Ajv> {
+function ajvFor(schema: JsonSchema): InstanceType<AjvClass> {
+  const addFormats = load<(ajv: unknown) => void>("ajv-formats");
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
   if (draft.includes("2020-12") || draft.includes("2019-09")) {
     if (!ajv2020) {
-      ajv2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+      ajv2020 = new (load<AjvClass>("ajv/dist/2020"))({ allErrors: true, strict: false, validateFormats: true });
       addFormats(ajv2020);
     }
     return ajv2020;
   }
   if (!ajv07) {
-    ajv07 = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+    ajv07 = new (load<AjvClass>("ajv"))({ allErrors: true, strict: false, validateFormats: true });
     addFormats(ajv07);
   }
   return ajv07;

@@ -1,0 +1,94 @@
+/**
+ * What each `toolshell` subcommand does. Kept apart from argument parsing so the work can be
+ * tested and so start-up loads only what a command needs.
+ *
+ * Rule source: issue 2 "The CLI and the demo".
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { findConfigFile } from "../runtime/config.js";
+import type { ToolShell } from "../runtime/index.js";
+
+/** Options every subcommand shares. */
+export interface CommonOptions {
+  config?: string;
+  workspace?: string;
+  timeout?: string;
+}
+
+/** One parsed CLI invocation. */
+export type CliRequest =
+  | { kind: "exec"; script: string; options: CommonOptions }
+  | { kind: "run"; file: string; options: CommonOptions }
+  | { kind: "list"; tokens: boolean; options: CommonOptions };
+
+/** Exit code when the CLI itself fails (bad config, missing file). */
+export const EXIT_USAGE = 2;
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (!text) return resolve();
+    stream.write(text, () => resolve());
+  });
+}
+
+/** Builds the ToolShell for a CLI invocation. @throws Error with a message for the user. */
+export async function openToolShell(options: CommonOptions): Promise<ToolShell> {
+  const { createToolShell } = await import("../runtime/index.js");
+  const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
+  const configFile = options.config ?? findConfigFile(process.cwd());
+  if (options.config && !existsSync(options.config)) throw new Error(`config file not found: ${options.config}`);
+  let workspaceDir: string | undefined;
+  if (options.workspace) {
+    workspaceDir = path.resolve(options.workspace);
+    if (!existsSync(workspaceDir) || !statSync(workspaceDir).isDirectory()) throw new Error(`workspace is not a folder: ${options.workspace}`);
+  }
+  const timeoutMs = options.timeout === undefined ? undefined : Number(options.timeout);
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new Error(`--timeout takes a whole number of milliseconds, got ${options.timeout}`);
+  return createToolShell({
+    config: configFile,
+    workspaceDir,
+    timeoutMs,
+    engineCommands: defaultEngineCommands(),
+    helpFooter: SHELL_NOTES,
+  });
+}
+
+/**
+ * Runs one CLI request and sets `process.exitCode`: the script's exit code for exec/run, 0 for
+ * list, EXIT_USAGE when the CLI itself fails. Never throws.
+ */
+export async function runCli(req: CliRequest): Promise<void> {
+  let shell: ToolShell | undefined;
+  let code = 0;
+  try {
+    let script: string | undefined;
+    if (req.kind === "exec") script = req.script;
+    if (req.kind === "run") {
+      try {
+        script = req.file === "-" ? readFileSync(0, "utf8") : readFileSync(req.file, "utf8");
+      } catch (err) {
+        throw new Error(`cannot read script ${req.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+    }
+    shell = await openToolShell(req.options);
+    if (req.kind === "list") {
+      await write(process.stdout, shell.listing());
+    } else if (script !== undefined) {
+      const session = shell.session("cli");
+      const result = await session.bash(script);
+      await write(process.stdout, result.stdout);
+      await write(process.stderr, result.stderr);
+      if (result.tools?.stopped) {
+        await write(process.stderr, JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n");
+      }
+      code = result.exit_code;
+    }
+  } catch (err) {
+    await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
+    code = EXIT_USAGE;
+  } finally {
+    await shell?.close().catch(() => {});
+  }
+  process.exit(code);
+}

@@ -1,0 +1,7 @@
+/**
+ * toolshell's public API: createToolShell, defineTool, the approval helpers, and the types.
+ */
+export { createToolShell, Session, parseConfig, readConfigFile, findConfigFile } from "./runtime/index.js";
+export type { ToolShell, ToolShellOptions, ShellResult, StopReport, DoneCall, SessionEvent, NestedCallEvent, Hooks, HookCall, BeforeHookResult, BashOptions, ToolshellConfig } from "./runtime/index.js";
+export { defineTool, always, once, never, ToolCallError } from "./tool/index.js";
+export type { ToolDefinition, ToolDefinitionOptions, CatalogTool, ToolOutput, InvokeContext, SandboxHandle, Skill, Hints, ErrorCode, ToolSource, ApprovalPolicy, ApprovalVerdict, ApprovalRequestInfo, JsonSchema } from "./tool/index.js";

@@ -1,0 +1,46 @@
+/**
+ * The policy's answer for one call, and the interface the runtime asks it through.
+ *
+ * Rule source: seed "Tools in Shell" → Approvals (`risk` values and `why` reasons).
+ */
+import type { CatalogTool } from "../tool/index.js";
+
+/** Risk of a call (`checked_at_run_time` exists only in plans). */
+export type Risk = "read_only" | "changes" | "needs_approval" | "blocked";
+
+/** Why a call needs approval. */
+export type Why = "destructive" | "open_world" | "mutating" | "policy" | "rated_changes";
+
+/** The policy's judgement of one call with its real input. */
+export interface Judgement {
+  risk: Risk;
+  why?: Why;
+  /** For `blocked` / `denied`: the reason shown in the error. */
+  message?: string;
+  /** True when an approval answer (allow / allow_always) covers this call; it runs. */
+  approved?: boolean;
+  /** True when an answer (reject / reject_always) refuses it: `denied`. */
+  rejected?: boolean;
+}
+
+/** One call as the policy sees it. */
+export interface JudgeCall {
+  tool: CatalogTool;
+  command: string;
+  input: Record<string, unknown>;
+  sessionId: string;
+  sessionMetadata: Record<string, unknown>;
+  callId: string;
+}
+
+/** What the runtime asks before each call. */
+export interface CallJudge {
+  judge(call: JudgeCall): Promise<Judgement>;
+}
+
+/** A judge that asks nothing: read-only by hints, everything else `changes`. */
+export const permissiveJudge: CallJudge = {
+  async judge(call) {
+    return { risk: call.tool.hints.readOnly === true ? "read_only" : "changes" };
+  },
+};

@@ -1,0 +1,210 @@
+/**
+ * A session: durable state across shell calls — the sandbox filesystem, events, approvals — and
+ * `bash(script)`, one shell call end to end (preflight → exec → budget → stop report).
+ *
+ * Rule source: seed "Tools in Shell" (the list is rebuilt on every shell call; variables do not
+ * persist, files do; the `bash` result and its report); DESIGN.md "The path of one nested call".
+ */
+import { Catalog } from "../catalog/index.js";
+import { createEngine, errorLine, runInScope, type Engine, type SubcommandHandler } from "../shell/index.js";
+import { ToolCallError, type InvokeContext, type SandboxHandle, type Skill, type ToolSource } from "../tool/index.js";
+import type { CallJudge } from "../policy/index.js";
+import { ShellCall } from "./shell-call.js";
+import type { Hooks, SessionEvent, ShellResult, StopReport } from "./types.js";
+
+/** What a session needs from the ToolShell that owns it. */
+export interface SessionHost {
+  sources(): ToolSource[];
+  judge: CallJudge;
+  hooks: Hooks;
+  callLimit: number;
+  timeoutMs: number;
+  helpFooter: string;
+  workspaceDir?: string;
+  engineCommands: import("just-bash").Command[];
+  readSkill(id: string): Promise<Skill>;
+  subcommand?(word: string, session: Session, call: ShellCall): SubcommandHandler | undefined;
+  /** Preflight of a script before it starts (issue 4); undefined = no preflight. */
+  preflight?(script: string, catalog: Catalog, session: Session): Promise<PreflightOutcome>;
+  onEvent?(event: SessionEvent): void;
+}
+
+/** What preflight decided. */
+export interface PreflightOutcome {
+  /** A literal call that needs approval: the script must not start. */
+  stop?: { tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string };
+  /** Lines of literal calls, to name the line of a call stopped at run time. */
+  lines: Array<{ command: string; input: Record<string, unknown>; line: number }>;
+}
+
+const NOT_REACHED = "the stopped call and everything after it; write a new script for the rest";
+
+/** Options of one shell call. */
+export interface BashOptions {
+  /** Time limit in milliseconds (default: the ToolShell's). */
+  timeoutMs?: number;
+  /** Standard input of the script. */
+  stdin?: string;
+  /** Aborts the shell call from outside. */
+  signal?: AbortSignal;
+}
+
+/** A session of one agent: filesystem, events, shell calls. */
+export class Session {
+  readonly id: string;
+  readonly metadata: Record<string, unknown>;
+  readonly engine: Engine;
+  readonly events: SessionEvent[] = [];
+  private shellCalls = 0;
+  private readonly host: SessionHost;
+
+  constructor(id: string, host: SessionHost, metadata: Record<string, unknown> = {}, engine?: Engine) {
+    this.id = id;
+    this.host = host;
+    this.metadata = metadata;
+    this.engine = engine ?? createEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000 });
+  }
+
+  /** Records an event in the session timeline (and hands it to the host's listener). */
+  emit(event: Record<string, unknown> & { type: string }): void {
+    const e = { session_id: this.id, at: new Date().toISOString(), ...event } as SessionEvent;
+    this.events.push(e);
+    try {
+      this.host.onEvent?.(e);
+    } catch {}
+  }
+
+  /** The sandbox handle tools get through `ctx.getSandbox()`. */
+  sandbox(): SandboxHandle {
+    const { fs, cwd } = this.engine;
+    return {
+      cwd,
+      readFile: (p) => fs.readFile(fs.resolvePath(cwd, p)),
+      readFileBytes: (p) => fs.readFileBuffer(fs.resolvePath(cwd, p)),
+      writeFile: async (p, content) => {
+        const full = fs.resolvePath(cwd, p);
+        const dir = full.slice(0, full.lastIndexOf("/")) || "/";
+        await fs.mkdir(dir, { recursive: true });
+        await fs.writeFile(full, content);
+      },
+      exists: (p) => fs.exists(fs.resolvePath(cwd, p)),
+      run: (command, o = {}) => this.engine.exec(command, { stdin: o.stdin, cwd: o.cwd }),
+    };
+  }
+
+  /** The context a tool's `execute` receives for one call. */
+  invokeContext(callId: string, signal: AbortSignal): InvokeContext {
+    return {
+      signal,
+      session: { id: this.id, metadata: this.metadata },
+      callId,
+      getSandbox: () => this.sandbox(),
+      getSkill: (id) => this.host.readSkill(id),
+    };
+  }
+
+  /** A fresh catalog over the current sources (rebuilt for every shell call). */
+  catalog(): Catalog {
+    return new Catalog(this.host.sources());
+  }
+
+  /**
+   * Runs one script as one shell call. Never throws: a failure becomes the result's exit code,
+   * stderr and (when it stopped or failed after changing something) its `tools` report.
+   */
+  async bash(script: string, options: BashOptions = {}): Promise<ShellResult> {
+    const id = `call_bash_${++this.shellCalls}`;
+    const catalog = this.catalog();
+    this.emit({ type: "shell_call.started", tool_call_id: id, script_preview: script.slice(0, 400) });
+    let preflight: PreflightOutcome = { lines: [] };
+    if (this.host.preflight) {
+      try {
+        preflight = await this.host.preflight(script, catalog, this);
+      } catch (err) {
+        preflight = { lines: [] };
+        this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });
+      }
+    }
+    if (preflight.stop) {
+      const s = preflight.stop;
+      const err = new ToolCallError("needs_approval", `${s.tool} (line ${s.line}) needs a person's approval (${s.why ?? "policy"}); the script did not start. Request ${s.requestId}`);
+      const report: StopReport = {
+        done: [],
+        read_only_calls: 0,
+        stopped: { reason: "needs_approval", before_start: true, line: s.line, call: { tool: s.tool, input: s.input }, approval: "requested", request_id: s.requestId, why: s.why },
+        not_reached: "the whole script: nothing ran; after the person answers, run the same script again",
+        stdout: "",
+        stderr: errorLine(err),
+        files_written: [],
+      };
+      this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: "needs_approval" });
+      return { stdout: "", stderr: report.stderr, exit_code: 1, success: false, tools: report, tool_call_id: id };
+    }
+    const timeoutMs = options.timeoutMs ?? this.host.timeoutMs;
+    const execController = new AbortController();
+    const outer = options.signal ? AbortSignal.any([options.signal, execController.signal]) : execController.signal;
+    const call = new ShellCall(id, catalog, this.callHost(preflight), outer);
+    let grace: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      call.setStop({ reason: "timeout", error: new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms`, true) });
+      // A tool in flight ends through its signal and halts the script with output kept; a busy
+      // script with no tool in flight is aborted after a short grace.
+      grace = setTimeout(() => execController.abort(new Error("timeout")), 1000);
+    }, timeoutMs);
+    let r;
+    try {
+      r = await runInScope(call, () => this.engine.exec(script, { signal: outer, stdin: options.stdin }));
+    } finally {
+      clearTimeout(timer);
+      if (grace) clearTimeout(grace);
+    }
+    let { stdout, stderr, exitCode } = r;
+    let report: StopReport | undefined;
+    if (call.stop) {
+      stderr += errorLine(call.stop.error);
+      exitCode = 1;
+      report = {
+        done: call.done,
+        read_only_calls: call.readOnlyCalls,
+        stopped: {
+          reason: call.stop.reason,
+          ...(call.stop.line !== undefined ? { line: call.stop.line } : {}),
+          ...(call.stop.call ? { call: call.stop.call } : {}),
+          ...(call.stop.reason === "needs_approval" ? { approval: "requested" as const, request_id: call.stop.requestId, why: call.stop.why } : {}),
+          message: call.stop.error.message,
+        },
+        not_reached: NOT_REACHED,
+        stdout,
+        stderr,
+        files_written: [...call.filesWritten].sort(),
+      };
+    } else if (exitCode !== 0 && call.done.length > 0) {
+      report = { done: call.done, read_only_calls: call.readOnlyCalls, stdout, stderr, files_written: [...call.filesWritten].sort() };
+    }
+    this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: exitCode, ...(call.stop ? { stopped: call.stop.reason } : {}) });
+    return { stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id };
+  }
+
+  private callHost(preflight: PreflightOutcome) {
+    const host = this.host;
+    return {
+      sessionId: this.id,
+      sessionMetadata: this.metadata,
+      judge: host.judge,
+      hooks: host.hooks,
+      callLimit: host.callLimit,
+      helpFooter: host.helpFooter,
+      makeInvokeContext: (callId: string, signal: AbortSignal) => this.invokeContext(callId, signal),
+      emit: (e: Record<string, unknown> & { type: string }) => this.emit(e),
+      subcommand: (word: string, call: ShellCall) => host.subcommand?.(word, this, call),
+      requestApproval: async (c: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; callId: string; line?: number }) => {
+        const requester = (host.judge as { requestApproval?: (sessionId: string, c: unknown) => Promise<string> }).requestApproval;
+        return requester ? requester.call(host.judge, this.id, c) : "none";
+      },
+      lineOf: (command: string, input: Record<string, unknown>) => {
+        const key = JSON.stringify(input);
+        return preflight.lines.find((l) => l.command === command && JSON.stringify(l.input) === key)?.line;
+      },
+    };
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * `createToolShell`: the sources (local tools, MCP servers, saved scripts), the policy, and the
+ * sessions that run shell calls over them.
+ *
+ * Rule source: DESIGN.md (public API: createToolShell); seed "Tools in Shell" (one `tools`
+ * command over every source; the list rebuilt on every shell call); issue 2.
+ */
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import type { Command } from "just-bash";
+import { Catalog, renderIndex } from "../catalog/index.js";
+import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
+import { permissiveJudge, type CallJudge } from "../policy/index.js";
+import type { SubcommandHandler } from "../shell/index.js";
+import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
+import { parseConfig, readConfigFile, type ToolshellConfig } from "./config.js";
+import { Session, type PreflightOutcome } from "./session.js";
+import type { ShellCall } from "./shell-call.js";
+import type { Hooks, SessionEvent } from "./types.js";
+
+/** Options of `createToolShell`. Everything is optional. */
+export interface ToolShellOptions {
+  /** A config file (`toolshell.config.json`, `.mcp.json`) or a config object. */
+  config?: string | Record<string, unknown>;
+  /** Folder the config object's relative paths resolve against (default: process cwd). */
+  baseDir?: string;
+  /** Local tools, by name (a definition's own `name` wins), or as a list of named definitions. */
+  tools?: Record<string, ToolDefinition> | ToolDefinition[];
+  /** Folder of `*.ts|*.js` tool files (default from config, else `agent/tools` when it exists). */
+  toolsDir?: string;
+  /** Folder of skills. */
+  skillsDir?: string;
+  /** Extra sources. */
+  sources?: ToolSource[];
+  /** A real folder mounted read-write as the working directory of every session. */
+  workspaceDir?: string;
+  /** Overrides of the config's limits. */
+  callLimit?: number;
+  timeoutMs?: number;
+  hooks?: Hooks;
+  /** The policy; default: from config (issue 4) or the permissive judge. */
+  judge?: CallJudge;
+  /** Extra commands registered in the shell (compatibility fixes). */
+  engineCommands?: Command[];
+  /** Lines at the end of `tools --help`. */
+  helpFooter?: string;
+  /** Receives every session event. */
+  onEvent?: (event: SessionEvent) => void;
+  /** Connect eager MCP servers before returning (default true). */
+  connect?: boolean;
+  /** Environment for `${VAR}` expansion (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Extension points for later layers (preflight, subcommands). */
+  preflight?: (script: string, catalog: Catalog, session: Session) => Promise<PreflightOutcome>;
+  subcommand?: (word: string, session: Session, call: ShellCall) => SubcommandHandler | undefined;
+}
+
+/** The host object: sources, sessions, listing, close. */
+export interface ToolShell {
+  readonly config: ToolshellConfig;
+  /** All sources in order: local tools first, then MCP servers, then extra ones. */
+  readonly sources: ToolSource[];
+  /** Opens (or returns) a session by id; a new id when omitted. */
+  session(id?: string, metadata?: Record<string, unknown>): Session;
+  /** A catalog over the current sources. */
+  catalog(): Catalog;
+  /** The same listing as `tools --help`. */
+  listing(): string;
+  /** Ends every MCP server process and connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a ToolShell: reads the config, loads local tool files (never running `execute`),
+ * creates MCP sources and connects the eager ones (failures are kept per server, not thrown).
+ * @throws Error on a bad config file or a tool file that does not load.
+ */
+export async function createToolShell(options: ToolShellOptions = {}): Promise<ToolShell> {
+  const env = options.env ?? process.env;
+  const config: ToolshellConfig =
+    typeof options.config === "string"
+      ? readConfigFile(options.config, env)
+      : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
+  const defs: Record<string, ToolDefinition> = {};
+  const toolsDir = options.toolsDir ?? config.toolsDir;
+  if (toolsDir) Object.assign(defs, await loadToolsDir(path.resolve(toolsDir)));
+  if (Array.isArray(options.tools)) {
+    for (const d of options.tools) {
+      if (!d.name) throw new Error("createToolShell: a tool given in a list needs a `name`");
+      defs[d.name] = d;
+    }
+  } else if (options.tools) Object.assign(defs, options.tools);
+  const local = await LocalToolSource.from(defs);
+  const mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir });
+  for (const s of mcp) {
+    if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === s.name.replace(/-/g, "_").toLowerCase())) {
+      throw new Error(`server ${s.name} has the same name as a local tool`);
+    }
+  }
+  const sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
+  if (options.connect !== false) await loadEagerSources(mcp);
+  const skillsDir = options.skillsDir ?? config.skillsDir;
+  const sessions = new Map<string, Session>();
+  const helpFooter = options.helpFooter ?? "";
+  const host = {
+    sources: () => sources,
+    judge: options.judge ?? permissiveJudge,
+    hooks: options.hooks ?? {},
+    callLimit: options.callLimit ?? config.callLimit,
+    timeoutMs: options.timeoutMs ?? config.timeoutMs,
+    helpFooter,
+    workspaceDir: options.workspaceDir,
+    engineCommands: options.engineCommands ?? [],
+    readSkill: async (id: string): Promise<Skill> => {
+      if (!skillsDir) throw new Error(`no skills folder is configured (looked for skill ${id})`);
+      return readSkill(skillsDir, id);
+    },
+    preflight: options.preflight,
+    subcommand: options.subcommand,
+    onEvent: options.onEvent,
+  };
+  return {
+    config,
+    sources,
+    session(id?: string, metadata: Record<string, unknown> = {}) {
+      const key = id ?? `session_${randomUUID()}`;
+      let s = sessions.get(key);
+      if (!s) {
+        s = new Session(key, host, metadata);
+        sessions.set(key, s);
+      }
+      return s;
+    },
+    catalog: () => new Catalog(sources),
+    listing: () => renderIndex(new Catalog(sources), helpFooter),
+    close: () => closeSources(mcp),
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * The commands and notes every toolshell shell gets by default: the compatibility fixes that
+ * make `jq` and bash behave like the real ones, and the few lines an agent reads about the shell.
+ *
+ * Rule source: issue 3 (jq and bash that behave like the real ones).
+ */
+import type { Command } from "just-bash";
+
+/** The shell's notes for `tools --help` and the `bash` tool's description. */
+export const SHELL_NOTES = "";
+
+/** Commands registered beside `tools` in every session's shell. */
+export function defaultEngineCommands(): Command[] {
+  return [];
+}
