@@ -10,13 +10,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { ServerConfig } from "./config.js";
 import { httpStatus, isAuthError } from "./errors.js";
 import type { ServerLog } from "./log.js";
+import { withChildSignal } from "./signals.js";
 
 /** What we tell servers we are (MCP `initialize` → clientInfo). */
 export const CLIENT_INFO = { name: "toolshell", version: "0.1.0" } as const;
@@ -36,8 +36,10 @@ export interface Connection {
 /** What {@link openConnection} needs besides the config. */
 export interface OpenOptions {
   log: ServerLog;
-  /** Per-request options for `initialize` (signal and timeout of the connect deadline). */
-  request: RequestOptions;
+  /** Aborts when the connect deadline passes. */
+  deadline: AbortSignal;
+  /** The connect timeout in milliseconds (also each request's timeout). */
+  timeoutMs: number;
   /** Called once when the connection closes without our asking (process exit, stream end). */
   onLost: (connection: Connection) => void;
   /** Called on `notifications/tools/list_changed`. */
@@ -110,7 +112,7 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     options.onToolsChanged(connection);
   });
   try {
-    await client.connect(transport, options.request);
+    await withChildSignal(options.deadline, (signal) => client.connect(transport, { signal, timeout: options.timeoutMs }));
   } catch (error) {
     closing = true;
     await client.close().catch(() => {});
@@ -169,15 +171,17 @@ const MAX_PAGES = 1000;
 /**
  * Lists every tool, following `nextCursor` until the server gives none (spec "Tools" →
  * Listing Tools, Pagination). A server without the `tools` capability has no tools.
+ * Each page may take `timeoutMs`; `deadline` (optional) bounds them all.
  * @throws the SDK's error, or Error when the server repeats a cursor or pages without end.
  */
-export async function listAllTools(client: Client, request: RequestOptions): Promise<Tool[]> {
+export async function listAllTools(client: Client, deadline: AbortSignal | undefined, timeoutMs: number): Promise<Tool[]> {
   if (!client.getServerCapabilities()?.tools) return [];
   const tools: Tool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, request);
+    const params = cursor === undefined ? undefined : { cursor };
+    const result = await withChildSignal(deadline, (signal) => client.listTools(params, { signal, timeout: timeoutMs }));
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (cursor === undefined || cursor === "") return tools;

@@ -54,7 +54,7 @@ export function isAuthError(error: unknown): boolean {
  */
 export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
   if (error instanceof ToolCallError) return error;
-  const who = place.tool ? `server "${place.server}", tool "${place.tool}"` : `server "${place.server}"`;
+  const who = place.tool ? `MCP server "${place.server}", tool "${place.tool}"` : `MCP server "${place.server}"`;
   if (isAuthError(error)) {
     const status = httpStatus(error);
     return new ToolCallError(
@@ -92,7 +92,12 @@ function isTransportError(error: unknown): boolean {
 }
 
 function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
+  if (error instanceof Error) {
+    const text = error.message || error.name;
+    // fetch() hides the network reason (ECONNREFUSED, ENOTFOUND…) in `cause`.
+    const cause = error.cause instanceof Error ? error.cause.message : undefined;
+    return cause && !text.includes(cause) ? `${text} (${cause})` : text;
+  }
   try {
     return typeof error === "string" ? error : JSON.stringify(error);
   } catch {

@@ -13,6 +13,7 @@ import { listAllTools, openConnection, type Connection } from "./connection.js";
 import { toCallError } from "./errors.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
 import type { McpCallResult } from "./result.js";
+import { withChildSignal } from "./signals.js";
 import { toCatalogTool } from "./tool.js";
 
 /** Options shared by the sources of one host. */
@@ -127,19 +128,19 @@ export class McpServerSource implements ToolSource {
   async #open(): Promise<Connection> {
     const timeoutMs = this.config.connectTimeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
-    const request = { signal: deadline, timeout: timeoutMs };
     this.#log.resetTail();
     let conn: Connection | undefined;
     try {
       conn = await openConnection(this.config, {
         log: this.#log,
-        request,
+        deadline,
+        timeoutMs,
         onLost: (lost) => {
           if (this.#conn === lost) this.#conn = undefined;
         },
         onToolsChanged: (changed) => this.#relist(changed),
       });
-      const listed = await listAllTools(conn.client, request);
+      const listed = await listAllTools(conn.client, deadline, timeoutMs);
       if (this.#closed) throw this.#closedError();
       this.#tools = listed.map((tool) => toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
       this.#conn = conn;
@@ -174,7 +175,9 @@ export class McpServerSource implements ToolSource {
     if (ctx.signal.aborted) throw toCallError(ctx.signal.reason, { ...place, aborted: true });
     const conn = await this.#connection(ctx.signal);
     try {
-      const result = await conn.client.callTool({ name, arguments: args }, CallToolResultSchema, { signal: ctx.signal, timeout: timeoutMs });
+      const result = await withChildSignal(ctx.signal, (signal) =>
+        conn.client.callTool({ name, arguments: args }, CallToolResultSchema, { signal, timeout: timeoutMs }),
+      );
       return result as McpCallResult;
     } catch (error) {
       throw toCallError(error, { ...place, aborted: ctx.signal.aborted });
@@ -193,7 +196,7 @@ export class McpServerSource implements ToolSource {
         this.#relistAgain = false;
         try {
           const timeoutMs = this.config.connectTimeoutMs;
-          const listed = await listAllTools(conn.client, { timeout: timeoutMs });
+          const listed = await listAllTools(conn.client, undefined, timeoutMs);
           if (this.#closed || this.#conn !== conn) break;
           this.#tools = listed.map((tool) => toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
           this.#log.line(`tools changed: listed ${this.#tools.length} tools`);

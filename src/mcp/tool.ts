@@ -81,13 +81,13 @@ export function toCatalogTool(tool: Tool, server: string, call: CallFn, onNote: 
       if (outputSchema && result.isError !== true) {
         const structured = result.structuredContent;
         if (structured === undefined || structured === null) {
-          throw new ToolCallError("tool_error", `server "${server}", tool "${tool.name}": declares an output schema but returned no structured content`);
+          throw new ToolCallError("tool_error", `MCP server "${server}", tool "${tool.name}": declares an output schema but returned no structured content`);
         }
         const verdict = checkOutput?.(structured);
         if (verdict && !verdict.ok) {
           throw new ToolCallError(
             "tool_error",
-            `server "${server}", tool "${tool.name}": its output does not match its output schema: ${verdict.errors.join("; ")}`,
+            `MCP server "${server}", tool "${tool.name}": its output does not match its output schema: ${verdict.errors.join("; ")}`,
           );
         }
       }

@@ -3,6 +3,7 @@
  * a process that dies mid-call, list_changed, on-demand spawning, start failures, the log file.
  */
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -69,6 +70,16 @@ test("ctx.signal aborts a call", async () => {
   assert.equal(error.code, "unavailable");
   assert.match(error.message, /aborted/);
   assert.equal((await call(source, "plain", { text: "after" })).text, "plain: after");
+});
+
+test("one shell call's signal shared by many calls keeps no listeners", async () => {
+  const source = sourceFor("kit", kit());
+  await source.load();
+  const controller = new AbortController();
+  for (let i = 0; i < 15; i++) assert.equal((await call(source, "plain", { text: String(i) }, ctx(controller.signal))).text, `plain: ${i}`);
+  assert.equal(getEventListeners(controller.signal, "abort").length, 0);
+  controller.abort();
+  assert.equal((await call(source, "plain", { text: "still up" })).text, "plain: still up");
 });
 
 test("a server that dies mid-call answers unavailable; the next call restarts it", async () => {
