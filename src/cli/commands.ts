@@ -68,7 +68,7 @@ export async function runCli(req: CliRequest): Promise<void> {
       try {
         script = req.file === "-" ? readFileSync(0, "utf8") : readFileSync(req.file, "utf8");
       } catch (err) {
-        throw new Error(`cannot read script ${req.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        throw new Error(`cannot read script ${req.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
       }
     }
     shell = await openToolShell(req.options);

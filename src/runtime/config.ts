@@ -145,13 +145,13 @@ export function readConfigFile(file: string, env?: Record<string, string | undef
   try {
     text = readFileSync(full, "utf8");
   } catch (err) {
-    throw new Error(`${full}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new Error(`${full}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${full}: not valid JSON: ${(err as Error).message}`);
+    throw new Error(`${full}: not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   return parseConfig(json, { baseDir: path.dirname(full), file: full, env });
 }

@@ -158,7 +158,8 @@ export class Session {
       clearTimeout(timer);
       if (grace) clearTimeout(grace);
     }
-    let { stdout, stderr, exitCode } = r;
+    const { stdout } = r;
+    let { stderr, exitCode } = r;
     let report: StopReport | undefined;
     if (call.stop) {
       stderr += errorLine(call.stop.error);

@@ -173,12 +173,19 @@ export class ShellCall implements ShellScope {
       const after = await this.host.hooks.afterToolCall?.(hookCall, { ok: true, output });
       if (after && "output" in after && after.output) output = after.output;
       this.record(req.command, input, judgement, { ok: true, result: output.kind === "json" ? output.value : output.text });
+      const stopped = this.stopState();
+      if (stopped) {
+        // The call finished after the shell call stopped (time limit): its result is recorded in
+        // `done`, but the script does not go on.
+        finish("stopped");
+        throw new ToolCallError("stopped", `the shell call stopped (${stopped.reason}) while ${req.command} ran; its result is in the report`);
+      }
       finish("completed");
       return output;
     } catch (err) {
       const e = err instanceof ToolCallError ? err : new ToolCallError("tool_error", String((err as Error)?.message ?? err));
       const stop = this.stopState();
-      if (stop && (e.code === "needs_approval" || e.code === "call_limit")) throw e;
+      if (stop && (e.code === "needs_approval" || e.code === "call_limit" || e.code === "stopped")) throw e;
       if (stop && this.signal.aborted) {
         finish("stopped", e);
         throw new ToolCallError("stopped", `the shell call stopped (${stop.reason}) while ${req.command} ran`);

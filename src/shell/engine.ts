@@ -58,7 +58,7 @@ function trackWrites(fs: IFileSystem): IFileSystem {
           const scope = currentScope();
           if (scope) {
             const p = prop === "cp" || prop === "mv" || prop === "symlink" || prop === "link" ? args[1] : args[0];
-            if (typeof p === "string") scope.noteFiles([p]);
+            if (typeof p === "string" && !p.startsWith("/dev/")) scope.noteFiles([p]);
           }
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };

@@ -39,7 +39,7 @@ export interface Rendered {
  * @throws ToolCallError `tool_error` when a media block is not valid base64 or cannot be written.
  */
 export async function renderOutput(output: ToolOutput, fs: IFileSystem, cwd: string, toolName: string): Promise<Rendered> {
-  let stdout = "";
+  let stdout: string;
   if (output.kind === "text") {
     const text = output.text ?? "";
     stdout = text === "" || text.endsWith("\n") ? text : text + "\n";

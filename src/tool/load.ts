@@ -46,7 +46,7 @@ export async function loadToolsDir(dir: string): Promise<Record<string, ToolDefi
         mod = await jiti!.import(full);
       }
     } catch (err) {
-      throw new Error(`${full}: failed to load: ${(err as Error).message}`);
+      throw new Error(`${full}: failed to load: ${(err as Error).message}`, { cause: err });
     }
     const def = (mod as { default?: unknown }).default;
     if (!isToolDefinition(def)) throw new Error(`${full}: the default export must be a tool made with defineTool()`);

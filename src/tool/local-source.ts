@@ -15,7 +15,7 @@ export async function toCatalogTool(name: string, def: ToolDefinition, source = 
   try {
     input = await normalizeSchema(def.inputSchema);
   } catch (err) {
-    throw new Error(`tool ${name}: inputSchema: ${(err as Error).message}`);
+    throw new Error(`tool ${name}: inputSchema: ${(err as Error).message}`, { cause: err });
   }
   const output = def.outputSchema ? await normalizeSchema(def.outputSchema) : undefined;
   const hints = def.hints ?? {};

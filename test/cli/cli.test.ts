@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const CLI = path.join(root, "dist/cli/main.js");
+
+function toolshell(args: string[], options: { cwd?: string; input?: string } = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: options.cwd ?? root, input: options.input ?? "", encoding: "utf8", timeout: 60_000 });
+  return { stdout: r.stdout, stderr: r.stderr, code: r.status };
+}
+
+test("the CLI is built (npm test builds first)", () => {
+  assert.ok(existsSync(CLI), "run `npm run build` before the tests");
+});
+
+test("exec: stdout and stderr pass through and the exit code is the script's", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  const r = toolshell(["exec", "echo out; echo err >&2; exit 7"], { cwd: dir });
+  assert.equal(r.stdout, "out\n");
+  assert.equal(r.stderr, "err\n");
+  assert.equal(r.code, 7);
+});
+
+test("run FILE and run - (script on stdin) with the example config; list prints the tools --help listing", () => {
+  const config = path.join(root, "examples/toolshell.config.json");
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  const file = path.join(dir, "s.sh");
+  writeFileSync(file, "tools word-stats text='a b c dd dd' top=1 | jq -c .\n");
+  const r = toolshell(["run", "--config", config, file], { cwd: dir });
+  assert.equal(r.stdout, '{"words":5,"frequent":[]}\n', r.stderr);
+  const fromStdin = toolshell(["run", "--config", config, "-"], { cwd: dir, input: "tools triage title=outage text='latency spike' | jq -r .priority" });
+  assert.equal(fromStdin.stdout, "high\n", fromStdin.stderr);
+  const list = toolshell(["list", "--config", config], { cwd: dir });
+  assert.equal(list.code, 0);
+  assert.match(list.stdout, /^  everything +\(not loaded\)$/m);
+  assert.match(list.stdout, /^  triage +Rate the priority/m);
+});
+
+test("without --config the CLI finds toolshell.config.json, then .mcp.json, in the working directory", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { memory: { command: path.join(root, "node_modules/.bin/mcp-server-memory"), env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") }, load: "on_demand" } } }));
+  assert.match(toolshell(["list"], { cwd: dir }).stdout, /memory +\(not loaded\)/);
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: {} }));
+  assert.doesNotMatch(toolshell(["list"], { cwd: dir }).stdout, /memory/);
+});
+
+test("--workspace mounts a real folder as the working directory; nothing outside it is reachable", () => {
+  const ws = mkdtempSync(path.join(tmpdir(), "ts-ws-"));
+  writeFileSync(path.join(ws, "in.txt"), "from disk\n");
+  const r = toolshell(["exec", "--workspace", ws, "cat in.txt; echo written > out.txt; pwd; cat /etc/hostname 2>/dev/null || echo no-host-files; cat ../../etc/passwd 2>/dev/null | head -1 || true"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^from disk\n\/workspace\nno-host-files\n/);
+  assert.doesNotMatch(r.stdout, /root:/);
+  assert.equal(readFileSync(path.join(ws, "out.txt"), "utf8"), "written\n");
+});
+
+test("bad usage: a missing config, script file or workspace is a clear error with exit code 2", () => {
+  const a = toolshell(["exec", "--config", "/nope.json", "true"]);
+  assert.equal(a.code, 2);
+  assert.match(a.stderr, /config file not found: \/nope.json/);
+  const b = toolshell(["run", "/no/such/script.sh"]);
+  assert.equal(b.code, 2);
+  assert.match(b.stderr, /cannot read script \/no\/such\/script.sh: ENOENT/);
+  const c = toolshell(["exec", "--workspace", "/no/such/dir", "true"]);
+  assert.equal(c.code, 2);
+  assert.match(c.stderr, /workspace is not a folder/);
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: {}, callLimt: 3 }));
+  const d = toolshell(["list"], { cwd: dir });
+  assert.equal(d.code, 2);
+  assert.match(d.stderr, /toolshell.config.json: callLimt: unknown key/);
+});
+
+test("the demo runs end to end on the three real servers and our own tools", () => {
+  const r = spawnSync("npm", ["start", "--silent"], { cwd: root, encoding: "utf8", timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /Read 2 notes, 41 words; remembered 2 in memory\./);
+  assert.match(r.stdout, /High priority:\n  - Incident 311 \(incident, latency, spike\)\n  - Release 2.4 \(blocked, risk, times out\)/);
+});

@@ -1,0 +1,253 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { z } from "zod";
+import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
+
+/** Local tools that record how often they ran. */
+function localTools(counter: { n: number }) {
+  return {
+    noop: defineTool({ description: "Does nothing and returns nothing.", inputSchema: z.object({}), execute: () => { counter.n++; return ""; } }),
+    lookup: defineTool({
+      description: "Looks a record up by id.",
+      inputSchema: z.object({ id: z.number().int(), verbose: z.boolean().optional(), tag: z.string().optional() }),
+      hints: { readOnly: true },
+      execute: ({ id, verbose, tag }) => ({ id, verbose: verbose ?? false, tag: tag ?? null }),
+    }),
+    save_note: defineTool({
+      description: "Saves a note.",
+      inputSchema: { type: "object", properties: { title: { type: "string" }, body: { type: "string" }, dry_run: { type: "boolean" } }, required: ["title"], additionalProperties: false },
+      execute: async (input, ctx) => {
+        if (input.dry_run) return { saved: false };
+        await ctx.getSandbox().writeFile(`notes/${input.title}.txt`, String(input.body ?? ""));
+        return { saved: true, title: input.title };
+      },
+    }),
+    boom: defineTool({ description: "Always fails.", inputSchema: {}, execute: () => { throw new Error("disk on fire"); } }),
+    wait_for_stop: defineTool({
+      description: "Waits until the shell call ends, then tries one more tools call through the sandbox.",
+      inputSchema: {},
+      execute: async (_input, ctx) => {
+        await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+        const r = await ctx.getSandbox().run("tools noop");
+        await ctx.getSandbox().writeFile("after-stop.txt", r.stderr);
+        return "unreachable";
+      },
+    }),
+  };
+}
+
+async function shell(counter = { n: 0 }, extra: Parameters<typeof createToolShell>[0] = {}): Promise<ToolShell> {
+  return createToolShell({ tools: localTools(counter), ...extra });
+}
+
+test("every input form of the seed builds the same object", async () => {
+  const ts = await shell();
+  const s = ts.session();
+  const forms = [
+    `tools lookup '{"id":7}'`,
+    `tools lookup id=7`,
+    `tools lookup --id 7`,
+    `tools lookup --id=7`,
+    `echo '{"id":7}' | tools lookup`,
+    `echo '{"id":7}' | tools lookup -`,
+    `jq -n '{id: 7}' | tools lookup`,
+  ];
+  for (const f of forms) {
+    const r = await s.bash(f);
+    assert.equal(r.exit_code, 0, `${f}: ${r.stderr}`);
+    assert.deepEqual(JSON.parse(r.stdout), { id: 7, verbose: false, tag: null }, f);
+  }
+  // Pairs merge over the JSON; --flag alone is true; a string field keeps `42` as text.
+  const merged = await s.bash(`echo '{"id":1,"tag":"a"}' | tools lookup - id=2 --verbose tag=42`);
+  assert.deepEqual(JSON.parse(merged.stdout), { id: 2, verbose: true, tag: "42" });
+  // kebab, snake and camel spellings of a field and of the tool name are the same.
+  const kebab = await s.bash(`tools save-note title=x --dry-run && tools save_note title=x --dryRun true`);
+  assert.equal(kebab.stdout, '{"saved":false}\n{"saved":false}\n');
+  await ts.close();
+});
+
+test("bad input is refused with the signature, never dropped", async () => {
+  const ts = await shell();
+  const s = ts.session();
+  const unknown = await s.bash(`tools lookup id=1 colour=red`);
+  assert.equal(unknown.exit_code, 1);
+  const err = JSON.parse(unknown.stderr.trim());
+  assert.equal(err.error.code, "invalid_input");
+  assert.match(err.error.message, /unknown field "colour".*lookup\(\{ id: integer, verbose\?: boolean, tag\?: string \}\)/);
+  const mistyped = JSON.parse((await s.bash(`tools lookup id=seven`)).stderr.trim());
+  assert.equal(mistyped.error.code, "invalid_input");
+  assert.match(mistyped.error.message, /id/);
+  const notObject = JSON.parse((await s.bash(`tools lookup '[1]'`)).stderr.trim());
+  assert.equal(notObject.error.code, "invalid_input");
+  const badJson = JSON.parse((await s.bash(`echo '{id:' | tools lookup -`)).stderr.trim());
+  assert.match(badJson.error.message, /stdin is not valid JSON/);
+  await ts.close();
+});
+
+test("output: text as is, JSON otherwise; errors are one JSON line with exit 1 a script can branch on", async () => {
+  const ts = await shell();
+  const s = ts.session();
+  const r = await s.bash(`tools boom || echo "code=$(tools boom 2>&1 >/dev/null | jq -r .error.code)"`);
+  assert.equal(r.exit_code, 0);
+  assert.equal(r.stdout, "code=tool_error\n");
+  const line = (await s.bash(`tools boom`)).stderr;
+  assert.deepEqual(JSON.parse(line), { error: { code: "tool_error", message: "boom: disk on fire", retryable: false } });
+  assert.equal(line.split("\n").length, 2, "exactly one line");
+  const unknown = JSON.parse((await s.bash(`tools lokup id=1`)).stderr);
+  assert.equal(unknown.error.code, "unknown_command");
+  assert.match(unknown.error.message, /closest: tools lookup/);
+  await ts.close();
+});
+
+test("the call limit stops the shell call, counted every way a call is made", async () => {
+  const counter = { n: 0 };
+  const ts = await shell(counter);
+  const ways = {
+    loop: `for i in $(seq 1 60); do tools noop; done; echo never`,
+    function: `f() { tools noop; }; for i in $(seq 1 60); do f; done; echo never`,
+    substitution: `for i in $(seq 1 60); do x=$(tools noop); done; echo never`,
+    xargs: `seq 1 60 | xargs -n 1 sh -c 'tools noop' ; echo never`,
+    "bash -c": `for i in $(seq 1 30); do bash -c 'tools noop; tools noop'; done; echo never`,
+  };
+  for (const [way, script] of Object.entries(ways)) {
+    counter.n = 0;
+    const r = await ts.session().bash(script);
+    assert.equal(counter.n, 50, `${way}: exactly 50 calls ran`);
+    assert.equal(r.exit_code, 1, way);
+    assert.equal(r.tools?.stopped?.reason, "call_limit", way);
+    assert.equal(r.stdout.includes("never"), false, `${way}: nothing after the stop runs`);
+    assert.match(r.stderr, /"code":"call_limit"/);
+    assert.equal(r.tools?.done.length, 50, "noop declares no hints, so each call may have changed something");
+  }
+  // The budget is per shell call: the next shell call of the same session starts fresh.
+  const s = ts.session();
+  await s.bash(`for i in $(seq 1 50); do tools noop; done`);
+  const next = await s.bash(`tools noop && echo fine`);
+  assert.equal(next.stdout, "fine\n");
+  await ts.close();
+});
+
+test("the limit is configurable and the stop report keeps output, reads and writes", async () => {
+  const ts = await shell({ n: 0 }, { callLimit: 3 });
+  const r = await ts.session().bash(`echo start; tools lookup id=1 >/dev/null; tools save-note title=a body=b; tools noop; echo between; tools noop; echo never`);
+  assert.equal(r.stdout, 'start\n{"saved":true,"title":"a"}\nbetween\n');
+  assert.equal(r.tools?.read_only_calls, 1);
+  assert.deepEqual(r.tools?.done.map((d) => d.tool), ["tools save-note", "tools noop"]);
+  assert.deepEqual(r.tools?.files_written, ["/workspace/notes", "/workspace/notes/a.txt"]);
+  assert.equal(r.tools?.not_reached, "the stopped call and everything after it; write a new script for the rest");
+  await ts.close();
+});
+
+test("files persist across shell calls of a session; variables do not", async () => {
+  const ts = await shell();
+  const s = ts.session("persist");
+  await s.bash(`X=1; echo kept > f.txt`);
+  const r = await s.bash(`echo "x=\${X:-unset}"; cat f.txt`);
+  assert.equal(r.stdout, "x=unset\nkept\n");
+  const other = await ts.session("other").bash(`cat f.txt`);
+  assert.notEqual(other.exit_code, 0, "another session has its own filesystem");
+  await ts.close();
+});
+
+test("a time limit stops the shell call; a tool still running sees `stopped`", async () => {
+  const ts = await shell({ n: 0 }, { timeoutMs: 300 });
+  const s = ts.session();
+  const r = await s.bash(`echo before; tools wait-for-stop; echo never`);
+  assert.equal(r.exit_code, 1);
+  assert.equal(r.tools?.stopped?.reason, "timeout");
+  assert.equal(r.stdout, "before\n");
+  // The tool in flight tried one more `tools` call after the stop: it answered `stopped`.
+  let after = "";
+  for (let i = 0; i < 50 && !after; i++) {
+    await new Promise((res) => setTimeout(res, 20));
+    after = await s.engine.fs.readFile("/workspace/after-stop.txt").catch(() => "");
+  }
+  assert.equal(JSON.parse(after).error.code, "stopped");
+  // A busy script with no tool in flight is stopped too.
+  const busy = await s.bash(`while true; do sleep 0.05; done`);
+  assert.notEqual(busy.exit_code, 0);
+  assert.equal(busy.tools?.stopped?.reason, "timeout");
+  await ts.close();
+});
+
+test("hooks: before-hooks deny or replace input, after-hooks replace the result", async () => {
+  const seen: string[] = [];
+  const ts = await shell({ n: 0 }, {
+    hooks: {
+      beforeToolCall: (call) => {
+        seen.push(`${call.command} ${JSON.stringify(call.input)}`);
+        if (call.tool.name === "noop") return { action: "deny", reason: "noop is switched off" };
+        if (call.tool.name === "lookup" && call.input.id === 13) return { action: "replace", input: { id: 14 } };
+      },
+      afterToolCall: (call, result) => (call.tool.name === "lookup" && result.ok ? { output: { kind: "text", text: "redacted" } } : undefined),
+    },
+  });
+  const s = ts.session();
+  const denied = await s.bash(`tools noop`);
+  assert.equal(JSON.parse(denied.stderr).error.code, "denied");
+  assert.match(denied.stderr, /noop is switched off/);
+  const replaced = await s.bash(`tools lookup id=13`);
+  assert.equal(replaced.stdout, "redacted\n");
+  assert.deepEqual(seen, ['tools noop {}', 'tools lookup {"id":13}']);
+  // The hook runs after the schema check: an invalid call never reaches it.
+  await s.bash(`tools lookup id=x`);
+  assert.equal(seen.length, 2);
+  await ts.close();
+});
+
+test("every nested call is a tool.nested_call event under its shell call", async () => {
+  const ts = await shell();
+  const s = ts.session("ev");
+  await s.bash(`tools lookup id=1 >/dev/null; tools boom; tools lookup '{"id":2,"tag":"${"x".repeat(500)}"}' >/dev/null`);
+  const nested = s.events.filter((e) => e.type === "tool.nested_call") as Array<Record<string, unknown>>;
+  assert.equal(nested.length, 3);
+  assert.equal(nested[0].parent_tool_call_id, "call_bash_1");
+  assert.equal(nested[0].call_id, "call_bash_1:tools:0:lookup");
+  assert.equal(nested[0].status, "completed");
+  assert.equal(nested[1].status, "failed");
+  assert.deepEqual(nested[1].error, { code: "tool_error", message: "boom: disk on fire" });
+  assert.equal((nested[2].input_preview as string).length, 401);
+  assert.ok((nested[2].input_preview as string).endsWith("…"));
+  assert.equal(typeof nested[0].duration_ms, "number");
+  await ts.close();
+});
+
+test("help: index, tool signature and schema; search ranks name hits first", async () => {
+  const ts = await shell();
+  const s = ts.session();
+  const index = (await s.bash(`tools --help`)).stdout;
+  assert.match(index, /^Tools \(tools <tool> --help shows one\):/m);
+  assert.match(index, /  lookup +Looks a record up by id\./);
+  assert.match(index, /tools search <words>/);
+  const help = (await s.bash(`tools lookup --help`)).stdout;
+  assert.match(help, /^lookup\(\{ id: integer, verbose\?: boolean, tag\?: string \}\)$/m);
+  assert.match(help, /"required": \[\n\s+"id"\n\s+\]/);
+  const found = (await s.bash(`tools search note`)).stdout.trim().split("\n");
+  assert.equal(found[0], "tools save-note title=<string>  # Saves a note.");
+  const none = await s.bash(`tools search zzzz`);
+  assert.match(none.stdout, /No tools match/);
+  await ts.close();
+});
+
+test("getSandbox and getSkill reach the session's files and the skills folder", async () => {
+  const ts = await createToolShell({
+    skillsDir: new URL("../fixtures/skills", import.meta.url).pathname,
+    tools: {
+      skill_title: defineTool({
+        description: "Reads a skill and a sandbox file.",
+        inputSchema: {},
+        execute: async (_i, ctx) => {
+          const skill = await ctx.getSkill("report");
+          const sb = ctx.getSandbox();
+          const data = await sb.readFile("data.txt");
+          const ran = await sb.run("wc -l < data.txt");
+          return { name: skill.metadata.name, data: data.trim(), lines: ran.stdout.trim(), session: ctx.session.id };
+        },
+      }),
+    },
+  });
+  const s = ts.session("sk");
+  const r = await s.bash(`printf 'a\\nb\\n' > data.txt; tools skill-title`);
+  assert.deepEqual(JSON.parse(r.stdout), { name: "report", data: "a\nb", lines: "2", session: "sk" });
+  await ts.close();
+});

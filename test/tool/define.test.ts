@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { always, defineTool, loadToolsDir, LocalToolSource, never, normalizeSchema, once, readSkill } from "../../src/tool/index.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixtures = path.join(here, "../fixtures");
+
+test("defineTool refuses a definition without description, schema or execute", () => {
+  assert.throws(() => defineTool({ description: "", inputSchema: z.object({}), execute: () => 1 }), /description/);
+  assert.throws(() => defineTool({ description: "x", inputSchema: undefined as never, execute: () => 1 }), /inputSchema/);
+  assert.throws(() => defineTool({ description: "x", inputSchema: z.object({}), execute: undefined as never }), /execute/);
+  assert.throws(() => defineTool({ name: "bad name!", description: "x", inputSchema: z.object({}), execute: () => 1 }), /invalid tool name/);
+});
+
+test("approval helpers and predicates become policies", () => {
+  assert.deepEqual(defineTool({ description: "x", inputSchema: {}, approval: always(), execute: () => 1 }).approval, { kind: "always" });
+  assert.deepEqual(defineTool({ description: "x", inputSchema: {}, needsApproval: once(), execute: () => 1 }).approval, { kind: "once" });
+  assert.deepEqual(defineTool({ description: "x", inputSchema: {}, approval: never(), execute: () => 1 }).approval, { kind: "never" });
+  const pred = defineTool({ description: "x", inputSchema: {}, needsApproval: () => true, execute: () => 1 }).approval;
+  assert.equal(pred?.kind, "predicate");
+});
+
+test("Zod, Standard Schema and plain JSON Schema all give a JSON Schema and a validator", async () => {
+  const zod = await normalizeSchema(z.object({ city: z.string().min(1), days: z.number().int().optional() }));
+  assert.equal((zod.jsonSchema.properties as Record<string, { type: string }>).days.type, "integer");
+  assert.equal("minimum" in (zod.jsonSchema.properties as Record<string, object>).days, false, "safe-integer noise is dropped");
+  assert.deepEqual(await zod.validate({ city: "Oslo" }), { ok: true, value: { city: "Oslo" } });
+  const bad = await zod.validate({ city: "" });
+  assert.equal(bad.ok, false);
+
+  const json = await normalizeSchema({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] });
+  assert.equal((await json.validate({ n: 2 })).ok, true);
+  const missing = await json.validate({});
+  assert.equal(missing.ok, false);
+  assert.match(!missing.ok ? missing.errors.join() : "", /missing required field "n"/);
+
+  // A hand-written Standard Schema with a JSON Schema (the Standard JSON Schema interface).
+  const custom = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "custom",
+      validate: (v: unknown) => (typeof (v as { q?: unknown })?.q === "string" ? { value: v } : { issues: [{ message: "q must be text", path: ["q"] }] }),
+      jsonSchema: { input: () => ({ type: "object", properties: { q: { type: "string" } } }) },
+    },
+  };
+  const std = await normalizeSchema(custom);
+  assert.deepEqual(std.jsonSchema, { type: "object", properties: { q: { type: "string" } } });
+  const wrong = await std.validate({ q: 1 });
+  assert.deepEqual(wrong, { ok: false, errors: ["q: q must be text"] });
+
+  // A Standard Schema that cannot give a JSON Schema is refused with a clear message.
+  await assert.rejects(normalizeSchema({ "~standard": { version: 1, vendor: "nojson", validate: () => ({ value: 1 }) } }), /cannot give a JSON Schema/);
+});
+
+test("loading agent/tools: slug names, jiti for .ts, execute never runs", async () => {
+  const defs = await loadToolsDir(path.join(here, "../../examples/agent/tools"));
+  assert.deepEqual(Object.keys(defs).sort(), ["triage", "word_stats"]);
+  const source = await LocalToolSource.from(defs);
+  assert.deepEqual(source.tools().map((t) => t.name).sort(), ["triage", "word_stats"]);
+
+  const marker = path.join(mkdtempSync(path.join(tmpdir(), "ts-marker-")), "ran.txt");
+  const side = await loadToolsDir(path.join(fixtures, "tools-side-effect"));
+  assert.ok(side.counter);
+  assert.equal(existsSync(marker), false, "loading never runs execute");
+
+  await assert.rejects(loadToolsDir(path.join(fixtures, "tools-bad")), /not_a_tool\.ts: the default export must be a tool made with defineTool/);
+  assert.deepEqual(await loadToolsDir(path.join(fixtures, "no-such-folder")), {});
+});
+
+test("duplicate names after - and _ folding are refused", async () => {
+  const d = defineTool({ description: "x", inputSchema: {}, execute: () => 1 });
+  await assert.rejects(LocalToolSource.from({ get_page: d, "get-page": d }), /same command/);
+});
+
+test("skills: front matter, body, files, and no path escapes", async () => {
+  const skill = await readSkill(path.join(fixtures, "skills"), "report");
+  assert.equal(skill.metadata.name, "report");
+  assert.equal(skill.metadata.description, "Writes a weekly report");
+  assert.match(skill.body, /templates\/week\.md/);
+  assert.deepEqual(skill.files, ["templates/week.md"]);
+  assert.equal(await skill.readFile("templates/week.md"), "# Week {{n}}\n");
+  await assert.rejects(skill.readFile("../../tools-bad/not_a_tool.ts"), /outside the skill/);
+  await assert.rejects(readSkill(path.join(fixtures, "skills"), "../skills"), /invalid skill id/);
+  await assert.rejects(readSkill(path.join(fixtures, "skills"), "missing"), /no skill missing/);
+});
