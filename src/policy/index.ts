@@ -1,3 +1,12 @@
-/** The policy folder's public face: risk of a call, approvals, plans. */
+/** The policy folder's public face: risk of a call, approvals, ratings, plans. */
 export { permissiveJudge } from "./judge.js";
 export type { Risk, Why, Judgement, JudgeCall, CallJudge } from "./judge.js";
+export { Policy } from "./policy.js";
+export type { ApprovalMode, Override, PolicyOptions, Assessment } from "./policy.js";
+export { ApprovalBook, ALLOW_TTL_MS } from "./approvals.js";
+export type { ApprovalRequest, ApprovalSnapshot, Decision } from "./approvals.js";
+export { Rater, offlineRater, MemoryRatingCache, ratingKey, RATED_CHANGES_AT } from "./rating.js";
+export type { DecisionService, RatedTool, Rating, RatingCache } from "./rating.js";
+export { planScript } from "./plan.js";
+export type { Plan, PlanCall, PlannedCall } from "./plan.js";
+export { canonicalJson, hashOf, callKey } from "./canonical.js";

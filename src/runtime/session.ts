@@ -8,7 +8,7 @@
 import { Catalog } from "../catalog/index.js";
 import { createEngine, errorLine, runInScope, type Engine, type SubcommandHandler } from "../shell/index.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type Skill, type ToolSource } from "../tool/index.js";
-import type { CallJudge } from "../policy/index.js";
+import type { ApprovalRequest, CallJudge, Decision, Policy } from "../policy/index.js";
 import { ShellCall } from "./shell-call.js";
 import type { Hooks, SessionEvent, ShellResult, StopReport } from "./types.js";
 
@@ -16,6 +16,8 @@ import type { Hooks, SessionEvent, ShellResult, StopReport } from "./types.js";
 export interface SessionHost {
   sources(): ToolSource[];
   judge: CallJudge;
+  /** The approval policy (its books hold this session's requests and answers). */
+  policy?: Policy;
   hooks: Hooks;
   callLimit: number;
   timeoutMs: number;
@@ -72,6 +74,24 @@ export class Session {
     try {
       this.host.onEvent?.(e);
     } catch {}
+  }
+
+  /** Approval requests of this session still waiting for a person's answer. */
+  pendingApprovals(): ApprovalRequest[] {
+    return this.host.policy ? this.host.policy.book(this.id).pending() : [];
+  }
+
+  /**
+   * Records a person's answer to an approval request. A stopped script is not resumed: after
+   * `allow`, run a script again (the same one, or a new one for what is left).
+   * @throws Error when the request is unknown, already answered, or the decision is not one of
+   *         allow, allow_always, reject, reject_always.
+   */
+  answer(requestId: string, decision: Decision): ApprovalRequest {
+    if (!this.host.policy) throw new Error("this session has no approval policy");
+    const req = this.host.policy.book(this.id).answer(requestId, decision);
+    this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision });
+    return req;
   }
 
   /** The sandbox handle tools get through `ctx.getSandbox()`. */
@@ -199,8 +219,10 @@ export class Session {
       emit: (e: Record<string, unknown> & { type: string }) => this.emit(e),
       subcommand: (word: string, call: ShellCall) => host.subcommand?.(word, this, call),
       requestApproval: async (c: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; callId: string; line?: number }) => {
-        const requester = (host.judge as { requestApproval?: (sessionId: string, c: unknown) => Promise<string> }).requestApproval;
-        return requester ? requester.call(host.judge, this.id, c) : "none";
+        if (!host.policy) return "none";
+        const id = await host.policy.requestApproval(this.id, c);
+        this.emit({ type: "approval.requested", request_id: id, tool: c.tool, tool_call_id: c.callId, ...(c.line !== undefined ? { line: c.line } : {}) });
+        return id;
       },
       lineOf: (command: string, input: Record<string, unknown>) => {
         const key = JSON.stringify(input);

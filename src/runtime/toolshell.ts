@@ -10,10 +10,11 @@ import path from "node:path";
 import type { Command } from "just-bash";
 import { Catalog, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
-import { permissiveJudge, type CallJudge } from "../policy/index.js";
+import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
 import type { SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { parseConfig, readConfigFile, type ToolshellConfig } from "./config.js";
+import { planCommand, preflight } from "./plan-command.js";
 import { Session, type PreflightOutcome } from "./session.js";
 import type { ShellCall } from "./shell-call.js";
 import type { Hooks, SessionEvent } from "./types.js";
@@ -38,8 +39,12 @@ export interface ToolShellOptions {
   callLimit?: number;
   timeoutMs?: number;
   hooks?: Hooks;
-  /** The policy; default: from config (issue 4) or the permissive judge. */
-  judge?: CallJudge;
+  /** The decision service that rates tools declaring nothing (default: the offline rater). */
+  decisionService?: DecisionService;
+  /** Where ratings are cached (default: in memory). */
+  ratingCache?: RatingCache;
+  /** Opens a session's approval book (a store restores and persists it); default: in memory. */
+  approvalBook?: (sessionId: string) => ApprovalBook;
   /** Extra commands registered in the shell (compatibility fixes). */
   engineCommands?: Command[];
   /** Lines at the end of `tools --help`. */
@@ -64,6 +69,8 @@ export interface ToolShell {
   session(id?: string, metadata?: Record<string, unknown>): Session;
   /** A catalog over the current sources. */
   catalog(): Catalog;
+  /** The approval policy every call is judged by. */
+  readonly policy: Policy;
   /** The same listing as `tools --help`. */
   listing(): string;
   /** Ends every MCP server process and connection. */
@@ -102,9 +109,27 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
   const skillsDir = options.skillsDir ?? config.skillsDir;
   const sessions = new Map<string, Session>();
   const helpFooter = options.helpFooter ?? "";
+  const books = new Map<string, ApprovalBook>();
+  const policy = new Policy({
+    mode: config.approval.mode,
+    tools: config.approval.tools,
+    servers: config.approval.servers,
+    trustAnnotations: config.approval.trustAnnotations,
+    trustedServers: config.servers.filter((s) => s.trust).map((s) => s.name),
+    rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
+    book(sessionId: string) {
+      let b = books.get(sessionId);
+      if (!b) {
+        b = options.approvalBook ? options.approvalBook(sessionId) : new ApprovalBook(sessionId);
+        books.set(sessionId, b);
+      }
+      return b;
+    },
+  });
   const host = {
     sources: () => sources,
-    judge: options.judge ?? permissiveJudge,
+    judge: policy,
+    policy,
     hooks: options.hooks ?? {},
     callLimit: options.callLimit ?? config.callLimit,
     timeoutMs: options.timeoutMs ?? config.timeoutMs,
@@ -115,8 +140,9 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
       if (!skillsDir) throw new Error(`no skills folder is configured (looked for skill ${id})`);
       return readSkill(skillsDir, id);
     },
-    preflight: options.preflight,
-    subcommand: options.subcommand,
+    preflight: options.preflight ?? ((script: string, catalog: Catalog, session: Session) => preflight(script, catalog, policy, session)),
+    subcommand: (word: string, session: Session, call: ShellCall) =>
+      word === "plan" ? planCommand(policy, session, call) : options.subcommand?.(word, session, call),
     onEvent: options.onEvent,
   };
   return {
@@ -132,6 +158,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
       return s;
     },
     catalog: () => new Catalog(sources),
+    policy,
     listing: () => renderIndex(new Catalog(sources), helpFooter),
     close: () => closeSources(mcp),
   };

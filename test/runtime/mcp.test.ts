@@ -26,6 +26,8 @@ before(async () => {
         raw: { ...tsxCommand(RAW_SERVER), load: "on_demand" },
       },
       logDir: path.join(dir, "logs"),
+      // These tests are about the tools command over real servers; approvals have their own suite.
+      approval: { mode: "off" },
     },
   });
 });

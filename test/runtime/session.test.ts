@@ -15,6 +15,7 @@ function localTools(counter: { n: number }) {
     }),
     save_note: defineTool({
       description: "Saves a note.",
+      hints: { destructive: false, openWorld: false },
       inputSchema: { type: "object", properties: { title: { type: "string" }, body: { type: "string" }, dry_run: { type: "boolean" } }, required: ["title"], additionalProperties: false },
       execute: async (input, ctx) => {
         if (input.dry_run) return { saved: false };
@@ -25,6 +26,7 @@ function localTools(counter: { n: number }) {
     boom: defineTool({ description: "Always fails.", inputSchema: {}, execute: () => { throw new Error("disk on fire"); } }),
     wait_for_stop: defineTool({
       description: "Waits until the shell call ends, then tries one more tools call through the sandbox.",
+      hints: { destructive: false, openWorld: false },
       inputSchema: {},
       execute: async (_input, ctx) => {
         await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));

@@ -1,0 +1,29 @@
+/**
+ * Canonical JSON: object keys sorted at every depth, so `{a,b}` and `{b,a}` are one call.
+ *
+ * Rule source: issue 4 → Answers ("`allow` covers one exact call (tool + input, object keys in
+ * any order)").
+ */
+import { createHash } from "node:crypto";
+
+/** JSON text with object keys sorted at every depth; `undefined` members dropped as JSON does. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) out[k] = (v as Record<string, unknown>)[k];
+      return out;
+    }
+    return v;
+  });
+}
+
+/** A short stable hash (sha256, hex, 16 characters) of any JSON-able value, canonicalised. */
+export function hashOf(value: unknown): string {
+  return createHash("sha256").update(typeof value === "string" ? value : canonicalJson(value)).digest("hex").slice(0, 16);
+}
+
+/** The key of one exact call: tool command + canonical input. */
+export function callKey(tool: string, input: unknown): string {
+  return `${tool}\u0000${canonicalJson(input)}`;
+}

@@ -1,0 +1,165 @@
+/**
+ * Tool Approval: the risk of every call, from hints, config overrides, the tool's own policy,
+ * ratings and the person's answers.
+ *
+ * Rule source: seed "Tools in Shell" → Approvals; seed "Tools" → Gate a tool on human approval;
+ * issue 4 → Risk of a call; MCP spec 2025-06-18 "Tools" → annotations ("clients MUST consider
+ * tool annotations to be untrusted unless they come from trusted servers"; defaults
+ * readOnlyHint false, destructiveHint true, openWorldHint true).
+ */
+import { foldName } from "../catalog/index.js";
+import type { ApprovalVerdict, CatalogTool } from "../tool/index.js";
+import type { ApprovalBook } from "./approvals.js";
+import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
+import { RATED_CHANGES_AT, type Rater } from "./rating.js";
+
+/** Approval mode: `normal` asks for destructive and open-world-changing calls and where a policy asks; `protective` asks for anything not read-only; `off` asks only where config says `always`. */
+export type ApprovalMode = "normal" | "protective" | "off";
+
+/** A config override for a tool or a server. */
+export type Override = "always" | "never" | "block";
+
+/** Options of the policy. */
+export interface PolicyOptions {
+  mode?: ApprovalMode;
+  /** By tool: `server tool` (either spelling) for MCP tools, the name for top-level tools. */
+  tools?: Record<string, Override>;
+  /** By server name. */
+  servers?: Record<string, Override>;
+  /** Take the annotations of every server as given (default false). */
+  trustAnnotations?: boolean;
+  /** Servers whose config says `trust: true`. */
+  trustedServers?: Iterable<string>;
+  /** Rates tools that declare nothing (and untrusted claims); undefined = ratings off. */
+  rater?: Rater;
+  /** The approval book of a session. */
+  book(sessionId: string): ApprovalBook;
+}
+
+/** The static part of a call's risk: before the person's answers. */
+export interface Assessment {
+  risk: "read_only" | "changes" | "needs_approval" | "blocked" | "denied";
+  why?: Why;
+  message?: string;
+}
+
+function verdictKind(v: ApprovalVerdict): { kind: string; reason?: string } {
+  if (typeof v === "boolean") return { kind: v ? "user-approval" : "not-applicable" };
+  if (typeof v === "string") return { kind: v };
+  if (v && typeof v === "object" && typeof v.type === "string") return { kind: v.type, reason: v.reason };
+  return { kind: "user-approval" };
+}
+
+/** The policy: a CallJudge for the runtime, and `assess` for plans. */
+export class Policy implements CallJudge {
+  readonly mode: ApprovalMode;
+  private readonly options: PolicyOptions;
+  private readonly trusted: Set<string>;
+  private readonly toolOverrides = new Map<string, Override>();
+  private readonly serverOverrides = new Map<string, Override>();
+
+  constructor(options: PolicyOptions) {
+    this.options = options;
+    this.mode = options.mode ?? "normal";
+    this.trusted = new Set(options.trustedServers ?? []);
+    for (const [k, v] of Object.entries(options.tools ?? {})) this.toolOverrides.set(foldName(k.replace(/^tools\s+/, "").trim().replace(/\s+/g, " ")), v);
+    for (const [k, v] of Object.entries(options.servers ?? {})) this.serverOverrides.set(foldName(k), v);
+  }
+
+  /** The approval book of a session. */
+  book(sessionId: string): ApprovalBook {
+    return this.options.book(sessionId);
+  }
+
+  private override(tool: CatalogTool): Override | undefined {
+    const key = tool.grouped ? `${foldName(tool.source)} ${foldName(tool.name)}` : foldName(tool.name);
+    return this.toolOverrides.get(key) ?? (tool.grouped ? this.serverOverrides.get(foldName(tool.source)) : undefined);
+  }
+
+  /**
+   * The risk of a call before the person's answers: config overrides, then the tool's own
+   * policy, then the mode with the hints (trusted or not) and the rating.
+   */
+  async assess(tool: CatalogTool, input: Record<string, unknown>, ctx: { sessionId: string; sessionMetadata: Record<string, unknown>; callId: string; command: string }): Promise<Assessment> {
+    const override = this.override(tool);
+    if (override === "block") return { risk: "blocked", message: `${ctx.command} is blocked by configuration` };
+    const trusted = tool.source === "local" || tool.source === "scripts" || this.trusted.has(tool.source) || !!this.options.trustAnnotations;
+    const h = tool.hints;
+    const readOnly = trusted ? h.readOnly === true : false;
+    const base: Assessment = { risk: readOnly ? "read_only" : "changes" };
+    if (override === "always") return { risk: "needs_approval", why: "policy" };
+    if (override === "never") return base;
+    const book = this.book(ctx.sessionId);
+    const policy = tool.approval;
+    if (policy) {
+      if (policy.kind === "always") return { risk: "needs_approval", why: "policy" };
+      if (policy.kind === "never") return base;
+      if (policy.kind === "once") return book.approvedOnce.has(ctx.command) ? base : { risk: "needs_approval", why: "policy" };
+      if (policy.kind === "predicate") {
+        let verdict: ApprovalVerdict;
+        try {
+          verdict = await policy.fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: book.approvedOnce, callId: ctx.callId });
+        } catch (err) {
+          return { risk: "needs_approval", why: "policy", message: `the approval predicate failed: ${(err as Error).message}` };
+        }
+        const v = verdictKind(verdict);
+        if (v.kind === "user-approval") return { risk: "needs_approval", why: "policy", message: v.reason };
+        if (v.kind === "denied") return { risk: "denied", message: v.reason ?? `${ctx.command} was denied by its approval policy` };
+        if (v.kind === "approved") return base;
+        // not-applicable: the hints and the mode decide.
+      }
+    }
+    if (this.mode === "off") return base;
+    if (readOnly) return base;
+    // Untrusted claims that lower caution are dropped; claims that add caution are kept.
+    const destructiveDeclared = h.destructive === true || (trusted && h.destructive === false);
+    const openWorldDeclared = h.openWorld === true || (trusted && h.openWorld === false);
+    const declaredSome = trusted ? tool.hintsDeclared : h.destructive === true || h.openWorld === true;
+    // MCP defaults (destructive, open world) apply to a tool that declared something, never to
+    // one that declared nothing (seed: such tools run without asking in normal mode).
+    const destructive = destructiveDeclared ? h.destructive === true : declaredSome;
+    const openWorld = openWorldDeclared ? h.openWorld === true : declaredSome;
+    let rated = false;
+    const shouldRate = this.options.rater && (!trusted || !tool.hintsDeclared) && !destructive;
+    if (shouldRate) rated = (await this.options.rater!.rate(tool)) >= RATED_CHANGES_AT;
+    if (destructive) return { risk: "needs_approval", why: "destructive" };
+    if (openWorld) return { risk: "needs_approval", why: "open_world" };
+    if (rated) return { risk: "needs_approval", why: "rated_changes" };
+    if (this.mode === "protective") return { risk: "needs_approval", why: "mutating" };
+    return base;
+  }
+
+  /**
+   * Judges one call with its real input and the session's answers. A one-off `allow` is used up
+   * here (the call is about to be made); a one-off `reject` too.
+   */
+  async judge(call: JudgeCall): Promise<Judgement> {
+    return this.judgeWith(call, true);
+  }
+
+  /** As `judge`, without using up one-off answers (for plans). */
+  async peek(call: JudgeCall): Promise<Judgement> {
+    return this.judgeWith(call, false);
+  }
+
+  private async judgeWith(call: JudgeCall, consume: boolean): Promise<Judgement> {
+    const a = await this.assess(call.tool, call.input, { sessionId: call.sessionId, sessionMetadata: call.sessionMetadata, callId: call.callId, command: call.command });
+    if (a.risk === "blocked") return { risk: "blocked", message: a.message };
+    if (a.risk === "denied") return { risk: "blocked", rejected: true, message: a.message };
+    const book = this.book(call.sessionId);
+    if (book.deniesAlways(call.command)) return { risk: "blocked", rejected: true, message: `${call.command} was refused for this session (reject_always)` };
+    if (a.risk !== "needs_approval") return { risk: a.risk, why: a.why };
+    if (consume ? book.useRefusal(call.command, call.input) : false) {
+      return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
+    }
+    if (book.allowsAlways(call.command)) return { risk: "needs_approval", why: a.why, approved: true };
+    const granted = consume ? book.useGrant(call.command, call.input) : book.hasGrant(call.command, call.input);
+    if (granted) return { risk: "needs_approval", why: a.why, approved: true };
+    return { risk: "needs_approval", why: a.why, message: a.message };
+  }
+
+  /** Raises (or reuses) the approval request of a stopped call; returns its id. */
+  async requestApproval(sessionId: string, c: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; callId: string; line?: number }): Promise<string> {
+    return this.book(sessionId).request({ tool: c.tool, toolName: c.toolName, input: c.input, why: c.why, line: c.line, toolCallId: c.callId }).id;
+  }
+}

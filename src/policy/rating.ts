@@ -1,0 +1,136 @@
+/**
+ * Ratings of tools that declare nothing about their risk: a decision service answers "does this
+ * tool change or delete anything outside the session?" with a probability; ≥ 0.5 makes the tool
+ * `rated_changes`. Rated once per tool name + hash of description and schema, cached.
+ *
+ * Rule source: seed "Tools in Shell" → Approvals ("such a tool is rated once the first time a
+ * script calls it … A rating only ever adds a question"); issue 4 → Ratings.
+ */
+import type { CatalogTool } from "../tool/index.js";
+import { hashOf } from "./canonical.js";
+
+/** What a decision service sees of a tool. */
+export interface RatedTool {
+  name: string;
+  source: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Answers the rating question with a probability in [0, 1]. */
+export interface DecisionService {
+  rateChanges(tool: RatedTool, signal?: AbortSignal): Promise<number>;
+}
+
+/** A stored rating. */
+export interface Rating {
+  key: string;
+  probability: number;
+  rated_at: string;
+  by: string;
+}
+
+/** Where ratings are kept (the session store persists them; default in memory). */
+export interface RatingCache {
+  get(key: string): Rating | undefined;
+  set(rating: Rating): void;
+}
+
+/** The threshold at and above which a rating adds a question. */
+export const RATED_CHANGES_AT = 0.5;
+
+/** The cache key of a tool: source, name and a hash of its description and schema. */
+export function ratingKey(tool: RatedTool): string {
+  return `${tool.source}/${tool.name}#${hashOf({ d: tool.description, s: tool.inputSchema })}`;
+}
+
+const CHANGE_WORDS = [
+  "add", "append", "approve", "archive", "assign", "book", "cancel", "charge", "close", "commit", "create", "delete",
+  "deploy", "destroy", "disable", "drop", "edit", "email", "enable", "execute", "grant", "insert", "install", "invite",
+  "kill", "merge", "modify", "move", "pay", "post", "publish", "purge", "push", "put", "refund", "reject", "remove",
+  "rename", "reset", "restart", "revoke", "run", "save", "schedule", "send", "set", "share", "start", "stop", "submit",
+  "transfer", "trigger", "truncate", "uninstall", "update", "upload", "upsert", "write", "toggle",
+];
+const READ_WORDS = [
+  "count", "describe", "echo", "fetch", "find", "get", "inspect", "list", "lookup", "preview", "query", "read",
+  "search", "show", "sum", "view", "check", "validate", "estimate", "explain", "summarize", "summarise", "compute",
+];
+
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean);
+}
+
+/**
+ * The offline default rater: deterministic, from the tool's name (its verb counts most), its
+ * description and its schema's field names. A change verb in the name → 0.85; a read verb in the
+ * name → 0.15 unless the description names a change (0.6); otherwise the description decides
+ * (0.7 with a change word, 0.2 with only read words, 0.4 with neither: a rating only adds a
+ * question where the tool looks like it changes things).
+ */
+export const offlineRater: DecisionService = {
+  async rateChanges(tool) {
+    const name = words(tool.name);
+    const desc = words(tool.description);
+    const hasChange = (ws: string[]) => ws.some((w) => CHANGE_WORDS.includes(w) || CHANGE_WORDS.some((c) => w === `${c}s` || w === `${c}d` || w === `${c}ed`));
+    const hasRead = (ws: string[]) => ws.some((w) => READ_WORDS.includes(w) || READ_WORDS.some((r) => w === `${r}s`));
+    if (name.length && CHANGE_WORDS.includes(name[0])) return 0.85;
+    if (hasChange(name) && !hasRead(name)) return 0.8;
+    if (hasRead(name)) return hasChange(desc.slice(0, 12)) ? 0.6 : 0.15;
+    if (hasChange(desc)) return 0.7;
+    if (hasRead(desc)) return 0.2;
+    return 0.4;
+  },
+};
+
+/** An in-memory rating cache. */
+export class MemoryRatingCache implements RatingCache {
+  private readonly map = new Map<string, Rating>();
+  get(key: string): Rating | undefined {
+    return this.map.get(key);
+  }
+  set(rating: Rating): void {
+    this.map.set(rating.key, rating);
+  }
+}
+
+/** Rates tools through a decision service, once per key; concurrent asks share one rating. */
+export class Rater {
+  private readonly inflight = new Map<string, Promise<number>>();
+  constructor(
+    readonly service: DecisionService,
+    readonly cache: RatingCache = new MemoryRatingCache(),
+    readonly by = "offline",
+  ) {}
+
+  /**
+   * The probability that `tool` changes things. A service failure rates it 0.5 (cautious) and is
+   * not cached, so a later call asks again.
+   */
+  async rate(tool: CatalogTool | RatedTool, signal?: AbortSignal): Promise<number> {
+    const t: RatedTool = { name: tool.name, source: tool.source, description: tool.description, inputSchema: tool.inputSchema };
+    const key = ratingKey(t);
+    const hit = this.cache.get(key);
+    if (hit) return hit.probability;
+    let p = this.inflight.get(key);
+    if (!p) {
+      p = (async () => {
+        try {
+          const v = await this.service.rateChanges(t, signal);
+          const probability = Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0.5;
+          this.cache.set({ key, probability, rated_at: new Date().toISOString(), by: this.by });
+          return probability;
+        } catch {
+          return 0.5;
+        } finally {
+          this.inflight.delete(key);
+        }
+      })();
+      this.inflight.set(key, p);
+    }
+    return p;
+  }
+}

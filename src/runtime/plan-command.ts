@@ -1,0 +1,68 @@
+/**
+ * `tools plan` inside the shell, and the preflight that stops a script before it starts.
+ *
+ * Rule source: seed "Tools in Shell" → Approvals (`tools plan <<'EOF' … EOF`; a literal call that
+ * needs approval stops the script before it starts, `before_start: true`); issue 4 → `tools plan`
+ * ("or a file path in the session filesystem").
+ */
+import type { Catalog } from "../catalog/index.js";
+import { planScript, type Policy } from "../policy/index.js";
+import type { CommandIo, SubcommandHandler } from "../shell/index.js";
+import { ToolCallError } from "../tool/index.js";
+import type { PreflightOutcome, Session } from "./session.js";
+import type { ShellCall } from "./shell-call.js";
+
+const USAGE = "Usage: tools plan <<'EOF' … EOF   or   tools plan FILE   — prints each tools call the script would make, with its risk; runs nothing\n";
+
+/** The `tools plan` handler of one shell call. */
+export function planCommand(policy: Policy, session: Session, call: ShellCall): SubcommandHandler {
+  return async (args: string[], io: CommandIo) => {
+    if (args[0] === "--help" || args[0] === "-h") return { stdout: USAGE, stderr: "", exitCode: 0 };
+    let script: string;
+    if (args.length > 0) {
+      if (args.length > 1) throw new ToolCallError("invalid_input", `tools plan takes one file or a script on stdin. ${USAGE.trim()}`);
+      try {
+        script = await io.fs.readFile(io.fs.resolvePath(io.cwd, args[0]));
+      } catch {
+        throw new ToolCallError("invalid_input", `tools plan: cannot read ${args[0]} in the session filesystem`);
+      }
+    } else {
+      script = io.stdin;
+      if (!script.trim()) throw new ToolCallError("invalid_input", `tools plan: no script on stdin. ${USAGE.trim()}`);
+    }
+    let plan;
+    try {
+      ({ plan } = await planScript(script, call.catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata }));
+    } catch (err) {
+      throw new ToolCallError("invalid_input", `tools plan: the script does not parse: ${(err as Error).message}`);
+    }
+    return { stdout: JSON.stringify(plan, null, 2) + "\n", stderr: "", exitCode: 0 };
+  };
+}
+
+/**
+ * Preflight: plans the script; the first literal call that needs approval (and has no answer
+ * covering it) raises an approval request and the script does not start.
+ * A script that does not parse is left to the engine (it reports the syntax error).
+ */
+export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session): Promise<PreflightOutcome> {
+  let calls;
+  try {
+    ({ calls } = await planScript(script, catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata }));
+  } catch {
+    return { lines: [] };
+  }
+  const lines = calls.filter((c) => c.input && c.resolved).map((c) => ({ command: c.tool, input: c.input!, line: c.line }));
+  const first = calls.find((c) => c.risk === "needs_approval" && c.input && c.resolved);
+  if (!first) return { lines };
+  const request = policy.book(session.id).request({
+    tool: first.tool,
+    toolName: first.resolved!.tool.name,
+    input: first.input!,
+    why: first.why,
+    line: first.line,
+    toolCallId: `preflight:line_${first.line}`,
+  });
+  session.emit({ type: "approval.requested", request_id: request.id, tool: first.tool, before_start: true, line: first.line });
+  return { lines, stop: { tool: first.tool, input: first.input!, line: first.line, why: first.why, requestId: request.id } };
+}

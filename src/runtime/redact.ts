@@ -1,0 +1,109 @@
+/**
+ * Redaction of secrets from config: the values of every server's `env` and `headers` (after
+ * `${VAR}` expansion) never appear in an event, a tool's output as the script sees it, or a
+ * shell call's result.
+ *
+ * Rule source: issue 5 → Events ("Secrets from config (`env`, `headers`) never appear in an event
+ * or an output: redact them"); seed "Tools" ("Do not return secrets ... redact tool outputs").
+ */
+import type { ToolOutput } from "../tool/index.js";
+import type { ToolshellConfig } from "./config.js";
+
+/** What a redacted secret is replaced with. */
+export const REDACTED = "[REDACTED]";
+
+/**
+ * Values shorter than this are not treated as secrets: redacting `true`, `1` or `dev` everywhere
+ * would mangle ordinary output, and such values are not credentials.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+/** Replaces known secrets in strings and in any JSON-like value. */
+export interface Redactor {
+  /** True when there is at least one secret to look for. */
+  readonly active: boolean;
+  /** `s` with every secret replaced by {@link REDACTED}. */
+  text(s: string): string;
+  /** A deep copy of `v` with secrets replaced in every string (keys included); `v` itself when nothing matched. */
+  value<T>(v: T): T;
+  /** A tool output with secrets replaced in its text, JSON value and raw return (media data left as is). */
+  output(o: ToolOutput): ToolOutput;
+}
+
+/**
+ * The secrets of a config: every `env` value of a stdio server and every `headers` value of an
+ * HTTP server, plus the token part of `Bearer …`/`Basic …`-style header values.
+ * Values shorter than {@link MIN_SECRET_LENGTH} characters are left out.
+ */
+export function configSecrets(config: Pick<ToolshellConfig, "servers">): string[] {
+  const out = new Set<string>();
+  const add = (v: unknown): void => {
+    if (typeof v !== "string") return;
+    const t = v.trim();
+    if (t.length >= MIN_SECRET_LENGTH) out.add(t);
+    const m = /^[A-Za-z-]+\s+(\S{8,})$/.exec(t);
+    if (m) out.add(m[1]);
+  };
+  for (const s of config.servers) {
+    if (s.type === "stdio") for (const v of Object.values(s.env)) add(v);
+    else for (const v of Object.values(s.headers)) add(v);
+  }
+  return [...out];
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A redactor over `secrets` (strings shorter than {@link MIN_SECRET_LENGTH} are ignored). Longer
+ * secrets are matched first so one that contains another is replaced whole. Also matches a
+ * secret as it appears inside a JSON string (quotes and backslashes escaped).
+ */
+export function createRedactor(secrets: Iterable<string>): Redactor {
+  const list = new Set<string>();
+  for (const s of secrets) {
+    if (typeof s !== "string" || s.length < MIN_SECRET_LENGTH) continue;
+    list.add(s);
+    const json = JSON.stringify(s).slice(1, -1);
+    if (json !== s) list.add(json);
+  }
+  const sorted = [...list].sort((a, b) => b.length - a.length);
+  const re = sorted.length ? new RegExp(sorted.map(escape).join("|"), "g") : undefined;
+  const text = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
+  const deep = (v: unknown, seen: WeakSet<object>): unknown => {
+    if (typeof v === "string") return text(v);
+    if (v === null || typeof v !== "object") return v;
+    if (seen.has(v)) return v;
+    seen.add(v);
+    if (Array.isArray(v)) return v.map((x) => deep(x, seen));
+    if (ArrayBuffer.isView(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[text(k)] = deep(x, seen);
+    return out;
+  };
+  const value = <T>(v: T): T => {
+    if (!re) return v;
+    // Cheap check first: most values hold no secret and are returned as they are.
+    let probe: string | undefined;
+    try {
+      probe = typeof v === "string" ? v : JSON.stringify(v);
+    } catch {
+      probe = undefined;
+    }
+    if (probe !== undefined && !new RegExp(re.source).test(probe)) return v;
+    return deep(v, new WeakSet()) as T;
+  };
+  return {
+    active: re !== undefined,
+    text,
+    value,
+    output(o) {
+      if (!re) return o;
+      return {
+        ...o,
+        ...(o.text !== undefined ? { text: text(o.text) } : {}),
+        ...(o.value !== undefined ? { value: value(o.value) } : {}),
+        ...(o.raw !== undefined ? { raw: value(o.raw) } : {}),
+      };
+    },
+  };
+}
