@@ -1,0 +1,227 @@
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { jqWorkerMain } from "./worker-main.js";
+
+/** One file or directory to place in the jq instance's filesystem for one run. */
+export interface JqStagedFile {
+  /** Absolute path, the same as in the session's virtual filesystem. */
+  path: string;
+  /** File bytes; absent for a directory. */
+  data?: Uint8Array;
+  /** True for a directory (created, left empty unless other entries fill it). */
+  dir?: boolean;
+}
+
+/** One jq run: argv as jq's `main` sees it, plus everything it may read. */
+export interface JqRunRequest {
+  /** Full argv, `argv[0]` = "jq". */
+  argv: string[];
+  /** Absolute working directory (relative paths in argv resolve against it). */
+  cwd: string;
+  /** Files named by argv (inputs, -f program, --rawfile/--slurpfile, -L modules). */
+  files: JqStagedFile[];
+  /** Bytes served on jq's real stdin (only used when argv cannot name a stdin file). */
+  stdin: Uint8Array | null;
+  /** `NAME=value` strings jq sees as its environment when `useEnv` is set. */
+  env: string[];
+  /** Whether the program may read the environment (`env`, `$ENV`). */
+  useEnv: boolean;
+  /** Cap on stdout+stderr bytes; past it the run stops with exit 2. */
+  maxOutput: number;
+  /** Wall-clock budget in ms; past it the worker is ended and the run fails with 124. */
+  timeoutMs: number;
+  /** Cancels the run (the worker is ended); the run fails with 130. */
+  signal?: AbortSignal;
+}
+
+/** What a jq run produced. */
+export interface JqRunResult {
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  exitCode: number;
+  /** Size of the wasm heap after the run, bytes (diagnostics, benchmarks). */
+  heapBytes?: number;
+}
+
+interface Pending {
+  req: JqRunRequest;
+  resolve: (r: JqRunResult) => void;
+}
+
+const enc = new TextEncoder();
+const failure = (message: string, exitCode: number): JqRunResult => ({
+  stdout: new Uint8Array(0),
+  stderr: enc.encode(message),
+  exitCode,
+});
+
+/**
+ * Runs jq 1.7.1 (the `jq-web` package: real jq compiled to WebAssembly) in one worker
+ * thread, one run at a time, in arrival order.
+ *
+ * Why a worker: a wasm call is synchronous, so a runaway program (`repeat(1)`,
+ * `range(1e12)`) would freeze every session of the process; in a worker it is ended
+ * at its time budget. Why one run at a time: the wasm instance has global state (its
+ * C stdio, its filesystem), so concurrent callers (several sessions, or a call made
+ * while another is in flight) are queued instead of interleaved. Memory stays bounded:
+ * the worker drops an instance whose heap passed `maxHeapBytes` or that served
+ * `maxCallsPerInstance` runs.
+ */
+export class JqEngine {
+  private worker: Worker | null = null;
+  private ready: Promise<void> | null = null;
+  private queue: Pending[] = [];
+  private busy = false;
+  private nextId = 1;
+  private readonly jsPath: string;
+  private readonly wasmPath: string;
+
+  /**
+   * @param options.maxHeapBytes heap size (bytes) past which an instance is replaced; default 64 MiB
+   * @param options.maxCallsPerInstance runs after which an instance is replaced; default 5000
+   * @throws Error when the `jq-web` package cannot be resolved
+   */
+  constructor(private readonly options: { maxHeapBytes?: number; maxCallsPerInstance?: number } = {}) {
+    const require = createRequire(import.meta.url);
+    this.jsPath = require.resolve("jq-web/jq.js");
+    this.wasmPath = path.join(path.dirname(this.jsPath), "jq.wasm");
+  }
+
+  /**
+   * Run jq once. Never rejects: engine failures come back as a non-zero exit code and a
+   * `jq: error: …` line on stderr.
+   */
+  run(req: JqRunRequest): Promise<JqRunResult> {
+    return new Promise((resolve) => {
+      this.queue.push({ req, resolve });
+      void this.pump();
+    });
+  }
+
+  /** End the worker (a later `run` starts a new one). */
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    this.ready = null;
+    if (w) await w.terminate();
+  }
+
+  private start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const code = `var __name = (f) => f;\n(${jqWorkerMain.toString()})();`;
+    const w = new Worker(code, {
+      eval: true,
+      workerData: {
+        jsPath: this.jsPath,
+        wasmPath: this.wasmPath,
+        maxHeapBytes: this.options.maxHeapBytes ?? 64 * 1024 * 1024,
+        maxCallsPerInstance: this.options.maxCallsPerInstance ?? 5000,
+      },
+      // jq-web's glue reads nothing from stdin/stdout of the process; keep them detached.
+      stdout: true,
+      stderr: true,
+      execArgv: [],
+    });
+    w.unref();
+    this.worker = w;
+    this.ready = new Promise<void>((resolve, reject) => {
+      const onMsg = (m: { ready?: boolean }) => {
+        if (m && m.ready) {
+          w.off("message", onMsg);
+          resolve();
+        }
+      };
+      w.on("message", onMsg);
+      w.once("error", (e) => reject(e));
+      w.once("exit", () => {
+        if (this.worker === w) {
+          this.worker = null;
+          this.ready = null;
+        }
+        reject(new Error("jq worker exited"));
+      });
+    });
+    this.ready.catch(() => {});
+    return this.ready;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.busy) return;
+    const next = this.queue.shift();
+    if (!next) return;
+    this.busy = true;
+    try {
+      next.resolve(await this.runOne(next.req));
+    } finally {
+      this.busy = false;
+      void this.pump();
+    }
+  }
+
+  private async runOne(req: JqRunRequest): Promise<JqRunResult> {
+    if (req.signal?.aborted) return failure("jq: interrupted\n", 130);
+    try {
+      await this.start();
+    } catch (e) {
+      this.worker = null;
+      this.ready = null;
+      return failure(`jq: error: could not start jq: ${(e as Error).message}\n`, 2);
+    }
+    const w = this.worker;
+    if (!w) return failure("jq: error: could not start jq\n", 2);
+    const id = this.nextId++;
+    w.ref();
+    try {
+      return await new Promise<JqRunResult>((resolve) => {
+        let done = false;
+        const finish = (r: JqRunResult) => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          w.off("message", onMsg);
+          w.off("exit", onExit);
+          req.signal?.removeEventListener("abort", onAbort);
+          resolve(r);
+        };
+        const kill = (r: JqRunResult) => {
+          finish(r);
+          if (this.worker === w) {
+            this.worker = null;
+            this.ready = null;
+          }
+          void w.terminate();
+        };
+        const onMsg = (m: any) => {
+          if (!m || m.id !== id) return;
+          if (m.fatal) {
+            kill(failure(`jq: error: internal failure: ${String(m.fatal).split("\n")[0]}\n`, 5));
+            return;
+          }
+          finish({ stdout: m.stdout, stderr: m.stderr, exitCode: m.exitCode, heapBytes: m.heapBytes });
+        };
+        const onExit = () => finish(failure("jq: error: jq worker stopped\n", 5));
+        const onAbort = () => kill(failure("jq: interrupted\n", 130));
+        const timer = setTimeout(
+          () => kill(failure(`jq: error: time limit exceeded (${Math.round(req.timeoutMs)} ms)\n`, 124)),
+          Math.max(1, req.timeoutMs),
+        );
+        w.on("message", onMsg);
+        w.once("exit", onExit);
+        req.signal?.addEventListener("abort", onAbort, { once: true });
+        const { signal: _s, timeoutMs: _t, ...msg } = req;
+        w.postMessage({ id, ...msg });
+      });
+    } finally {
+      w.unref();
+    }
+  }
+}
+
+let shared: JqEngine | null = null;
+
+/** The process-wide jq engine (one worker shared by every session). */
+export function sharedJqEngine(): JqEngine {
+  if (!shared) shared = new JqEngine();
+  return shared;
+}

@@ -1,0 +1,356 @@
+/**
+ * The body of the jq worker thread.
+ *
+ * `jqWorkerMain` is serialised with `Function.prototype.toString()` and run as the
+ * source of a `worker_threads` Worker (`eval: true`), so it must stay self-contained:
+ * no imports, no references to anything outside its own body (it uses `require`, which
+ * an eval worker has).
+ *
+ * What it does: loads jq-web's Emscripten glue (jq 1.7.1 compiled to WebAssembly)
+ * without letting the glue start an instance of its own, instantiates the wasm itself
+ * with a few imports replaced, and answers run requests one at a time:
+ * - `exit`/`proc_exit` throw a private exception, so jq's exit status comes back
+ *   without touching `process.exitCode`;
+ * - `environ_get`/`environ_sizes_get` serve the session's exported variables (UTF-8),
+ *   so `env`/`$ENV` see the shell's environment and never the host's;
+ * - `_tzset_js`/`_localtime_js` are UTC, like just-bash's `date` (no host time zone);
+ * - stdout/stderr are char devices that copy whole chunks into JS and stop the run
+ *   once the output cap is passed.
+ * Files named on the command line are staged into the instance's in-memory FS at the
+ * same absolute paths as in the session's virtual filesystem, and removed after the run.
+ * An instance that hit an abnormal end (trap, output cap, stdin left half-read), grew
+ * its heap past the limit, or served too many calls is dropped and a new one is made.
+ */
+export function jqWorkerMain(): void {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const wt = require("node:worker_threads");
+  const nodeFs = require("node:fs");
+  const vm = require("node:vm");
+  const nodePath = require("node:path");
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const parentPort = wt.parentPort;
+  const data = wt.workerData as {
+    jsPath: string;
+    wasmPath: string;
+    maxHeapBytes: number;
+    maxCallsPerInstance: number;
+  };
+
+  // Load the Emscripten factory: run jq.js as a CommonJS body whose `module.exports`
+  // setter keeps the first value (the factory) and stops the file right there, before
+  // it creates the default instance of its own.
+  const src: string = nodeFs.readFileSync(data.jsPath, "utf8");
+  const STOP = { stop: true };
+  let factory: any = null;
+  const fakeModule: any = {};
+  Object.defineProperty(fakeModule, "exports", {
+    get() {
+      return {};
+    },
+    set(v: unknown) {
+      factory = v;
+      throw STOP;
+    },
+  });
+  const body = vm.compileFunction(src, ["exports", "require", "module", "__filename", "__dirname"], {
+    filename: data.jsPath,
+  });
+  try {
+    body.call({}, {}, require, fakeModule, data.jsPath, nodePath.dirname(data.jsPath));
+  } catch (e) {
+    if (e !== STOP) throw e;
+  }
+  if (typeof factory !== "function") throw new Error("jq-web: could not load the jq factory");
+  const wasmModule = new WebAssembly.Module(nodeFs.readFileSync(data.wasmPath));
+  const enc = new TextEncoder();
+
+  class JqExit {
+    constructor(public code: number) {}
+  }
+  class OutputLimit {
+    constructor(public which: string) {}
+  }
+
+  interface Sink {
+    chunks: Uint8Array[];
+    bytes: number;
+  }
+  interface Inst {
+    FS: any;
+    ex: any;
+    envKey: string;
+    calls: number;
+    broken: boolean;
+    out: Sink;
+    err: Sink;
+    maxOutput: number;
+  }
+
+  async function createInstance(envStrings: string[], envKey: string): Promise<Inst> {
+    const envBytes = envStrings.map((s) => enc.encode(s));
+    let ex: any = null;
+    const inst: Inst = {
+      FS: null,
+      ex: null,
+      envKey,
+      calls: 0,
+      broken: false,
+      out: { chunks: [], bytes: 0 },
+      err: { chunks: [], bytes: 0 },
+      maxOutput: Infinity,
+    };
+    const mem = () => ex.memory.buffer as ArrayBuffer;
+    const writeCString = (ptr: number, s: string) => {
+      const b = enc.encode(s);
+      const u8 = new Uint8Array(mem());
+      u8.set(b, ptr);
+      u8[ptr + b.length] = 0;
+    };
+    const M = await factory({
+      noInitialRun: true,
+      preRun: [],
+      print: () => {},
+      printErr: () => {},
+      instantiateWasm(imports: any, receive: (i: WebAssembly.Instance, m: WebAssembly.Module) => void) {
+        const env = imports.env;
+        const wasi = imports.wasi_snapshot_preview1;
+        const gmtime = env._gmtime_js;
+        wasi.environ_sizes_get = (pCount: number, pSize: number) => {
+          const v = new DataView(mem());
+          v.setUint32(pCount, envBytes.length, true);
+          v.setUint32(pSize, envBytes.reduce((n, b) => n + b.length + 1, 0), true);
+          return 0;
+        };
+        wasi.environ_get = (pEnv: number, pBuf: number) => {
+          const v = new DataView(mem());
+          const u8 = new Uint8Array(mem());
+          let at = pBuf;
+          envBytes.forEach((b, i) => {
+            v.setUint32(pEnv + i * 4, at, true);
+            u8.set(b, at);
+            u8[at + b.length] = 0;
+            at += b.length + 1;
+          });
+          return 0;
+        };
+        const exit = (code: number) => {
+          throw new JqExit(code);
+        };
+        env.exit = exit;
+        wasi.proc_exit = exit;
+        env._tzset_js = (tz: number, daylight: number, stdName: number, dstName: number) => {
+          const v = new DataView(mem());
+          v.setUint32(tz, 0, true);
+          v.setInt32(daylight, 0, true);
+          writeCString(stdName, "UTC");
+          writeCString(dstName, "UTC");
+        };
+        env._localtime_js = (time: bigint, tm: number) => {
+          gmtime(time, tm);
+          const v = new DataView(mem());
+          v.setInt32(tm + 32, 0, true); // tm_isdst
+          v.setInt32(tm + 36, 0, true); // tm_gmtoff
+        };
+        const instance = new WebAssembly.Instance(wasmModule, imports);
+        ex = instance.exports;
+        receive(instance, wasmModule);
+        return {};
+      },
+    });
+    if (!M.FS) throw new Error("jq-web is not patched (patches/jq-web+0.6.2.patch): run `npx patch-package`");
+    inst.FS = M.FS;
+    inst.ex = ex;
+    const FS = M.FS;
+    let major = 90;
+    for (const [name, sink] of [
+      ["jqout", inst.out],
+      ["jqerr", inst.err],
+    ] as Array<[string, Sink]>) {
+      const dev = FS.makedev(major++, 0);
+      FS.registerDevice(dev, {
+        open() {},
+        close() {},
+        read() {
+          return 0;
+        },
+        write(_stream: unknown, buffer: Uint8Array, offset: number, length: number) {
+          if (length <= 0) return 0;
+          sink.chunks.push(buffer.slice(offset, offset + length));
+          sink.bytes += length;
+          if (inst.out.bytes + inst.err.bytes > inst.maxOutput) throw new OutputLimit(name);
+          return length;
+        },
+      });
+      FS.mkdev("/dev/" + name, dev);
+    }
+    return inst;
+  }
+
+  interface StagedFile {
+    path: string;
+    data?: Uint8Array;
+    dir?: boolean;
+  }
+  interface RunRequest {
+    id: number;
+    argv: string[];
+    cwd: string;
+    files: StagedFile[];
+    stdin: Uint8Array | null;
+    env: string[];
+    useEnv: boolean;
+    maxOutput: number;
+  }
+
+  const pool: Inst[] = [];
+  const neutralEnv = ["HOME=/", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"];
+
+  async function getInstance(req: RunRequest): Promise<Inst> {
+    const envStrings = req.useEnv ? req.env : neutralEnv;
+    const key = req.useEnv ? "env:" + envStrings.join("\0") : "neutral";
+    // A program that never reads the environment can run on any instance.
+    const i = req.useEnv ? pool.findIndex((p) => p.envKey === key) : pool.length ? 0 : -1;
+    if (i >= 0) {
+      const found = pool[i];
+      pool.splice(i, 1);
+      pool.unshift(found);
+      return found;
+    }
+    const inst = await createInstance(envStrings, key);
+    pool.unshift(inst);
+    while (pool.length > 2) pool.pop();
+    return inst;
+  }
+
+  function concat(chunks: Uint8Array[], total: number): Uint8Array {
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  }
+
+  function runOn(inst: Inst, req: RunRequest) {
+    const FS = inst.FS;
+    const ex = inst.ex;
+    inst.out.chunks = [];
+    inst.out.bytes = 0;
+    inst.err.chunks = [];
+    inst.err.bytes = 0;
+    inst.maxOutput = req.maxOutput;
+    inst.calls++;
+    const createdFiles: string[] = [];
+    const createdDirs: string[] = [];
+    const mkdirs = (dir: string) => {
+      const parts = dir.split("/").filter(Boolean);
+      let cur = "";
+      for (const p of parts) {
+        cur += "/" + p;
+        const look = FS.analyzePath(cur);
+        if (!look.exists) {
+          FS.mkdir(cur);
+          createdDirs.push(cur);
+        }
+      }
+    };
+    let exitCode: number;
+    const sp = ex.emscripten_stack_get_current();
+    try {
+      // fds 0,1,2: stdin (only used in --args mode without files), stdout, stderr
+      for (const s of FS.streams) if (s) FS.close(s);
+      if (req.stdin) {
+        const p = "/dev/shm/tmp/.jq-stdin";
+        FS.writeFile(p, req.stdin);
+        FS.open(p, "r");
+        FS.unlink(p);
+        inst.broken = true; // C stdin keeps its buffer: never reuse this instance
+      } else {
+        FS.open("/dev/null", "r");
+      }
+      FS.open("/dev/jqout", "w");
+      FS.open("/dev/jqerr", "w");
+      mkdirs(req.cwd);
+      for (const f of req.files) {
+        if (f.dir) {
+          mkdirs(f.path);
+        } else if (f.data) {
+          mkdirs(nodePath.posix.dirname(f.path));
+          if (!FS.analyzePath(f.path).exists) {
+            FS.writeFile(f.path, f.data);
+            createdFiles.push(f.path);
+          }
+        }
+      }
+      FS.chdir(req.cwd);
+      const ptrs: number[] = [];
+      for (const a of req.argv) {
+        const b = enc.encode(a);
+        const p = ex._emscripten_stack_alloc(b.length + 1);
+        const u8 = new Uint8Array(ex.memory.buffer);
+        u8.set(b, p);
+        u8[p + b.length] = 0;
+        ptrs.push(p);
+      }
+      const argvPtr = ex._emscripten_stack_alloc(4 * (ptrs.length + 1));
+      const v = new DataView(ex.memory.buffer);
+      ptrs.forEach((p, i) => v.setUint32(argvPtr + 4 * i, p, true));
+      v.setUint32(argvPtr + 4 * ptrs.length, 0, true);
+      exitCode = ex.__main_argc_argv(ptrs.length, argvPtr);
+    } catch (e) {
+      if (e instanceof JqExit) {
+        exitCode = e.code;
+      } else if (e instanceof OutputLimit) {
+        inst.broken = true;
+        exitCode = 2;
+        inst.err.chunks.push(enc.encode("jq: error: output limit exceeded\n"));
+        inst.err.bytes += 33;
+      } else {
+        inst.broken = true;
+        exitCode = 5;
+        const msg = "jq: error: internal failure: " + String((e as Error)?.message ?? e) + "\n";
+        const b = enc.encode(msg);
+        inst.err.chunks.push(b);
+        inst.err.bytes += b.length;
+      }
+    } finally {
+      try {
+        ex._emscripten_stack_restore(sp);
+      } catch {}
+      try {
+        FS.chdir("/");
+        for (const f of createdFiles.reverse()) FS.unlink(f);
+        for (const d of createdDirs.reverse()) FS.rmdir(d);
+      } catch {
+        inst.broken = true;
+      }
+    }
+    const heap = (ex.memory.buffer as ArrayBuffer).byteLength;
+    if (heap > data.maxHeapBytes || inst.calls >= data.maxCallsPerInstance) inst.broken = true;
+    return {
+      stdout: concat(inst.out.chunks, inst.out.bytes),
+      stderr: concat(inst.err.chunks, inst.err.bytes),
+      exitCode,
+      heapBytes: heap,
+    };
+  }
+
+  let chain: Promise<void> = Promise.resolve();
+  parentPort.on("message", (req: RunRequest) => {
+    chain = chain.then(async () => {
+      try {
+        const inst = await getInstance(req);
+        const res = runOn(inst, req);
+        if (inst.broken) {
+          const i = pool.indexOf(inst);
+          if (i >= 0) pool.splice(i, 1);
+        }
+        parentPort.postMessage({ id: req.id, ...res }, [res.stdout.buffer, res.stderr.buffer]);
+      } catch (e) {
+        parentPort.postMessage({ id: req.id, fatal: String((e as Error)?.stack ?? e) });
+      }
+    });
+  });
+  parentPort.postMessage({ ready: true });
+}

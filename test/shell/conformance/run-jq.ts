@@ -1,0 +1,56 @@
+/**
+ * Replays jq vectors through our shell and reports the match rate (used by the test and
+ * by `node --import tsx test/shell/conformance/run-jq.ts` for a readable diff list).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { makeShell, shq, writeFiles } from "../harness.js";
+import { compareOutcome, type Outcome } from "./compare.js";
+import type { JqCase } from "./jq-cases.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export interface JqVector extends JqCase {
+  expected: Outcome;
+}
+
+/** Load the committed vectors. */
+export function loadJqVectors(): JqVector[] {
+  return JSON.parse(readFileSync(path.join(here, "jq-vectors.json"), "utf8")).vectors;
+}
+
+/** Deliberate differences: vector name → reason (docs/shell.md lists the same). */
+export function loadJqDifferences(): Record<string, string> {
+  return JSON.parse(readFileSync(path.join(here, "jq-differences.json"), "utf8"));
+}
+
+/** Run one vector through a fresh shell; `jq` is invoked as a shell command line. */
+export async function runJqVector(v: JqCase): Promise<Outcome> {
+  const bash = makeShell();
+  await writeFiles(bash, v.files ?? {});
+  const exports = Object.entries(v.env ?? {})
+    .map(([k, val]) => `export ${k}=${shq(val)}; `)
+    .join("");
+  const r = await bash.exec(`${exports}jq ${v.args.map(shq).join(" ")}`, { stdin: v.stdin ?? "", rawScript: true });
+  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+}
+
+/** Run all vectors; returns the mismatches. */
+export async function runAllJq(vectors: JqVector[]): Promise<Array<{ name: string; why: string }>> {
+  const bad: Array<{ name: string; why: string }> = [];
+  for (const v of vectors) {
+    const actual = await runJqVector(v);
+    const cmp = compareOutcome(v.expected, actual);
+    if (!cmp.ok) bad.push({ name: v.name, why: cmp.why });
+  }
+  return bad;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const vectors = loadJqVectors();
+  const bad = await runAllJq(vectors);
+  for (const b of bad) console.log(`${b.name}\n    ${b.why}`);
+  console.log(`${vectors.length - bad.length}/${vectors.length} match`);
+  process.exit(0);
+}
