@@ -20,6 +20,7 @@
  */
 import { createHash } from "node:crypto";
 import type { IFileSystem } from "just-bash";
+import { canonicalJson } from "../policy/index.js";
 import type { ToolOutput } from "../tool/index.js";
 import type { DoneCall, SessionEvent, ShellResult } from "./types.js";
 
@@ -31,7 +32,7 @@ export interface RecordedCall {
   callId: string;
   /** `tools <server> <tool>` as the catalog spells it. */
   command: string;
-  /** {@link canonicalJson} of the checked input. */
+  /** Canonical JSON (policy's `canonicalJson`) of the checked input. */
   inputKey: string;
   /** The output (without `raw`), after redaction. */
   output: ToolOutput;
@@ -116,21 +117,7 @@ export interface Replayer {
   take(index: number, command: string, input: Record<string, unknown>): Replayed | undefined;
 }
 
-/** JSON with object keys sorted at every level: equal inputs give equal strings whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  const norm = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(norm);
-    if (v && typeof v === "object") {
-      const out: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) out[k] = norm((v as Record<string, unknown>)[k]);
-      return out;
-    }
-    return v;
-  };
-  return JSON.stringify(norm(value)) ?? "null";
-}
-
-/** SHA-256 hex of {@link canonicalJson} of `value`. */
+/** SHA-256 hex of the canonical JSON of `value` (keys sorted at every depth). */
 export function requestHash(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
@@ -162,4 +149,118 @@ export function stepErrorResult(toolCallId: string, message: string): ShellResul
 export function waitingRequestId(result: ShellResult): string | undefined {
   const s = result.tools?.stopped;
   return s && s.reason === "needs_approval" && s.before_start ? s.request_id : undefined;
+}
+
+/** What the step logic needs from a session. */
+export interface DurableSessionView {
+  readonly id: string;
+  readonly store: SessionStore;
+  files(): SessionFiles;
+  /** Allocates the next shell call id (`call_bash_<n>`). */
+  nextToolCallId(): string;
+  /** Shell calls allocated so far. */
+  shellCallCount(): number;
+  emit(event: Record<string, unknown> & { type: string }): void;
+  /** Ids of the session's pending approval requests, when the policy can say. */
+  pendingApprovalIds(): Promise<string[] | undefined>;
+}
+
+/** What a shell call needs to run as (part of) a durable step. */
+export interface DurableRun {
+  toolCallId: string;
+  replayer?: Replayer;
+}
+
+/**
+ * Runs one shell call as a durable step (see the file comment). `run` runs the shell call with
+ * the given id and replayer. Never throws: store failures are reported as an event and the shell
+ * call runs without durability rather than not at all.
+ */
+export async function runShellStep(
+  view: DurableSessionView,
+  request: { script: string; stdin?: string; stepId?: string },
+  run: (durable: DurableRun) => Promise<ShellResult>,
+): Promise<ShellResult> {
+  const { store } = view;
+  const req = { script: request.script, stdin: request.stdin ?? "" };
+  const hash = requestHash(req);
+  let toolCallId: string | undefined;
+  let attempt = 1;
+  let replayer: Replayer | undefined;
+  let result: ShellResult | undefined;
+  try {
+    if (request.stepId) {
+      const prev = await store.getStep(view.id, request.stepId);
+      if (prev) {
+        if (prev.kind !== "shell" || prev.requestHash !== hash) {
+          return stepErrorResult(prev.toolCallId, `step ${request.stepId} was recorded with another ${prev.kind === "shell" ? "script" : "kind of step"}; use a new step id`);
+        }
+        if (prev.status === "completed") {
+          view.emit({ type: "step.replayed", step_id: prev.stepId, tool_call_id: prev.toolCallId });
+          return prev.result as ShellResult;
+        }
+        if (prev.status === "waiting_approval" && prev.requestId) {
+          const pending = await view.pendingApprovalIds();
+          if (pending?.includes(prev.requestId)) {
+            view.emit({ type: "step.waiting", step_id: prev.stepId, tool_call_id: prev.toolCallId, request_id: prev.requestId });
+            return prev.result as ShellResult;
+          }
+        }
+        toolCallId = prev.toolCallId;
+        attempt = prev.attempt + 1;
+        if (prev.status === "running") replayer = createReplayer(await store.recordedCalls(view.id, prev.toolCallId));
+        view.emit({ type: "step.resumed", step_id: prev.stepId, tool_call_id: prev.toolCallId, attempt, after: prev.status === "running" ? "interrupted" : "approval" });
+      }
+    }
+    toolCallId ??= view.nextToolCallId();
+    const stepId = request.stepId ?? toolCallId;
+    await store.beginStep(
+      { sessionId: view.id, stepId, kind: "shell", toolCallId, requestHash: hash, request: req, status: "running", attempt, startedAt: new Date().toISOString() },
+      view.shellCallCount(),
+    );
+    result = await run({ toolCallId, replayer });
+    const requestId = waitingRequestId(result);
+    await store.endStep({ sessionId: view.id, stepId, status: requestId ? "waiting_approval" : "completed", result, requestId, files: view.files() });
+    return result;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    view.emit({ type: "store.failed", tool_call_id: toolCallId, message });
+    // After the shell call ran, its result stands even if it could not be recorded. Before, the
+    // step does not run: running it blind could run a completed step twice.
+    if (result) return result;
+    const line = JSON.stringify({ error: { code: "unavailable", message: `the session store failed: ${message}`, retryable: true } }) + "\n";
+    return { stdout: "", stderr: line, exit_code: 1, success: false, tool_call_id: toolCallId ?? "call_bash_0" };
+  }
+}
+
+/**
+ * Runs `fn` as a durable step of any kind (e.g. a direct tool call): a completed step returns its
+ * recorded result (JSON round-tripped) without calling `fn`; otherwise `fn` runs and its result
+ * is recorded with the session's files. `request` identifies what the step does: asking again
+ * with another request rejects.
+ * @throws Error when the step id was recorded with another request; whatever `fn` throws (the
+ *         step then stays `running` and runs again when asked again).
+ */
+export async function runStep<T>(view: DurableSessionView, stepId: string, kind: string, request: unknown, fn: () => Promise<T>): Promise<T> {
+  const { store } = view;
+  const hash = requestHash({ kind, request });
+  const prev = await store.getStep(view.id, stepId);
+  let attempt = 1;
+  if (prev) {
+    if (prev.requestHash !== hash) throw new Error(`step ${stepId} was recorded with another request; use a new step id`);
+    if (prev.status === "completed") {
+      view.emit({ type: "step.replayed", step_id: stepId, tool_call_id: prev.toolCallId });
+      return prev.result as T;
+    }
+    attempt = prev.attempt + 1;
+    view.emit({ type: "step.resumed", step_id: stepId, tool_call_id: prev.toolCallId, attempt, after: "interrupted" });
+  }
+  await store.beginStep(
+    { sessionId: view.id, stepId, kind, toolCallId: stepId, requestHash: hash, request, status: "running", attempt, startedAt: new Date().toISOString() },
+    view.shellCallCount(),
+  );
+  const result = await fn();
+  const recorded = result === undefined ? undefined : (JSON.parse(JSON.stringify(result)) as T);
+  await store.endStep({ sessionId: view.id, stepId, status: "completed", result: recorded, files: view.files() });
+  return recorded as T;
 }

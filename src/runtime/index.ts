@@ -9,3 +9,7 @@ export { parseConfig, readConfigFile, findConfigFile, DEFAULT_CALL_LIMIT, DEFAUL
 export type { ToolshellConfig, ApprovalConfig } from "./config.js";
 export { previewInput, trimResult, INPUT_PREVIEW_CHARS } from "./preview.js";
 export type * from "./types.js";
+export { runShellStep, runStep, requestHash, createReplayer, waitingRequestId } from "./durable.js";
+export type { SessionStore, SessionSnapshot, SessionFiles, StepRecord, StepStatus, RecordedCall, Replayed, Replayer, DurableRun } from "./durable.js";
+export { createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "./redact.js";
+export type { Redactor } from "./redact.js";

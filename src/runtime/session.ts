@@ -6,9 +6,11 @@
  * persist, files do; the `bash` result and its report); DESIGN.md "The path of one nested call".
  */
 import { Catalog } from "../catalog/index.js";
-import { createEngine, errorLine, runInScope, type Engine, type SubcommandHandler } from "../shell/index.js";
+import { createEngine, errorLine, runInScope, WORKDIR, type Engine, type SubcommandHandler } from "../shell/index.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type Skill, type ToolSource } from "../tool/index.js";
 import type { ApprovalRequest, CallJudge, Decision, Policy } from "../policy/index.js";
+import { runShellStep, runStep, type DurableRun, type DurableSessionView, type SessionStore } from "./durable.js";
+import type { Redactor } from "./redact.js";
 import { ShellCall } from "./shell-call.js";
 import type { Hooks, SessionEvent, ShellResult, StopReport } from "./types.js";
 
@@ -29,6 +31,12 @@ export interface SessionHost {
   /** Preflight of a script before it starts (issue 4); undefined = no preflight. */
   preflight?(script: string, catalog: Catalog, session: Session): Promise<PreflightOutcome>;
   onEvent?(event: SessionEvent): void;
+  /** Durable state (issue 5): files, events, steps. Absent = everything in memory. */
+  store?: SessionStore;
+  /** Sources of one session (its agent's saved scripts), after the shared ones. */
+  sessionSources?(session: Session): ToolSource[];
+  /** Removes config secrets from events, tool outputs and results. */
+  redactor?: Redactor;
 }
 
 /** What preflight decided. */
@@ -49,6 +57,14 @@ export interface BashOptions {
   stdin?: string;
   /** Aborts the shell call from outside. */
   signal?: AbortSignal;
+  /**
+   * A stable id making this shell call a durable step (with a store): asked again, a completed
+   * step returns its recorded result without running; an interrupted one runs again, replaying
+   * the nested calls that completed (see durable.ts).
+   */
+  stepId?: string;
+  /** @internal Set by the step logic: the shell call id and the replay of an earlier attempt. */
+  durable?: DurableRun;
 }
 
 /** A session of one agent: filesystem, events, shell calls. */
@@ -59,18 +75,63 @@ export class Session {
   readonly events: SessionEvent[] = [];
   private shellCalls = 0;
   private readonly host: SessionHost;
+  /** Resolves when the store has restored the session (at once without a store). Never rejects. */
+  readonly ready: Promise<void>;
 
   constructor(id: string, host: SessionHost, metadata: Record<string, unknown> = {}, engine?: Engine) {
     this.id = id;
     this.host = host;
     this.metadata = metadata;
     this.engine = engine ?? createEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000 });
+    this.ready = this.restore();
+  }
+
+  /** Opens the session in the store: its metadata, shell-call count and files come back. */
+  private async restore(): Promise<void> {
+    const store = this.host.store;
+    if (!store) return;
+    try {
+      const snap = await store.openSession({ id: this.id, metadata: this.metadata, files: this.durableView().files() });
+      for (const [k, v] of Object.entries(snap.metadata)) if (!(k in this.metadata)) this.metadata[k] = v;
+      this.shellCalls = Math.max(this.shellCalls, snap.shellCalls);
+    } catch (err) {
+      this.emit({ type: "store.failed", message: `restoring the session: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  }
+
+  /** The session as the durable-step logic sees it. */
+  private durableView(): DurableSessionView {
+    return {
+      id: this.id,
+      store: this.host.store!,
+      files: () => ({ fs: this.engine.fs, exclude: this.host.workspaceDir ? [WORKDIR] : [] }),
+      nextToolCallId: () => `call_bash_${++this.shellCalls}`,
+      shellCallCount: () => this.shellCalls,
+      emit: (e) => this.emit(e),
+      pendingApprovalIds: async () => (this.host.policy ? this.pendingApprovals().map((r) => r.id) : undefined),
+    };
+  }
+
+  /**
+   * Runs `fn` as a durable step (e.g. a direct tool call): completed once, it is never run
+   * again and its recorded result (JSON) is returned. Without a store, `fn` just runs.
+   * `request` identifies the work (asking again with another request throws).
+   * @throws whatever `fn` throws; Error when the step id was recorded with another request.
+   */
+  async step<T>(stepId: string, request: unknown, fn: () => Promise<T>, kind = "step"): Promise<T> {
+    await this.ready;
+    if (!this.host.store) return fn();
+    return runStep(this.durableView(), stepId, kind, request, fn);
   }
 
   /** Records an event in the session timeline (and hands it to the host's listener). */
   emit(event: Record<string, unknown> & { type: string }): void {
-    const e = { session_id: this.id, at: new Date().toISOString(), ...event } as SessionEvent;
+    let e = { session_id: this.id, at: new Date().toISOString(), ...event } as SessionEvent;
+    if (this.host.redactor) e = this.host.redactor.value(e);
     this.events.push(e);
+    try {
+      this.host.store?.appendEvent(e);
+    } catch {}
     try {
       this.host.onEvent?.(e);
     } catch {}
@@ -125,7 +186,8 @@ export class Session {
 
   /** A fresh catalog over the current sources (rebuilt for every shell call). */
   catalog(): Catalog {
-    return new Catalog(this.host.sources());
+    const own = this.host.sessionSources?.(this);
+    return new Catalog(own?.length ? [...this.host.sources(), ...own] : this.host.sources());
   }
 
   /**
@@ -133,7 +195,11 @@ export class Session {
    * stderr and (when it stopped or failed after changing something) its `tools` report.
    */
   async bash(script: string, options: BashOptions = {}): Promise<ShellResult> {
-    const id = `call_bash_${++this.shellCalls}`;
+    await this.ready;
+    if (this.host.store && !options.durable) {
+      return runShellStep(this.durableView(), { script, stdin: options.stdin, stepId: options.stepId }, (durable) => this.bash(script, { ...options, durable }));
+    }
+    const id = options.durable?.toolCallId ?? `call_bash_${++this.shellCalls}`;
     const catalog = this.catalog();
     this.emit({ type: "shell_call.started", tool_call_id: id, script_preview: script.slice(0, 400) });
     let preflight: PreflightOutcome = { lines: [] };
@@ -163,7 +229,7 @@ export class Session {
     const timeoutMs = options.timeoutMs ?? this.host.timeoutMs;
     const execController = new AbortController();
     const outer = options.signal ? AbortSignal.any([options.signal, execController.signal]) : execController.signal;
-    const call = new ShellCall(id, catalog, this.callHost(preflight), outer);
+    const call = new ShellCall(id, catalog, this.callHost(preflight, id, options.durable), outer);
     let grace: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       call.setStop({ reason: "timeout", error: new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms`, true) });
@@ -203,12 +269,17 @@ export class Session {
       report = { done: call.done, read_only_calls: call.readOnlyCalls, stdout, stderr, files_written: [...call.filesWritten].sort() };
     }
     this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: exitCode, ...(call.stop ? { stopped: call.stop.reason } : {}) });
-    return { stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id };
+    const result: ShellResult = { stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id };
+    return this.host.redactor ? this.host.redactor.value(result) : result;
   }
 
-  private callHost(preflight: PreflightOutcome) {
+  private callHost(preflight: PreflightOutcome, toolCallId: string, durable?: DurableRun) {
     const host = this.host;
+    const store = host.store;
     return {
+      redactor: host.redactor,
+      replay: durable?.replayer ? (index: number, command: string, input: Record<string, unknown>) => durable.replayer!.take(index, command, input) : undefined,
+      recordCall: store ? (rec: import("./durable.js").RecordedCall) => store.recordCall(this.id, toolCallId, rec) : undefined,
       sessionId: this.id,
       sessionMetadata: this.metadata,
       judge: host.judge,

@@ -11,7 +11,10 @@ import type { Catalog } from "../catalog/index.js";
 import type { CallJudge, Judgement } from "../policy/index.js";
 import { checkKnownFields, type NestedCallRequest, type ShellScope, type SubcommandHandler } from "../shell/index.js";
 import { ToolCallError, type InvokeContext, type ToolOutput } from "../tool/index.js";
+import { canonicalJson } from "../policy/index.js";
+import type { RecordedCall, Replayed } from "./durable.js";
 import { previewInput, trimResult } from "./preview.js";
+import type { Redactor } from "./redact.js";
 import type { DoneCall, Hooks, NestedCallStatus, StopReason } from "./types.js";
 
 /** What a shell call needs from its session. */
@@ -29,6 +32,12 @@ export interface ShellCallHost {
   requestApproval(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; callId: string; line?: number }): Promise<string>;
   /** The script line of a literal call matching this one, if preflight found it. */
   lineOf(command: string, input: Record<string, unknown>): number | undefined;
+  /** Removes config secrets from outputs and error messages (issue 5). */
+  redactor?: Redactor;
+  /** A durable step running again: the recorded result of a call that completed in an earlier attempt. */
+  replay?(index: number, command: string, input: Record<string, unknown>): Replayed | undefined;
+  /** Keeps a completed call for replay (durable steps). */
+  recordCall?(call: RecordedCall): void;
 }
 
 /** The stop state of a shell call. */
@@ -99,7 +108,7 @@ export class ShellCall implements ShellScope {
     const callId = `${this.id}:tools:${index}:${req.tool.name}`;
     const started = performance.now();
     let input = req.input;
-    const finish = (status: NestedCallStatus, error?: ToolCallError): void => {
+    const finish = (status: NestedCallStatus, error?: ToolCallError, replayed = false): void => {
       this.host.emit({
         type: "tool.nested_call",
         session_id: this.host.sessionId,
@@ -112,6 +121,7 @@ export class ShellCall implements ShellScope {
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         at: new Date().toISOString(),
+        ...(replayed ? { replayed: true } : {}),
       });
     };
     if (index >= this.host.callLimit) {
@@ -129,6 +139,13 @@ export class ShellCall implements ShellScope {
       const checked = await req.tool.validate(input);
       if (!checked.ok) throw invalid(req, checked.errors);
       input = checked.value;
+      const replayed = this.host.replay?.(index, req.command, input);
+      if (replayed) {
+        if (replayed.readOnly) this.readOnlyCalls++;
+        else if (replayed.done) this.done.push(replayed.done);
+        finish("completed", undefined, true);
+        return replayed.output;
+      }
       judgement = await this.host.judge.judge({
         tool: req.tool,
         command: req.command,
@@ -165,14 +182,23 @@ export class ShellCall implements ShellScope {
       try {
         output = await req.tool.invoke(input, this.host.makeInvokeContext(callId, this.signal));
       } catch (err) {
-        const e = err instanceof ToolCallError ? err : new ToolCallError("tool_error", String((err as Error)?.message ?? err));
+        let e = err instanceof ToolCallError ? err : new ToolCallError("tool_error", String((err as Error)?.message ?? err));
+        if (this.host.redactor?.active) e = new ToolCallError(e.code, this.host.redactor.text(e.message), e.retryable);
         const after = await this.host.hooks.afterToolCall?.(hookCall, { ok: false, error: { code: e.code, message: e.message } });
         void after;
         throw e;
       }
       const after = await this.host.hooks.afterToolCall?.(hookCall, { ok: true, output });
       if (after && "output" in after && after.output) output = after.output;
+      if (this.host.redactor?.active) output = this.host.redactor.output(output);
       this.record(req.command, input, judgement, { ok: true, result: output.kind === "json" ? output.value : output.text });
+      if (this.host.recordCall) {
+        try {
+          const readOnly = judgement.risk === "read_only";
+          const { raw: _raw, ...kept } = output;
+          this.host.recordCall({ index, callId, command: req.command, inputKey: canonicalJson(input), output: kept, readOnly, ...(readOnly ? {} : { done: this.done[this.done.length - 1] }) });
+        } catch {}
+      }
       const stopped = this.stopState();
       if (stopped) {
         // The call finished after the shell call stopped (time limit): its result is recorded in

@@ -15,6 +15,8 @@ import type { SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { parseConfig, readConfigFile, type ToolshellConfig } from "./config.js";
 import { planCommand, preflight } from "./plan-command.js";
+import type { SessionStore } from "./durable.js";
+import { configSecrets, createRedactor, type Redactor } from "./redact.js";
 import { Session, type PreflightOutcome } from "./session.js";
 import type { ShellCall } from "./shell-call.js";
 import type { Hooks, SessionEvent } from "./types.js";
@@ -51,6 +53,15 @@ export interface ToolShellOptions {
   helpFooter?: string;
   /** Receives every session event. */
   onEvent?: (event: SessionEvent) => void;
+  /**
+   * Durable state (issue 5): sessions, their files, events and steps survive a restart. The
+   * default SQLite store is in `store/`; the top-level factory (`server/`'s `openHost`) wires it.
+   */
+  store?: SessionStore;
+  /** Sources of one session, after the shared ones (its agent's saved scripts). */
+  sessionSources?: (session: Session) => ToolSource[];
+  /** More strings to redact besides the servers' `env` and `headers` values (e.g. API tokens). */
+  secrets?: string[];
   /** Connect eager MCP servers before returning (default true). */
   connect?: boolean;
   /** Environment for `${VAR}` expansion (default process.env). */
@@ -71,6 +82,8 @@ export interface ToolShell {
   catalog(): Catalog;
   /** The approval policy every call is judged by. */
   readonly policy: Policy;
+  /** Removes config secrets (servers' `env` and `headers` values) from text and values. */
+  readonly redactor: Redactor;
   /** The same listing as `tools --help`. */
   listing(): string;
   /** Ends every MCP server process and connection. */
@@ -108,6 +121,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
   if (options.connect !== false) await loadEagerSources(mcp);
   const skillsDir = options.skillsDir ?? config.skillsDir;
   const sessions = new Map<string, Session>();
+  const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? [])]);
   const helpFooter = options.helpFooter ?? "";
   const books = new Map<string, ApprovalBook>();
   const policy = new Policy({
@@ -144,6 +158,9 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     subcommand: (word: string, session: Session, call: ShellCall) =>
       word === "plan" ? planCommand(policy, session, call) : options.subcommand?.(word, session, call),
     onEvent: options.onEvent,
+    store: options.store,
+    sessionSources: options.sessionSources,
+    redactor,
   };
   return {
     config,
@@ -160,6 +177,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     catalog: () => new Catalog(sources),
     policy,
     listing: () => renderIndex(new Catalog(sources), helpFooter),
+    redactor,
     close: () => closeSources(mcp),
   };
 }
