@@ -20,7 +20,15 @@ export interface CommonOptions {
 export type CliRequest =
   | { kind: "exec"; script: string; options: CommonOptions }
   | { kind: "run"; file: string; options: CommonOptions }
-  | { kind: "list"; tokens: boolean; options: CommonOptions };
+  | { kind: "list"; tokens: boolean; options: CommonOptions }
+  | { kind: "plan"; file: string; options: CommonOptions }
+  | { kind: "approve"; requestId: string; decision: string; options: CommonOptions }
+  | { kind: "approvals"; options: CommonOptions };
+
+/** Exit code of a run that stopped for a person's approval (the stop report is on stderr). */
+export const EXIT_NEEDS_APPROVAL = 3;
+/** The session the CLI runs in; its approvals persist in `.toolshell/approvals/cli.json`. */
+export const CLI_SESSION = "cli";
 
 /** Exit code when the CLI itself fails (bad config, missing file). */
 export const EXIT_USAGE = 2;
@@ -38,6 +46,8 @@ export async function openToolShell(options: CommonOptions): Promise<ToolShell> 
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
   const configFile = options.config ?? findConfigFile(process.cwd());
   if (options.config && !existsSync(options.config)) throw new Error(`config file not found: ${options.config}`);
+  const { fileApprovalBook } = await import("./approval-file.js");
+  const stateDir = path.join(configFile ? path.dirname(path.resolve(configFile)) : process.cwd(), ".toolshell");
   let workspaceDir: string | undefined;
   if (options.workspace) {
     workspaceDir = path.resolve(options.workspace);
@@ -50,6 +60,7 @@ export async function openToolShell(options: CommonOptions): Promise<ToolShell> 
     workspaceDir,
     timeoutMs,
     engineCommands: defaultEngineCommands(),
+    approvalBook: (sessionId) => fileApprovalBook(path.join(stateDir, "approvals", `${sessionId}.json`), sessionId),
     helpFooter: SHELL_NOTES,
   });
 }
@@ -64,7 +75,7 @@ export async function runCli(req: CliRequest): Promise<void> {
   try {
     let script: string | undefined;
     if (req.kind === "exec") script = req.script;
-    if (req.kind === "run") {
+    if (req.kind === "run" || req.kind === "plan") {
       try {
         script = req.file === "-" ? readFileSync(0, "utf8") : readFileSync(req.file, "utf8");
       } catch (err) {
@@ -74,15 +85,35 @@ export async function runCli(req: CliRequest): Promise<void> {
     shell = await openToolShell(req.options);
     if (req.kind === "list") {
       await write(process.stdout, shell.listing());
+    } else if (req.kind === "plan") {
+      const { planScript } = await import("../policy/index.js");
+      const session = shell.session(CLI_SESSION);
+      const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
+      await write(process.stdout, JSON.stringify(plan, null, 2) + "\n");
+    } else if (req.kind === "approvals") {
+      await write(process.stdout, JSON.stringify(shell.session(CLI_SESSION).pendingApprovals(), null, 2) + "\n");
+    } else if (req.kind === "approve") {
+      const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
+      const answered = shell.session(CLI_SESSION).answer(req.requestId, decision);
+      await write(process.stdout, `${answered.decision}: ${answered.tool} ${JSON.stringify(answered.input)}\n`);
     } else if (script !== undefined) {
-      const session = shell.session("cli");
+      const session = shell.session(CLI_SESSION);
       const result = await session.bash(script);
       await write(process.stdout, result.stdout);
       await write(process.stderr, result.stderr);
-      if (result.tools?.stopped) {
+      code = result.exit_code;
+      const stopped = result.tools?.stopped;
+      if (stopped?.reason === "needs_approval" && stopped.request_id) {
+        code = EXIT_NEEDS_APPROVAL;
+        if (process.stdin.isTTY && process.stderr.isTTY) {
+          const { askApproval } = await import("./ask.js");
+          await askApproval(session, stopped);
+        } else {
+          await write(process.stderr, JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n");
+        }
+      } else if (result.tools?.stopped) {
         await write(process.stderr, JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n");
       }
-      code = result.exit_code;
     }
   } catch (err) {
     await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -181,6 +181,12 @@ export class ApprovalBook {
     return exp > this.now();
   }
 
+  /** True when an unexpired one-off `reject` refuses this exact call (does not use it). */
+  hasRefusal(tool: string, input: unknown): boolean {
+    const exp = this.refusals.get(callKey(tool, input));
+    return exp !== undefined && exp > this.now();
+  }
+
   /** Uses a one-off `reject` for this exact call. @returns true when the call is refused. */
   useRefusal(tool: string, input: unknown): boolean {
     const key = callKey(tool, input);

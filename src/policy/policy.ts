@@ -91,7 +91,9 @@ export class Policy implements CallJudge {
     if (override === "never") return base;
     const book = this.book(ctx.sessionId);
     const policy = tool.approval;
+    const off = this.mode === "off";
     if (policy) {
+      if (off && policy.kind !== "predicate") return base;
       if (policy.kind === "always") return { risk: "needs_approval", why: "policy" };
       if (policy.kind === "never") return base;
       if (policy.kind === "once") return book.approvedOnce.has(ctx.command) ? base : { risk: "needs_approval", why: "policy" };
@@ -103,13 +105,13 @@ export class Policy implements CallJudge {
           return { risk: "needs_approval", why: "policy", message: `the approval predicate failed: ${(err as Error).message}` };
         }
         const v = verdictKind(verdict);
-        if (v.kind === "user-approval") return { risk: "needs_approval", why: "policy", message: v.reason };
+        if (v.kind === "user-approval") return off ? base : { risk: "needs_approval", why: "policy", message: v.reason };
         if (v.kind === "denied") return { risk: "denied", message: v.reason ?? `${ctx.command} was denied by its approval policy` };
         if (v.kind === "approved") return base;
         // not-applicable: the hints and the mode decide.
       }
     }
-    if (this.mode === "off") return base;
+    if (off) return base;
     if (readOnly) return base;
     // Untrusted claims that lower caution are dropped; claims that add caution are kept.
     const destructiveDeclared = h.destructive === true || (trusted && h.destructive === false);
@@ -149,7 +151,7 @@ export class Policy implements CallJudge {
     const book = this.book(call.sessionId);
     if (book.deniesAlways(call.command)) return { risk: "blocked", rejected: true, message: `${call.command} was refused for this session (reject_always)` };
     if (a.risk !== "needs_approval") return { risk: a.risk, why: a.why };
-    if (consume ? book.useRefusal(call.command, call.input) : false) {
+    if (consume ? book.useRefusal(call.command, call.input) : book.hasRefusal(call.command, call.input)) {
       return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
     }
     if (book.allowsAlways(call.command)) return { risk: "needs_approval", why: a.why, approved: true };

@@ -8,7 +8,7 @@
  * command (inside the shell)"; seed "Tools in Shell" (the filesystem persists across shell calls of
  * a session, variables do not).
  */
-import { Bash, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "just-bash";
+import { Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "just-bash";
 import { HALT_LINE } from "./halt.js";
 import { currentScope } from "./scope.js";
 import { createToolsCommand } from "./tools-command.js";
@@ -73,9 +73,19 @@ function trackWrites(fs: IFileSystem): IFileSystem {
  * @throws Error when `workspaceDir` does not exist or is not a folder.
  */
 export function createEngine(options: EngineOptions = {}): Engine {
-  const base = new InMemoryFs();
+  // Command stubs in /bin and /usr/bin, as just-bash's default layout has, so `which`,
+  // `/usr/bin/tools` and `command -v` behave as on a real system.
+  const stubs: Record<string, string> = {};
+  const names = new Set([...getCommandNames(), ...(options.commands ?? []).map((c) => c.name), "tools"]);
+  for (const name of names) {
+    stubs[`/bin/${name}`] = `#!/bin/bash\n# built-in command: ${name}\n`;
+    stubs[`/usr/bin/${name}`] = stubs[`/bin/${name}`];
+  }
+  const base = new InMemoryFs(stubs);
+  base.mkdirSync("/tmp", { recursive: true });
   const mountable = new MountableFs({ base });
   if (options.workspaceDir) mountable.mount(WORKDIR, new ReadWriteFs({ root: options.workspaceDir }));
+  else base.mkdirSync(WORKDIR, { recursive: true });
   const fs = trackWrites(mountable);
   const files: Record<string, string> = {};
   for (const [p, c] of Object.entries(options.files ?? {})) files[p.startsWith("/") ? p : `${WORKDIR}/${p}`] = c;
@@ -87,7 +97,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
     customCommands: [...(options.commands ?? []), createToolsCommand()],
     executionLimits: { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 },
   });
-  if (!options.workspaceDir) void fs.mkdir(WORKDIR, { recursive: true }).catch(() => {});
   return {
     fs,
     cwd: WORKDIR,
