@@ -25,6 +25,8 @@ export interface SessionHost {
   timeoutMs: number;
   helpFooter: string;
   workspaceDir?: string;
+  /** just-bash's defense-in-depth layer (see shell/engine.ts). */
+  defenseInDepth?: boolean;
   engineCommands: import("just-bash").Command[];
   readSkill(id: string): Promise<Skill>;
   subcommand?(word: string, session: Session, call: ShellCall): SubcommandHandler | undefined;
@@ -82,7 +84,7 @@ export class Session {
     this.id = id;
     this.host = host;
     this.metadata = metadata;
-    this.engine = engine ?? createEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000 });
+    this.engine = engine ?? createEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000, defenseInDepth: host.defenseInDepth });
     this.ready = this.restore();
   }
 

@@ -11,13 +11,14 @@ import type { Command } from "just-bash";
 import { Catalog, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
-import type { SubcommandHandler } from "../shell/index.js";
+import { defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { parseConfig, readConfigFile, type ToolshellConfig } from "./config.js";
 import { planCommand, preflight } from "./plan-command.js";
 import type { SessionStore } from "./durable.js";
 import { configSecrets, createRedactor, type Redactor } from "./redact.js";
 import { Session, type PreflightOutcome } from "./session.js";
+import { FilteredSource, reachableFromShell, splitTools, type SplitRules, type ToolSplit } from "./split.js";
 import type { ShellCall } from "./shell-call.js";
 import type { Hooks, SessionEvent } from "./types.js";
 
@@ -37,6 +38,8 @@ export interface ToolShellOptions {
   sources?: ToolSource[];
   /** A real folder mounted read-write as the working directory of every session. */
   workspaceDir?: string;
+  /** Turn on just-bash's defense-in-depth layer (default off; see README "Security"). */
+  defenseInDepth?: boolean;
   /** Overrides of the config's limits. */
   callLimit?: number;
   timeoutMs?: number;
@@ -66,6 +69,10 @@ export interface ToolShellOptions {
   connect?: boolean;
   /** Environment for `${VAR}` expansion (default process.env). */
   env?: Record<string, string | undefined>;
+  /** Tools the model keeps as direct tools, added to the config's `keepVisible` (issue 6). */
+  keepVisible?: string[];
+  /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (issue 6, runtime/split.ts). */
+  allowedTools?: SplitRules["allowed"];
   /** Extension points for later layers (preflight, subcommands). */
   preflight?: (script: string, catalog: Catalog, session: Session) => Promise<PreflightOutcome>;
   subcommand?: (word: string, session: Session, call: ShellCall) => SubcommandHandler | undefined;
@@ -86,6 +93,12 @@ export interface ToolShell {
   readonly redactor: Redactor;
   /** The same listing as `tools --help`. */
   listing(): string;
+  /** What decides which tools are direct and which sit behind `tools` (runtime/split.ts). */
+  readonly splitRules: SplitRules;
+  /** The tools known now, split into direct, behind `tools`, and hidden (issue 6). */
+  split(): ToolSplit;
+  /** The hooks every call runs through (direct calls included). */
+  readonly hooks: Hooks;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }
@@ -119,10 +132,13 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
   }
   const sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
   if (options.connect !== false) await loadEagerSources(mcp);
+  // The split (issue 6): the shell's catalog sees only the tools `tools` may reach.
+  const splitRules: SplitRules = { keepVisible: [...config.keepVisible, ...(options.keepVisible ?? [])], allowed: options.allowedTools };
+  const shellSources: ToolSource[] = sources.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
   const skillsDir = options.skillsDir ?? config.skillsDir;
   const sessions = new Map<string, Session>();
   const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? [])]);
-  const helpFooter = options.helpFooter ?? "";
+  const helpFooter = options.helpFooter ?? SHELL_NOTES;
   const books = new Map<string, ApprovalBook>();
   const policy = new Policy({
     mode: config.approval.mode,
@@ -141,7 +157,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     },
   });
   const host = {
-    sources: () => sources,
+    sources: () => shellSources,
     judge: policy,
     policy,
     hooks: options.hooks ?? {},
@@ -149,7 +165,8 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     timeoutMs: options.timeoutMs ?? config.timeoutMs,
     helpFooter,
     workspaceDir: options.workspaceDir,
-    engineCommands: options.engineCommands ?? [],
+    defenseInDepth: options.defenseInDepth,
+    engineCommands: options.engineCommands ?? defaultEngineCommands(),
     readSkill: async (id: string): Promise<Skill> => {
       if (!skillsDir) throw new Error(`no skills folder is configured (looked for skill ${id})`);
       return readSkill(skillsDir, id);
@@ -174,9 +191,12 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
       }
       return s;
     },
-    catalog: () => new Catalog(sources),
+    catalog: () => new Catalog(shellSources),
     policy,
-    listing: () => renderIndex(new Catalog(sources), helpFooter),
+    listing: () => renderIndex(new Catalog(shellSources), helpFooter),
+    splitRules,
+    split: () => splitTools(sources.flatMap((s) => s.tools()), splitRules),
+    hooks: host.hooks,
     redactor,
     close: () => closeSources(mcp),
   };

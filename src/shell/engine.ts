@@ -28,6 +28,12 @@ export interface EngineOptions {
   maxExecutionTimeMs?: number;
   /** Environment variables the scripts see. */
   env?: Record<string, string>;
+  /**
+   * just-bash's defense-in-depth layer (patches JS globals while a script runs), a second line
+   * behind the interpreter's own sandbox. Default false: toolshell enables no in-shell JavaScript
+   * or Python, and the layer costs a measured share of every nested call (see README).
+   */
+  defenseInDepth?: boolean;
 }
 
 /** The result of one script run. */
@@ -45,6 +51,7 @@ export interface Engine {
   exec(script: string, options?: { signal?: AbortSignal; stdin?: string; env?: Record<string, string>; cwd?: string }): Promise<EngineResult>;
 }
 
+const DISCARD = new Set(["/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr"]);
 const MUTATORS = new Set(["writeFile", "appendFile", "mkdir", "rm", "cp", "mv", "symlink", "link", "chmod", "utimes"]);
 
 /** Wraps a filesystem so every write names its path to the current shell call. */
@@ -53,6 +60,15 @@ function trackWrites(fs: IFileSystem): IFileSystem {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== "function") return value;
+      if (prop === "writeFile" || prop === "appendFile") {
+        // /dev/null (and the std streams as files) swallow what is written to them.
+        return (...args: unknown[]) => {
+          if (typeof args[0] === "string" && DISCARD.has(args[0])) return Promise.resolve();
+          const scope = currentScope();
+          if (scope && typeof args[0] === "string" && !args[0].startsWith("/dev/")) scope.noteFiles([args[0]]);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
       if (typeof prop === "string" && MUTATORS.has(prop)) {
         return (...args: unknown[]) => {
           const scope = currentScope();
@@ -82,7 +98,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     stubs[`/usr/bin/${name}`] = stubs[`/bin/${name}`];
   }
   const base = new InMemoryFs(stubs);
-  base.mkdirSync("/tmp", { recursive: true });
+  // The device files and folders just-bash's default layout makes (it makes them only on a bare
+  // InMemoryFs, and ours is mounted and wrapped).
+  for (const dir of ["/tmp", "/dev/fd", "/proc/self/fd"]) base.mkdirSync(dir, { recursive: true });
+  for (const dev of ["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"]) base.writeFileSync(dev, "");
+  base.writeFileSync("/dev/zero", new Uint8Array(0));
   const mountable = new MountableFs({ base });
   if (options.workspaceDir) mountable.mount(WORKDIR, new ReadWriteFs({ root: options.workspaceDir }));
   else base.mkdirSync(WORKDIR, { recursive: true });
@@ -96,6 +116,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     env: { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) },
     customCommands: [...(options.commands ?? []), createToolsCommand()],
     executionLimits: { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 },
+    defenseInDepth: options.defenseInDepth ?? false,
   });
   return {
     fs,

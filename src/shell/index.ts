@@ -7,3 +7,4 @@ export type { ShellScope, NestedCallRequest, SubcommandHandler, SubcommandResult
 export { buildInput, checkKnownFields, readValue, mapKey } from "./input.js";
 export { renderOutput, errorLine, asToolCallError, MEDIA_DIR } from "./output.js";
 export { haltScript, HALT_KIND } from "./halt.js";
+export { defaultEngineCommands, SHELL_NOTES } from "./defaults.js";
