@@ -13,3 +13,5 @@ export { runShellStep, runStep, requestHash, createReplayer, waitingRequestId } 
 export type { SessionStore, SessionSnapshot, SessionFiles, StepRecord, StepStatus, RecordedCall, Replayed, Replayer, DurableRun } from "./durable.js";
 export { createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "./redact.js";
 export type { Redactor } from "./redact.js";
+export { placeTool, explainPlacement, splitTools, reachableFromShell, callableDirectly, namesTool, toolKeys, FilteredSource, TURN_CONTROL_NAMES, IMAGE_RESULT_NAMES, FILE_EDIT_NAMES } from "./split.js";
+export type { Placement, PlacementReason, SplitRules, ToolSplit } from "./split.js";

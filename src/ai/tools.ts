@@ -1,0 +1,206 @@
+/**
+ * The AI SDK adapter: `createToolshellTools(options)` returns an AI SDK 7 `ToolSet` — the `bash`
+ * tool plus the direct tools — for `generateText` / `streamText` / agents.
+ *
+ * Approvals go through the AI SDK's own tool approval (`needsApproval` → a
+ * `tool-approval-request` the app answers with a `tool-approval-response`):
+ * - a `bash` call is held for approval when the session has requests pending from an earlier
+ *   stop (the last script stopped at a call that needs a person's answer) or when its script
+ *   writes out a call that needs approval (read without running, as the preflight does);
+ * - a direct tool call is held when the policy says the call needs approval;
+ * - the person's answer is stored with `session.answer(requestId, decision)` as soon as the adapter
+ *   sees it in the messages (when the approved call runs, or at the next call after a denial):
+ *   approved → `allow` (or `allow_always` when the response's `reason` is `"allow_always"`),
+ *   denied → `reject` (or `reject_always`). A stopped script is never resumed: after an approval
+ *   the held call runs, with the answer covering the approved calls.
+ * `toModelOutput` of direct tools is honoured; images of direct tools reach the model as files.
+ *
+ * Rule source: issue 6 → AI SDK adapter; seed "Tools in Shell" → Approvals; seed "Tools" →
+ * toModelOutput; AI SDK 7 tool approval (`needsApproval`, `tool-approval-request`/`-response`).
+ */
+import { jsonSchema, tool, type JSONValue, type ModelMessage, type Tool, type ToolSet } from "ai";
+import {
+  approvalsBeforeBash,
+  bashToolSpec,
+  BASH_TOOL_NAME,
+  callDirect,
+  directApprovalNeeded,
+  directDescription,
+  directTools,
+  runBashTool,
+  type BashToolInput,
+  type BashToolResult,
+  type DirectOutcome,
+} from "../gateway/index.js";
+import type { Decision } from "../policy/index.js";
+import type { Session, ToolShell } from "../runtime/index.js";
+import type { CatalogTool } from "../tool/index.js";
+
+/** What a tool's `toModelOutput` returns in AI SDK 7 (`ToolResultOutput` of provider-utils). */
+export type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool<any, any, any>["toModelOutput"]>>>;
+
+/** The person's answer as the AI SDK carries it. */
+export interface AiApprovalResponse {
+  approved: boolean;
+  reason?: string;
+}
+
+/** Options of {@link createToolshellTools}. */
+export interface ToolshellToolsOptions {
+  /** The ToolShell (from `createToolShell`); the app closes it. */
+  shell: ToolShell;
+  /** The session the tools run in, or its id; default: a new session. */
+  session?: Session | string;
+  /** Characters of stdout / stderr a `bash` result keeps (default 30,000). */
+  maxOutputChars?: number;
+  /** Maps an AI SDK approval response to a decision (default: see {@link defaultDecision}). */
+  decision?: (response: AiApprovalResponse) => Decision;
+}
+
+/**
+ * The default mapping of an AI SDK approval response: approved → `allow`, or `allow_always` when
+ * `reason` is `"allow_always"`; denied → `reject`, or `reject_always` when `reason` is
+ * `"reject_always"`.
+ */
+export function defaultDecision(response: AiApprovalResponse): Decision {
+  const r = response.reason?.trim();
+  if (response.approved) return r === "allow_always" ? "allow_always" : "allow";
+  return r === "reject_always" ? "reject_always" : "reject";
+}
+
+/**
+ * Keeps which approval requests each held tool call stands for, and stores the person's answers
+ * found in the messages with `session.answer`.
+ */
+class HeldCalls {
+  private readonly held = new Map<string, string[]>();
+  constructor(
+    private readonly session: Session,
+    private readonly decide: (r: AiApprovalResponse) => Decision,
+  ) {}
+
+  hold(toolCallId: string, requestIds: string[]): void {
+    this.held.set(toolCallId, requestIds);
+  }
+
+  /** The request ids a held tool call stands for (empty when not held). */
+  requestsOf(toolCallId: string): string[] {
+    return this.held.get(toolCallId) ?? [];
+  }
+
+  /** Stores every answer in `messages` to a call held here. Never throws. */
+  sync(messages: readonly ModelMessage[] | undefined): void {
+    if (!messages?.length || this.held.size === 0) return;
+    const callOf = new Map<string, string>();
+    for (const m of messages) {
+      if (m.role !== "assistant" || typeof m.content === "string") continue;
+      for (const p of m.content as Array<{ type: string; approvalId?: string; toolCallId?: string }>) {
+        if (p.type === "tool-approval-request" && p.approvalId && p.toolCallId) callOf.set(p.approvalId, p.toolCallId);
+      }
+    }
+    for (const m of messages) {
+      if (m.role !== "tool") continue;
+      for (const p of m.content as Array<{ type: string; approvalId?: string; approved?: boolean; reason?: string }>) {
+        if (p.type !== "tool-approval-response" || !p.approvalId) continue;
+        const callId = callOf.get(p.approvalId);
+        const ids = callId ? this.held.get(callId) : undefined;
+        if (!callId || !ids) continue;
+        this.held.delete(callId);
+        const decision = this.decide({ approved: p.approved === true, reason: p.reason });
+        for (const id of ids) {
+          try {
+            this.session.answer(id, decision);
+          } catch {
+            // Already answered (e.g. through session.answer by the app): the first answer stands.
+          }
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Creates the AI SDK tools of a ToolShell session: `bash` (input `{command, timeout_ms?}`, result
+ * `{stdout, stderr, exit_code, success, tools?}` with the stop report) and one tool per direct
+ * tool (`shell.split().direct`: keepVisible, staysDirect, turn-control, image and file-editing
+ * tools) named as {@link directToolName} says. On-demand servers named in `keepVisible` are
+ * loaded first so their tools can be listed. The `bash` description is computed at every step,
+ * so a server loaded on demand is listed with its tool count from the next step on.
+ * @throws Error when a direct tool's name collides with `bash` or another direct tool.
+ */
+export async function createToolshellTools(options: ToolshellToolsOptions): Promise<ToolSet> {
+  const { shell } = options;
+  const session = typeof options.session === "object" ? options.session : shell.session(options.session);
+  await session.ready;
+  await loadKeptServers(shell);
+  const held = new HeldCalls(session, options.decision ?? defaultDecision);
+  const tools: ToolSet = {};
+  tools[BASH_TOOL_NAME] = tool({
+    description: () => bashToolSpec(shell, session).description,
+    inputSchema: jsonSchema<BashToolInput>(bashToolSpec(shell, session).inputSchema),
+    needsApproval: async (input, { toolCallId, messages }) => {
+      held.sync(messages);
+      const requests = await approvalsBeforeBash(shell, session, typeof input?.command === "string" ? input.command : "");
+      if (requests.length === 0) return false;
+      held.hold(toolCallId, requests.map((r) => r.id));
+      return true;
+    },
+    execute: async (input, { abortSignal, messages }): Promise<BashToolResult> => {
+      held.sync(messages);
+      return runBashTool(session, shell, input, { signal: abortSignal, maxOutputChars: options.maxOutputChars });
+    },
+    toModelOutput: ({ output }) => ({ type: "json", value: output as unknown as JSONValue }),
+  }) as Tool;
+  for (const d of directTools(shell)) tools[d.name] = directTool(shell, session, d.tool, held);
+  return tools;
+}
+
+function directTool(shell: ToolShell, session: Session, t: CatalogTool, held: HeldCalls): Tool {
+  return tool({
+    description: directDescription(t),
+    inputSchema: jsonSchema<Record<string, unknown>>(t.inputSchema),
+    needsApproval: async (input, { toolCallId, messages }) => {
+      held.sync(messages);
+      const needed = await directApprovalNeeded(shell, session, t, input ?? {}, toolCallId);
+      if (!needed) return false;
+      held.hold(toolCallId, [needed.requestId]);
+      return true;
+    },
+    execute: async (input, { toolCallId, abortSignal, messages }): Promise<DirectOutcome> => {
+      held.sync(messages);
+      return callDirect(shell, session, t, input, { callId: toolCallId, signal: abortSignal });
+    },
+    toModelOutput: ({ output }) => outcomeToModelOutput(output),
+  }) as Tool;
+}
+
+/** A direct call's outcome as an AI SDK tool result output. */
+export function outcomeToModelOutput(outcome: DirectOutcome): ToolResultOutput {
+  if (outcome.status === "error") return { type: "error-json", value: { error: outcome.error } };
+  if (outcome.status === "needs_approval") {
+    return {
+      type: "error-json",
+      value: { error: { code: "needs_approval", message: `${outcome.command} needs a person's approval (request ${outcome.requestId}); it was not made`, retryable: false }, request_id: outcome.requestId },
+    };
+  }
+  const v = outcome.view;
+  if (v.type === "text") return { type: "text", value: v.value };
+  if (v.type === "json") return { type: "json", value: (v.value ?? null) as JSONValue };
+  return {
+    type: "content",
+    value: [
+      ...(v.text ? [{ type: "text" as const, text: v.text }] : []),
+      ...v.media.map((m) => ({ type: "file" as const, data: { type: "data" as const, data: m.data }, mediaType: m.mimeType })),
+    ],
+  };
+}
+
+/** Loads the on-demand servers that a `keepVisible` entry names, so their tools can be direct. Never throws. */
+async function loadKeptServers(shell: ToolShell): Promise<void> {
+  const keep = (shell.splitRules.keepVisible ?? []).map((k) => k.trim().replace(/^tools\s+/, "").toLowerCase().replace(/-/g, "_"));
+  const wanted = shell.sources.filter((s) => s.kind === "mcp" && s.state() !== "ready" && keep.some((k) => {
+    const n = s.name.toLowerCase().replace(/-/g, "_");
+    return k.startsWith(`${n} `) || k.startsWith(`${n}__`) || k.startsWith(`mcp_${n}__`) || k.startsWith(`${n}/`) || k.startsWith(`${n}.`);
+  }));
+  await Promise.allSettled(wanted.map((s) => s.load()));
+}

@@ -1,0 +1,28 @@
+/**
+ * The gateway folder's public face: what the model sees (the `bash` tool, direct tools, token
+ * counts) — shared with the AI SDK adapter in ai/ — and the MCP gateway (`toolshell mcp`).
+ */
+export {
+  BASH_TOOL_NAME,
+  APPROVE_TOOL_NAME,
+  DEFAULT_MAX_OUTPUT_CHARS,
+  bashInputSchema,
+  describeSources,
+  bashToolDescription,
+  bashToolSpec,
+  boundText,
+  shapeShellResult,
+  checkBashInput,
+  runBashTool,
+  directToolName,
+  directTools,
+  directDescription,
+  commandOf,
+  isShellRequest,
+  approvalsBeforeBash,
+  describeRequests,
+} from "./surface.js";
+export type { BashToolInput, BashToolResult, ToolSpec, DirectTool } from "./surface.js";
+export { callDirect, directApprovalNeeded, modelView } from "./direct.js";
+export type { DirectOutcome, DirectCallOptions, ModelView } from "./direct.js";
+export { countTokens, toolTokens, toolListTokens, toolDefinitionJson } from "./tokens.js";

@@ -1,0 +1,37 @@
+/**
+ * Prompt size of tool definitions in tokens, with a real tokenizer: `o200k_base` (the encoding
+ * of GPT-4o and later OpenAI models) from `gpt-tokenizer`.
+ *
+ * Counting method (used for every figure, so the ratios compare like with like): each tool is
+ * serialised as a function definition `{"type":"function","name","description","parameters"}`
+ * (compact JSON, as providers receive them) and the token counts of the tools are summed.
+ * Providers add a few framing tokens per tool of their own; those are the same on both sides of
+ * a comparison and are left out.
+ *
+ * Rule source: issue 6 → What the model sees ("Measure its size in tokens with a real
+ * tokenizer"), Context economy figure.
+ */
+import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
+import type { ToolSpec } from "./surface.js";
+
+/** Tokens of a text in o200k_base. */
+export function countTokens(text: string): number {
+  return o200k(text);
+}
+
+/** The JSON a provider receives for one tool (see the module docstring). */
+export function toolDefinitionJson(spec: ToolSpec): string {
+  return JSON.stringify({ type: "function", name: spec.name, description: spec.description, parameters: spec.inputSchema });
+}
+
+/** Tokens of one tool definition. */
+export function toolTokens(spec: ToolSpec): number {
+  return countTokens(toolDefinitionJson(spec));
+}
+
+/** Tokens of a list of tool definitions: the sum over the tools. */
+export function toolListTokens(specs: readonly ToolSpec[]): number {
+  let n = 0;
+  for (const s of specs) n += toolTokens(s);
+  return n;
+}
