@@ -11,7 +11,7 @@ import type { Command } from "just-bash";
 import { Catalog, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
-import type { SubcommandHandler } from "../shell/index.js";
+import { defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { parseConfig, readConfigFile, type ToolshellConfig } from "./config.js";
 import { planCommand, preflight } from "./plan-command.js";
@@ -38,6 +38,8 @@ export interface ToolShellOptions {
   sources?: ToolSource[];
   /** A real folder mounted read-write as the working directory of every session. */
   workspaceDir?: string;
+  /** Turn on just-bash's defense-in-depth layer (default off; see README "Security"). */
+  defenseInDepth?: boolean;
   /** Overrides of the config's limits. */
   callLimit?: number;
   timeoutMs?: number;
@@ -136,7 +138,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
   const skillsDir = options.skillsDir ?? config.skillsDir;
   const sessions = new Map<string, Session>();
   const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? [])]);
-  const helpFooter = options.helpFooter ?? "";
+  const helpFooter = options.helpFooter ?? SHELL_NOTES;
   const books = new Map<string, ApprovalBook>();
   const policy = new Policy({
     mode: config.approval.mode,
@@ -163,7 +165,8 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     timeoutMs: options.timeoutMs ?? config.timeoutMs,
     helpFooter,
     workspaceDir: options.workspaceDir,
-    engineCommands: options.engineCommands ?? [],
+    defenseInDepth: options.defenseInDepth,
+    engineCommands: options.engineCommands ?? defaultEngineCommands(),
     readSkill: async (id: string): Promise<Skill> => {
       if (!skillsDir) throw new Error(`no skills folder is configured (looked for skill ${id})`);
       return readSkill(skillsDir, id);
