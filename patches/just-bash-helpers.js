@@ -1,0 +1,153 @@
+// ---- toolshell patch (patches/README.md): helpers for trap, ERR/EXIT traps, redirect errors ----
+const __tsSignals = { 0: "EXIT", EXIT: "EXIT", ERR: "ERR", DEBUG: "DEBUG", RETURN: "RETURN", 1: "HUP", HUP: "HUP", 2: "INT", INT: "INT", 3: "QUIT", QUIT: "QUIT", 9: "KILL", KILL: "KILL", 13: "PIPE", PIPE: "PIPE", 14: "ALRM", ALRM: "ALRM", 15: "TERM", TERM: "TERM", USR1: "USR1", USR2: "USR2", CHLD: "CHLD" };
+function __tsSignal(name) {
+  const up = String(name).toUpperCase();
+  return __tsSignals[up.startsWith("SIG") ? up.slice(3) : up];
+}
+function __tsQuote(v) {
+  return "'" + v.replace(/'/g, "'\\''") + "'";
+}
+// trap [-lp] [[action] signal ...]: actions are stored on the shell state; EXIT and ERR run.
+function __tsTrap(ctx, args) {
+  const st = ctx.state;
+  let a = args;
+  if (a[0] === "--") a = a.slice(1);
+  if (a[0] === "-l") return { stdout: " 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t 9) SIGKILL\t13) SIGPIPE\t14) SIGALRM\t15) SIGTERM\n", stderr: "", exitCode: 0 };
+  if (a.length === 0 || a[0] === "-p") {
+    const traps = st.tsTraps || {};
+    const names = a.length > 1 ? a.slice(1).map(__tsSignal) : Object.keys(traps);
+    let out = "";
+    for (const n of names) if (n && traps[n] !== undefined) out += `trap -- ${__tsQuote(traps[n])} ${n}\n`;
+    return { stdout: out, stderr: "", exitCode: 0 };
+  }
+  let action = a[0];
+  let sigs = a.slice(1);
+  if (sigs.length === 0) { sigs = [action]; action = "-"; }
+  else if (/^[0-9]+$/.test(action) && __tsSignal(action)) { sigs = a; action = "-"; }
+  const next = { ...(st.tsTraps || {}) };
+  let err = "";
+  for (const sg of sigs) {
+    const n = __tsSignal(sg);
+    if (!n) { err += `bash: trap: ${sg}: invalid signal specification\n`; continue; }
+    if (action === "-") delete next[n];
+    else next[n] = action;
+  }
+  st.tsTraps = next;
+  return { stdout: "", stderr: err, exitCode: err ? 1 : 0 };
+}
+async function __tsRunTrap(interp, action) {
+  return interp.executeScript(new Q().parse(action));
+}
+// ERR: run where errexit would act (not in conditions, && / || lists, negations), not inside
+// functions unless set -E; $? is the failed status during the trap and after it.
+async function __tsErrTrap(interp, out, code) {
+  const st = interp.ctx.state;
+  const action = st.tsTraps && st.tsTraps.ERR;
+  if (!action || st.tsInErrTrap || (st.callDepth > 0 && !st.options.errtrace)) return false;
+  st.tsInErrTrap = true;
+  try {
+    st.lastExitCode = code;
+    st.env.set("?", String(code));
+    const r = await __tsRunTrap(interp, action);
+    out.appendResult(r, r.stdout);
+  } finally {
+    st.tsInErrTrap = false;
+    st.lastExitCode = code;
+    st.env.set("?", String(code));
+  }
+  return false;
+}
+// EXIT: run once after the top-level script, whether it ended, exited or stopped on set -e/-u.
+async function __tsRunWithExitTrap(interp, ast) {
+  let res;
+  let exited = null;
+  try {
+    res = await interp.executeScript(ast);
+  } catch (e) {
+    if (!(e instanceof G)) throw e;
+    exited = e;
+  }
+  const st = interp.ctx.state;
+  const action = st.tsTraps && st.tsTraps.EXIT;
+  if (action === undefined) {
+    if (exited) throw exited;
+    return res;
+  }
+  delete st.tsTraps.EXIT;
+  const code = exited ? exited.exitCode : res.exitCode;
+  st.lastExitCode = code;
+  st.env.set("?", String(code));
+  let tr;
+  let trapExit = null;
+  try {
+    tr = await __tsRunTrap(interp, action);
+  } catch (e) {
+    if (!(e instanceof G)) throw e;
+    trapExit = e;
+  }
+  const first = exited || res;
+  const second = trapExit || tr;
+  const acc = (r) => r.internalOutputAccounting;
+  const merged = {
+    ...(res || {}),
+    stdout: first.stdout + second.stdout,
+    stderr: first.stderr + second.stderr,
+    exitCode: trapExit ? trapExit.exitCode : code,
+    env: (tr && tr.env) || (res && res.env) || {},
+  };
+  if (acc(first) || acc(second)) {
+    merged.internalOutputAccounting = {
+      stdout: (acc(first)?.stdout ?? 0) + (acc(second)?.stdout ?? 0),
+      stderr: (acc(first)?.stderr ?? 0) + (acc(second)?.stderr ?? 0),
+    };
+  }
+  return merged;
+}
+// A redirect target that does not exist: its directory must (bash does not create it).
+async function __tsParentError(e, path, target) {
+  const dir = path.slice(0, path.lastIndexOf("/")) || "/";
+  try {
+    if (!(await e.fs.exists(dir))) return `bash: ${target}: No such file or directory\n`;
+    if (!(await e.fs.stat(dir)).isDirectory) return `bash: ${target}: Not a directory\n`;
+  } catch {}
+  return null;
+}
+// A subshell starts with no traps; its own EXIT trap runs at its end, still inside it.
+async function __tsSubshellTraps(ctx, executeStatement, run) {
+  const st = ctx.state;
+  const saved = st.tsTraps;
+  st.tsTraps = undefined;
+  try {
+    let res = await run();
+    const action = st.tsTraps && st.tsTraps.EXIT;
+    if (action !== undefined) {
+      st.lastExitCode = res.exitCode;
+      st.env.set("?", String(res.exitCode));
+      let out = "";
+      let err = "";
+      let code = res.exitCode;
+      try {
+        for (const stmt of new Q().parse(action).statements) {
+          const r = await executeStatement(stmt);
+          out += r.stdout;
+          err += r.stderr;
+        }
+      } catch (e) {
+        if (!(e instanceof G)) throw e;
+        out += e.stdout;
+        err += e.stderr;
+        code = e.exitCode;
+      }
+      res = { ...res, stdout: res.stdout + out, stderr: res.stderr + err, exitCode: code };
+    }
+    return res;
+  } finally {
+    st.tsTraps = saved;
+  }
+}
+// The bash message for a filesystem error, or null when the error is not one (limits etc.).
+function __tsFsErrorMessage(err) {
+  const code = err && (err.code || ((/^(E[A-Z]+)\b/.exec(String(err.message || "")) || [])[1]));
+  const messages = { EROFS: "Read-only file system", ENOSPC: "No space left on device", EACCES: "Permission denied", EPERM: "Operation not permitted", ENOENT: "No such file or directory", ENOTDIR: "Not a directory", EISDIR: "Is a directory", EDQUOT: "Disk quota exceeded", EFBIG: "File too large" };
+  return messages[code] || null;
+}

@@ -1,0 +1,51 @@
+import { defineCommand, type Command, type ExecResult } from "just-bash";
+
+function shortFlags(args: string[]): string {
+  let flags = "";
+  for (const a of args) {
+    if (a === "--") break;
+    if (/^-[A-Za-z]+$/.test(a)) flags += a.slice(1);
+  }
+  return flags;
+}
+
+async function original(name: string, args: string[], run?: (a: string[]) => Promise<ExecResult>): Promise<ExecResult> {
+  if (!run) return { stdout: "", stderr: `${name}: not available\n`, exitCode: 127 };
+  return run(args);
+}
+
+/**
+ * Wrap just-bash's `uniq` so `uniq -c` prints counts the GNU way: right-aligned in
+ * 7 columns, then a space (`      3 b`); just-bash uses 4. Everything else is the
+ * bundled command's. Source: GNU coreutils `uniq` (`%7lu `); issue 3 conformance corpus.
+ */
+export function createUniqCommand(): Command {
+  return defineCommand("uniq", async (args, ctx) => {
+    const r = await original("uniq", args, ctx.origCommand);
+    const counting = shortFlags(args).includes("c") || args.includes("--count");
+    if (!counting || r.exitCode !== 0) return r;
+    const stdout = r.stdout.replace(/^ *(\d+) /gm, (_m, n: string) => `${n.padStart(7)} `);
+    return { ...r, stdout };
+  });
+}
+
+/**
+ * Wrap just-bash's `wc` so that, reading stdin with two or more counts, each count is
+ * right-aligned in 7 columns like GNU wc (`      2       3`); a single count and
+ * file operands keep the bundled output. Source: GNU coreutils `wc` (stdin width 7).
+ */
+export function createWcCommand(): Command {
+  return defineCommand("wc", async (args, ctx) => {
+    const r = await original("wc", args, ctx.origCommand);
+    const operands = args.filter((a) => !a.startsWith("-") || a === "-");
+    if (operands.length > 0 || r.exitCode !== 0) return r;
+    const stdout = r.stdout.replace(/^ *(\d+(?: +\d+)+) *$/gm, (line) =>
+      line
+        .trim()
+        .split(/ +/)
+        .map((n) => n.padStart(7))
+        .join(" "),
+    );
+    return { ...r, stdout };
+  });
+}
