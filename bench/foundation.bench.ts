@@ -79,30 +79,51 @@ async function shellCallStart(): Promise<void> {
 }
 
 async function mcpPassThrough(): Promise<void> {
-  const ts = await createToolShell({ callLimit: 1000, config: { mcpServers: { everything: { command: NPM_SERVERS.everything, args: ["stdio"], trust: true } }, logDir: path.join(tmpdir(), "toolshell-bench-logs") } });
-  const s = ts.session();
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(new StdioClientTransport({ command: NPM_SERVERS.everything, args: ["stdio"], stderr: "ignore" }));
-  const script = `for i in $(seq 1 200); do tools everything echo message=hi >/dev/null; done`;
+  // The same SDK call from a bare just-bash command: what the shell alone adds to an MCP call.
+  const bare = defineCommand("bareecho", async () => {
+    const r = (await client.callTool({ name: "echo", arguments: { message: "hi" } })) as { content: Array<{ text: string }> };
+    return { stdout: r.content[0].text + "\n", stderr: "", exitCode: 0 };
+  });
+  const ts = await createToolShell({
+    callLimit: 1000,
+    engineCommands: [...defaultEngineCommands(), bare],
+    config: { mcpServers: { everything: { command: NPM_SERVERS.everything, args: ["stdio"], trust: true } }, logDir: path.join(tmpdir(), "toolshell-bench-logs") },
+  });
+  const s = ts.session();
+  const viaToolsScript = `for i in $(seq 1 200); do tools everything echo message=hi >/dev/null; done`;
+  const viaBareScript = `for i in $(seq 1 200); do bareecho >/dev/null; done`;
   const direct = async () => {
     for (let i = 0; i < 200; i++) await client.callTool({ name: "echo", arguments: { message: "hi" } });
   };
-  await s.bash(script);
-  await direct();
+  for (let i = 0; i < 3; i++) {
+    await s.bash(viaToolsScript);
+    await s.bash(viaBareScript);
+    await direct();
+  }
   const viaTools: number[] = [];
+  const viaBare: number[] = [];
   const viaSdk: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 9; i++) {
     let t = performance.now();
-    const r = await s.bash(script);
+    const r = await s.bash(viaToolsScript);
     viaTools.push(performance.now() - t);
     if (r.exit_code !== 0) throw new Error(r.stderr);
+    t = performance.now();
+    await s.bash(viaBareScript);
+    viaBare.push(performance.now() - t);
     t = performance.now();
     await direct();
     viaSdk.push(performance.now() - t);
   }
   const mt = median(viaTools);
+  const mb = median(viaBare);
   const md = median(viaSdk);
-  console.log(`MCP pass-through: 200 × tools everything echo ${fmt(mt, 1)} ms, 200 × SDK callTool ${fmt(md, 1)} ms → ratio ${fmt(mt / md)} (goal ≤ 1.10)`);
+  console.log(
+    `MCP pass-through: 200 × tools everything echo ${fmt(mt, 1)} ms, 200 × SDK callTool ${fmt(md, 1)} ms → ratio ${fmt(mt / md)} (goal ≤ 1.10); ` +
+      `the same SDK call from a bare just-bash command in the same loop ${fmt(mb, 1)} ms → toolshell's own share ${fmt(mt / mb)}`,
+  );
   await client.close();
   await ts.close();
 }
