@@ -267,7 +267,9 @@ export class Session {
         stderr,
         files_written: [...call.filesWritten].sort(),
       };
-    } else if (exitCode !== 0 && call.done.length > 0) {
+    } else if (exitCode !== 0 && (call.done.length > 0 || call.denials > 0)) {
+      // A script that exits with an error after changing something, or after a guardrail or
+      // hook refused a call, gets the same report (without `stopped`).
       report = { done: call.done, read_only_calls: call.readOnlyCalls, stdout, stderr, files_written: [...call.filesWritten].sort() };
     }
     this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: exitCode, ...(call.stop ? { stopped: call.stop.reason } : {}) });

@@ -60,6 +60,8 @@ export class ShellCall implements ShellScope {
   readonly helpFooter: string;
   readonly done: DoneCall[] = [];
   readOnlyCalls = 0;
+  /** Calls refused by a guardrail, hook or answer (`denied`) in this shell call. */
+  denials = 0;
   callsMade = 0;
   stop?: StopState;
   readonly filesWritten = new Set<string>();
@@ -217,6 +219,7 @@ export class ShellCall implements ShellScope {
         throw new ToolCallError("stopped", `the shell call stopped (${stop.reason}) while ${req.command} ran`);
       }
       if (judgement && e.code !== "denied" && e.code !== "invalid_input") this.record(req.command, input, judgement, { ok: false, error: e });
+      if (e.code === "denied") this.denials++;
       finish(e.code === "denied" ? "refused" : "failed", e);
       throw e;
     }

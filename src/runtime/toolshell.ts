@@ -126,6 +126,9 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
   const local = await LocalToolSource.from(defs);
   const mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir });
   for (const s of mcp) {
+    if (["search", "plan", "help", "scripts"].includes(s.name.replace(/-/g, "_").toLowerCase())) {
+      throw new Error(`server name "${s.name}" is a word the tools command keeps for itself (search, plan, help, scripts): rename it in the config`);
+    }
     if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === s.name.replace(/-/g, "_").toLowerCase())) {
       throw new Error(`server ${s.name} has the same name as a local tool`);
     }

@@ -194,6 +194,11 @@ test("hooks: before-hooks deny or replace input, after-hooks replace the result"
   // The hook runs after the schema check: an invalid call never reaches it.
   await s.bash(`tools lookup id=x`);
   assert.equal(seen.length, 2);
+  // A script that ends in an error after a denial gets the report (without `stopped`).
+  const ended = await s.bash(`set -e; tools save-note title=kept body=x >/dev/null; tools noop; echo never`);
+  assert.equal(ended.exit_code, 1);
+  assert.equal(ended.tools?.stopped, undefined);
+  assert.deepEqual(ended.tools?.done.map((d) => d.tool), ["tools save-note"]);
   await ts.close();
 });
 
@@ -252,4 +257,8 @@ test("getSandbox and getSkill reach the session's files and the skills folder", 
   const r = await s.bash(`printf 'a\\nb\\n' > data.txt; tools skill-title`);
   assert.deepEqual(JSON.parse(r.stdout), { name: "report", data: "a\nb", lines: "2", session: "sk" });
   await ts.close();
+});
+
+test("a server may not take a word the tools command keeps for itself", async () => {
+  await assert.rejects(createToolShell({ config: { mcpServers: { search: { command: "true" } } } }), /server name "search" is a word the tools command keeps/);
 });
