@@ -10,3 +10,5 @@ export type { DecisionService, RatedTool, Rating, RatingCache } from "./rating.j
 export { planScript } from "./plan.js";
 export type { Plan, PlanCall, PlannedCall } from "./plan.js";
 export { canonicalJson, hashOf, callKey } from "./canonical.js";
+export { aiSdkDecisionService, RATING_QUESTION } from "./ai-rater.js";
+export type { AiDecisionOptions } from "./ai-rater.js";
