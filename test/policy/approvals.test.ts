@@ -307,3 +307,20 @@ test("CLI: toolshell plan FILE, and a stopped run without a terminal prints the 
   assert.equal(again.status, 0, again.stderr);
   assert.equal(again.stdout, '{"success":true,"message":"Entities deleted successfully"}\ndone\n');
 });
+
+test("CLI on a terminal: asks y / a / n / r about the stopped call, and yes covers the next run", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const { writeFileSync } = await import("node:fs");
+  const cli = path.resolve("dist/cli/main.js");
+  const work = mkdtempSync(path.join(tmpdir(), "toolshell-tty-"));
+  writeFileSync(path.join(work, "toolshell.config.json"), JSON.stringify({ mcpServers: { memory: { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(work, "m.jsonl") }, trust: true } } }));
+  writeFileSync(path.join(work, "s.sh"), `tools memory delete-entities entityNames='["q"]' && echo deleted\n`);
+  // `script` (util-linux) gives the CLI a real terminal; the answer arrives once the prompt is up.
+  const tty = spawnSync("script", ["-qec", `node ${cli} run s.sh`, "/dev/null"], { cwd: work, encoding: "utf8", input: "y\n", timeout: 60_000 });
+  assert.equal(tty.status, 3, tty.stdout + tty.stderr);
+  assert.match(tty.stdout, /Allow it\? \[y\]es once, \[a\]lways in this session, \[n\]o, \[r\]eject always:/);
+  assert.match(tty.stdout, /Approved\. Run the script again: a stopped script is not resumed\./);
+  const again = spawnSync(process.execPath, [cli, "run", "s.sh"], { cwd: work, encoding: "utf8", input: "" });
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /deleted\n$/);
+});
