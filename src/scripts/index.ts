@@ -1,0 +1,51 @@
+/**
+ * The scripts folder's public face: saved scripts as a source (`tools scripts NAME`), the
+ * `tools scripts …` command, their checks, and {@link createScripts} which wires both into a
+ * ToolShell (`sessionSources` + `subcommand`).
+ */
+import type { Session, ShellCall } from "../runtime/index.js";
+import type { SubcommandHandler } from "../shell/index.js";
+import type { Store } from "../store/index.js";
+import type { ToolSource } from "../tool/index.js";
+import { scriptsCommand } from "./command.js";
+import { ScriptsSource, SCRIPTS_SOURCE } from "./source.js";
+
+export { ScriptsSource, runSavedScript, scriptDepth, agentOf, SCRIPTS_SOURCE, MAX_SCRIPT_DEPTH, SCRIPT_PRELUDE } from "./source.js";
+export { scriptsCommand, SCRIPT_VERBS } from "./command.js";
+export type { ScriptsCommandOptions } from "./command.js";
+export { scriptName, checkScriptInput, MAX_NAME, MAX_BODY_BYTES, MAX_DESCRIPTION } from "./validate.js";
+export type { CheckedScript } from "./validate.js";
+
+/** What {@link createScripts} gives to `createToolShell`. */
+export interface ScriptsWiring {
+  /** `createToolShell({ sessionSources })`: one scripts source per session (its agent's scripts). */
+  sessionSources(session: Session): ToolSource[];
+  /** `createToolShell({ subcommand })`: handles `tools scripts …`; other words fall to `next`. */
+  subcommand(word: string, session: Session, call: ShellCall): SubcommandHandler | undefined;
+}
+
+/**
+ * Saved scripts for a ToolShell over `store`. `manageScripts` (config) allows saving and
+ * archiving from the shell; `next` handles any other subcommand word.
+ */
+export function createScripts(options: {
+  store: Store;
+  manageScripts: boolean;
+  next?: (word: string, session: Session, call: ShellCall) => SubcommandHandler | undefined;
+}): ScriptsWiring {
+  const sources = new WeakMap<Session, ScriptsSource>();
+  return {
+    sessionSources(session) {
+      let s = sources.get(session);
+      if (!s) {
+        s = new ScriptsSource(options.store, session);
+        sources.set(session, s);
+      }
+      return [s];
+    },
+    subcommand(word, session, call) {
+      if (word === SCRIPTS_SOURCE) return scriptsCommand(session, { store: options.store, manageScripts: options.manageScripts });
+      return options.next?.(word, session, call);
+    },
+  };
+}

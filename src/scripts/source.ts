@@ -1,0 +1,145 @@
+/**
+ * Saved scripts as a source of tools: `tools scripts NAME k=v` runs one in a nested shell over
+ * the same session filesystem, with the same `tools` command and the caller's shell call (its
+ * budget, approvals, stop state). The input is checked against the script's schema and arrives
+ * on stdin as JSON; what the script prints is its result.
+ *
+ * Rule source: seed "Tools in Shell" → Saved scripts ("runs with the tools and identity of the
+ * agent turn that runs it … the 50-call limit of the shell call it runs in. A call that needs
+ * approval stops the caller's script too"; "Its shell has the shell builtins and `tools`; `curl`
+ * and the `everruns` command are not available inside it"; "Saved scripts can call each other,
+ * up to four deep"); issue 5 → Saved scripts.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Session } from "../runtime/index.js";
+import type { ScriptRecord, Store } from "../store/index.js";
+import { jsonSchemaValidator, ToolCallError, type CatalogTool, type InvokeContext, type ToolOutput, type ToolSource } from "../tool/index.js";
+
+/** The source's name: `tools scripts …`. */
+export const SCRIPTS_SOURCE = "scripts";
+
+/** How deep saved scripts may call each other (the caller's shell is depth 0). */
+export const MAX_SCRIPT_DEPTH = 4;
+
+/** Characters of a failed script's stderr kept in its error message. */
+const STDERR_TAIL = 1500;
+
+/**
+ * Put before every saved script's body: inside a saved script there is no `curl` and no
+ * `toolshell` command, whatever the session's shell has. One line, so line numbers shift by one.
+ */
+export const SCRIPT_PRELUDE =
+  'curl() { echo "curl: not available inside a saved script" >&2; return 127; }; ' +
+  'toolshell() { echo "toolshell: not available inside a saved script" >&2; return 127; }; ' +
+  'everruns() { echo "everruns: not available inside a saved script" >&2; return 127; }\n';
+
+const depth = new AsyncLocalStorage<number>();
+
+/** How deep the code running now is in saved scripts (0 outside any). */
+export function scriptDepth(): number {
+  return depth.getStore() ?? 0;
+}
+
+/** The agent a session belongs to: `metadata.agent_id`, else `default`. */
+export function agentOf(session: Session): string {
+  const a = session.metadata.agent_id;
+  return typeof a === "string" && a ? a : "default";
+}
+
+function tail(s: string, n: number): string {
+  const t = s.trim();
+  return t.length > n ? "…" + t.slice(t.length - n) : t;
+}
+
+/**
+ * Runs a saved script's body in the session's shell: same filesystem, same `tools` command and
+ * shell call (found through async context), stdin = the input as JSON, fresh variables.
+ * @throws ToolCallError `call_limit` past {@link MAX_SCRIPT_DEPTH}; `stopped` when the caller's
+ *         shell call stopped while it ran (an approval, the call limit, the time limit);
+ *         `tool_error` when it exits non-zero (with the end of its stderr).
+ */
+export async function runSavedScript(session: Session, script: ScriptRecord, input: Record<string, unknown>, ctx: InvokeContext): Promise<ToolOutput> {
+  const level = scriptDepth() + 1;
+  if (level > MAX_SCRIPT_DEPTH) {
+    throw new ToolCallError("call_limit", `saved scripts call each other at most ${MAX_SCRIPT_DEPTH} deep; tools scripts ${script.name} would be level ${level}`);
+  }
+  const r = await depth.run(level, () =>
+    session.engine.exec(SCRIPT_PRELUDE + script.body, {
+      signal: ctx.signal,
+      stdin: JSON.stringify(input) + "\n",
+      env: { TOOLSHELL_SCRIPT: script.name, TOOLSHELL_SCRIPT_VERSION: String(script.version), TOOLSHELL_SCRIPT_DEPTH: String(level) },
+    }),
+  );
+  if (ctx.signal.aborted) {
+    throw new ToolCallError("stopped", `the shell call stopped while saved script ${script.name} ran; see the report`);
+  }
+  if (r.exitCode !== 0) {
+    throw new ToolCallError("tool_error", `saved script ${script.name} exited with ${r.exitCode}${r.stderr.trim() ? `: ${tail(r.stderr, STDERR_TAIL)}` : ""}`);
+  }
+  return { kind: "text", text: r.stdout, raw: { stdout: r.stdout, stderr: r.stderr, exit_code: r.exitCode } };
+}
+
+/** The saved scripts of one session's agent, as the catalog sees them. */
+export class ScriptsSource implements ToolSource {
+  readonly name = SCRIPTS_SOURCE;
+  readonly kind = "scripts" as const;
+  private readonly cache = new Map<string, CatalogTool>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly session: Session,
+  ) {}
+
+  state() {
+    return "ready" as const;
+  }
+
+  /** The agent's scripts that are not archived, newest version of each. */
+  tools(): CatalogTool[] {
+    let scripts: ScriptRecord[];
+    try {
+      scripts = this.store.listScripts(agentOf(this.session));
+    } catch {
+      return [];
+    }
+    return scripts.map((s) => this.tool(s));
+  }
+
+  async load(): Promise<void> {}
+
+  private tool(s: ScriptRecord): CatalogTool {
+    const key = `${s.id}@${s.version}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    let validator: ReturnType<typeof jsonSchemaValidator> | undefined;
+    const session = this.session;
+    const store = this.store;
+    const tool: CatalogTool = {
+      name: s.name,
+      source: SCRIPTS_SOURCE,
+      grouped: true,
+      description: s.description || `Saved script ${s.name} (v${s.version}).`,
+      inputSchema: s.input_schema,
+      hints: {},
+      hintsDeclared: false,
+      // The script itself asks nothing: every `tools` call inside it is judged on its own.
+      approval: { kind: "never" },
+      async validate(input) {
+        try {
+          validator ??= jsonSchemaValidator(s.input_schema);
+        } catch (err) {
+          return { ok: false, errors: [`the saved script's input schema does not compile: ${(err as Error).message}`] };
+        }
+        return validator(input);
+      },
+      async invoke(input, ctx) {
+        // The version current when the call is made (it may have been saved again since listing).
+        const current = store.getScript(agentOf(session), s.id) ?? s;
+        if (current.archived) throw new ToolCallError("unknown_command", `saved script ${s.name} is archived`);
+        return runSavedScript(session, current, input, ctx);
+      },
+    };
+    this.cache.set(key, tool);
+    return tool;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The host: a ToolShell wired to its store (SQLite by default), saved scripts, approvals and
+ * ratings kept in the store, secrets redacted, spans emitted, and triggers. The one place that
+ * puts the layers together (runtime defines the ports; store/ and scripts/ implement them).
+ *
+ * Rule source: DESIGN.md "Layout" (runtime must not import store/scripts/server: they are wired
+ * here through `createToolShell` options); issue 5.
+ */
+import path from "node:path";
+import { createToolShell, parseConfig, readConfigFile, type Session, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
+import { createScripts } from "../scripts/index.js";
+import { openSqliteStore, otelEventSink, type Store } from "../store/index.js";
+import { parseServerConfig, parseTriggersConfig, type ServerConfig, type TriggerSpec } from "./config.js";
+import { TriggerService, type WakeCall } from "./triggers.js";
+
+/** Options of {@link openHost}: those of `createToolShell`, with `store` as a path or a Store. */
+export interface HostOptions extends Omit<ToolShellOptions, "store"> {
+  /** A store, a SQLite file path, or `:memory:` (default: config `store`, else `<config dir>/.toolshell/state.db`). */
+  store?: string | Store;
+  /** The wake-agent callback (default: POST to config `server.wakeAgent.url` when set). */
+  wakeAgent?: (call: WakeCall) => void | Promise<void>;
+}
+
+/** A running host. */
+export interface Host {
+  readonly shell: ToolShell;
+  readonly store: Store;
+  readonly config: ToolshellConfig;
+  readonly server: ServerConfig;
+  readonly triggers: TriggerService;
+  /** The config file's triggers, parsed (started by {@link Host.startTriggers}). */
+  readonly configTriggers: TriggerSpec[];
+  /** A session (restored from the store when it exists there). `metadata.agent_id` names its agent. */
+  session(id?: string, metadata?: Record<string, unknown>): Session;
+  /** Brings config triggers into the store, runs missed schedules once, starts the schedules. */
+  startTriggers(): void;
+  /** Stops triggers, MCP servers, and closes the store. Never rejects. */
+  close(): Promise<void>;
+}
+
+/** The default store file of a config: `<config dir>/.toolshell/state.db`. */
+export function defaultStorePath(config: Pick<ToolshellConfig, "baseDir" | "store">): string {
+  return config.store ?? path.join(config.baseDir, ".toolshell", "state.db");
+}
+
+/**
+ * POSTs the wake call as JSON to `url` with `headers`; 10 s time limit.
+ * @throws Error on a non-2xx answer or a network failure.
+ */
+export async function postWake(url: string, headers: Record<string, string>, call: WakeCall): Promise<void> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ type: "trigger.run_failed", trigger: call.trigger, run: call.run, report: call.report?.tools ?? null, exit_code: call.report?.exit_code ?? null }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!res.ok) throw new Error(`wake-agent callback answered ${res.status}`);
+}
+
+/**
+ * Opens a host: parses the config, opens the store, creates the ToolShell over it.
+ * @throws Error on a bad config (including `server` and `triggers`), a store that cannot open,
+ *         or whatever `createToolShell` throws.
+ */
+export async function openHost(options: HostOptions = {}): Promise<Host> {
+  const env = options.env ?? process.env;
+  const config: ToolshellConfig =
+    typeof options.config === "string"
+      ? readConfigFile(options.config, env)
+      : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
+  const server = parseServerConfig(config, env);
+  const configTriggers = parseTriggersConfig(config, env);
+  const store: Store = typeof options.store === "object" ? options.store : openSqliteStore(options.store ?? defaultStorePath(config));
+  let shell: ToolShell;
+  try {
+    const scripts = createScripts({ store, manageScripts: config.manageScripts, next: options.subcommand });
+    const otel = otelEventSink();
+    const userOnEvent = options.onEvent;
+    shell = await createToolShell({
+      ...options,
+      store,
+      approvalBook: options.approvalBook ?? ((sessionId) => store.approvalBook(sessionId)),
+      ratingCache: options.ratingCache ?? store.ratings,
+      sessionSources: scripts.sessionSources,
+      subcommand: scripts.subcommand,
+      secrets: [...(options.secrets ?? []), ...server.tokens, ...Object.values(server.wakeAgent?.headers ?? {})],
+      onEvent: (e) => {
+        otel(e);
+        userOnEvent?.(e);
+      },
+    });
+  } catch (err) {
+    if (typeof options.store !== "object") store.close();
+    throw err;
+  }
+  const wake = options.wakeAgent ?? (server.wakeAgent ? (call: WakeCall) => postWake(server.wakeAgent!.url, server.wakeAgent!.headers, call) : undefined);
+  const triggers = new TriggerService({ shell, store, wakeAgent: wake });
+  let closed = false;
+  return {
+    shell,
+    store,
+    config,
+    server,
+    triggers,
+    configTriggers,
+    session: (id, metadata) => shell.session(id, metadata),
+    startTriggers: () => triggers.start(configTriggers),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await triggers.stop().catch(() => {});
+      await shell.close().catch(() => {});
+      if (typeof options.store !== "object") {
+        try {
+          store.close();
+        } catch {}
+      }
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * The OpenAPI 3.1 document of the HTTP API, served at `/openapi.json`. Written by hand next to
+ * the routes in app.ts; the server tests check that every route answers as documented.
+ *
+ * Rule source: issue 5 → HTTP API ("An OpenAPI document served at `/openapi.json`").
+ */
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown, description = "OK") => ({ description, content: { "application/json": { schema } } });
+const err = (description: string) => json(ref("Error"), description);
+const pathParam = (name: string, description: string) => ({ name, in: "path", required: true, schema: { type: "string" }, description });
+const query = (name: string, schema: unknown, description: string) => ({ name, in: "query", required: false, schema, description });
+const body = (schema: unknown) => ({ required: true, content: { "application/json": { schema } } });
+const common = { "400": err("Bad request"), "401": err("Missing or wrong bearer token"), "413": err("Body too large") };
+const agent = pathParam("agent_id", "The agent (scripts and triggers are per agent).");
+
+/** The document (a fresh object each call). */
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "toolshell",
+      version: "1",
+      description:
+        "Sessions that run bash scripts over an agent's tools, their events, approvals, saved scripts and triggers. " +
+        "Every /v1 route needs Authorization: Bearer <token> except POST /v1/webhooks/{trigger_id}, which takes the trigger's secret. " +
+        'Errors are {"error":{"code","message"}}.',
+    },
+    security: [{ bearer: [] }],
+    paths: {
+      "/healthz": { get: { security: [], summary: "Liveness", responses: { "200": json({ type: "object", properties: { ok: { type: "boolean" } } }) } } },
+      "/openapi.json": { get: { security: [], summary: "This document", responses: { "200": json({ type: "object" }) } } },
+      "/v1/sessions": {
+        post: {
+          summary: "Create a session",
+          requestBody: body({ type: "object", properties: { id: { type: "string" }, agent_id: { type: "string", default: "default" }, metadata: { type: "object" } } }),
+          responses: { "201": json(ref("Session"), "Created"), "409": err("A session with this id exists"), ...common },
+        },
+        get: { summary: "List sessions, newest first", parameters: [query("agent_id", { type: "string" }, "Only this agent's"), query("limit", { type: "integer" }, "At most this many (≤ 1000)")], responses: { "200": json({ type: "object", properties: { sessions: { type: "array", items: ref("Session") } } }), ...common } },
+      },
+      "/v1/sessions/{id}": {
+        get: { summary: "One session", parameters: [pathParam("id", "Session id")], responses: { "200": json(ref("Session")), "404": err("No such session"), ...common } },
+      },
+      "/v1/sessions/{id}/bash": {
+        post: {
+          summary: "Run a script as one shell call",
+          description: "With step_id the call is a durable step: asked again, a completed step returns its recorded result without running; an interrupted one runs again. Shell calls of one session run one after another.",
+          parameters: [pathParam("id", "Session id")],
+          requestBody: body({ type: "object", required: ["script"], properties: { script: { type: "string" }, stdin: { type: "string" }, step_id: { type: "string" }, timeout_ms: { type: "integer", minimum: 100 } } }),
+          responses: { "200": json(ref("ShellResult")), "404": err("No such session"), ...common },
+        },
+      },
+      "/v1/sessions/{id}/events": {
+        get: {
+          summary: "The session's events in order",
+          parameters: [pathParam("id", "Session id"), query("after", { type: "integer" }, "Only events with seq greater than this"), query("limit", { type: "integer" }, "At most this many (≤ 10000)")],
+          responses: { "200": json({ type: "object", properties: { events: { type: "array", items: ref("Event") }, next_after: { type: "integer" } } }), "404": err("No such session"), ...common },
+        },
+      },
+      "/v1/sessions/{id}/steps": {
+        get: { summary: "The session's durable steps", parameters: [pathParam("id", "Session id")], responses: { "200": json({ type: "object", properties: { steps: { type: "array", items: { type: "object" } } } }), "404": err("No such session"), ...common } },
+      },
+      "/v1/sessions/{id}/tool-approvals": {
+        get: { summary: "Pending approval requests", parameters: [pathParam("id", "Session id")], responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("ApprovalRequest") } } }), "404": err("No such session"), ...common } },
+        post: {
+          summary: "Answer approval requests",
+          description: "tool_call_id is the stopped call's id (or the request id). All decisions are checked before any is applied. After allow, run a script again: a stopped script is never resumed.",
+          parameters: [pathParam("id", "Session id")],
+          requestBody: body({ type: "object", required: ["decisions"], properties: { decisions: { type: "array", items: { type: "object", required: ["tool_call_id", "decision"], properties: { tool_call_id: { type: "string" }, decision: { enum: ["allow", "allow_always", "reject", "reject_always"] } } } } } }),
+          responses: { "200": json({ type: "object", properties: { results: { type: "array", items: { type: "object" } }, pending: { type: "array", items: ref("ApprovalRequest") } } }), "404": err("No such session or no such pending request"), ...common },
+        },
+      },
+      "/v1/approvals": { get: { summary: "Pending approval requests of every session", parameters: [query("agent_id", { type: "string" }, "Only this agent's sessions")], responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("ApprovalRequest") } } }), ...common } } },
+      "/v1/agents/{agent_id}/scripts": {
+        get: { summary: "List saved scripts", parameters: [agent, query("include_archived", { type: "boolean" }, "Archived ones too")], responses: { "200": json({ type: "object", properties: { scripts: { type: "array", items: ref("Script") } } }), ...common } },
+        post: { summary: "Create a saved script (version 1)", parameters: [agent], requestBody: body(ref("ScriptInput")), responses: { "201": json(ref("Script"), "Created"), "409": err("A script with this name exists"), ...common } },
+      },
+      "/v1/agents/{agent_id}/scripts/{script_id}": {
+        get: { summary: "One saved script (by id or name)", parameters: [agent, pathParam("script_id", "Script id or name"), query("version", { type: "integer" }, "An older version")], responses: { "200": json(ref("Script")), "404": err("No such script"), ...common } },
+        put: { summary: "Save a new version (creates the script when missing)", parameters: [agent, pathParam("script_id", "Script id or name")], requestBody: body({ type: "object", required: ["description", "body"], properties: { description: { type: "string" }, input_schema: { type: "object" }, body: { type: "string" }, archived: { type: "boolean" } } }), responses: { "200": json(ref("Script")), "201": json(ref("Script"), "Created"), ...common } },
+        patch: { summary: "Change fields (a new version) or archive / unarchive", parameters: [agent, pathParam("script_id", "Script id or name")], requestBody: body({ type: "object", properties: { description: { type: "string" }, input_schema: { type: "object" }, body: { type: "string" }, archived: { type: "boolean" } } }), responses: { "200": json(ref("Script")), "404": err("No such script"), ...common } },
+        delete: { summary: "Archive a script (its versions are kept)", parameters: [agent, pathParam("script_id", "Script id or name")], responses: { "200": json(ref("Script")), "404": err("No such script"), ...common } },
+      },
+      "/v1/agents/{agent_id}/scripts/{script_id}/versions": {
+        get: { summary: "Every version of a script", parameters: [agent, pathParam("script_id", "Script id or name")], responses: { "200": json({ type: "object", properties: { versions: { type: "array", items: { type: "object" } } } }), "404": err("No such script"), ...common } },
+      },
+      "/v1/agents/{agent_id}/triggers": {
+        get: { summary: "List triggers", parameters: [agent], responses: { "200": json({ type: "object", properties: { triggers: { type: "array", items: ref("Trigger") } } }), ...common } },
+        post: { summary: "Create a trigger (a webhook trigger's secret is in the answer, once)", parameters: [agent], requestBody: body(ref("TriggerInput")), responses: { "201": json(ref("Trigger"), "Created"), "409": err("A trigger with this name exists"), ...common } },
+      },
+      "/v1/agents/{agent_id}/triggers/{trigger_id}": {
+        get: { summary: "One trigger (by id or name)", parameters: [agent, pathParam("trigger_id", "Trigger id or name")], responses: { "200": json(ref("Trigger")), "404": err("No such trigger"), ...common } },
+        patch: { summary: "Change a trigger", parameters: [agent, pathParam("trigger_id", "Trigger id or name")], requestBody: body(ref("TriggerInput")), responses: { "200": json(ref("Trigger")), "404": err("No such trigger"), ...common } },
+        delete: { summary: "Delete a trigger", parameters: [agent, pathParam("trigger_id", "Trigger id or name")], responses: { "200": json({ type: "object", properties: { deleted: { type: "string" } } }), "404": err("No such trigger"), ...common } },
+      },
+      "/v1/agents/{agent_id}/triggers/{trigger_id}/run": {
+        post: { summary: "Run a trigger now and wait for the run", parameters: [agent, pathParam("trigger_id", "Trigger id or name")], requestBody: { required: false, content: { "application/json": { schema: { type: "object", properties: { payload: {} } } } } }, responses: { "201": json(ref("TriggerRun"), "The finished run"), "404": err("No such trigger"), ...common } },
+      },
+      "/v1/agents/{agent_id}/triggers/{trigger_id}/runs": {
+        get: { summary: "A trigger's runs, newest first", parameters: [agent, pathParam("trigger_id", "Trigger id or name"), query("limit", { type: "integer" }, "At most this many")], responses: { "200": json({ type: "object", properties: { runs: { type: "array", items: ref("TriggerRun") } } }), "404": err("No such trigger"), ...common } },
+      },
+      "/v1/agents/{agent_id}/triggers/{trigger_id}/runs/{run_id}": {
+        get: { summary: "One run", parameters: [agent, pathParam("trigger_id", "Trigger id or name"), pathParam("run_id", "Run id")], responses: { "200": json(ref("TriggerRun")), "404": err("No such run"), ...common } },
+      },
+      "/v1/webhooks/{trigger_id}": {
+        post: {
+          security: [{ webhookSecret: [] }, { bearer: [] }],
+          summary: "Deliver a webhook: runs the trigger's script with the JSON body as payload",
+          parameters: [pathParam("trigger_id", "Trigger id"), query("wait", { type: "boolean" }, "Answer with the finished run instead of 202")],
+          requestBody: { required: false, content: { "application/json": { schema: { type: "object" } } } },
+          responses: { "202": json({ type: "object", properties: { run_id: { type: "string" }, trigger_id: { type: "string" }, status: { const: "accepted" } } }, "Accepted"), "200": json(ref("TriggerRun"), "The finished run (wait=true)"), "401": err("Wrong secret"), "404": err("No such webhook trigger"), "409": err("Disabled"), "413": err("Body too large") },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "An API token from config server.tokens or TOOLSHELL_API_TOKEN(S)." },
+        webhookSecret: { type: "http", scheme: "bearer", description: "The webhook trigger's secret (also accepted as X-Toolshell-Secret)." },
+      },
+      schemas: {
+        Error: { type: "object", required: ["error"], properties: { error: { type: "object", required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" } } } } },
+        Session: { type: "object", properties: { id: { type: "string" }, agent_id: { type: "string" }, metadata: { type: "object" }, shell_calls: { type: "integer" }, created_at: { type: "string" }, updated_at: { type: "string" }, pending_approvals: { type: "integer" } } },
+        ShellResult: {
+          type: "object",
+          properties: {
+            stdout: { type: "string" },
+            stderr: { type: "string" },
+            exit_code: { type: "integer" },
+            success: { type: "boolean" },
+            tool_call_id: { type: "string" },
+            tools: { type: "object", description: "The stop report: stopped, done, read_only_calls, not_reached, stdout, stderr, files_written" },
+          },
+        },
+        Event: { type: "object", required: ["seq", "type", "session_id", "at"], properties: { seq: { type: "integer" }, type: { type: "string" }, session_id: { type: "string" }, at: { type: "string" } }, additionalProperties: true },
+        ApprovalRequest: { type: "object", properties: { id: { type: "string" }, session_id: { type: "string" }, tool: { type: "string" }, tool_name: { type: "string" }, input: { type: "object" }, why: { type: "string" }, line: { type: "integer" }, tool_call_id: { type: "string" }, status: { enum: ["pending", "answered"] }, created_at: { type: "string" } } },
+        ScriptInput: { type: "object", required: ["name", "description", "body"], properties: { name: { type: "string" }, description: { type: "string" }, input_schema: { type: "object" }, body: { type: "string" } } },
+        Script: { type: "object", properties: { id: { type: "string" }, agent_id: { type: "string" }, name: { type: "string" }, version: { type: "integer" }, description: { type: "string" }, input_schema: { type: "object" }, body: { type: "string" }, archived: { type: "boolean" }, created_at: { type: "string" }, updated_at: { type: "string" } } },
+        TriggerInput: {
+          type: "object",
+          required: ["name", "script"],
+          properties: {
+            name: { type: "string" },
+            schedule: { type: "string", description: "Cron expression (5 or 6 fields) of a schedule trigger" },
+            timezone: { type: "string", default: "UTC" },
+            webhook: { type: "boolean", description: "true for a webhook trigger" },
+            script: { type: "string" },
+            input: { type: "object", description: 'Strings are templates: "{{payload.x}}" alone keeps the JSON type' },
+            enabled: { type: "boolean", default: true },
+            wake_agent_on_failure: { type: "boolean", default: false },
+          },
+        },
+        Trigger: { type: "object", properties: { id: { type: "string" }, agent_id: { type: "string" }, name: { type: "string" }, kind: { enum: ["schedule", "webhook"] }, cron: { type: "string" }, timezone: { type: "string" }, script: { type: "string" }, input: { type: "object" }, enabled: { type: "boolean" }, wake_agent_on_failure: { type: "boolean" }, next_run_at: { type: "string" }, last_run_at: { type: "string" }, origin: { enum: ["api", "config"] }, secret: { type: "string", description: "Only in the answer to the creation of a webhook trigger" }, webhook_url: { type: "string" } } },
+        TriggerRun: { type: "object", properties: { id: { type: "string" }, trigger_id: { type: "string" }, reason: { enum: ["schedule", "missed", "webhook", "manual"] }, status: { enum: ["running", "ok", "failed", "stopped"] }, session_id: { type: "string" }, tool_call_id: { type: "string" }, payload: {}, input: { type: "object" }, result: ref("ShellResult"), request_id: { type: "string" }, error: { type: "string" }, started_at: { type: "string" }, ended_at: { type: "string" } } },
+      },
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Input templates of triggers: every string in a trigger's `input` may hold `{{path}}`
+ * placeholders over the run's scope (`payload`, `trigger`, `now`, `scheduled_at`). A string that
+ * is exactly one placeholder takes the value's JSON type (`"{{payload.count}}"` → 7, an object
+ * stays an object); placeholders inside longer strings are replaced by text (objects as JSON).
+ * A missing value is `null` alone and empty text inside a string.
+ *
+ * Paths are dot-separated names; array items by number (`payload.commits.0.id` or
+ * `payload.commits[0].id`).
+ *
+ * Rule source: issue 5 → Triggers ("input strings are templates over the trigger's payload (a
+ * string that is one placeholder keeps the JSON type)").
+ */
+
+const ONE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
+const ANY = /\{\{\s*([^{}]+?)\s*\}\}/g;
+
+/**
+ * The value at `path` in `scope`, or undefined. Only own properties are followed (no prototype
+ * look-ups such as `constructor`).
+ */
+export function lookup(scope: unknown, path: string): unknown {
+  const parts = path.replace(/\[(\d+)\]/g, ".$1").split(".").filter(Boolean);
+  let cur: unknown = scope;
+  for (const p of parts) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    if (!Object.prototype.hasOwnProperty.call(cur, p)) return undefined;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur;
+}
+
+/** Fills the templates of every string in `value` (objects and arrays walked; keys kept). */
+export function fillTemplates(value: unknown, scope: Record<string, unknown>): unknown {
+  if (typeof value === "string") {
+    const one = ONE.exec(value);
+    if (one) {
+      const v = lookup(scope, one[1]);
+      return v === undefined ? null : v;
+    }
+    return value.replace(ANY, (_m, p: string) => {
+      const v = lookup(scope, p);
+      if (v === undefined || v === null) return "";
+      return typeof v === "string" ? v : JSON.stringify(v);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => fillTemplates(v, scope));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = fillTemplates(v, scope);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,107 @@
+/**
+ * A session's sandbox filesystem as rows: read the whole tree (files, folders, symlinks, modes)
+ * and write it back into a fresh filesystem. A real folder mounted as the workspace is left out
+ * (it persists by itself); only what lives in memory is saved.
+ *
+ * Rule source: issue 5 → Store ("their virtual filesystems (or a reference to them)"); seed
+ * "Tools in Shell" (files persist across shell calls of a session).
+ */
+import { createHash } from "node:crypto";
+import type { IFileSystem } from "just-bash";
+
+/** One entry of a saved tree. */
+export interface FileEntry {
+  /** Absolute path in the sandbox. */
+  path: string;
+  kind: "file" | "dir" | "symlink";
+  /** Permission bits (e.g. 0o644). */
+  mode: number;
+  /** Bytes of a file. */
+  content?: Buffer;
+  /** Target of a symlink. */
+  target?: string;
+  /** SHA-1 of kind, mode and content/target: equal hashes mean nothing changed. */
+  hash: string;
+}
+
+/**
+ * Paths the shell engine makes itself on every start (command stubs, devices, /proc): never
+ * saved, never restored.
+ */
+export const ENGINE_PATHS: readonly string[] = ["/bin", "/usr/bin", "/dev", "/proc"];
+
+function under(path: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : p + "/"));
+}
+
+function hashOf(kind: string, mode: number, data: Buffer | string): string {
+  return createHash("sha1").update(`${kind}\0${mode}\0`).update(data).digest("hex");
+}
+
+/**
+ * Reads every entry under `/` except paths under `exclude` and {@link ENGINE_PATHS}, parents
+ * before children. Entries that vanish while reading are skipped.
+ */
+export async function readTree(fs: IFileSystem, exclude: string[]): Promise<FileEntry[]> {
+  const skip = [...exclude, ...ENGINE_PATHS];
+  const out: FileEntry[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      return;
+    }
+    for (const name of names.sort()) {
+      const path = dir === "/" ? `/${name}` : `${dir}/${name}`;
+      if (under(path, skip)) continue;
+      let st;
+      try {
+        st = await fs.lstat(path);
+      } catch {
+        continue;
+      }
+      const mode = st.mode & 0o7777;
+      if (st.isSymbolicLink) {
+        const target = await fs.readlink(path).catch(() => undefined);
+        if (target !== undefined) out.push({ path, kind: "symlink", mode, target, hash: hashOf("symlink", mode, target) });
+      } else if (st.isDirectory) {
+        out.push({ path, kind: "dir", mode, hash: hashOf("dir", mode, "") });
+        await walk(path);
+      } else if (st.isFile) {
+        const bytes = await fs.readFileBuffer(path).catch(() => undefined);
+        if (bytes === undefined) continue;
+        const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        out.push({ path, kind: "file", mode, content, hash: hashOf("file", mode, content) });
+      }
+    }
+  };
+  await walk("/");
+  return out;
+}
+
+/**
+ * Writes saved entries into `fs` (folders created as needed, modes set). Entries under `exclude`
+ * are skipped. A failing entry does not stop the others; their paths are returned.
+ */
+export async function writeTree(fs: IFileSystem, entries: FileEntry[], exclude: string[]): Promise<string[]> {
+  const failed: string[] = [];
+  const sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const e of sorted) {
+    if (under(e.path, exclude) || under(e.path, ENGINE_PATHS)) continue;
+    try {
+      const parent = e.path.slice(0, e.path.lastIndexOf("/")) || "/";
+      if (parent !== "/") await fs.mkdir(parent, { recursive: true });
+      if (e.kind === "dir") await fs.mkdir(e.path, { recursive: true });
+      else if (e.kind === "file") await fs.writeFile(e.path, new Uint8Array(e.content ?? Buffer.alloc(0)));
+      else if (e.kind === "symlink" && e.target !== undefined) {
+        if (await fs.exists(e.path)) await fs.rm(e.path, { force: true });
+        await fs.symlink(e.target, e.path);
+      }
+      if (e.kind !== "symlink") await fs.chmod(e.path, e.mode);
+    } catch {
+      failed.push(e.path);
+    }
+  }
+  return failed;
+}

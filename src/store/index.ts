@@ -1,0 +1,10 @@
+/** The store folder's public face: the Store interface, the SQLite default, timelines, spans. */
+export { SqliteStore, openSqliteStore } from "./sqlite.js";
+export type { SqliteStoreOptions } from "./sqlite.js";
+export { DEFAULT_AGENT } from "./types.js";
+export type { Store, SessionRecord, StoredEvent, ScriptRecord, ScriptVersion, ScriptInput, TriggerRecord, TriggerRunRecord } from "./types.js";
+export { MIGRATIONS, migrate } from "./migrations.js";
+export { readTree, writeTree } from "./files.js";
+export type { FileEntry } from "./files.js";
+export { renderTimeline } from "./timeline.js";
+export { otelEventSink, TRACER_NAME } from "./otel.js";

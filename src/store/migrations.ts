@@ -1,0 +1,158 @@
+/**
+ * Schema migrations of the SQLite store, versioned in code. `PRAGMA user_version` holds the
+ * number of migrations applied; each runs in its own transaction, in order, once. Never edit a
+ * shipped migration: add the next one.
+ *
+ * Rule source: issue 5 → Store ("schema migrations versioned in code").
+ */
+import type Database from "better-sqlite3";
+
+/** The migrations, oldest first. Index + 1 is the schema version it brings the database to. */
+export const MIGRATIONS: readonly string[] = [
+  // 1: everything issue 5 keeps.
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    shell_calls INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX sessions_agent ON sessions(agent_id, created_at);
+
+  CREATE TABLE session_files (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('file', 'dir', 'symlink')),
+    mode INTEGER NOT NULL,
+    content BLOB,
+    target TEXT,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (session_id, path)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    tool_call_id TEXT,
+    at TEXT NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX events_session ON events(session_id, seq);
+
+  CREATE TABLE steps (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    step_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    request TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'waiting_approval')),
+    attempt INTEGER NOT NULL,
+    result TEXT,
+    request_id TEXT,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    PRIMARY KEY (session_id, step_id)
+  );
+
+  CREATE TABLE step_calls (
+    session_id TEXT NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    command TEXT NOT NULL,
+    input_key TEXT NOT NULL,
+    output TEXT NOT NULL,
+    read_only INTEGER NOT NULL,
+    done TEXT,
+    at TEXT NOT NULL,
+    PRIMARY KEY (session_id, tool_call_id, idx)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE approval_requests (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    answered_at TEXT,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX approval_requests_session ON approval_requests(session_id, status);
+
+  CREATE TABLE approval_state (
+    session_id TEXT PRIMARY KEY,
+    data TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE ratings (
+    key TEXT PRIMARY KEY,
+    probability REAL NOT NULL,
+    rated_at TEXT NOT NULL,
+    by TEXT NOT NULL
+  );
+
+  CREATE TABLE scripts (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (agent_id, name)
+  );
+
+  CREATE TABLE script_versions (
+    script_id TEXT NOT NULL REFERENCES scripts(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    input_schema TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    PRIMARY KEY (script_id, version)
+  );
+
+  CREATE TABLE triggers (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (agent_id, name)
+  );
+
+  CREATE TABLE trigger_runs (
+    id TEXT PRIMARY KEY,
+    trigger_id TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX trigger_runs_trigger ON trigger_runs(trigger_id, started_at);
+  `,
+];
+
+/**
+ * Brings `db` to the latest schema. A database newer than this code is refused.
+ * @returns the schema version.
+ * @throws Error when the database's version is newer than {@link MIGRATIONS}, or a migration fails (rolled back).
+ */
+export function migrate(db: Database.Database): number {
+  const current = db.pragma("user_version", { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`the store's schema is version ${current}, newer than this toolshell knows (${MIGRATIONS.length}); upgrade toolshell`);
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return MIGRATIONS.length;
+}

@@ -1,0 +1,103 @@
+/**
+ * The session timeline as text: one line per shell call with its nested calls indented under
+ * it, approvals, saved scripts, trigger runs and steps in between. Used by `toolshell events`.
+ *
+ * Rule source: issue 5 → Events ("`toolshell events SESSION` prints the timeline (nested calls
+ * under their shell call)"); seed "Tools in Shell" → In the session timeline ("The chat shows
+ * these as rows under the shell call").
+ */
+import type { StoredEvent } from "./types.js";
+
+const time = (at: unknown): string => (typeof at === "string" && at.length >= 19 ? at.slice(11, 19) : "--:--:--");
+
+function ms(v: unknown): string {
+  const n = typeof v === "number" ? v : Number(v);
+  if (!Number.isFinite(n)) return "";
+  return n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`;
+}
+
+function oneLine(s: unknown, max = 100): string {
+  const t = String(s ?? "").replace(/\s+/g, " ").trim();
+  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+}
+
+/**
+ * Renders events (in store order) as a timeline. Nested calls are printed under the shell call
+ * named by their `parent_tool_call_id`, in the order they ended; events of unknown types get a
+ * generic line. Never throws.
+ */
+export function renderTimeline(events: StoredEvent[]): string {
+  const lines: string[] = [];
+  const nestedBy = new Map<string, StoredEvent[]>();
+  for (const e of events) {
+    if (e.type === "tool.nested_call") {
+      const parent = String((e as Record<string, unknown>).parent_tool_call_id ?? "");
+      if (!nestedBy.has(parent)) nestedBy.set(parent, []);
+      nestedBy.get(parent)!.push(e);
+    }
+  }
+  const shown = new Set<string>();
+  const nestedLines = (parent: string): void => {
+    if (shown.has(parent)) return;
+    shown.add(parent);
+    for (const n of nestedBy.get(parent) ?? []) {
+      const x = n as Record<string, unknown>;
+      const err = x.error as { code?: string; message?: string } | undefined;
+      const status = String(x.status ?? "");
+      lines.push(
+        `           ├─ ${String(x.command ?? x.tool_name)}  ${x.input_preview ? oneLine(x.input_preview, 80) + "  " : ""}${status}${x.replayed ? " (replayed)" : ""}  ${ms(x.duration_ms)}` +
+          (err ? `  ${err.code}: ${oneLine(err.message, 80)}` : ""),
+      );
+    }
+  };
+  for (const e of events) {
+    const x = e as Record<string, unknown>;
+    const t = time(e.at);
+    switch (e.type) {
+      case "shell_call.started":
+        lines.push(`${t}  ▶ ${x.tool_call_id} bash  ${oneLine(x.script_preview, 90)}`);
+        break;
+      case "shell_call.ended":
+        nestedLines(String(x.tool_call_id));
+        lines.push(`${t}  ■ ${x.tool_call_id} exit ${x.exit_code}${x.stopped ? `  stopped: ${x.stopped}` : ""}`);
+        break;
+      case "tool.nested_call":
+        break;
+      case "approval.requested":
+        lines.push(`${t}  ? approval requested ${x.request_id}: ${x.tool}${x.tool_call_id ? ` (${x.tool_call_id})` : ""}`);
+        break;
+      case "approval.answered":
+        lines.push(`${t}  ✓ approval ${x.request_id} answered: ${x.decision} (${x.tool})`);
+        break;
+      case "script.saved":
+        lines.push(`${t}  ✎ script saved: ${x.name} v${x.version}`);
+        break;
+      case "script.archived":
+        lines.push(`${t}  ✎ script ${x.archived === false ? "unarchived" : "archived"}: ${x.name}`);
+        break;
+      case "trigger.run":
+        lines.push(`${t}  ⏰ trigger ${x.trigger_name ?? x.trigger_id} (${x.reason}) → ${x.status}${x.tool_call_id ? ` as ${x.tool_call_id}` : ""}`);
+        break;
+      case "step.replayed":
+        lines.push(`${t}  ↺ step ${x.step_id} (${x.tool_call_id}) completed before: recorded result returned`);
+        break;
+      case "step.resumed":
+        lines.push(`${t}  ↻ step ${x.step_id} (${x.tool_call_id}) runs again, attempt ${x.attempt} (after ${x.after})`);
+        break;
+      case "step.waiting":
+        lines.push(`${t}  … step ${x.step_id} still waits for approval ${x.request_id}`);
+        break;
+      default: {
+        const { type, session_id: _s, at: _a, seq: _q, ...rest } = x;
+        lines.push(`${t}  · ${type} ${oneLine(JSON.stringify(rest), 110)}`);
+      }
+    }
+  }
+  // Nested calls whose shell call has not ended (still running, or the process died).
+  for (const parent of nestedBy.keys()) {
+    if (shown.has(parent)) continue;
+    lines.push(`           (${parent || "no shell call"} did not end)`);
+    nestedLines(parent);
+  }
+  return lines.length ? lines.join("\n") + "\n" : "";
+}

@@ -1,0 +1,160 @@
+/**
+ * What the store holds, as plain JSON records, and the {@link Store} interface every store
+ * implements (the SQLite default in sqlite.ts; `:memory:` for tests and benchmarks).
+ *
+ * Rule source: issue 5 → Store ("sessions, their virtual filesystems, approval requests and
+ * answers, ratings, events, recorded steps, saved scripts, triggers and trigger runs"); seed
+ * "Tools in Shell" → Saved scripts (versioned, archived; the `/v1/agents/{agent_id}/scripts` API).
+ */
+import type { ApprovalBook, RatingCache } from "../policy/index.js";
+import type { SessionEvent, SessionStore, StepRecord } from "../runtime/index.js";
+
+/** The agent a session or script belongs to when nobody says. */
+export const DEFAULT_AGENT = "default";
+
+/** A session as stored. */
+export interface SessionRecord {
+  id: string;
+  agent_id: string;
+  metadata: Record<string, unknown>;
+  /** Shell calls made so far. */
+  shell_calls: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An event as stored: the event itself plus its position in the store (`seq`, increasing). */
+export type StoredEvent = SessionEvent & { seq: number };
+
+/** One version of a saved script. */
+export interface ScriptVersion {
+  script_id: string;
+  version: number;
+  description: string;
+  /** JSON Schema of the script's input (an object schema). */
+  input_schema: Record<string, unknown>;
+  body: string;
+  created_at: string;
+  /** Who saved it: a session id, `api`, or `config`. */
+  created_by: string;
+}
+
+/** A saved script with its current (latest) version. */
+export interface ScriptRecord {
+  id: string;
+  agent_id: string;
+  name: string;
+  /** The latest version's number (1 for a new script). */
+  version: number;
+  description: string;
+  input_schema: Record<string, unknown>;
+  body: string;
+  archived: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What saving a script takes. Saving a name that exists adds a version (and unarchives it). */
+export interface ScriptInput {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  body: string;
+  created_by?: string;
+}
+
+/** A trigger: a schedule or a webhook that runs a saved script with no model. */
+export interface TriggerRecord {
+  id: string;
+  agent_id: string;
+  name: string;
+  kind: "schedule" | "webhook";
+  /** Cron expression (5 or 6 fields) of a schedule trigger. */
+  cron?: string;
+  /** IANA time zone of the cron expression (default UTC). */
+  timezone?: string;
+  /** Name of the saved script it runs. */
+  script: string;
+  /** The script's input; strings are templates over the payload (`{{payload.x}}`). */
+  input: Record<string, unknown>;
+  enabled: boolean;
+  /** Call the configured wake-agent callback with the report when a run fails or stops. */
+  wake_agent_on_failure: boolean;
+  /** SHA-256 (hex) of a webhook trigger's secret; the secret itself is shown once, at creation. */
+  secret_hash?: string;
+  /** When a schedule trigger should next run (ISO time), kept to find runs missed while down. */
+  next_run_at?: string;
+  last_run_at?: string;
+  /** `api` (created over HTTP) or `config` (from the config file's `triggers`). */
+  origin: "api" | "config";
+  created_at: string;
+  updated_at: string;
+}
+
+/** One run of a trigger. */
+export interface TriggerRunRecord {
+  id: string;
+  trigger_id: string;
+  agent_id: string;
+  /** Why it ran: its schedule, a schedule missed while down, a webhook, or a person (run now). */
+  reason: "schedule" | "missed" | "webhook" | "manual";
+  status: "running" | "ok" | "failed" | "stopped";
+  session_id: string;
+  /** The shell call it was recorded as. */
+  tool_call_id?: string;
+  /** The payload the input templates were filled from. */
+  payload: unknown;
+  /** The script input after the templates were filled. */
+  input?: Record<string, unknown>;
+  /** The shell call's result (with its stop report when it stopped). */
+  result?: unknown;
+  error?: string;
+  /** Approval request raised by a stopped run (recorded, never waited on). */
+  request_id?: string;
+  started_at: string;
+  ended_at?: string;
+}
+
+/** The store: the runtime's {@link SessionStore} port plus everything else issue 5 keeps. */
+export interface Store extends SessionStore {
+  /** Where it lives: a file path, or `:memory:`. */
+  readonly location: string;
+
+  getSession(id: string): SessionRecord | undefined;
+  /** Sessions, newest first. */
+  listSessions(options?: { agentId?: string; limit?: number }): SessionRecord[];
+  /** Events of a session in order; `after` is a `seq` (exclusive); `limit` default 1000. */
+  listEvents(sessionId: string, options?: { after?: number; limit?: number }): StoredEvent[];
+  /** Steps of a session in start order, optionally by status. */
+  listSteps(sessionId: string, options?: { status?: StepRecord["status"] }): StepRecord[];
+
+  /** The approval book of a session, restored from the store and saved on every change. */
+  approvalBook(sessionId: string): ApprovalBook;
+  /** Pending approval requests across sessions (or of one agent's sessions). */
+  pendingApprovals(options?: { agentId?: string }): Array<import("../policy/index.js").ApprovalRequest>;
+  /** The cache of tool ratings. */
+  readonly ratings: RatingCache;
+
+  listScripts(agentId: string, options?: { includeArchived?: boolean }): ScriptRecord[];
+  /** A script by id or name (current version, or `version`). */
+  getScript(agentId: string, idOrName: string, options?: { version?: number }): ScriptRecord | undefined;
+  /** Saves a new script or a new version of one. */
+  saveScript(agentId: string, input: ScriptInput): ScriptRecord;
+  scriptVersions(agentId: string, idOrName: string): ScriptVersion[];
+  /** Archives or unarchives; undefined when there is no such script. */
+  setScriptArchived(agentId: string, idOrName: string, archived: boolean): ScriptRecord | undefined;
+
+  listTriggers(options?: { agentId?: string }): TriggerRecord[];
+  getTrigger(id: string): TriggerRecord | undefined;
+  /** A trigger by agent and name. */
+  findTrigger(agentId: string, name: string): TriggerRecord | undefined;
+  putTrigger(trigger: TriggerRecord): void;
+  deleteTrigger(id: string): boolean;
+  putTriggerRun(run: TriggerRunRecord): void;
+  getTriggerRun(id: string): TriggerRunRecord | undefined;
+  /** Runs of a trigger, newest first. */
+  listTriggerRuns(triggerId: string, options?: { limit?: number }): TriggerRunRecord[];
+
+  /** Closes the database (waits for nothing; later calls throw). */
+  close(): void;
+}
