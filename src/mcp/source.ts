@@ -6,13 +6,12 @@
  * MCP spec 2025-06-18 "Tools" (list, call, list_changed), "Lifecycle" (initialize, shutdown).
  */
 import path from "node:path";
-import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
 import type { ServerConfig } from "./config.js";
-import { listAllTools, openConnection, type Connection } from "./connection.js";
-import { toCallError } from "./errors.js";
+import type { Connection } from "./connection.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
 import type { McpCallResult } from "./result.js";
+import { loadSdk } from "./sdk.js";
 import { withChildSignal } from "./signals.js";
 import { toCatalogTool } from "./tool.js";
 
@@ -129,9 +128,10 @@ export class McpServerSource implements ToolSource {
     const timeoutMs = this.config.connectTimeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
     this.#log.resetTail();
+    const { connection, errors, types } = await loadSdk();
     let conn: Connection | undefined;
     try {
-      conn = await openConnection(this.config, {
+      conn = await connection.openConnection(this.config, {
         log: this.#log,
         deadline,
         timeoutMs,
@@ -140,7 +140,7 @@ export class McpServerSource implements ToolSource {
         },
         onToolsChanged: (changed) => this.#relist(changed),
       });
-      const listed = await listAllTools(conn.client, deadline, timeoutMs);
+      const listed = await connection.listAllTools(conn.client, deadline, timeoutMs);
       if (this.#closed) throw this.#closedError();
       this.#tools = listed.map((tool) => toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
       this.#conn = conn;
@@ -153,7 +153,7 @@ export class McpServerSource implements ToolSource {
       const timedOut = deadline.aborted;
       const failure = this.#closed
         ? this.#closedError()
-        : toCallError(timedOut ? new McpError(ErrorCode.RequestTimeout, "connect timed out") : error, {
+        : errors.toCallError(timedOut ? new types.McpError(types.ErrorCode.RequestTimeout, "connect timed out") : error, {
             server: this.name,
             phase: "connect",
             timeoutMs,
@@ -172,15 +172,16 @@ export class McpServerSource implements ToolSource {
   #call = async (name: string, args: Record<string, unknown>, ctx: InvokeContext): Promise<McpCallResult> => {
     const timeoutMs = this.config.callTimeoutMs;
     const place = { server: this.name, phase: "call" as const, tool: name, timeoutMs };
-    if (ctx.signal.aborted) throw toCallError(ctx.signal.reason, { ...place, aborted: true });
+    const { errors, types } = await loadSdk();
+    if (ctx.signal.aborted) throw errors.toCallError(ctx.signal.reason, { ...place, aborted: true });
     const conn = await this.#connection(ctx.signal);
     try {
       const result = await withChildSignal(ctx.signal, (signal) =>
-        conn.client.callTool({ name, arguments: args }, CallToolResultSchema, { signal, timeout: timeoutMs }),
+        conn.client.callTool({ name, arguments: args }, types.CallToolResultSchema, { signal, timeout: timeoutMs }),
       );
       return result as McpCallResult;
     } catch (error) {
-      throw toCallError(error, { ...place, aborted: ctx.signal.aborted });
+      throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted });
     }
   };
 
@@ -196,7 +197,7 @@ export class McpServerSource implements ToolSource {
         this.#relistAgain = false;
         try {
           const timeoutMs = this.config.connectTimeoutMs;
-          const listed = await listAllTools(conn.client, undefined, timeoutMs);
+          const listed = await (await loadSdk()).connection.listAllTools(conn.client, undefined, timeoutMs);
           if (this.#closed || this.#conn !== conn) break;
           this.#tools = listed.map((tool) => toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
           this.#log.line(`tools changed: listed ${this.#tools.length} tools`);

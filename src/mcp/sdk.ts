@@ -1,0 +1,20 @@
+/**
+ * The MCP SDK and the modules built on it, loaded on first use. A host whose servers are all
+ * on demand (or that only prints help) never loads the SDK, which keeps CLI start-up short
+ * (issue 2: `toolshell exec 'tools --help'` with on-demand servers, median ≤ 350 ms).
+ */
+type SdkModules = {
+  connection: typeof import("./connection.js");
+  errors: typeof import("./errors.js");
+  types: typeof import("@modelcontextprotocol/sdk/types.js");
+};
+
+let loading: Promise<SdkModules> | undefined;
+
+/** The SDK-backed modules; the first call imports them, later calls share the same promise. */
+export function loadSdk(): Promise<SdkModules> {
+  loading ??= Promise.all([import("./connection.js"), import("./errors.js"), import("@modelcontextprotocol/sdk/types.js")]).then(
+    ([connection, errors, types]) => ({ connection, errors, types }),
+  );
+  return loading;
+}
