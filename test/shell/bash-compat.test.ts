@@ -82,5 +82,5 @@ test("SHELL_NOTES are a few lines and name what is there and what is not", () =>
   const tokens = encode(SHELL_NOTES).length;
   assert.ok(tokens <= 220, `${tokens} tokens`);
   assert.ok(SHELL_NOTES.split("\n").length <= 8);
-  for (const word of ["jq", "trap", "xargs", "Not there"]) assert.ok(SHELL_NOTES.includes(word), word);
+  for (const word of ["jq", "trap", "xargs", "no network", "Gaps"]) assert.ok(SHELL_NOTES.includes(word), word);
 });

@@ -33,12 +33,13 @@ export function compatBashOptions(): Partial<BashOptions> {
 
 /**
  * What an agent is told about the shell, in a few lines: used in the `bash` tool's
- * description and the footer of `tools --help`. Measured at about 150 tokens (o200k);
- * see docs/shell.md for the measurement command.
+ * description and the footer of `tools --help`. It names what works like bash, what is
+ * absent, and the workaround for each known gap (docs/shell.md has the evidence).
+ * Measured with gpt-tokenizer (o200k_base); test/shell/bash-compat.test.ts bounds it.
  */
 export const SHELL_NOTES = [
-  "Shell: a sandboxed bash 5 (just-bash) over a virtual filesystem; no network, no host binaries, no background jobs (&), no signals.",
-  "jq is the real jq 1.7.1: `jq -n`, `--arg/--argjson/--slurpfile/--rawfile`, `-L` modules read files from this filesystem; `env`/`$ENV` see exported variables; dates are UTC; `strftime(\"%Z\")` fails (use \"UTC\").",
-  "Works: pipes, $(...), <(...), here-docs, arrays/assoc arrays, [[ ]], (( )), local, trap EXIT/ERR, set -euo pipefail, read -r, mapfile, printf, xargs -I{}/-n/-0, sed, awk, grep, sort, find.",
-  "Not there: exec of real programs, sudo, ssh, curl (unless enabled), wait/kill/job control, coproc, select.",
+  "Shell: bash 5 emulated in-process (just-bash) on a virtual filesystem; no network, no host programs (git, python, curl), no job control (& runs in order), no coproc/select.",
+  "Works as in bash: pipes, $( ), <( ), here-docs, arrays, assoc arrays, local, (( )), [[ =~ ]], trap EXIT/ERR, set -euo pipefail, read -r, mapfile, xargs -I{}/-n/-0, sed, awk, yq.",
+  "jq is real jq 1.7.1: files, --slurpfile, --rawfile, -L read this filesystem; env = exported vars; UTC. Numbers keep their literal text (1.0 stays 1.0).",
+  "Gaps: diff is unified (use diff -u); $((x/0)) doesn't stop the line; xargs -t trace comes after output under 2>&1.",
 ].join("\n");

@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeShell, shq, writeFiles } from "../harness.js";
+import { Bash, InMemoryFs } from "just-bash";
+import { HOME, makeShell, shq, writeFiles } from "../harness.js";
 import { compareOutcome, type Outcome } from "./compare.js";
 import type { JqCase } from "./jq-cases.js";
 
@@ -25,9 +26,12 @@ export function loadJqDifferences(): Record<string, string> {
   return JSON.parse(readFileSync(path.join(here, "jq-differences.json"), "utf8"));
 }
 
-/** Run one vector through a fresh shell; `jq` is invoked as a shell command line. */
-export async function runJqVector(v: JqCase): Promise<Outcome> {
-  const bash = makeShell();
+/**
+ * Run one vector through a fresh shell; `jq` is invoked as a shell command line.
+ * `engine: "just-bash"` uses just-bash's own jq instead of ours (for the comparison in docs/shell.md).
+ */
+export async function runJqVector(v: JqCase, engine: "ours" | "just-bash" = "ours"): Promise<Outcome> {
+  const bash = engine === "ours" ? makeShell() : new Bash({ fs: new InMemoryFs(), cwd: HOME });
   await writeFiles(bash, v.files ?? {});
   const exports = Object.entries(v.env ?? {})
     .map(([k, val]) => `export ${k}=${shq(val)}; `)
@@ -37,10 +41,15 @@ export async function runJqVector(v: JqCase): Promise<Outcome> {
 }
 
 /** Run all vectors; returns the mismatches. */
-export async function runAllJq(vectors: JqVector[]): Promise<Array<{ name: string; why: string }>> {
+export async function runAllJq(vectors: JqVector[], engine: "ours" | "just-bash" = "ours"): Promise<Array<{ name: string; why: string }>> {
   const bad: Array<{ name: string; why: string }> = [];
   for (const v of vectors) {
-    const actual = await runJqVector(v);
+    let actual: Outcome;
+    try {
+      actual = await runJqVector(v, engine);
+    } catch (e) {
+      actual = { stdout: "", stderr: `THROWN: ${(e as Error).message}`, exitCode: -2 };
+    }
     const cmp = compareOutcome(v.expected, actual);
     if (!cmp.ok) bad.push({ name: v.name, why: cmp.why });
   }
@@ -48,8 +57,10 @@ export async function runAllJq(vectors: JqVector[]): Promise<Array<{ name: strin
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  // usage: run-jq.ts [--engine=just-bash]
+  const engine = process.argv.includes("--engine=just-bash") ? "just-bash" : "ours";
   const vectors = loadJqVectors();
-  const bad = await runAllJq(vectors);
+  const bad = await runAllJq(vectors, engine);
   for (const b of bad) console.log(`${b.name}\n    ${b.why}`);
   console.log(`${vectors.length - bad.length}/${vectors.length} match`);
   process.exit(0);
