@@ -117,7 +117,13 @@ test("error codes from real servers: tool_error, unavailable (retryable), connec
 test("server stderr goes to its log file, never into the script's output", async () => {
   const r = await ts.session().bash(`tools kit say-stderr line=secret-log-line`);
   assert.equal(r.stderr.includes("secret-log-line"), false);
-  assert.match(readFileSync(path.join(dir, "logs", "kit.log"), "utf8"), /secret-log-line/);
+  // The server's stderr reaches the log asynchronously: wait for it (bounded).
+  let log = "";
+  for (let i = 0; i < 100 && !/secret-log-line/.test(log); i++) {
+    await new Promise((res) => setTimeout(res, 50));
+    log = readFileSync(path.join(dir, "logs", "kit.log"), "utf8");
+  }
+  assert.match(log, /secret-log-line/);
 });
 
 test("help stays readable for a server with 300 tools paged by nextCursor", async () => {
