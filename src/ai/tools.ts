@@ -27,6 +27,7 @@ import {
   directApprovalNeeded,
   directDescription,
   directTools,
+  loadKeptServers,
   runBashTool,
   type BashToolInput,
   type BashToolResult,
@@ -193,14 +194,4 @@ export function outcomeToModelOutput(outcome: DirectOutcome): ToolResultOutput {
       ...v.media.map((m) => ({ type: "file" as const, data: { type: "data" as const, data: m.data }, mediaType: m.mimeType })),
     ],
   };
-}
-
-/** Loads the on-demand servers that a `keepVisible` entry names, so their tools can be direct. Never throws. */
-async function loadKeptServers(shell: ToolShell): Promise<void> {
-  const keep = (shell.splitRules.keepVisible ?? []).map((k) => k.trim().replace(/^tools\s+/, "").toLowerCase().replace(/-/g, "_"));
-  const wanted = shell.sources.filter((s) => s.kind === "mcp" && s.state() !== "ready" && keep.some((k) => {
-    const n = s.name.toLowerCase().replace(/-/g, "_");
-    return k.startsWith(`${n} `) || k.startsWith(`${n}__`) || k.startsWith(`mcp_${n}__`) || k.startsWith(`${n}/`) || k.startsWith(`${n}.`);
-  }));
-  await Promise.allSettled(wanted.map((s) => s.load()));
 }

@@ -4,7 +4,9 @@
  *
  *   toolshell exec 'SCRIPT'        run a script given as an argument
  *   toolshell run FILE|-           run a script file (or stdin)
- *   toolshell list [--tokens]      the same listing as `tools --help`
+ *   toolshell list [--tokens]      the same listing as `tools --help` (--tokens: the model's tool list in o200k tokens)
+ *   toolshell mcp [--http PORT]    the MCP gateway: bash + the direct tools, over stdio or Streamable HTTP
+ *   toolshell check [--json]       advisory findings about the config and its tools (exit 0)
  *   toolshell plan FILE|-          each tools call a script would make, with its risk
  *   toolshell approvals            pending approval requests of the CLI session
  *   toolshell approve ID DECISION  answer one (allow, allow_always, reject, reject_always)
@@ -45,7 +47,9 @@ program
   .command("list")
   .description("list servers and tools (the same listing as `tools --help`)")
   .addOption(new Option("--tokens", "also print the size of the bash tool's description in tokens"))
-  .action((opts: { tokens?: boolean }) => runCli({ kind: "list", tokens: !!opts.tokens, options: program.opts() }));
+  .action((opts: { tokens?: boolean }) =>
+    opts.tokens ? import("./agents.js").then((m) => m.runListTokens(program.opts())) : runCli({ kind: "list", tokens: false, options: program.opts() }),
+  );
 
 program
   .command("plan")
@@ -64,6 +68,25 @@ program
   .argument("<request-id>", "the request id from the stop report (apr_…)")
   .argument("<decision>", "allow, allow_always, reject or reject_always")
   .action((requestId: string, decision: string) => runCli({ kind: "approve", requestId, decision, options: program.opts() }));
+
+program
+  .command("mcp")
+  .description("serve an MCP server whose tools are bash plus the direct tools, fronting every configured server (stdio, or --http PORT)")
+  .option("--http <port>", "serve Streamable HTTP on this port (0: any free port) instead of stdio")
+  .option("--host <host>", "host to bind with --http", "127.0.0.1")
+  .option("--import <client...>", "also front the servers of: claude-desktop, cursor, claude-code, vscode")
+  .option("--write <file>", "with --import: write the merged config to FILE and exit")
+  .option("--session <id>", "toolshell session id of a stdio client", "mcp")
+  .option("--no-elicitation", "never ask through MCP elicitation; offer the toolshell_approve tool instead")
+  .action((opts: import("./agents.js").McpCliOptions) => import("./agents.js").then((m) => m.runMcp(opts, program.opts())));
+
+program
+  .command("check")
+  .description("advisory findings about the config and its tools (always exits 0)")
+  .option("--json", "print the findings as JSON")
+  .option("--no-load", "do not start servers that are not loaded")
+  .option("--schema-limit <tokens>", "tokens an input schema may take (default 1000)")
+  .action((opts: import("./agents.js").CheckCliOptions) => import("./agents.js").then((m) => m.runCheck(opts, program.opts())));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -21,8 +21,13 @@ export {
   isShellRequest,
   approvalsBeforeBash,
   describeRequests,
+  loadKeptServers,
 } from "./surface.js";
 export type { BashToolInput, BashToolResult, ToolSpec, DirectTool } from "./surface.js";
 export { callDirect, directApprovalNeeded, modelView } from "./direct.js";
 export type { DirectOutcome, DirectCallOptions, ModelView } from "./direct.js";
 export { countTokens, toolTokens, toolListTokens, toolDefinitionJson } from "./tokens.js";
+export { createGatewayServer, serveStdio, serveHttp, approveToolSpec, supportsFormElicitation, directResult } from "./mcp-server.js";
+export type { GatewayOptions, RunningGateway } from "./mcp-server.js";
+export { CLIENTS, clientConfigFiles, importClientServers, mergeImported, isToolshellGateway } from "./import.js";
+export type { ClientName, ClientConfigFile, ImportPlace, ImportResult } from "./import.js";

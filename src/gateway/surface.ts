@@ -275,3 +275,18 @@ export function describeRequests(requests: readonly ApprovalRequest[]): string {
     })
     .join("\n");
 }
+
+/**
+ * Loads the servers not loaded yet (on demand, or failed at start) that a `keepVisible` entry
+ * names, so their kept tools can be listed as direct tools. Never throws: a server that does not
+ * load stays out of the list (and `toolshell check` says why).
+ */
+export async function loadKeptServers(shell: ToolShell): Promise<void> {
+  const keep = (shell.splitRules.keepVisible ?? []).map((k) => k.trim().replace(/^tools\s+/, "").toLowerCase().replace(/-/g, "_"));
+  const names = (s: ToolSource) => {
+    const n = s.name.toLowerCase().replace(/-/g, "_");
+    return [`${n} `, `${n}__`, `mcp_${n}__`, `${n}/`, `${n}.`];
+  };
+  const wanted = shell.sources.filter((s) => s.kind === "mcp" && s.state() !== "ready" && keep.some((k) => names(s).some((p) => k.startsWith(p))));
+  await Promise.allSettled(wanted.map((s) => s.load()));
+}

@@ -1,0 +1,191 @@
+/**
+ * The agent-facing subcommands: `toolshell mcp` (the MCP gateway over stdio or Streamable HTTP,
+ * with `--import` of other clients' servers), `toolshell check` (advisory findings, always exit
+ * 0) and `toolshell list --tokens` (the size of what the model sees).
+ *
+ * Rule source: issue 6 → MCP gateway, Checks and configuration, What the model sees.
+ */
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { findConfigFile } from "../runtime/config.js";
+import type { ToolShell, ToolShellOptions } from "../runtime/index.js";
+import type { CommonOptions } from "./commands.js";
+
+/** Options of `toolshell mcp`. */
+export interface McpCliOptions {
+  /** Serve Streamable HTTP on this port (0 = any free port) instead of stdio. */
+  http?: string;
+  /** Host to bind with --http (default 127.0.0.1). */
+  host?: string;
+  /** Clients whose servers to import: claude-desktop, cursor, claude-code, vscode. */
+  import?: string[];
+  /** Write the config with the imported servers to this file and exit. */
+  write?: string;
+  /** The toolshell session id of a stdio client (default `mcp`). */
+  session?: string;
+  /** `--no-elicitation`: never ask through elicitation; use the approve tool. */
+  elicitation?: boolean;
+}
+
+/** Options of `toolshell check`. */
+export interface CheckCliOptions {
+  json?: boolean;
+  /** `--no-load`: do not start servers that are not loaded. */
+  load?: boolean;
+  /** Token limit of one input schema. */
+  schemaLimit?: string;
+}
+
+function out(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => (text ? stream.write(text, () => resolve()) : resolve()));
+}
+
+/** Reads the config file's JSON as written (for merging). @throws Error naming the file. */
+function readRawConfig(file: string): Record<string, unknown> {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new Error(`${path.resolve(file)}: ${(err as Error).message}`, { cause: err });
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json)) throw new Error(`${path.resolve(file)}: (top level): expected a JSON object`);
+  return json as Record<string, unknown>;
+}
+
+/**
+ * Opens the ToolShell of a CLI invocation, optionally with servers imported from other clients.
+ * @returns the shell and notes for the user (imports).
+ * @throws Error with a message for the user (bad config, missing file, unknown client).
+ */
+export async function openAgentShell(common: CommonOptions, imports: string[] = []): Promise<{ shell: ToolShell; notes: string[]; config?: Record<string, unknown>; configFile?: string }> {
+  const { createToolShell } = await import("../runtime/index.js");
+  const configFile = common.config ?? findConfigFile(process.cwd());
+  if (common.config && !existsSync(common.config)) throw new Error(`config file not found: ${common.config}`);
+  const base: Omit<ToolShellOptions, "config"> = {};
+  if (common.workspace) {
+    const dir = path.resolve(common.workspace);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`workspace is not a folder: ${common.workspace}`);
+    base.workspaceDir = dir;
+  }
+  if (common.timeout !== undefined) {
+    const t = Number(common.timeout);
+    if (!Number.isInteger(t) || t <= 0) throw new Error(`--timeout takes a whole number of milliseconds, got ${common.timeout}`);
+    base.timeoutMs = t;
+  }
+  if (imports.length === 0) return { shell: await createToolShell({ ...base, config: configFile }), notes: [], configFile };
+  const { importClientServers, mergeImported } = await import("../gateway/index.js");
+  let config: Record<string, unknown> = configFile ? readRawConfig(configFile) : {};
+  const notes: string[] = [];
+  for (const client of imports) {
+    const found = importClientServers(client);
+    notes.push(...found.notes);
+    const merged = mergeImported(config, found.servers);
+    config = merged.config;
+    if (merged.added.length) notes.push(`imported from ${client} (${found.files.join(", ")}): ${merged.added.join(", ")}`);
+    if (merged.skipped.length) notes.push(`kept the config's own entry for: ${merged.skipped.join(", ")}`);
+  }
+  const baseDir = configFile ? path.dirname(path.resolve(configFile)) : process.cwd();
+  return { shell: await createToolShell({ ...base, config, baseDir }), notes, config, configFile };
+}
+
+/**
+ * `toolshell mcp`: serves the gateway until the client goes away (stdio) or the process is
+ * stopped (HTTP). Nothing but MCP messages goes to stdout in stdio mode. Exit code 2 when it
+ * cannot start; 0 after a clean end.
+ */
+export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promise<void> {
+  let shell: ToolShell | undefined;
+  try {
+    const { CLIENTS } = await import("../gateway/index.js");
+    const imports = (opts.import ?? []).flatMap((x) => x.split(",")).map((x) => x.trim()).filter(Boolean);
+    for (const c of imports) if (!(CLIENTS as readonly string[]).includes(c)) throw new Error(`--import: unknown client ${JSON.stringify(c)}; known: ${CLIENTS.join(", ")}`);
+    if (opts.write) {
+      if (imports.length === 0) throw new Error("--write needs --import <client>");
+      const opened = await openAgentShell(common, imports);
+      shell = opened.shell;
+      writeFileSync(opts.write, JSON.stringify(opened.config, null, 2) + "\n");
+      await out(process.stderr, [...opened.notes, `wrote ${path.resolve(opts.write)}`].join("\n") + "\n");
+      await shell.close();
+      process.exit(0);
+    }
+    const opened = await openAgentShell(common, imports);
+    shell = opened.shell;
+    for (const n of opened.notes) await out(process.stderr, `toolshell mcp: ${n}\n`);
+    const { serveHttp, serveStdio } = await import("../gateway/index.js");
+    const gatewayOptions = { elicitation: opts.elicitation !== false };
+    if (opts.http !== undefined) {
+      const port = Number(opts.http);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http takes a port number, got ${opts.http}`);
+      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1" });
+      await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}\n`);
+      const stop = async () => {
+        await running.close().catch(() => {});
+        await shell?.close().catch(() => {});
+        process.exit(0);
+      };
+      process.once("SIGINT", () => void stop());
+      process.once("SIGTERM", () => void stop());
+      return;
+    }
+    const running = await serveStdio(shell, { ...gatewayOptions, sessionId: opts.session });
+    await running.closed;
+    await running.close().catch(() => {});
+    await shell.close().catch(() => {});
+    process.exit(0);
+  } catch (err) {
+    await out(process.stderr, `toolshell mcp: ${err instanceof Error ? err.message : String(err)}\n`);
+    await shell?.close().catch(() => {});
+    process.exit(2);
+  }
+}
+
+/** `toolshell check`: prints findings (text, or JSON with --json) and exits 0 whatever it finds. */
+export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Promise<void> {
+  const { checkConfigError, checkToolShell, renderFindings } = await import("../check/index.js");
+  let shell: ToolShell | undefined;
+  let findings;
+  try {
+    const limit = opts.schemaLimit === undefined ? undefined : Number(opts.schemaLimit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit <= 0)) throw new Error(`--schema-limit takes a whole number of tokens, got ${opts.schemaLimit}`);
+    shell = (await openAgentShell(common)).shell;
+    findings = await checkToolShell(shell, { load: opts.load !== false, schemaTokenLimit: limit });
+  } catch (err) {
+    findings = [checkConfigError(common.config ?? findConfigFile(process.cwd()) ?? "(no config file)", err)];
+  } finally {
+    await shell?.close().catch(() => {});
+  }
+  await out(process.stdout, opts.json ? JSON.stringify(findings, null, 2) + "\n" : renderFindings(findings));
+  process.exit(0);
+}
+
+/** `toolshell list --tokens`: the listing, then the size of the model's tool list in o200k tokens. */
+export async function runListTokens(common: CommonOptions): Promise<void> {
+  let shell: ToolShell | undefined;
+  let code = 0;
+  try {
+    shell = (await openAgentShell(common)).shell;
+    const { bashToolSpec, directDescription, directTools, directToolName, toolListTokens, toolTokens } = await import("../gateway/index.js");
+    const bash = bashToolSpec(shell);
+    const direct = directTools(shell).map((d) => ({ name: d.name, description: directDescription(d.tool), inputSchema: d.tool.inputSchema }));
+    const loaded = shell.sources.flatMap((s) => s.tools());
+    const notLoaded = shell.sources.filter((s) => s.state() !== "ready").map((s) => s.name);
+    const seen = toolListTokens([bash, ...direct]);
+    const listed = toolListTokens(loaded.map((t) => ({ name: directToolName(t), description: t.description, inputSchema: t.inputSchema })));
+    const lines = [
+      shell.listing().trimEnd(),
+      "",
+      "Tokens (o200k_base; each tool as {type, name, description, parameters} JSON):",
+      `  bash tool              ${toolTokens(bash)}  (description ${bash.description.length} characters)`,
+      `  direct tools           ${direct.length ? `${toolListTokens(direct)}  (${direct.map((d) => `${d.name} ${toolTokens(d)}`).join(", ")})` : "0  (none)"}`,
+      `  the model's tool list  ${seen}`,
+      `  all ${loaded.length} loaded tools listed directly instead: ${listed}${listed > 0 ? `  (toolshell: ${Math.round((1 - seen / listed) * 1000) / 10}% fewer)` : ""}${notLoaded.length ? `; not loaded, not counted: ${notLoaded.join(", ")}` : ""}`,
+    ];
+    await out(process.stdout, lines.join("\n") + "\n");
+  } catch (err) {
+    await out(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
+    code = 2;
+  } finally {
+    await shell?.close().catch(() => {});
+  }
+  process.exit(code);
+}

@@ -1,0 +1,159 @@
+/**
+ * Importing the MCP servers of other clients: Claude Desktop, Cursor, Claude Code and VS Code
+ * keep their servers in JSON files (the `mcpServers` format, or VS Code's `servers`). The
+ * gateway reads them so one `toolshell mcp` entry can front them all.
+ *
+ * Where each client keeps its servers (user-level first, then the project's):
+ * | client          | macOS                                                         | Linux                                      | Windows                                         |
+ * | --------------- | ------------------------------------------------------------- | ------------------------------------------ | ----------------------------------------------- |
+ * | claude-desktop  | ~/Library/Application Support/Claude/claude_desktop_config.json | ~/.config/Claude/claude_desktop_config.json | %APPDATA%\Claude\claude_desktop_config.json    |
+ * | cursor          | ~/.cursor/mcp.json, then ./.cursor/mcp.json                    | same                                       | %USERPROFILE%\.cursor\mcp.json, ./.cursor/mcp.json |
+ * | claude-code     | ~/.claude.json (`mcpServers`, and `projects[<cwd>].mcpServers`), then ./.mcp.json | same            | %USERPROFILE%\.claude.json, ./.mcp.json        |
+ * | vscode          | ~/Library/Application Support/Code/User/mcp.json, then ./.vscode/mcp.json | ~/.config/Code/User/mcp.json, ./.vscode/mcp.json | %APPDATA%\Code\User\mcp.json, ./.vscode/mcp.json |
+ *
+ * An entry that runs toolshell's own gateway (`toolshell mcp`) is left out, so the gateway never
+ * fronts itself. An entry toolshell cannot use (VS Code `${input:…}` prompts, for one) is kept as
+ * written; the config parser then names it in its error.
+ *
+ * Rule source: issue 6 → MCP gateway ("imports the configs of Claude Desktop, Cursor, Claude Code
+ * and VS Code … paths per platform documented").
+ */
+import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** The clients whose configs can be imported. */
+export const CLIENTS = ["claude-desktop", "cursor", "claude-code", "vscode"] as const;
+/** One of {@link CLIENTS}. */
+export type ClientName = (typeof CLIENTS)[number];
+
+/** Where to look: the platform, the home folder, the project folder and the environment. */
+export interface ImportPlace {
+  platform?: NodeJS.Platform;
+  home?: string;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/** A config file of a client, and which key of it holds servers. */
+export interface ClientConfigFile {
+  client: ClientName;
+  file: string;
+  /** `user` or `project` scope. */
+  scope: "user" | "project";
+}
+
+/**
+ * The config files a client may keep servers in, user scope first, whether or not they exist.
+ * @throws Error naming the known clients when `client` is not one of them.
+ */
+export function clientConfigFiles(client: string, place: ImportPlace = {}): ClientConfigFile[] {
+  const platform = place.platform ?? process.platform;
+  const home = place.home ?? os.homedir();
+  const cwd = place.cwd ?? process.cwd();
+  const env = place.env ?? process.env;
+  const appData = env.APPDATA ?? path.join(home, "AppData", "Roaming");
+  const user = (file: string): ClientConfigFile => ({ client: client as ClientName, file, scope: "user" });
+  const project = (file: string): ClientConfigFile => ({ client: client as ClientName, file, scope: "project" });
+  switch (client) {
+    case "claude-desktop":
+      if (platform === "darwin") return [user(path.join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json"))];
+      if (platform === "win32") return [user(path.join(appData, "Claude", "claude_desktop_config.json"))];
+      return [user(path.join(env.XDG_CONFIG_HOME ?? path.join(home, ".config"), "Claude", "claude_desktop_config.json"))];
+    case "cursor":
+      return [user(path.join(home, ".cursor", "mcp.json")), project(path.join(cwd, ".cursor", "mcp.json"))];
+    case "claude-code":
+      return [user(path.join(home, ".claude.json")), project(path.join(cwd, ".mcp.json"))];
+    case "vscode": {
+      const userDir =
+        platform === "darwin"
+          ? path.join(home, "Library", "Application Support", "Code", "User")
+          : platform === "win32"
+            ? path.join(appData, "Code", "User")
+            : path.join(env.XDG_CONFIG_HOME ?? path.join(home, ".config"), "Code", "User");
+      return [user(path.join(userDir, "mcp.json")), project(path.join(cwd, ".vscode", "mcp.json"))];
+    }
+    default:
+      throw new Error(`unknown client ${JSON.stringify(client)}; known: ${CLIENTS.join(", ")}`);
+  }
+}
+
+/** What an import found. */
+export interface ImportResult {
+  /** Server entries by name, as written in the client's files (later files win on a name). */
+  servers: Record<string, Record<string, unknown>>;
+  /** The files read. */
+  files: string[];
+  /** Lines worth telling the user (skipped entries, unreadable files). */
+  notes: string[];
+}
+
+/** True when an entry runs toolshell's own gateway (`toolshell mcp …`). */
+export function isToolshellGateway(entry: Record<string, unknown>): boolean {
+  const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].map((w) => String(w ?? ""));
+  const i = words.findIndex((w) => /(^|[\\/])toolshell(\.js|\.cmd)?$/.test(w) || /toolshell[\\/]dist[\\/]cli[\\/]main\.js$/.test(w));
+  return i >= 0 && words.slice(i + 1).includes("mcp");
+}
+
+/**
+ * Reads the servers of one client from its files (see {@link clientConfigFiles}). Missing files
+ * are skipped; a file that is not JSON is a note, not an error.
+ * @throws Error for an unknown client name.
+ */
+export function importClientServers(client: string, place: ImportPlace = {}): ImportResult {
+  const out: ImportResult = { servers: {}, files: [], notes: [] };
+  const cwd = path.resolve(place.cwd ?? process.cwd());
+  for (const f of clientConfigFiles(client, place)) {
+    if (!existsSync(f.file)) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(f.file, "utf8"));
+    } catch (err) {
+      out.notes.push(`${f.file}: not read: ${(err as Error).message}`);
+      continue;
+    }
+    if (!json || typeof json !== "object") continue;
+    out.files.push(f.file);
+    const o = json as Record<string, unknown>;
+    const groups: unknown[] = [o.mcpServers, o.servers];
+    if (client === "claude-code" && f.scope === "user" && o.projects && typeof o.projects === "object") {
+      const proj = (o.projects as Record<string, { mcpServers?: unknown }>)[cwd];
+      if (proj) groups.push(proj.mcpServers);
+    }
+    for (const g of groups) {
+      if (!g || typeof g !== "object" || Array.isArray(g)) continue;
+      for (const [name, entry] of Object.entries(g as Record<string, unknown>)) {
+        if (!entry || typeof entry !== "object") continue;
+        if (isToolshellGateway(entry as Record<string, unknown>)) {
+          out.notes.push(`${f.file}: ${name}: left out (it is toolshell's own gateway)`);
+          continue;
+        }
+        out.servers[name] = entry as Record<string, unknown>;
+      }
+    }
+  }
+  if (out.files.length === 0) out.notes.push(`no config of ${client} found (looked in ${clientConfigFiles(client, place).map((f) => f.file).join(", ")})`);
+  return out;
+}
+
+/**
+ * Merges imported servers into a toolshell config object: servers already in the config keep
+ * their entry; imported ones are added under `mcpServers`.
+ * @returns the merged config and the names added / kept out.
+ */
+export function mergeImported(config: Record<string, unknown>, imported: Record<string, Record<string, unknown>>): { config: Record<string, unknown>; added: string[]; skipped: string[] } {
+  const own = { ...((config.mcpServers as Record<string, unknown>) ?? {}) };
+  const taken = new Set([...Object.keys(own), ...Object.keys((config.servers as Record<string, unknown>) ?? {})].map((n) => n.toLowerCase().replace(/-/g, "_")));
+  const added: string[] = [];
+  const skipped: string[] = [];
+  for (const [name, entry] of Object.entries(imported)) {
+    if (taken.has(name.toLowerCase().replace(/-/g, "_"))) {
+      skipped.push(name);
+      continue;
+    }
+    own[name] = entry;
+    taken.add(name.toLowerCase().replace(/-/g, "_"));
+    added.push(name);
+  }
+  return { config: { ...config, mcpServers: own }, added, skipped };
+}

@@ -1,0 +1,371 @@
+/**
+ * The MCP gateway: an MCP server whose tools are `bash` plus the direct tools, fronting every
+ * configured server; served over stdio or Streamable HTTP (bound to 127.0.0.1 by default).
+ *
+ * Approvals: when a script (or a direct call) stops for a person's answer and the client
+ * supports form elicitation, the gateway asks through `elicitation/create` with a form
+ * (approve / approve always / reject) and stores the answer; a script stopped before it started
+ * then runs again at once (nothing of it ran). A client without elicitation gets the stop report
+ * and a `toolshell_approve {request_id, decision}` tool (a direct tool) to record the person's
+ * answer.
+ *
+ * Rule source: issue 6 → MCP gateway; MCP spec 2025-06-18 "Tools" (tools/list, tools/call,
+ * content blocks, isError, structuredContent), "Elicitation" (form requests, accept / decline /
+ * cancel), "Transports" (stdio; Streamable HTTP: one MCP session per `Mcp-Session-Id`, servers
+ * SHOULD bind to localhost and MUST validate the Origin header against DNS rebinding).
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ApprovalRequest, Decision } from "../policy/index.js";
+import type { Session, ToolShell } from "../runtime/index.js";
+import type { CatalogTool } from "../tool/index.js";
+import { callDirect, type DirectOutcome } from "./direct.js";
+import {
+  APPROVE_TOOL_NAME,
+  bashToolSpec,
+  BASH_TOOL_NAME,
+  describeRequests,
+  directDescription,
+  directTools,
+  loadKeptServers,
+  runBashTool,
+  type BashToolResult,
+} from "./surface.js";
+
+/** Options of the gateway. */
+export interface GatewayOptions {
+  /** Server name in `initialize` (default `toolshell`). */
+  name?: string;
+  version?: string;
+  /** Characters of stdout / stderr a `bash` result keeps. */
+  maxOutputChars?: number;
+  /** Ask through elicitation when the client supports it (default true). */
+  elicitation?: boolean;
+  /** Times a script stopped before start is re-run after an answer within one call (default 10). */
+  maxRounds?: number;
+}
+
+/** What a request handler gets besides the request (signal, ids, sendRequest). */
+type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
+
+const DECISIONS: readonly Decision[] = ["allow", "allow_always", "reject", "reject_always"];
+
+/** The approve tool (for clients without elicitation). It stays direct. */
+export function approveToolSpec(): Tool {
+  return {
+    name: APPROVE_TOOL_NAME,
+    description:
+      "Record the person's answer to an approval request that a stopped script or tool call raised (request_id from the stop report). Ask the person first and pass their answer; never decide yourself. allow: that exact call, once; allow_always: the tool, for this session; reject / reject_always likewise. Then run a script again.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        request_id: { type: "string", description: "The request id from the stop report" },
+        decision: { type: "string", enum: [...DECISIONS], description: "The person's answer" },
+      },
+      required: ["request_id", "decision"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Record a person's approval answer", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  };
+}
+
+/** True when the client's capabilities allow a form elicitation (an empty `elicitation` object means form). */
+export function supportsFormElicitation(capabilities: { elicitation?: Record<string, unknown> } | undefined): boolean {
+  const e = capabilities?.elicitation;
+  if (!e || typeof e !== "object") return false;
+  return e.form !== undefined || e.url === undefined;
+}
+
+function annotationsOf(t: CatalogTool): Tool["annotations"] {
+  const a: NonNullable<Tool["annotations"]> = {};
+  if (t.hints.readOnly !== undefined) a.readOnlyHint = t.hints.readOnly;
+  if (t.hints.destructive !== undefined) a.destructiveHint = t.hints.destructive;
+  if (t.hints.idempotent !== undefined) a.idempotentHint = t.hints.idempotent;
+  if (t.hints.openWorld !== undefined) a.openWorldHint = t.hints.openWorld;
+  return Object.keys(a).length ? a : undefined;
+}
+
+function objectSchema(schema: Record<string, unknown>): Tool["inputSchema"] {
+  return (schema.type === "object" ? schema : { type: "object", ...schema }) as Tool["inputSchema"];
+}
+
+function textResult(value: unknown, isError = false): CallToolResult {
+  const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  const structured = value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return { content: [{ type: "text", text }], ...(structured ? { structuredContent: structured } : {}), ...(isError ? { isError: true } : {}) };
+}
+
+/**
+ * Creates the MCP server of one client connection, over one toolshell session. Tools are
+ * listed fresh on every `tools/list` (an on-demand server shows its count once loaded).
+ * Nothing a client sends can throw out of a handler: every failure is a tool result with
+ * `isError: true`.
+ */
+export function createGatewayServer(shell: ToolShell, session: Session, options: GatewayOptions = {}): Server {
+  const server = new Server({ name: options.name ?? "toolshell", version: options.version ?? "0.1.0" }, { capabilities: { tools: { listChanged: true } } });
+  const canElicit = () => options.elicitation !== false && supportsFormElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const bash = bashToolSpec(shell, session);
+    const tools: Tool[] = [{ name: bash.name, description: bash.description, inputSchema: objectSchema(bash.inputSchema) }];
+    for (const d of safeDirect(shell)) {
+      tools.push({ name: d.name, description: directDescription(d.tool), inputSchema: objectSchema(d.tool.inputSchema), ...(annotationsOf(d.tool) ? { annotations: annotationsOf(d.tool) } : {}) });
+    }
+    if (!canElicit()) tools.push(approveToolSpec());
+    return { tools };
+  });
+
+  /** Asks the person about requests through an elicitation form; stores and returns the answer. */
+  async function ask(requests: ApprovalRequest[], extra: Extra): Promise<{ decision?: Decision; action: string }> {
+    let result;
+    try {
+      // Sent as part of the tools/call in flight (on its stream, over Streamable HTTP).
+      result = await extra.sendRequest(
+        {
+          method: "elicitation/create",
+          params: {
+            message: `The agent's script needs your approval for:\n${describeRequests(requests)}`,
+            requestedSchema: {
+              type: "object",
+              properties: {
+                decision: {
+                  type: "string",
+                  title: "Your answer",
+                  enum: ["allow", "allow_always", "reject"],
+                  enumNames: ["Approve (this exact call, once)", "Approve always (this tool, this session)", "Reject"],
+                },
+              },
+              required: ["decision"],
+            },
+          },
+        },
+        ElicitResultSchema,
+        { signal: extra.signal, timeout: 600_000 },
+      );
+    } catch (err) {
+      return { action: `error: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    let decision: Decision | undefined;
+    if (result.action === "accept") {
+      const d = (result.content as Record<string, unknown> | undefined)?.decision;
+      decision = DECISIONS.includes(d as Decision) ? (d as Decision) : undefined;
+    } else if (result.action === "decline") decision = "reject";
+    if (decision) for (const r of requests) answerQuietly(session, r.id, decision);
+    return { decision, action: result.action };
+  }
+
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+    const name = req.params.name;
+    const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+    try {
+      if (name === BASH_TOOL_NAME) return await callBash(args, extra);
+      if (name === APPROVE_TOOL_NAME) return approveCall(args);
+      const d = safeDirect(shell).find((x) => x.name === name);
+      if (!d) return textResult({ error: { code: "unknown_command", message: `no tool ${name}; tools: ${BASH_TOOL_NAME}${safeDirect(shell).map((x) => `, ${x.name}`).join("")}`, retryable: false } }, true);
+      return await callDirectTool(d.tool, args, extra);
+    } catch (err) {
+      return textResult({ error: { code: "tool_error", message: `toolshell gateway: ${err instanceof Error ? err.message : String(err)}`, retryable: false } }, true);
+    }
+  });
+
+  async function callBash(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+    const signal = extra.signal;
+    let result: BashToolResult = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars });
+    const notes: Record<string, unknown> = {};
+    for (let round = 0; round < (options.maxRounds ?? 10); round++) {
+      const stopped = result.tools?.stopped;
+      if (!stopped || stopped.reason !== "needs_approval" || !stopped.request_id) break;
+      const request = session.pendingApprovals().find((r) => r.id === stopped.request_id);
+      if (!request) break;
+      if (!canElicit()) {
+        notes.approval = { request_id: request.id, how: `ask the person, then call ${APPROVE_TOOL_NAME} with {"request_id":"${request.id}","decision":"allow"|"allow_always"|"reject"|"reject_always"}; then run a script again` };
+        break;
+      }
+      const asked = await ask([request], extra);
+      notes.approval = { request_id: request.id, asked: true, action: asked.action, ...(asked.decision ? { decision: asked.decision } : {}) };
+      if (!asked.decision || asked.decision.startsWith("reject")) break;
+      // Nothing of a script stopped before start ran: run it again now that the call is allowed.
+      if (!stopped.before_start) {
+        notes.approval = { ...(notes.approval as object), next: "the person approved; the stopped script is not resumed: write a new script for what is left" };
+        break;
+      }
+      result = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars });
+    }
+    const value = Object.keys(notes).length ? { ...result, ...notes } : result;
+    return textResult(value, !result.success);
+  }
+
+  function approveCall(args: Record<string, unknown>): CallToolResult {
+    const id = args.request_id;
+    const decision = args.decision;
+    if (typeof id !== "string" || !DECISIONS.includes(decision as Decision)) {
+      return textResult({ error: { code: "invalid_input", message: `${APPROVE_TOOL_NAME}: expected {request_id: string, decision: ${DECISIONS.join(" | ")}}`, retryable: false } }, true);
+    }
+    try {
+      const r = session.answer(id, decision as Decision);
+      return textResult({ answered: { request_id: r.id, tool: r.tool, input: r.input, decision: r.decision }, next: "run a script again (a new one for what is left)" });
+    } catch (err) {
+      return textResult({ error: { code: "invalid_input", message: (err as Error).message, retryable: false } }, true);
+    }
+  }
+
+  async function callDirectTool(t: CatalogTool, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+    const signal = extra.signal;
+    const callId = `mcp_${String(extra.requestId)}_${randomUUID().slice(0, 8)}`;
+    let outcome: DirectOutcome = await callDirect(shell, session, t, args, { callId, signal });
+    if (outcome.status === "needs_approval") {
+      const request = session.pendingApprovals().find((r) => r.id === (outcome as { requestId: string }).requestId);
+      if (request && canElicit()) {
+        const asked = await ask([request], extra);
+        if (asked.decision === "allow" || asked.decision === "allow_always") outcome = await callDirect(shell, session, t, args, { callId: `${callId}_2`, signal });
+        else return textResult({ error: { code: "denied", message: `${outcome.command}: the person did not approve (${asked.action}${asked.decision ? `: ${asked.decision}` : ""})`, retryable: false } }, true);
+      } else {
+        return textResult({
+          error: { code: "needs_approval", message: `${outcome.command} needs a person's approval; it was not made`, retryable: false },
+          approval: { request_id: outcome.requestId, how: `ask the person, then call ${APPROVE_TOOL_NAME}, then call the tool again` },
+        }, true);
+      }
+    }
+    return directResult(outcome);
+  }
+
+  return server;
+}
+
+/** A direct call's outcome as an MCP tool result: text, JSON (also as structuredContent), images and audio as content blocks. */
+export function directResult(outcome: DirectOutcome): CallToolResult {
+  if (outcome.status === "error") return textResult({ error: outcome.error }, true);
+  if (outcome.status === "needs_approval") return textResult({ error: { code: "needs_approval", message: `${outcome.command} needs a person's approval`, retryable: false }, request_id: outcome.requestId }, true);
+  const v = outcome.view;
+  if (v.type === "text") return { content: [{ type: "text", text: v.value }] };
+  if (v.type === "json") return textResult(v.value);
+  return {
+    content: [
+      ...(v.text ? [{ type: "text" as const, text: v.text }] : []),
+      ...v.media.map((m) => (m.kind === "audio" ? { type: "audio" as const, data: m.data, mimeType: m.mimeType } : { type: "image" as const, data: m.data, mimeType: m.mimeType })),
+    ],
+  };
+}
+
+function answerQuietly(session: Session, id: string, decision: Decision): void {
+  try {
+    session.answer(id, decision);
+  } catch {}
+}
+
+function safeDirect(shell: ToolShell) {
+  try {
+    return directTools(shell, [BASH_TOOL_NAME, APPROVE_TOOL_NAME]);
+  } catch {
+    return [];
+  }
+}
+
+/** A running gateway. */
+export interface RunningGateway {
+  /** `http://127.0.0.1:PORT/mcp` for HTTP; undefined for stdio. */
+  url?: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the gateway over stdio (this process's stdin/stdout) with one session. Resolves when
+ * connected; the returned `closed` promise settles when the client closes stdin.
+ */
+export async function serveStdio(shell: ToolShell, options: GatewayOptions & { sessionId?: string } = {}): Promise<RunningGateway & { closed: Promise<void> }> {
+  const session = shell.session(options.sessionId ?? "mcp");
+  await Promise.all([session.ready, loadKeptServers(shell)]);
+  const server = createGatewayServer(shell, session, options);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+  });
+  await server.connect(transport);
+  return { closed, close: () => server.close() };
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/**
+ * Serves the gateway over Streamable HTTP at `http://HOST:PORT/mcp` (host default 127.0.0.1;
+ * port 0 picks a free one). Each MCP session (`Mcp-Session-Id`) gets its own server and toolshell
+ * session (`mcp_<id>`). On a loopback host, requests whose Host or Origin header names another
+ * host are refused (403) against DNS rebinding.
+ */
+export async function serveHttp(shell: ToolShell, options: GatewayOptions & { port?: number; host?: string; path?: string } = {}): Promise<RunningGateway & { url: string; port: number }> {
+  const host = options.host ?? "127.0.0.1";
+  const route = options.path ?? "/mcp";
+  await loadKeptServers(shell);
+  const live = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  let port = 0;
+  const hostOk = (req: IncomingMessage): boolean => {
+    if (!LOOPBACK.has(host)) return true;
+    const names = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+    if (!names.includes(String(req.headers.host ?? ""))) return false;
+    const origin = req.headers.origin;
+    return origin === undefined || names.some((n) => origin === `http://${n}`);
+  };
+  const fail = (res: ServerResponse, status: number, message: string) => {
+    if (res.headersSent) return;
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+  };
+  const http = createServer((req, res) => {
+    void (async () => {
+      try {
+        const url = new URL(req.url ?? "/", "http://localhost");
+        if (url.pathname !== route) return fail(res, 404, `not found; the MCP endpoint is ${route}`);
+        if (!hostOk(req)) return fail(res, 403, "forbidden host or origin");
+        const sid = req.headers["mcp-session-id"];
+        const id = Array.isArray(sid) ? sid[0] : sid;
+        let entry = id ? live.get(id) : undefined;
+        if (!entry) {
+          if (id) return fail(res, 404, "no such MCP session (it ended or the gateway restarted); initialize again");
+          if (req.method !== "POST") return fail(res, 400, "no MCP session: POST an initialize request first");
+          const newId = randomUUID();
+          const session = shell.session(`mcp_${newId}`);
+          await session.ready;
+          const server = createGatewayServer(shell, session, options);
+          const transport = new StreamableHTTPServerTransport({
+            sessionIdGenerator: () => newId,
+            onsessioninitialized: (sessionId) => {
+              live.set(sessionId, { transport, server });
+            },
+            onsessionclosed: (sessionId) => {
+              live.delete(sessionId);
+            },
+          });
+          transport.onclose = () => {
+            live.delete(newId);
+          };
+          await server.connect(transport);
+          entry = { transport, server };
+        }
+        await entry.transport.handleRequest(req, res);
+      } catch (err) {
+        fail(res, 500, `toolshell gateway: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    })();
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, host, () => resolve());
+  });
+  port = (http.address() as AddressInfo).port;
+  const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}${route}`,
+    port,
+    async close() {
+      await Promise.allSettled([...live.values()].map((e) => e.server.close()));
+      live.clear();
+      http.closeAllConnections?.();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

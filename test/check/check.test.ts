@@ -1,0 +1,140 @@
+/**
+ * `toolshell check` on real servers: a stdio server whose tools break the rules on purpose
+ * (lint-server.ts), the kit fixture's failing start, a clean config (the demo), and the CLI's
+ * exit code (0 whatever it finds, a broken config file included).
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { checkToolShell, type Finding } from "../../src/check/index.js";
+import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
+import { MemoryRatingCache, ratingKey } from "../../src/policy/index.js";
+import { KIT_SERVER, tsxCommand } from "../fixtures/mcp/index.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const LINT_SERVER = path.join(here, "lint-server.ts");
+
+const shells: ToolShell[] = [];
+after(async () => {
+  await Promise.all(shells.map((s) => s.close()));
+});
+
+function lintConfig(extra: Record<string, unknown> = {}): { dir: string; config: Record<string, unknown> } {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-check-"));
+  return {
+    dir,
+    config: {
+      mcpServers: {
+        lint: { ...tsxCommand(LINT_SERVER), load: "on_demand" },
+        broken: tsxCommand(KIT_SERVER, ["fail-start"]),
+      },
+      keepVisible: ["lint big", "nope"],
+      approval: { tools: { "lint gone": "always" } },
+      logDir: path.join(dir, "logs"),
+      ...extra,
+    },
+  };
+}
+
+async function check(config: Record<string, unknown>, dir: string, options: Parameters<typeof checkToolShell>[1] = {}, tools = {}): Promise<Finding[]> {
+  const shell = await createToolShell({ config, baseDir: dir, tools });
+  shells.push(shell);
+  return checkToolShell(shell, options);
+}
+
+const ids = (fs: Finding[]) => fs.map((f) => `${f.rule_id}@${f.location}`);
+
+test("every rule fires on the server built to break them, with severity, category and location", async () => {
+  const { dir, config } = lintConfig();
+  const findings = await check(config, dir, {}, { search_tools: defineTool({ description: "Find tools by keyword.", inputSchema: {}, hints: { readOnly: true }, execute: () => "" }) });
+  for (const f of findings) {
+    assert.ok(["warning", "info", "suggestion"].includes(f.severity), f.rule_id);
+    assert.ok(["structure", "completeness", "effectiveness", "safety", "cost"].includes(f.category), f.rule_id);
+    assert.ok(f.message.length > 10 && f.location.length > 0, f.rule_id);
+  }
+  const got = ids(findings);
+  for (const want of [
+    "capabilities.superseded@tools lint tool-search",
+    "capabilities.superseded@tools search-tools",
+    "tools.no_description@tools lint nodesc",
+    "tools.duplicate_name@tools lint get-item",
+    "tools.schema_too_large@tools lint big",
+    "tools.unrated@tools lint tool-search",
+    "servers.failed_to_start@mcpServers.broken",
+    "config.keep_visible_unknown@keepVisible[1]",
+    "config.approval_unknown@approval.tools.lint gone",
+    "context.size@keepVisible",
+  ]) {
+    assert.ok(got.includes(want), `missing ${want} in:\n${got.join("\n")}`);
+  }
+  const f = (id: string) => findings.find((x) => x.rule_id === id)!;
+  assert.deepEqual([f("capabilities.superseded").severity, f("capabilities.superseded").category], ["suggestion", "structure"]);
+  assert.deepEqual([f("tools.no_description").severity, f("tools.no_description").category], ["warning", "completeness"]);
+  assert.deepEqual([f("tools.schema_too_large").severity, f("tools.schema_too_large").category], ["warning", "cost"]);
+  assert.deepEqual([f("tools.unrated").severity, f("tools.unrated").category], ["info", "safety"]);
+  assert.match(f("servers.failed_to_start").message, /FIXTURE_TOKEN is missing|exited|start/);
+  assert.equal(got.includes("tools.unrated@tools lint get-item"), false, "annotated tools are not reported as unrated");
+  assert.equal(got.includes("config.keep_visible_unknown@keepVisible[0]"), false, "a kept tool that exists is not reported");
+  // Warnings come first.
+  const firstInfo = findings.findIndex((x) => x.severity === "info");
+  assert.ok(findings.slice(firstInfo).every((x) => x.severity === "info"));
+});
+
+test("tools.unrated: a warning when ratings are off; nothing once a rating is cached; the size limit is a parameter", async () => {
+  const off = lintConfig({ rateUnlabeledTools: false });
+  const noRatings = await check(off.config, off.dir);
+  const unrated = noRatings.filter((x) => x.rule_id === "tools.unrated");
+  assert.ok(unrated.length >= 2);
+  assert.ok(unrated.every((x) => x.severity === "warning"));
+
+  const on = lintConfig();
+  const shell = await createToolShell({ config: on.config, baseDir: on.dir });
+  shells.push(shell);
+  await shell.sources.find((s) => s.name === "lint")!.load();
+  const cache = new MemoryRatingCache();
+  for (const t of shell.sources.find((s) => s.name === "lint")!.tools()) cache.set({ key: ratingKey(t), probability: 0.2, rated_at: new Date().toISOString(), by: "test" });
+  const rated = await checkToolShell(shell, { ratingCache: cache, schemaTokenLimit: 100_000 });
+  assert.equal(rated.some((x) => x.rule_id === "tools.unrated"), false);
+  assert.equal(rated.some((x) => x.rule_id === "tools.schema_too_large"), false);
+});
+
+test("the demo config has no warnings; --no-load leaves on-demand servers alone and says so", async () => {
+  const demo = path.join(root, "examples/toolshell.config.json");
+  const shell = await createToolShell({ config: demo });
+  shells.push(shell);
+  const findings = await checkToolShell(shell, { load: false });
+  assert.deepEqual(findings.filter((x) => x.severity === "warning"), []);
+  assert.ok(ids(findings).includes("servers.not_checked@mcpServers.everything"));
+  assert.equal(shell.sources.find((s) => s.name === "everything")!.state(), "not_loaded");
+});
+
+function cli(args: string[], cwd: string) {
+  const cmd = tsxCommand(path.join(root, "src/cli/main.ts"), args);
+  const r = spawnSync(cmd.command, cmd.args, { cwd, encoding: "utf8", timeout: 90_000 });
+  return { stdout: r.stdout, stderr: r.stderr, code: r.status };
+}
+
+test("the CLI: findings as text or JSON, exit 0 whatever it finds — a config that does not load is a finding too", () => {
+  const { dir, config } = lintConfig();
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify(config));
+  const text = cli(["check"], dir);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^warning +completeness +servers\.failed_to_start +mcpServers\.broken: /m);
+  assert.match(text.stdout, /findings: \d+ warnings, \d+ suggestions, \d+ info\. Advisory only/);
+  const json = cli(["check", "--json"], dir);
+  assert.equal(json.code, 0);
+  const findings = JSON.parse(json.stdout) as Finding[];
+  assert.ok(findings.some((f) => f.rule_id === "capabilities.superseded"));
+
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: {}, callLimt: 3 }));
+  const bad = cli(["check", "--json"], dir);
+  assert.equal(bad.code, 0);
+  const [only] = JSON.parse(bad.stdout) as Finding[];
+  assert.equal(only.rule_id, "config.invalid");
+  assert.match(only.message, /toolshell\.config\.json: callLimt: unknown key/);
+});

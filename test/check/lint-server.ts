@@ -1,0 +1,28 @@
+/**
+ * A stdio MCP server (SDK low-level `Server`) whose tools break the check rules on purpose: a
+ * tool-search tool, a tool without a description, two names that fold to one (`get-item`,
+ * `get_item`), an input schema far over the size limit, and tools that declare no annotations.
+ *
+ * Run: `node --import tsx lint-server.ts`.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+
+const OBJECT = { type: "object" as const, properties: {} };
+const big: Record<string, unknown> = {};
+for (let i = 0; i < 150; i++) big[`field_${i}`] = { type: "string", description: `The value of field number ${i}, as the upstream system spells it.` };
+
+const tools: Tool[] = [
+  { name: "tool_search", description: "Search the available tools by keyword and load the matching ones.", inputSchema: { type: "object", properties: { query: { type: "string" } } } },
+  { name: "nodesc", inputSchema: OBJECT },
+  { name: "get-item", description: "Get one item by its id.", inputSchema: OBJECT, annotations: { readOnlyHint: true } },
+  { name: "get_item", description: "Get one item by its id (again).", inputSchema: OBJECT, annotations: { readOnlyHint: true } },
+  { name: "big", description: "A tool with a very large input schema.", inputSchema: { type: "object", properties: big }, annotations: { readOnlyHint: true } },
+];
+
+const server = new Server({ name: "lint", version: "1.0.0" }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+server.setRequestHandler(CallToolRequestSchema, (req) => ({ content: [{ type: "text", text: `called ${req.params.name}` }] }));
+process.stdin.on("end", () => process.exit(0));
+await server.connect(new StdioServerTransport());
