@@ -88,6 +88,31 @@ program
   .option("--schema-limit <tokens>", "tokens an input schema may take (default 1000)")
   .action((opts: import("./agents.js").CheckCliOptions) => import("./agents.js").then((m) => m.runCheck(opts, program.opts())));
 
+// Issue 5: the session timeline and the HTTP API (src/cli/sessions.ts).
+program
+  .command("events")
+  .description("print a session's timeline (nested calls under their shell call); --json prints JSON lines")
+  .argument("<session>", "the session id (the CLI's own is cli; a trigger's is trg_<trigger id>)")
+  .option("--json", "one JSON event per line, with its seq")
+  .option("--after <seq>", "only events after this seq")
+  .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
+  .action(async (session: string, opts: { json?: boolean; after?: string; store?: string }) => {
+    const { runEvents } = await import("./sessions.js");
+    process.exitCode = await runEvents(session, { json: opts.json, after: opts.after, options: { ...program.opts(), store: opts.store } });
+  });
+
+program
+  .command("serve")
+  .description("serve the HTTP API (sessions, approvals, scripts, triggers, webhooks) and run the triggers")
+  .option("--host <host>", "address to listen on (default: config server.host, else 127.0.0.1)")
+  .option("--port <port>", "port (default: config server.port, else 8787; 0 picks a free one)")
+  .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
+  .option("--no-triggers", "do not run schedules (webhooks and run-now still work)")
+  .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean }) => {
+    const { runServe } = await import("./sessions.js");
+    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, options: { ...program.opts(), store: opts.store } });
+  });
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exitCode = 2;

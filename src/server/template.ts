@@ -3,7 +3,9 @@
  * placeholders over the run's scope (`payload`, `trigger`, `now`, `scheduled_at`). A string that
  * is exactly one placeholder takes the value's JSON type (`"{{payload.count}}"` → 7, an object
  * stays an object); placeholders inside longer strings are replaced by text (objects as JSON).
- * A missing value is `null` alone and empty text inside a string.
+ * A missing value leaves its key out when the string is one placeholder (so an optional field is
+ * simply absent; a required one fails the script's schema check), is `null` as an array item, and
+ * is empty text inside a longer string.
  *
  * Paths are dot-separated names; array items by number (`payload.commits.0.id` or
  * `payload.commits[0].id`).
@@ -30,24 +32,27 @@ export function lookup(scope: unknown, path: string): unknown {
   return cur;
 }
 
-/** Fills the templates of every string in `value` (objects and arrays walked; keys kept). */
+/**
+ * Fills the templates of every string in `value` (objects and arrays walked). A string that is
+ * one placeholder of a missing value gives `undefined`: dropped from objects, `null` in arrays.
+ */
 export function fillTemplates(value: unknown, scope: Record<string, unknown>): unknown {
   if (typeof value === "string") {
     const one = ONE.exec(value);
-    if (one) {
-      const v = lookup(scope, one[1]);
-      return v === undefined ? null : v;
-    }
+    if (one) return lookup(scope, one[1]);
     return value.replace(ANY, (_m, p: string) => {
       const v = lookup(scope, p);
       if (v === undefined || v === null) return "";
       return typeof v === "string" ? v : JSON.stringify(v);
     });
   }
-  if (Array.isArray(value)) return value.map((v) => fillTemplates(v, scope));
+  if (Array.isArray(value)) return value.map((v) => fillTemplates(v, scope) ?? null);
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = fillTemplates(v, scope);
+    for (const [k, v] of Object.entries(value)) {
+      const filled = fillTemplates(v, scope);
+      if (filled !== undefined) out[k] = filled;
+    }
     return out;
   }
   return value;

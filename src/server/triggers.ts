@@ -106,7 +106,7 @@ export class TriggerService {
     };
     this.o.store.putTrigger(rec);
     this.reschedule(rec);
-    return { trigger: rec, ...(secret ? { secret } : {}) };
+    return { trigger: this.o.store.getTrigger(rec.id) ?? rec, ...(secret ? { secret } : {}) };
   }
 
   /** Changes some fields of a trigger. @returns the new record, or undefined when there is none. */

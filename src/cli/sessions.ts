@@ -1,0 +1,126 @@
+/**
+ * `toolshell events SESSION [--json]` and `toolshell serve`.
+ *
+ *   toolshell events SESSION          the session's timeline: shell calls with their nested calls
+ *                                     under them, approvals, saved scripts, trigger runs, steps
+ *   toolshell events SESSION --json   the same events as JSON lines (one event per line, with seq)
+ *   toolshell serve                   the HTTP API (and the triggers) until SIGINT/SIGTERM
+ *
+ * Both read the store named by the config (`store`, default `<config dir>/.toolshell/state.db`)
+ * or `--store FILE`.
+ *
+ * Rule source: issue 5 → Events (`toolshell events SESSION`, `--json`), HTTP API (`toolshell serve`).
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { findConfigFile } from "../runtime/config.js";
+
+/** Exit code when the session is unknown or the store is missing. */
+export const EXIT_NOT_FOUND = 1;
+/** Exit code when the CLI itself fails. */
+const EXIT_USAGE = 2;
+
+/** Options the sessions subcommands share with the rest of the CLI. */
+export interface SessionsCliOptions {
+  config?: string;
+  workspace?: string;
+  timeout?: string;
+  store?: string;
+}
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => (text ? stream.write(text, () => resolve()) : resolve()));
+}
+
+async function storePath(options: SessionsCliOptions): Promise<string> {
+  if (options.store) return path.resolve(options.store);
+  const { readConfigFile, parseConfig } = await import("../runtime/index.js");
+  const { defaultStorePath } = await import("../server/index.js");
+  const file = options.config ?? findConfigFile(process.cwd());
+  if (options.config && !existsSync(options.config)) throw new Error(`config file not found: ${options.config}`);
+  const config = file ? readConfigFile(file) : parseConfig({}, { baseDir: process.cwd() });
+  return defaultStorePath(config);
+}
+
+/**
+ * Prints a session's events: the timeline, or JSON lines with `--json`; `after` skips events up
+ * to that seq. Exit code 0, {@link EXIT_NOT_FOUND} when the store or session does not exist,
+ * 2 on any other failure. Never throws.
+ */
+export async function runEvents(sessionId: string, o: { json?: boolean; after?: string; options: SessionsCliOptions }): Promise<number> {
+  try {
+    const file = await storePath(o.options);
+    if (file !== ":memory:" && !existsSync(file)) {
+      await write(process.stderr, `toolshell: no store at ${file} (nothing has run with this config yet)\n`);
+      return EXIT_NOT_FOUND;
+    }
+    const after = o.after === undefined ? 0 : Number(o.after);
+    if (!Number.isInteger(after) || after < 0) throw new Error(`--after takes a whole number (an event's seq), got ${o.after}`);
+    const { openSqliteStore, renderTimeline } = await import("../store/index.js");
+    const store = openSqliteStore(file);
+    try {
+      if (!store.getSession(sessionId)) {
+        const known = store.listSessions({ limit: 10 }).map((s) => s.id);
+        await write(process.stderr, `toolshell: no session ${sessionId} in ${file}${known.length ? ` (recent: ${known.join(", ")})` : ""}\n`);
+        return EXIT_NOT_FOUND;
+      }
+      let cursor = after;
+      const all = [];
+      for (;;) {
+        const page = store.listEvents(sessionId, { after: cursor, limit: 5000 });
+        if (!page.length) break;
+        if (o.json) await write(process.stdout, page.map((e) => JSON.stringify(e)).join("\n") + "\n");
+        else all.push(...page);
+        cursor = page[page.length - 1].seq;
+      }
+      if (!o.json) await write(process.stdout, renderTimeline(all) || `(no events in session ${sessionId})\n`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  } catch (err) {
+    await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT_USAGE;
+  }
+}
+
+/**
+ * Runs the HTTP API until SIGINT or SIGTERM: opens the host (config, store, MCP servers), starts
+ * the triggers (unless `noTriggers`), listens. Prints the URL on stderr. Resolves with the exit
+ * code once stopped (0), or 2 when it cannot start.
+ */
+export async function runServe(o: { host?: string; port?: string; noTriggers?: boolean; options: SessionsCliOptions }): Promise<number> {
+  const { openHost, startApi } = await import("../server/index.js");
+  const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
+  let host: Awaited<ReturnType<typeof openHost>> | undefined;
+  try {
+    const file = o.options.config ?? findConfigFile(process.cwd());
+    if (o.options.config && !existsSync(o.options.config)) throw new Error(`config file not found: ${o.options.config}`);
+    const port = o.port === undefined ? undefined : Number(o.port);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--port takes a port number, got ${o.port}`);
+    const timeoutMs = o.options.timeout === undefined ? undefined : Number(o.options.timeout);
+    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new Error(`--timeout takes a whole number of milliseconds, got ${o.options.timeout}`);
+    host = await openHost({
+      config: file,
+      store: o.options.store,
+      workspaceDir: o.options.workspace ? path.resolve(o.options.workspace) : undefined,
+      timeoutMs,
+      engineCommands: defaultEngineCommands(),
+      helpFooter: SHELL_NOTES,
+    });
+    const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers });
+    await write(process.stderr, `toolshell: serving ${api.url} (store ${host.store.location}); OpenAPI at ${api.url}/openapi.json\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+    await api.close();
+    await host.close();
+    return 0;
+  } catch (err) {
+    await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
+    await host?.close();
+    return EXIT_USAGE;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Durable steps for real: a child process is killed with SIGKILL in the middle of a step and a
+ * new process resumes the session from the SQLite file. The tools' own side effects (a counter
+ * file, the memory server's file) show that no completed call ran twice.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { always, defineTool } from "../../src/index.js";
+import type { ShellResult } from "../../src/runtime/index.js";
+import { openHost } from "../../src/server/index.js";
+import { openSqliteStore } from "../../src/store/index.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CHILD = path.join(here, "../fixtures/durable/child.ts");
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(path.join(tmpdir(), "toolshell-durable-"));
+  dirs.push(d);
+  return d;
+}
+
+function runChild(dir: string, mode: "first" | "resume") {
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), CHILD, dir, mode], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+async function waitFor(file: string, exited: Promise<unknown>): Promise<void> {
+  let done = false;
+  void exited.then(() => (done = true));
+  while (!existsSync(file)) {
+    if (done) throw new Error(`the child exited before writing ${file}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test("a step killed mid-way runs again on resume; completed calls and steps never run twice", async () => {
+  const dir = tempDir();
+  const first = runChild(dir, "first");
+  await waitFor(path.join(dir, "ready"), first.exited);
+  first.child.kill("SIGKILL");
+  const killed = await first.exited;
+  assert.equal(killed.signal, "SIGKILL");
+  // Before the kill: s1 ran, and s2's calls up to `tools block` ran (counter 1, 2, 3).
+  assert.deepEqual(readFileSync(path.join(dir, "counter.log"), "utf8").trim().split("\n"), ["1", "2", "3"]);
+
+  const second = runChild(dir, "resume");
+  const ended = await second.exited;
+  assert.equal(ended.code, 0, second.err());
+  const results = JSON.parse(second.out()) as ShellResult[];
+  assert.deepEqual(results.map((r) => r.exit_code), [0, 0, 0], second.out());
+
+  // Every counter call ran exactly once over both processes: s1 was not run again (its result
+  // was returned), s2's completed calls were replayed, the rest ran.
+  assert.deepEqual(readFileSync(path.join(dir, "counter.log"), "utf8").trim().split("\n"), ["1", "2", "3", "4", "5"]);
+  // The memory server saw create then delete once each: had the create run again on resume
+  // (after the delete was replayed), Alpha would be in its file.
+  const memory = existsSync(path.join(dir, "memory.jsonl")) ? readFileSync(path.join(dir, "memory.jsonl"), "utf8") : "";
+  assert.doesNotMatch(memory, /Alpha/);
+  // The step's files start again from the last completed step: the re-run wrote log.txt once.
+  assert.equal(results[2].stdout, "one\ns2\n");
+  // s2 kept its shell call id across the restart; s3 got the next one.
+  assert.deepEqual(results.map((r) => r.tool_call_id), ["call_bash_1", "call_bash_2", "call_bash_3"]);
+
+  const store = openSqliteStore(path.join(dir, "state.db"));
+  try {
+    const events = store.listEvents("durable");
+    const s2Calls = events.filter((e) => e.type === "tool.nested_call" && (e as Record<string, unknown>).parent_tool_call_id === "call_bash_2");
+    // First attempt: counter 2, create, counter 3, delete completed (block never ended).
+    // Second attempt: those four replayed, then block and counter 4 ran.
+    const second = s2Calls.slice(4).map((e) => [(e as Record<string, unknown>).command, (e as Record<string, unknown>).replayed === true]);
+    assert.deepEqual(second, [
+      ["tools counter", true],
+      ["tools memory create-entities", true],
+      ["tools counter", true],
+      ["tools memory delete-entities", true],
+      ["tools block", false],
+      ["tools counter", false],
+    ]);
+    assert.ok(events.some((e) => e.type === "step.replayed" && (e as Record<string, unknown>).step_id === "s1"));
+    assert.ok(events.some((e) => e.type === "step.resumed" && (e as Record<string, unknown>).step_id === "s2" && (e as Record<string, unknown>).attempt === 2));
+    assert.deepEqual(store.listSteps("durable").map((s) => [s.stepId, s.status, s.attempt]), [
+      ["s1", "completed", 1],
+      ["s2", "completed", 2],
+      ["s3", "completed", 1],
+    ]);
+  } finally {
+    store.close();
+  }
+});
+
+test("a session waiting for approval survives a restart and runs once the answer arrives", async () => {
+  const dir = tempDir();
+  const db = path.join(dir, "state.db");
+  let ran = 0;
+  const tools = {
+    wire_money: defineTool({
+      description: "Wires money.",
+      inputSchema: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
+      approval: always(),
+      execute: ({ amount }) => {
+        ran++;
+        return { wired: amount };
+      },
+    }),
+  };
+  const script = "tools wire-money amount=5";
+
+  const a = await openHost({ store: db, tools });
+  const first = await a.session("pay").bash(script, { stepId: "pay-1" });
+  assert.equal(first.tools?.stopped?.before_start, true);
+  const requestId = first.tools?.stopped?.request_id;
+  assert.ok(requestId);
+  await a.close();
+
+  // A new host on the same file: the request is still pending, and asking for the step again
+  // returns the same report without running anything or raising another request.
+  const b = await openHost({ store: db, tools });
+  const session = b.session("pay");
+  assert.deepEqual(session.pendingApprovals().map((r) => r.id), [requestId]);
+  const again = await session.bash(script, { stepId: "pay-1" });
+  assert.deepEqual(again, first);
+  assert.equal(session.pendingApprovals().length, 1);
+  assert.equal(ran, 0);
+  session.answer(requestId!, "allow");
+  await b.close();
+
+  // The answer survives too: the waiting step runs, once.
+  const c = await openHost({ store: db, tools });
+  const done = await c.session("pay").bash(script, { stepId: "pay-1" });
+  assert.equal(done.exit_code, 0, done.stderr);
+  assert.deepEqual(JSON.parse(done.stdout), { wired: 5 });
+  assert.equal(ran, 1);
+  const replay = await c.session("pay").bash(script, { stepId: "pay-1" });
+  assert.deepEqual(replay, done);
+  assert.equal(ran, 1);
+  const mismatch = await c.session("pay").bash("tools wire-money amount=6", { stepId: "pay-1" });
+  assert.equal(mismatch.exit_code, 1);
+  assert.match(mismatch.stderr, /recorded with another script/);
+  assert.equal(ran, 1);
+  await c.close();
+});
+
+test("session.step records any unit of work: completed once, never run again", async () => {
+  const dir = tempDir();
+  const db = path.join(dir, "state.db");
+  let calls = 0;
+  const work = async () => {
+    calls++;
+    return { answer: 42, at: calls };
+  };
+  const a = await openHost({ store: db });
+  assert.deepEqual(await a.session("s").step("direct-1", { tool: "x" }, work), { answer: 42, at: 1 });
+  await a.close();
+  const b = await openHost({ store: db });
+  assert.deepEqual(await b.session("s").step("direct-1", { tool: "x" }, work), { answer: 42, at: 1 });
+  assert.equal(calls, 1);
+  await assert.rejects(b.session("s").step("direct-1", { tool: "y" }, work), /another request/);
+  await b.close();
+});

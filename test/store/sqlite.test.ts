@@ -1,0 +1,150 @@
+/**
+ * The SQLite store on real files: schema versions, WAL, sessions and their files across a
+ * reopen, events, the nested-call record written with its event, scripts, triggers, approvals,
+ * ratings.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+import Database from "better-sqlite3";
+import { createEngine } from "../../src/shell/index.js";
+import { MIGRATIONS, openSqliteStore, readTree, renderTimeline, type StoredEvent } from "../../src/store/index.js";
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function dbFile(): string {
+  const d = mkdtempSync(path.join(tmpdir(), "toolshell-store-"));
+  dirs.push(d);
+  return path.join(d, "nested", "state.db");
+}
+
+test("a new file gets the latest schema in WAL mode; a newer schema is refused", () => {
+  const file = dbFile();
+  const store = openSqliteStore(file);
+  assert.equal(store.db.pragma("user_version", { simple: true }), MIGRATIONS.length);
+  assert.equal(store.db.pragma("journal_mode", { simple: true }), "wal");
+  store.close();
+  const raw = new Database(file);
+  raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+  raw.close();
+  assert.throws(() => openSqliteStore(file), /newer than this toolshell knows/);
+});
+
+test("a session's files come back after a reopen: text, bytes, folders, symlinks, modes, deletions", async () => {
+  const file = dbFile();
+  const e1 = createEngine();
+  const store = openSqliteStore(file);
+  await store.openSession({ id: "s", metadata: { agent_id: "a1", team: "x" }, files: { fs: e1.fs, exclude: [] } });
+  await store.beginStep({ sessionId: "s", stepId: "1", kind: "shell", toolCallId: "call_bash_1", requestHash: "h", request: {}, status: "running", attempt: 1, startedAt: new Date().toISOString() }, 1);
+  const r = await e1.exec("mkdir -p d/e && echo hi > d/e/f.txt && printf '\\x00\\xff\\x01' > bin && ln -s d/e/f.txt link && chmod 600 d/e/f.txt && echo gone > gone.txt && echo t > /tmp/t");
+  assert.equal(r.exitCode, 0, r.stderr);
+  await store.endStep({ sessionId: "s", stepId: "1", status: "completed", result: { ok: 1 }, files: { fs: e1.fs, exclude: [] } });
+  await e1.exec("rm gone.txt");
+  const probe = "cat d/e/f.txt; cat link; od -c bin; stat -c %a d/e/f.txt; ls; cat /tmp/t";
+  const before = await e1.exec(probe);
+  await store.beginStep({ sessionId: "s", stepId: "2", kind: "shell", toolCallId: "call_bash_2", requestHash: "h2", request: {}, status: "running", attempt: 1, startedAt: new Date().toISOString() }, 2);
+  await store.endStep({ sessionId: "s", stepId: "2", status: "completed", result: null, files: { fs: e1.fs, exclude: [] } });
+  store.close();
+
+  const again = openSqliteStore(file);
+  const e2 = createEngine();
+  const snap = await again.openSession({ id: "s", metadata: {}, files: { fs: e2.fs, exclude: [] } });
+  assert.equal(snap.created, false);
+  assert.equal(snap.shellCalls, 2);
+  assert.deepEqual(snap.metadata, { agent_id: "a1", team: "x" });
+  const check = await e2.exec(probe);
+  assert.equal(check.stdout, before.stdout);
+  assert.match(check.stdout, /^hi\nhi\n[\s\S]*\n600\nbin\nd\nlink\nt\n$/);
+  assert.deepEqual(await e2.fs.readFileBuffer("/workspace/bin"), await e1.fs.readFileBuffer("/workspace/bin"));
+  // The engine's own paths are never saved.
+  const saved = (again.db.prepare("SELECT path FROM session_files WHERE session_id = 's'").all() as Array<{ path: string }>).map((x) => x.path);
+  assert.ok(saved.includes("/workspace/bin"));
+  assert.ok(!saved.some((p) => p.startsWith("/bin/") || p.startsWith("/dev/") || p.startsWith("/usr/bin/")), saved.join(" "));
+  assert.ok(!saved.includes("/workspace/gone.txt"));
+  // Excluded prefixes (a mounted workspace) are neither read nor written.
+  assert.ok(!(await readTree(e2.fs, ["/workspace"])).some((x) => x.path.startsWith("/workspace")));
+  again.close();
+});
+
+test("a completed nested call is written together with its event, and only then", async () => {
+  const store = openSqliteStore(dbFile());
+  const fs = createEngine().fs;
+  await store.openSession({ id: "s", metadata: {}, files: { fs, exclude: [] } });
+  const call = { index: 0, callId: "call_bash_1:tools:0:x", command: "tools x", inputKey: "{}", output: { kind: "json" as const, value: { a: 1 } }, readOnly: false, done: { tool: "tools x", input: {}, ok: true, result: { a: 1 } } };
+  store.recordCall("s", "call_bash_1", call);
+  assert.deepEqual(await store.recordedCalls("s", "call_bash_1"), []);
+  store.appendEvent({ type: "tool.nested_call", session_id: "s", at: new Date().toISOString(), call_id: call.callId, parent_tool_call_id: "call_bash_1", status: "completed" } as never);
+  assert.deepEqual(await store.recordedCalls("s", "call_bash_1"), [call]);
+  const events = store.listEvents("s");
+  assert.equal(events.length, 1);
+  assert.equal(events[0].seq > 0, true);
+  store.close();
+});
+
+test("events keep their order and page by seq; the timeline puts nested calls under their shell call", () => {
+  const store = openSqliteStore(":memory:");
+  const at = "2026-01-01T10:00:00.000Z";
+  const ev = (x: Record<string, unknown>) => store.appendEvent({ session_id: "s", at, ...x } as never);
+  ev({ type: "shell_call.started", tool_call_id: "call_bash_1", script_preview: "tools a; tools b" });
+  ev({ type: "tool.nested_call", parent_tool_call_id: "call_bash_1", call_id: "call_bash_1:tools:0:a", command: "tools a", status: "completed", input_preview: "{}", duration_ms: 3 });
+  ev({ type: "tool.nested_call", parent_tool_call_id: "call_bash_1", call_id: "call_bash_1:tools:1:b", command: "tools b", status: "needs_approval", input_preview: '{"x":1}', duration_ms: 1, error: { code: "needs_approval", message: "asks" } });
+  ev({ type: "approval.requested", request_id: "apr_1", tool: "tools b", tool_call_id: "call_bash_1:tools:1:b" });
+  ev({ type: "shell_call.ended", tool_call_id: "call_bash_1", exit_code: 1, stopped: "needs_approval" });
+  const all = store.listEvents("s");
+  assert.deepEqual(all.map((e) => e.type), ["shell_call.started", "tool.nested_call", "tool.nested_call", "approval.requested", "shell_call.ended"]);
+  const page = store.listEvents("s", { after: all[1].seq, limit: 2 });
+  assert.deepEqual(page.map((e) => e.seq), [all[2].seq, all[3].seq]);
+  const lines = renderTimeline(all as StoredEvent[]).split("\n");
+  const start = lines.findIndex((l) => l.includes("▶ call_bash_1"));
+  const a = lines.findIndex((l) => l.includes("├─ tools a"));
+  const b = lines.findIndex((l) => l.includes("├─ tools b"));
+  const end = lines.findIndex((l) => l.includes("■ call_bash_1 exit 1"));
+  assert.ok(start >= 0 && start < a && a < b && b < end, lines.join("\n"));
+  assert.match(lines[b], /needs_approval/);
+  store.close();
+});
+
+test("scripts are versioned and archived; triggers and runs are kept; approvals and ratings survive a reopen", () => {
+  const file = dbFile();
+  const store = openSqliteStore(file);
+  const v1 = store.saveScript("a1", { name: "triage", description: "v1", input_schema: { type: "object" }, body: "echo 1" });
+  const v2 = store.saveScript("a1", { name: "triage", description: "v2", input_schema: { type: "object" }, body: "echo 2" });
+  assert.equal(v1.id, v2.id);
+  assert.deepEqual([v1.version, v2.version], [1, 2]);
+  assert.equal(store.getScript("a1", "triage")?.body, "echo 2");
+  assert.equal(store.getScript("a1", "triage", { version: 1 })?.body, "echo 1");
+  assert.equal(store.getScript("a2", "triage"), undefined);
+  store.setScriptArchived("a1", v1.id, true);
+  assert.deepEqual(store.listScripts("a1"), []);
+  assert.deepEqual(store.listScripts("a1", { includeArchived: true }).map((s) => [s.name, s.archived]), [["triage", true]]);
+  const v3 = store.saveScript("a1", { name: "triage", description: "v3", input_schema: { type: "object" }, body: "echo 3" });
+  assert.deepEqual([v3.version, v3.archived], [3, false]);
+  assert.deepEqual(store.scriptVersions("a1", "triage").map((v) => v.description), ["v1", "v2", "v3"]);
+
+  const t = new Date().toISOString();
+  store.putTrigger({ id: "trg_1", agent_id: "a1", name: "nightly", kind: "schedule", cron: "0 3 * * *", timezone: "UTC", script: "triage", input: {}, enabled: true, wake_agent_on_failure: false, origin: "api", created_at: t, updated_at: t });
+  store.putTriggerRun({ id: "run_1", trigger_id: "trg_1", agent_id: "a1", reason: "manual", status: "ok", session_id: "trg_trg_1", payload: {}, started_at: t });
+
+  const book = store.approvalBook("s1");
+  const req = book.request({ tool: "tools x", toolName: "x", input: { a: 1 }, toolCallId: "call_bash_1:tools:0:x" });
+  const req2 = book.request({ tool: "tools y", toolName: "y", input: {}, toolCallId: "call_bash_1:tools:1:y" });
+  book.answer(req2.id, "allow_always");
+  store.ratings.set({ key: "k", probability: 0.7, rated_at: t, by: "offline" });
+  store.close();
+
+  const again = openSqliteStore(file);
+  assert.equal(again.findTrigger("a1", "nightly")?.cron, "0 3 * * *");
+  assert.deepEqual(again.listTriggerRuns("trg_1").map((r) => r.id), ["run_1"]);
+  const book2 = again.approvalBook("s1");
+  assert.deepEqual(book2.pending().map((r) => r.id), [req.id]);
+  assert.equal(book2.allowsAlways("tools y"), true);
+  assert.deepEqual(again.pendingApprovals().map((r) => r.id), [req.id]);
+  assert.equal(again.ratings.get("k")?.probability, 0.7);
+  assert.equal(again.deleteTrigger("trg_1"), true);
+  assert.equal(again.getTrigger("trg_1"), undefined);
+  again.close();
+});
