@@ -1,0 +1,139 @@
+/**
+ * Importing other clients' servers (paths per platform, the files' formats, leaving toolshell's
+ * own gateway out) and the CLI around it: `toolshell mcp --import … --write`, `toolshell list
+ * --tokens`, and `toolshell mcp --http 0` serving a real client.
+ */
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { clientConfigFiles, importClientServers, isToolshellGateway, mergeImported } from "../../src/gateway/index.js";
+import { NPM_SERVERS, tsxCommand } from "../fixtures/mcp/index.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const MAIN = path.join(root, "src/cli/main.ts");
+
+test("config paths per platform and client", () => {
+  const home = "/h";
+  const cwd = "/p";
+  const files = (client: string, platform: NodeJS.Platform, env: Record<string, string> = {}) => clientConfigFiles(client, { platform, home, cwd, env }).map((f) => f.file);
+  assert.deepEqual(files("claude-desktop", "darwin"), ["/h/Library/Application Support/Claude/claude_desktop_config.json"]);
+  assert.deepEqual(files("claude-desktop", "linux"), ["/h/.config/Claude/claude_desktop_config.json"]);
+  assert.deepEqual(files("claude-desktop", "win32", { APPDATA: "/appdata" }), [path.join("/appdata", "Claude", "claude_desktop_config.json")]);
+  assert.deepEqual(files("cursor", "linux"), ["/h/.cursor/mcp.json", "/p/.cursor/mcp.json"]);
+  assert.deepEqual(files("claude-code", "darwin"), ["/h/.claude.json", "/p/.mcp.json"]);
+  assert.deepEqual(files("vscode", "darwin"), ["/h/Library/Application Support/Code/User/mcp.json", "/p/.vscode/mcp.json"]);
+  assert.deepEqual(files("vscode", "linux", { XDG_CONFIG_HOME: "/x" }), ["/x/Code/User/mcp.json", "/p/.vscode/mcp.json"]);
+  assert.throws(() => clientConfigFiles("emacs"), /unknown client "emacs"; known: claude-desktop, cursor, claude-code, vscode/);
+});
+
+function fakeHome(): { home: string; cwd: string } {
+  const base = mkdtempSync(path.join(tmpdir(), "ts-import-"));
+  const home = path.join(base, "home");
+  const cwd = path.join(base, "project");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  return { home, cwd };
+}
+
+test("each client's files are read: user scope then project scope; Claude Code's per-project servers; toolshell itself left out", () => {
+  const { home, cwd } = fakeHome();
+  mkdirSync(path.join(home, ".cursor"), { recursive: true });
+  mkdirSync(path.join(cwd, ".cursor"), { recursive: true });
+  writeFileSync(path.join(home, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { memory: { command: "mem", args: ["a"] }, toolshell: { command: "npx", args: ["toolshell", "mcp"] } } }));
+  writeFileSync(path.join(cwd, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { memory: { command: "mem", args: ["project"] }, web: { url: "http://127.0.0.1:9/mcp" } } }));
+  const cursor = importClientServers("cursor", { home, cwd, platform: "linux" });
+  assert.deepEqual(Object.keys(cursor.servers).sort(), ["memory", "web"]);
+  assert.deepEqual(cursor.servers.memory.args, ["project"], "the project's entry wins");
+  assert.ok(cursor.notes.some((n) => /toolshell: left out/.test(n)));
+
+  writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ mcpServers: { a: { command: "a" } }, projects: { [cwd]: { mcpServers: { b: { command: "b" } } }, "/elsewhere": { mcpServers: { c: { command: "c" } } } } }));
+  writeFileSync(path.join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { d: { command: "d" } } }));
+  assert.deepEqual(Object.keys(importClientServers("claude-code", { home, cwd, platform: "linux" }).servers).sort(), ["a", "b", "d"]);
+
+  mkdirSync(path.join(cwd, ".vscode"), { recursive: true });
+  writeFileSync(path.join(cwd, ".vscode/mcp.json"), JSON.stringify({ servers: { gh: { type: "http", url: "http://127.0.0.1:9/mcp" } }, inputs: [] }));
+  assert.deepEqual(Object.keys(importClientServers("vscode", { home, cwd, platform: "linux" }).servers), ["gh"]);
+
+  const none = importClientServers("claude-desktop", { home, cwd, platform: "linux" });
+  assert.deepEqual(none.servers, {});
+  assert.match(none.notes[0], /no config of claude-desktop found \(looked in .*claude_desktop_config\.json\)/);
+
+  assert.equal(isToolshellGateway({ command: "/usr/local/bin/toolshell", args: ["mcp", "--http", "0"] }), true);
+  assert.equal(isToolshellGateway({ command: "node", args: ["/x/toolshell/dist/cli/main.js", "mcp"] }), true);
+  assert.equal(isToolshellGateway({ command: "toolshell", args: ["run", "x.sh"] }), false);
+  assert.equal(isToolshellGateway({ command: "mcp-server-memory" }), false);
+});
+
+test("merging keeps the config's own entries and adds the others", () => {
+  const merged = mergeImported({ mcpServers: { memory: { command: "mine" } }, keepVisible: ["x"] }, { memory: { command: "theirs" }, web: { url: "u" } });
+  assert.deepEqual(merged.config, { mcpServers: { memory: { command: "mine" }, web: { url: "u" } }, keepVisible: ["x"] });
+  assert.deepEqual(merged.added, ["web"]);
+  assert.deepEqual(merged.skipped, ["memory"]);
+});
+
+function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
+  const cmd = tsxCommand(MAIN, args);
+  const r = spawnSync(cmd.command, cmd.args, { cwd, encoding: "utf8", timeout: 90_000, env: { ...process.env, ...env } });
+  return { stdout: r.stdout, stderr: r.stderr, code: r.status };
+}
+
+test("toolshell mcp --import cursor --write FILE writes a config with the imported servers; an unknown client is a usage error", () => {
+  const { home, cwd } = fakeHome();
+  mkdirSync(path.join(home, ".cursor"), { recursive: true });
+  writeFileSync(path.join(home, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { memory: { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(cwd, "m.jsonl") }, load: "on_demand" } } }));
+  writeFileSync(path.join(cwd, "toolshell.config.json"), JSON.stringify({ mcpServers: {}, keepVisible: [] }));
+  const r = cli(["mcp", "--import", "cursor", "--write", "merged.json"], cwd, { HOME: home, USERPROFILE: home });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /imported from cursor .*: memory/);
+  const written = JSON.parse(readFileSync(path.join(cwd, "merged.json"), "utf8"));
+  assert.equal(written.mcpServers.memory.command, NPM_SERVERS.memory);
+  assert.deepEqual(written.keepVisible, []);
+  const listed = cli(["list", "--config", "merged.json"], cwd);
+  assert.match(listed.stdout, /^  memory +\(not loaded\)$/m);
+  const bad = cli(["mcp", "--import", "emacs"], cwd);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /unknown client "emacs"/);
+});
+
+test("toolshell list --tokens prints the bash tool's size in o200k tokens", () => {
+  const r = cli(["list", "--tokens", "--config", path.join(root, "examples/toolshell.config.json")], path.join(root, "examples"));
+  assert.equal(r.code, 0, r.stderr);
+  const m = /^  bash tool +(\d+) +\(description (\d+) characters\)$/m.exec(r.stdout);
+  assert.ok(m, r.stdout);
+  const tokens = Number(m[1]);
+  assert.ok(tokens > 100 && tokens < 1000, `bash tool: ${tokens} tokens`);
+  assert.ok(tokens < Number(m[2]) / 2, "tokens are counted, not characters");
+  assert.match(r.stdout, /^  all 25 loaded tools listed directly instead: \d+ +\(toolshell: [\d.]+% fewer\); not loaded, not counted: everything$/m);
+});
+
+test("toolshell mcp --http 0 serves a real MCP client on 127.0.0.1 until stopped", async () => {
+  const { cwd } = fakeHome();
+  writeFileSync(path.join(cwd, "toolshell.config.json"), JSON.stringify({ mcpServers: {}, logDir: "logs" }));
+  const cmd = tsxCommand(MAIN, ["mcp", "--http", "0"]);
+  const child = spawn(cmd.command, cmd.args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => {
+        err += d.toString();
+        const m = /serving Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      child.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const r = (await client.callTool({ name: "bash", arguments: { command: "echo hi; tools --help | head -1" } })) as { structuredContent?: { stdout: string } };
+    assert.equal(r.structuredContent?.stdout, "hi\nNo tools are configured.\n");
+    await client.close();
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+  }
+});
