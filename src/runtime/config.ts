@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseServersConfig, type ServerConfig } from "../mcp/index.js";
+import { validate as validateSchema } from "./config-schema.generated.js";
 
 /** Approval settings (issue 4). Kept as written; the policy folder interprets them. */
 export interface ApprovalConfig {
@@ -117,7 +118,7 @@ export function parseConfig(json: unknown, options: { baseDir: string; file?: st
   if (store !== undefined && (typeof store !== "string" || !store)) fail(file, "store", "expected a file path or \":memory:\"");
   const logDir = o.logDir;
   if (logDir !== undefined && (typeof logDir !== "string" || !logDir)) fail(file, "logDir", "expected a folder path");
-  return {
+  const parsed: ToolshellConfig = {
     file,
     baseDir,
     servers,
@@ -133,6 +134,38 @@ export function parseConfig(json: unknown, options: { baseDir: string; file?: st
     logDir: path.resolve(baseDir, typeof logDir === "string" ? logDir : ".toolshell/logs"),
     raw: o,
   };
+  checkSchema(o, file);
+  return parsed;
+}
+
+const TYPE_WORDS: Record<string, string> = { string: "a string", number: "a number", integer: "a whole number", boolean: "true or false", object: "an object", array: "an array", null: "null" };
+
+/** Keys whose own parsers (server/) report their errors; the schema check leaves them to those. */
+const PARSED_ELSEWHERE = new Set(["server", "triggers", "hooks", "decisionService"]);
+
+/**
+ * Checks the config against schema/toolshell.config.schema.json (ajv, compiled ahead of time:
+ * config-schema.generated.ts). Runs after the checks above, so their messages come first.
+ * @throws Error `<file>: <key>: <message>` for the first value the schema refuses.
+ */
+function checkSchema(o: Record<string, unknown>, file: string | undefined): void {
+  if (validateSchema(o)) return;
+  type AjvError = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
+  const errors = ((validateSchema as unknown as { errors?: AjvError[] }).errors ?? []) as AjvError[];
+  const e = errors[0];
+  if (!e) return;
+  const parts = e.instancePath.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (PARSED_ELSEWHERE.has(parts[0])) return;
+  let key = parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), "");
+  let message = e.message ?? "is not valid";
+  if (e.keyword === "additionalProperties") {
+    key = key ? `${key}.${String(e.params.additionalProperty)}` : String(e.params.additionalProperty);
+    message = "unknown key";
+  } else if (e.keyword === "type") message = `expected ${String(e.params.type).split(",").map((t) => TYPE_WORDS[t] ?? t).join(" or ")}`;
+  else if (e.keyword === "enum") message = `expected one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+  else if (e.keyword === "minLength") message = "must not be empty";
+  else if (e.keyword === "anyOf" && parts[0] && /[sS]ervers$/.test(parts[0])) message = 'expected "command" (stdio) or "url" (HTTP)';
+  fail(file, key || "(top level)", `${message} (schema/toolshell.config.schema.json)`);
 }
 
 /**
