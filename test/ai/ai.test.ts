@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { generateText, stepCountIs, type ModelMessage } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { generateText, stepCountIs, streamText, type ModelMessage } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 import { createToolshellTools } from "../../src/ai/index.js";
 import { BASH_TOOL_NAME } from "../../src/gateway/index.js";
@@ -251,10 +251,37 @@ test("bad bash input and a script error come back as results, never as a thrown 
   const model = scriptedModel([callTool("b1", "bash", { command: "exit 3", timeout_ms: 5 }), bash("b2", "echo oops >&2; exit 4"), say("ok")]);
   await generateText({ model, tools, prompt: "go", stopWhen: stepCountIs(4) });
   const results = toolResults(model.doGenerateCalls[2]);
-  const bad = results.get("b1");
-  // The AI SDK checks the input against the schema first; either way the model gets an error it can read.
-  assert.ok(bad, "the model got a result for the bad call");
+  const bad = results.get("b1")!.value as { exit_code: number; stderr: string };
+  assert.equal(bad.exit_code, 2);
+  assert.match(bad.stderr, /`timeout_ms` must be a whole number from 100 to 120000/);
   const r = results.get("b2")!.value as { exit_code: number; stderr: string };
   assert.equal(r.exit_code, 4);
   assert.equal(r.stderr, "oops\n");
+});
+
+test("streamText: the same tools stream a stopped script into an approval request, and run it once approved", async () => {
+  const store = newStore();
+  const { session, tools } = await setup(store);
+  const finish = { type: "finish" as const, finishReason: { unified: "tool-calls" as const, raw: "tool_calls" }, usage };
+  const streams = [
+    [{ type: "stream-start" as const, warnings: [] }, { type: "tool-call" as const, toolCallId: "s1", toolName: "bash", input: JSON.stringify({ command: "tools delete-item id=a1 | jq -r .deleted" }) }, finish],
+    [{ type: "stream-start" as const, warnings: [] }, { type: "text-start" as const, id: "t" }, { type: "text-delta" as const, id: "t", delta: "gone" }, { type: "text-end" as const, id: "t" }, { ...finish, finishReason: { unified: "stop" as const, raw: "stop" } }],
+  ];
+  let i = 0;
+  const model = new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(streams[i++]) }) });
+  const messages: ModelMessage[] = [{ role: "user", content: "delete a1" }];
+  const first = streamText({ model, tools, messages, stopWhen: stepCountIs(3) });
+  const parts: string[] = [];
+  let approvalId = "";
+  for await (const p of first.fullStream) {
+    parts.push(p.type);
+    if (p.type === "tool-approval-request") approvalId = p.approvalId;
+  }
+  assert.ok(approvalId, `an approval request was streamed: ${parts.join(",")}`);
+  assert.equal(session.pendingApprovals().length, 1);
+  assert.deepEqual(store.deleted, []);
+  messages.push(...(await first.response).messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: true }] });
+  const second = streamText({ model, tools, messages, stopWhen: stepCountIs(3) });
+  assert.equal(await second.text, "gone");
+  assert.deepEqual(store.deleted, ["a1"]);
 });
