@@ -15,6 +15,7 @@ import { SHELL_NOTES } from "../../src/shell/defaults.js";
 
 type GenerateResult = Awaited<ReturnType<NonNullable<MockLanguageModelV4["doGenerate"]>>>;
 type CallOptions = MockLanguageModelV4["doGenerateCalls"][number];
+type StreamPart = Awaited<ReturnType<NonNullable<MockLanguageModelV4["doStream"]>>>["stream"] extends ReadableStream<infer P> ? P : never;
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
 function callTool(toolCallId: string, toolName: string, input: unknown): GenerateResult {
@@ -263,7 +264,7 @@ test("streamText: the same tools stream a stopped script into an approval reques
   const store = newStore();
   const { session, tools } = await setup(store);
   const finish = { type: "finish" as const, finishReason: { unified: "tool-calls" as const, raw: "tool_calls" }, usage };
-  const streams = [
+  const streams: StreamPart[][] = [
     [{ type: "stream-start" as const, warnings: [] }, { type: "tool-call" as const, toolCallId: "s1", toolName: "bash", input: JSON.stringify({ command: "tools delete-item id=a1 | jq -r .deleted" }) }, finish],
     [{ type: "stream-start" as const, warnings: [] }, { type: "text-start" as const, id: "t" }, { type: "text-delta" as const, id: "t", delta: "gone" }, { type: "text-end" as const, id: "t" }, { ...finish, finishReason: { unified: "stop" as const, raw: "stop" } }],
   ];
