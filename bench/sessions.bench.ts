@@ -5,7 +5,8 @@
  * - throughput: nested calls per second of wall time (median of 3 rounds);
  * - p99 latency of a nested call (its `tool.nested_call` duration) and of a whole shell call;
  * - peak RSS per session: (peak RSS during the first round − RSS before it) / 100;
- * - the ratio disk / memory of the wall time (and of each against no store).
+ * - the ratio disk / memory of the wall time and of this process's CPU time (and of each
+ *   against no store); on a shared machine the CPU ratio is the steadier one.
  *
  * Run: `node --import tsx bench/sessions.bench.ts` (add `--sessions N --calls M` to change sizes).
  */
@@ -76,8 +77,9 @@ async function rig(mode: Mode): Promise<Rig> {
 const SCRIPT = () => `for i in $(seq 1 ${CALLS}); do tools work n=$i > /dev/null; done\necho done > out.txt`;
 
 /** Runs `n` sessions at once, each one shell call of CALLS nested calls. */
-async function round(r: Rig, tag: string, n: number): Promise<{ wall: number; shellMs: number[] }> {
+async function round(r: Rig, tag: string, n: number): Promise<{ wall: number; cpu: number; shellMs: number[] }> {
   const shellMs: number[] = [];
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: n }, async (_, i) => {
@@ -88,7 +90,8 @@ async function round(r: Rig, tag: string, n: number): Promise<{ wall: number; sh
       if (res.exit_code !== 0) throw new Error(`session ${tag}-${i} failed: ${res.stderr}`);
     }),
   );
-  return { wall: performance.now() - t0, shellMs };
+  const c = process.cpuUsage(c0);
+  return { wall: performance.now() - t0, cpu: (c.user + c.system) / 1000, shellMs };
 }
 
 async function close(r: Rig): Promise<void> {
@@ -98,27 +101,31 @@ async function close(r: Rig): Promise<void> {
 }
 
 /** Child "timing": the three modes in one process, rounds interleaved so load changes hit all alike. */
-async function timing(): Promise<Record<Mode, { wallMs: number[]; nestedP99Ms: number; shellP99Ms: number; dbBytes?: number }>> {
+type Timing = { wallMs: number[]; cpuMs: number[]; nestedP99Ms: number; shellP99Ms: number; dbBytes?: number };
+async function timing(): Promise<Record<Mode, Timing>> {
   const rigs = await Promise.all(MODES.map(rig));
   for (const r of rigs) await round(r, "warm", 10);
   for (const r of rigs) r.durations.length = 0;
   const wall: Record<Mode, number[]> = { disk: [], memory: [], none: [] };
+  const cpu: Record<Mode, number[]> = { disk: [], memory: [], none: [] };
   const shell: Record<Mode, number[]> = { disk: [], memory: [], none: [] };
   for (let k = 0; k < ROUNDS; k++) {
     // Rotate the order each round.
     for (let j = 0; j < rigs.length; j++) {
       const r = rigs[(j + k) % rigs.length];
-      const { wall: w, shellMs } = await round(r, `r${k}`, SESSIONS);
+      const { wall: w, cpu: c, shellMs } = await round(r, `r${k}`, SESSIONS);
       wall[r.mode].push(w);
+      cpu[r.mode].push(c);
       shell[r.mode].push(...shellMs);
     }
   }
-  const out = {} as Record<Mode, { wallMs: number[]; nestedP99Ms: number; shellP99Ms: number; dbBytes?: number }>;
+  const out = {} as Record<Mode, Timing>;
   for (const r of rigs) {
     if (r.durations.length !== ROUNDS * SESSIONS * CALLS) throw new Error(`${r.mode}: expected ${ROUNDS * SESSIONS * CALLS} nested-call events, saw ${r.durations.length}`);
     const db = path.join(r.dir, "state.db");
     out[r.mode] = {
       wallMs: wall[r.mode],
+      cpuMs: cpu[r.mode],
       nestedP99Ms: pct(r.durations, 99),
       shellP99Ms: pct(shell[r.mode], 99),
       ...(r.mode === "disk" ? { dbBytes: (statSafe(db) ?? 0) + (statSafe(db + "-wal") ?? 0) } : {}),
@@ -162,17 +169,19 @@ if (ci > 0) {
   const t = runChild("timing") as Awaited<ReturnType<typeof timing>>;
   const mem = Object.fromEntries(MODES.map((m) => [m, runChild(`rss:${m}`) as number])) as Record<Mode, number>;
   console.log(`${SESSIONS} sessions × ${CALLS} nested calls, all at once, one process; median of ${ROUNDS} interleaved rounds (node ${process.version})`);
-  console.log("store            calls/s   wall ms   nested p99 ms   shell-call p99 ms   peak RSS/session");
+  console.log("store            calls/s   wall ms   CPU ms   nested p99 ms   shell-call p99 ms   peak RSS/session");
   for (const mode of MODES) {
     const r = t[mode];
     const name = mode === "disk" ? "SQLite on disk" : mode === "memory" ? "SQLite :memory:" : "no store";
     const w = median(r.wallMs);
     console.log(
-      `${name.padEnd(16)} ${((SESSIONS * CALLS) / (w / 1000)).toFixed(0).padStart(7)}   ${w.toFixed(0).padStart(7)}   ${r.nestedP99Ms.toFixed(2).padStart(13)}   ${r.shellP99Ms.toFixed(0).padStart(17)}   ${mem[mode].toFixed(0).padStart(11)} KiB`,
+      `${name.padEnd(16)} ${((SESSIONS * CALLS) / (w / 1000)).toFixed(0).padStart(7)}   ${w.toFixed(0).padStart(7)}   ${median(r.cpuMs).toFixed(0).padStart(6)}   ${r.nestedP99Ms.toFixed(2).padStart(13)}   ${r.shellP99Ms.toFixed(0).padStart(17)}   ${mem[mode].toFixed(0).padStart(11)} KiB`,
     );
   }
   const wall = (m: Mode) => median(t[m].wallMs);
-  console.log(`ratio disk / memory (wall time): ${(wall("disk") / wall("memory")).toFixed(2)}`);
-  console.log(`ratio disk / no store: ${(wall("disk") / wall("none")).toFixed(2)}; memory / no store: ${(wall("memory") / wall("none")).toFixed(2)}`);
+  const cpuOf = (m: Mode) => median(t[m].cpuMs);
+  console.log(`ratio disk / memory: wall ${(wall("disk") / wall("memory")).toFixed(2)}, CPU ${(cpuOf("disk") / cpuOf("memory")).toFixed(2)}`);
+  console.log(`ratio to no store: disk wall ${(wall("disk") / wall("none")).toFixed(2)} CPU ${(cpuOf("disk") / cpuOf("none")).toFixed(2)}; memory wall ${(wall("memory") / wall("none")).toFixed(2)} CPU ${(cpuOf("memory") / cpuOf("none")).toFixed(2)}`);
+  console.log("(wall time moves with other load on the machine; CPU time of this process much less)");
   if (t.disk.dbBytes) console.log(`store file after ${ROUNDS * SESSIONS + 10} sessions: ${(t.disk.dbBytes / 1024 / 1024).toFixed(1)} MiB (with WAL)`);
 }
