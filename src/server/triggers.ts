@@ -125,8 +125,9 @@ export class TriggerService {
 
   /**
    * Brings the config's triggers into the store (created, updated; config triggers no longer in
-   * the config are deleted), then — once — runs every schedule missed while the process was down
-   * and starts the schedules. Missed runs are started, not awaited.
+   * the config are deleted), then — once — marks runs a dead process left `running` as failed,
+   * runs every schedule missed while the process was down and starts the schedules. Missed runs
+   * are started, not awaited.
    */
   start(configTriggers: TriggerSpec[] = []): void {
     const keep = new Set<string>();
@@ -138,6 +139,12 @@ export class TriggerService {
     for (const t of this.o.store.listTriggers()) if (t.origin === "config" && !keep.has(t.id)) this.delete(t.id);
     if (this.started) return;
     this.started = true;
+    // Runs left `running` by a process that died: they will not finish now.
+    for (const t of this.o.store.listTriggers()) {
+      for (const r of this.o.store.listTriggerRuns(t.id, { limit: 50 })) {
+        if (r.status === "running") this.o.store.putTriggerRun({ ...r, status: "failed", error: "the process stopped while this run was in flight", ended_at: new Date(this.now()).toISOString() });
+      }
+    }
     for (const t of this.o.store.listTriggers()) {
       if (t.kind !== "schedule" || !t.enabled) continue;
       if (t.next_run_at && Date.parse(t.next_run_at) <= this.now()) {

@@ -89,16 +89,19 @@ test("a schedule missed while the process was down runs once on start, however m
   // Yearly, so the schedule itself does not fire during the test; it was last due 3 days ago.
   const { trigger } = first.triggers.create("default", { name: "yearly", kind: "schedule", cron: "0 0 1 1 *", timezone: "Europe/Berlin", script: "tick", input: {}, enabled: true, wake_agent_on_failure: false });
   first.store.putTrigger({ ...first.store.getTrigger(trigger.id)!, next_run_at: new Date(Date.now() - 3 * 86_400_000).toISOString() });
+  // A run the dead process left in flight.
+  first.store.putTriggerRun({ id: "run_stale", trigger_id: trigger.id, agent_id: "default", reason: "schedule", status: "running", session_id: "trg_x", payload: {}, started_at: new Date(Date.now() - 4 * 86_400_000).toISOString() });
   await first.close();
 
   const second = await openHost({ store: db, tools });
   try {
     second.startTriggers();
-    const run = await until("the missed run", () => second.store.listTriggerRuns(trigger.id).find((r) => r.status !== "running"));
+    const run = await until("the missed run", () => second.store.listTriggerRuns(trigger.id).find((r) => r.id !== "run_stale" && r.status !== "running"));
     assert.equal(run.reason, "missed");
     assert.equal(run.status, "ok", JSON.stringify(run.result));
     await second.triggers.stop();
-    assert.equal(second.store.listTriggerRuns(trigger.id).length, 1);
+    assert.deepEqual(second.store.listTriggerRuns(trigger.id).map((r) => [r.reason, r.status]), [["missed", "ok"], ["schedule", "failed"]]);
+    assert.match(second.store.getTriggerRun("run_stale")!.error!, /process stopped/);
     const next = Date.parse(second.store.getTrigger(trigger.id)!.next_run_at!);
     assert.ok(next > Date.now(), "next_run_at moved to the next due time");
   } finally {
@@ -109,7 +112,7 @@ test("a schedule missed while the process was down runs once on start, however m
   try {
     third.startTriggers();
     await third.triggers.stop();
-    assert.equal(third.store.listTriggerRuns(trigger.id).length, 1);
+    assert.equal(third.store.listTriggerRuns(trigger.id).length, 2);
   } finally {
     await third.close();
   }
