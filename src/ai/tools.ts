@@ -146,9 +146,10 @@ export async function createToolshellTools(options: ToolshellToolsOptions): Prom
       held.hold(toolCallId, requests.map((r) => r.id));
       return true;
     },
-    execute: async (input, { abortSignal, messages }): Promise<BashToolResult> => {
+    execute: async (input, { toolCallId, abortSignal, messages }): Promise<BashToolResult> => {
       held.sync(messages);
-      return runBashTool(session, shell, input, { signal: abortSignal, maxOutputChars: options.maxOutputChars });
+      // The tool call id makes the shell call a durable step when the session has a store.
+      return runBashTool(session, shell, input, { signal: abortSignal, maxOutputChars: options.maxOutputChars, stepId: `ai:${toolCallId}` });
     },
     toModelOutput: ({ output }) => ({ type: "json", value: output as unknown as JSONValue }),
   }) as Tool;

@@ -25,6 +25,8 @@ export interface McpCliOptions {
   session?: string;
   /** `--no-elicitation`: never ask through elicitation; use the approve tool. */
   elicitation?: boolean;
+  /** The store file (default: the config's `store`, else `.toolshell/state.db` beside it). */
+  store?: string;
 }
 
 /** Options of `toolshell check`. */
@@ -52,16 +54,38 @@ function readRawConfig(file: string): Record<string, unknown> {
   return json as Record<string, unknown>;
 }
 
+/** A ToolShell opened for a subcommand, and how to close it (and its store). */
+export interface OpenedShell {
+  shell: ToolShell;
+  close(): Promise<void>;
+  /** Lines for the user (what was imported). */
+  notes: string[];
+  /** The config object when servers were imported (else the file is read as is). */
+  config?: Record<string, unknown>;
+  configFile?: string;
+}
+
 /**
  * Opens the ToolShell of a CLI invocation, optionally with servers imported from other clients.
- * @returns the shell and notes for the user (imports).
+ * With `durable`, it is the host of `toolshell serve` (server/'s openHost): a store (config
+ * `store`, default `.toolshell/state.db` beside the config, or `storeFile`) keeps sessions,
+ * approvals and ratings, and saved scripts are a source.
  * @throws Error with a message for the user (bad config, missing file, unknown client).
  */
-export async function openAgentShell(common: CommonOptions, imports: string[] = []): Promise<{ shell: ToolShell; notes: string[]; config?: Record<string, unknown>; configFile?: string }> {
+export async function openAgentShell(common: CommonOptions, imports: string[] = [], options: { durable?: boolean; storeFile?: string } = {}): Promise<OpenedShell> {
   const { createToolShell } = await import("../runtime/index.js");
+  const open = async (o: Omit<ToolShellOptions, "store">): Promise<{ shell: ToolShell; close(): Promise<void> }> => {
+    if (!options.durable) {
+      const shell = await createToolShell(o);
+      return { shell, close: () => shell.close() };
+    }
+    const { openHost } = await import("../server/index.js");
+    const host = await openHost({ ...o, ...(options.storeFile ? { store: options.storeFile } : {}) });
+    return { shell: host.shell, close: () => host.close() };
+  };
   const configFile = common.config ?? findConfigFile(process.cwd());
   if (common.config && !existsSync(common.config)) throw new Error(`config file not found: ${common.config}`);
-  const base: Omit<ToolShellOptions, "config"> = {};
+  const base: Omit<ToolShellOptions, "config" | "store"> = {};
   if (common.workspace) {
     const dir = path.resolve(common.workspace);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`workspace is not a folder: ${common.workspace}`);
@@ -72,7 +96,7 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
     if (!Number.isInteger(t) || t <= 0) throw new Error(`--timeout takes a whole number of milliseconds, got ${common.timeout}`);
     base.timeoutMs = t;
   }
-  if (imports.length === 0) return { shell: await createToolShell({ ...base, config: configFile }), notes: [], configFile };
+  if (imports.length === 0) return { ...(await open({ ...base, config: configFile })), notes: [], configFile };
   const { importClientServers, mergeImported } = await import("../gateway/index.js");
   let config: Record<string, unknown> = configFile ? readRawConfig(configFile) : {};
   const notes: string[] = [];
@@ -85,31 +109,31 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
     if (merged.skipped.length) notes.push(`kept the config's own entry for: ${merged.skipped.join(", ")}`);
   }
   const baseDir = configFile ? path.dirname(path.resolve(configFile)) : process.cwd();
-  return { shell: await createToolShell({ ...base, config, baseDir }), notes, config, configFile };
+  return { ...(await open({ ...base, config, baseDir })), notes, config, configFile };
 }
 
 /**
  * `toolshell mcp`: serves the gateway until the client goes away (stdio) or the process is
- * stopped (HTTP). Nothing but MCP messages goes to stdout in stdio mode. Exit code 2 when it
+ * stopped (HTTP), over the host of `toolshell serve` (store, saved scripts, stored approvals
+ * and ratings). Nothing but MCP messages goes to stdout in stdio mode. Exit code 2 when it
  * cannot start; 0 after a clean end.
  */
 export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promise<void> {
-  let shell: ToolShell | undefined;
+  let opened: OpenedShell | undefined;
   try {
     const { CLIENTS } = await import("../gateway/index.js");
     const imports = (opts.import ?? []).flatMap((x) => x.split(",")).map((x) => x.trim()).filter(Boolean);
     for (const c of imports) if (!(CLIENTS as readonly string[]).includes(c)) throw new Error(`--import: unknown client ${JSON.stringify(c)}; known: ${CLIENTS.join(", ")}`);
     if (opts.write) {
       if (imports.length === 0) throw new Error("--write needs --import <client>");
-      const opened = await openAgentShell(common, imports);
-      shell = opened.shell;
+      opened = await openAgentShell(common, imports);
       writeFileSync(opts.write, JSON.stringify(opened.config, null, 2) + "\n");
       await out(process.stderr, [...opened.notes, `wrote ${path.resolve(opts.write)}`].join("\n") + "\n");
-      await shell.close();
+      await opened.close();
       process.exit(0);
     }
-    const opened = await openAgentShell(common, imports);
-    shell = opened.shell;
+    opened = await openAgentShell(common, imports, { durable: true, storeFile: opts.store });
+    const shell = opened.shell;
     for (const n of opened.notes) await out(process.stderr, `toolshell mcp: ${n}\n`);
     const { serveHttp, serveStdio } = await import("../gateway/index.js");
     const gatewayOptions = { elicitation: opts.elicitation !== false };
@@ -120,7 +144,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}\n`);
       const stop = async () => {
         await running.close().catch(() => {});
-        await shell?.close().catch(() => {});
+        await opened?.close().catch(() => {});
         process.exit(0);
       };
       process.once("SIGINT", () => void stop());
@@ -130,11 +154,11 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
     const running = await serveStdio(shell, { ...gatewayOptions, sessionId: opts.session });
     await running.closed;
     await running.close().catch(() => {});
-    await shell.close().catch(() => {});
+    await opened.close().catch(() => {});
     process.exit(0);
   } catch (err) {
     await out(process.stderr, `toolshell mcp: ${err instanceof Error ? err.message : String(err)}\n`);
-    await shell?.close().catch(() => {});
+    await opened?.close().catch(() => {});
     process.exit(2);
   }
 }
@@ -142,17 +166,28 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
 /** `toolshell check`: prints findings (text, or JSON with --json) and exits 0 whatever it finds. */
 export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Promise<void> {
   const { checkConfigError, checkToolShell, renderFindings } = await import("../check/index.js");
-  let shell: ToolShell | undefined;
+  let opened: OpenedShell | undefined;
+  let store: { ratings: import("../policy/index.js").RatingCache; close(): void } | undefined;
   let findings;
   try {
     const limit = opts.schemaLimit === undefined ? undefined : Number(opts.schemaLimit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit <= 0)) throw new Error(`--schema-limit takes a whole number of tokens, got ${opts.schemaLimit}`);
-    shell = (await openAgentShell(common)).shell;
-    findings = await checkToolShell(shell, { load: opts.load !== false, schemaTokenLimit: limit });
+    opened = await openAgentShell(common);
+    // Ratings already made are in the store, when one exists; check never creates one.
+    const { defaultStorePath } = await import("../server/index.js");
+    const file = defaultStorePath(opened.shell.config);
+    if (file !== ":memory:" && existsSync(file)) {
+      const { openSqliteStore } = await import("../store/index.js");
+      store = openSqliteStore(file);
+    }
+    findings = await checkToolShell(opened.shell, { load: opts.load !== false, schemaTokenLimit: limit, ratingCache: store?.ratings });
   } catch (err) {
     findings = [checkConfigError(common.config ?? findConfigFile(process.cwd()) ?? "(no config file)", err)];
   } finally {
-    await shell?.close().catch(() => {});
+    await opened?.close().catch(() => {});
+    try {
+      store?.close();
+    } catch {}
   }
   await out(process.stdout, opts.json ? JSON.stringify(findings, null, 2) + "\n" : renderFindings(findings));
   process.exit(0);
@@ -160,10 +195,11 @@ export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Pr
 
 /** `toolshell list --tokens`: the listing, then the size of the model's tool list in o200k tokens. */
 export async function runListTokens(common: CommonOptions): Promise<void> {
-  let shell: ToolShell | undefined;
+  let opened: OpenedShell | undefined;
   let code = 0;
   try {
-    shell = (await openAgentShell(common)).shell;
+    opened = await openAgentShell(common);
+    const shell = opened.shell;
     const { bashToolSpec, directDescription, directTools, directToolName, toolListTokens, toolTokens } = await import("../gateway/index.js");
     const bash = bashToolSpec(shell);
     const direct = directTools(shell).map((d) => ({ name: d.name, description: directDescription(d.tool), inputSchema: d.tool.inputSchema }));
@@ -185,7 +221,7 @@ export async function runListTokens(common: CommonOptions): Promise<void> {
     await out(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
     code = 2;
   } finally {
-    await shell?.close().catch(() => {});
+    await opened?.close().catch(() => {});
   }
   process.exit(code);
 }

@@ -77,6 +77,7 @@ program
   .option("--import <client...>", "also front the servers of: claude-desktop, cursor, claude-code, vscode")
   .option("--write <file>", "with --import: write the merged config to FILE and exit")
   .option("--session <id>", "toolshell session id of a stdio client", "mcp")
+  .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
   .option("--no-elicitation", "never ask through MCP elicitation; offer the toolshell_approve tool instead")
   .action((opts: import("./agents.js").McpCliOptions) => import("./agents.js").then((m) => m.runMcp(opts, program.opts())));
 

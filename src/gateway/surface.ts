@@ -177,13 +177,15 @@ export function checkBashInput(input: unknown, maxTimeoutMs: number): { ok: true
 
 /**
  * Runs one `bash` tool call: checks the input, runs the script as one shell call and shapes the
- * result. Never throws: a bad input is a result with exit code 2 and the message on stderr.
+ * result. With `stepId` (a tool call id) and a session store, the call is a durable step: asked
+ * again, a completed one returns its recorded result (issue 5). Never throws: a bad input is a
+ * result with exit code 2 and the message on stderr.
  */
-export async function runBashTool(session: Session, shell: ToolShell, input: unknown, options: { signal?: AbortSignal; maxOutputChars?: number } = {}): Promise<BashToolResult> {
+export async function runBashTool(session: Session, shell: ToolShell, input: unknown, options: { signal?: AbortSignal; maxOutputChars?: number; stepId?: string } = {}): Promise<BashToolResult> {
   const checked = checkBashInput(input, shell.config.timeoutMs);
   if (!checked.ok) return { stdout: "", stderr: checked.message + "\n", exit_code: 2, success: false };
   try {
-    const result = await session.bash(checked.command, { timeoutMs: checked.timeoutMs, signal: options.signal });
+    const result = await session.bash(checked.command, { timeoutMs: checked.timeoutMs, signal: options.signal, ...(options.stepId ? { stepId: options.stepId } : {}) });
     return shapeShellResult(result, options.maxOutputChars);
   } catch (err) {
     // session.bash promises never to throw; this keeps the promise of this function if it did.

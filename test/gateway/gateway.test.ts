@@ -83,7 +83,8 @@ test("stdio: `toolshell mcp` lists bash and the direct tools; an approval is ask
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), ["bash", "everything__get-tiny-image"], "no approve tool for a client with elicitation");
   const bash = tools.find((t) => t.name === "bash")!;
-  assert.match(bash.description ?? "", /^Sources: memory \(9 tools\), everything \(\d+ tools\)$/m);
+  // The gateway runs on the host of `toolshell serve`: saved scripts are a source too.
+  assert.match(bash.description ?? "", /^Sources: memory \(9 tools\), everything \(\d+ tools\), scripts \(0 scripts\)$/m);
   assert.deepEqual(bash.inputSchema.required, ["command"]);
   const made = bashValue(await client.callTool({ name: "bash", arguments: { command: createScript } }));
   assert.equal(made.exit_code, 0, made.stderr);
@@ -205,4 +206,26 @@ test("bad calls are tool errors, not protocol failures", async () => {
   assert.match(JSON.stringify(unknown.content), /unknown_command/);
   const approveUnknown = (await client.callTool({ name: "toolshell_approve", arguments: { request_id: "apr_missing", decision: "allow" } })) as CallToolResult;
   assert.equal(approveUnknown.isError, true);
+});
+
+test("stdio: answers persist in the store across gateway restarts (session `mcp`)", async () => {
+  const { file, dir } = writeConfig();
+  const cmd = tsxCommand(MAIN, ["mcp", "--config", file]);
+  const start = async () => {
+    const { client } = makeClient();
+    await client.connect(new StdioClientTransport({ command: cmd.command, args: cmd.args, cwd: dir, stderr: "pipe" }));
+    return client;
+  };
+  const first = await start();
+  bashValue(await first.callTool({ name: "bash", arguments: { command: createScript } }));
+  const stopped = bashValue(await first.callTool({ name: "bash", arguments: { command: `tools memory delete-entities '{"entityNames":["alpha"]}' >/dev/null` } }));
+  const id = stopped.tools!.stopped!.request_id;
+  const ok = (await first.callTool({ name: "toolshell_approve", arguments: { request_id: id, decision: "allow_always" } })) as CallToolResult;
+  assert.equal(ok.isError, undefined, JSON.stringify(ok));
+  await first.close();
+  const second = await start();
+  closers.push(() => second.close());
+  const ran = bashValue(await second.callTool({ name: "bash", arguments: { command: `tools memory delete-entities '{"entityNames":["beta"]}' >/dev/null && tools memory read-graph | jq -c '[.entities[].name]'` } }));
+  assert.equal(ran.exit_code, 0, ran.stderr);
+  assert.equal(ran.stdout, '["alpha"]\n', "beta was deleted without asking; alpha's stopped script was never resumed");
 });
