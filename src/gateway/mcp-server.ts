@@ -95,7 +95,7 @@ function objectSchema(schema: Record<string, unknown>): Tool["inputSchema"] {
 }
 
 function textResult(value: unknown, isError = false): CallToolResult {
-  const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  const text = typeof value === "string" ? value : JSON.stringify(value);
   const structured = value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   return { content: [{ type: "text", text }], ...(structured ? { structuredContent: structured } : {}), ...(isError ? { isError: true } : {}) };
 }

@@ -22,7 +22,7 @@ import { NPM_SERVERS, tsxCommand } from "../fixtures/mcp/index.js";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = path.join(root, "src/cli/main.ts");
 
-function writeConfig(): { dir: string; file: string } {
+function writeConfig(keepVisible = ["everything get-tiny-image"]): { dir: string; file: string } {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-gw-"));
   const file = path.join(dir, "toolshell.config.json");
   writeFileSync(
@@ -32,7 +32,7 @@ function writeConfig(): { dir: string; file: string } {
         memory: { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") }, trust: true },
         everything: { command: NPM_SERVERS.everything, args: ["stdio"], load: "on_demand", trust: true },
       },
-      keepVisible: ["everything get-tiny-image"],
+      keepVisible,
       logDir: path.join(dir, "logs"),
     }),
   );
@@ -123,8 +123,8 @@ test("stdio: a run-time stop is asked about; a decline is stored as reject and t
   assert.equal(left.stdout, '["alpha","beta"]\n');
 });
 
-async function httpGateway(): Promise<{ shell: ToolShell; url: string; port: number }> {
-  const { file } = writeConfig();
+async function httpGateway(keepVisible?: string[]): Promise<{ shell: ToolShell; url: string; port: number }> {
+  const { file } = writeConfig(keepVisible);
   const shell = await createToolShell({ config: file });
   closers.push(() => shell.close());
   const running = await serveHttp(shell, { port: 0 });
@@ -228,4 +228,29 @@ test("stdio: answers persist in the store across gateway restarts (session `mcp`
   const ran = bashValue(await second.callTool({ name: "bash", arguments: { command: `tools memory delete-entities '{"entityNames":["beta"]}' >/dev/null && tools memory read-graph | jq -c '[.entities[].name]'` } }));
   assert.equal(ran.exit_code, 0, ran.stderr);
   assert.equal(ran.stdout, '["alpha"]\n', "beta was deleted without asking; alpha's stopped script was never resumed");
+});
+
+test("a direct tool that needs approval: asked through elicitation, or refused with a request id the approve tool answers", async () => {
+  const { url } = await httpGateway(["memory delete_entities"]);
+  const asking = makeClient({ action: "accept", decision: "allow" });
+  await asking.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  closers.push(() => asking.client.close());
+  bashValue(await asking.client.callTool({ name: "bash", arguments: { command: createScript } }));
+  const done = (await asking.client.callTool({ name: "memory__delete_entities", arguments: { entityNames: ["alpha"] } })) as CallToolResult;
+  assert.equal(done.isError, undefined, JSON.stringify(done));
+  assert.equal(asking.asked.length, 1);
+  assert.match(asking.asked[0].message, /tools memory delete-entities \{"entityNames":\["alpha"\]\} \(destructive\)/);
+
+  const plain = makeClient();
+  await plain.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  closers.push(() => plain.client.close());
+  const refused = (await plain.client.callTool({ name: "memory__delete_entities", arguments: { entityNames: ["beta"] } })) as CallToolResult;
+  assert.equal(refused.isError, true);
+  const body = JSON.parse((refused.content[0] as { text: string }).text) as { error: { code: string }; approval: { request_id: string } };
+  assert.equal(body.error.code, "needs_approval");
+  await plain.client.callTool({ name: "toolshell_approve", arguments: { request_id: body.approval.request_id, decision: "allow" } });
+  const ran = (await plain.client.callTool({ name: "memory__delete_entities", arguments: { entityNames: ["beta"] } })) as CallToolResult;
+  assert.equal(ran.isError, undefined, JSON.stringify(ran));
+  const left = bashValue(await plain.client.callTool({ name: "bash", arguments: { command: "tools memory read-graph | jq -c '[.entities[].name]'" } }));
+  assert.equal(left.stdout, "[]\n");
 });
