@@ -110,7 +110,20 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
   const server = new Server({ name: options.name ?? "toolshell", version: options.version ?? "0.1.0" }, { capabilities: { tools: { listChanged: true } } });
   const canElicit = () => options.elicitation !== false && supportsFormElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined);
 
+  // What the last tools/list said; when it changes (a server loaded on demand), the client is told.
+  let listed = "";
+  const listKey = () => `${bashToolSpec(shell, session).description}\n${safeDirect(shell).map((d) => d.name).join(",")}`;
+  const notifyIfChanged = async () => {
+    try {
+      if (listed && listKey() !== listed) {
+        listed = listKey();
+        await server.sendToolListChanged();
+      }
+    } catch {}
+  };
+
   server.setRequestHandler(ListToolsRequestSchema, async () => {
+    listed = listKey();
     const bash = bashToolSpec(shell, session);
     const tools: Tool[] = [{ name: bash.name, description: bash.description, inputSchema: objectSchema(bash.inputSchema) }];
     for (const d of safeDirect(shell)) {
@@ -197,6 +210,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       result = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars });
     }
     const value = Object.keys(notes).length ? { ...result, ...notes } : result;
+    await notifyIfChanged();
     return textResult(value, !result.success);
   }
 

@@ -193,6 +193,27 @@ test("Streamable HTTP: bound to 127.0.0.1; a foreign Host or Origin is refused; 
   await fine.body?.cancel();
 });
 
+test("a server loaded on demand by a script: the client is told the tool list changed, and the sources line shows its count", async () => {
+  const { url } = await httpGateway([]);
+  const { client } = makeClient();
+  let changed = 0;
+  const { ToolListChangedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    changed++;
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  closers.push(() => client.close());
+  const before = (await client.listTools()).tools.find((t) => t.name === "bash")!.description ?? "";
+  assert.match(before, /everything \(not loaded\)/);
+  bashValue(await client.callTool({ name: "bash", arguments: { command: "echo no load" } }));
+  assert.equal(changed, 0);
+  bashValue(await client.callTool({ name: "bash", arguments: { command: "tools everything --help >/dev/null" } }));
+  for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(changed, 1);
+  const after = (await client.listTools()).tools.find((t) => t.name === "bash")!.description ?? "";
+  assert.match(after, /everything \(\d+ tools\)/);
+});
+
 test("bad calls are tool errors, not protocol failures", async () => {
   const { url } = await httpGateway();
   const { client } = makeClient();
