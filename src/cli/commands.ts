@@ -8,12 +8,17 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { findConfigFile } from "../runtime/config.js";
 import type { ToolShell } from "../runtime/index.js";
+import type { Host } from "../server/host.js";
 
 /** Options every subcommand shares. */
 export interface CommonOptions {
   config?: string;
   workspace?: string;
   timeout?: string;
+  /** The session to run in (default `cli`); its files, approvals and events persist in the store. */
+  session?: string;
+  /** The store file (default: config `store`, else `.toolshell/state.db` beside the config). */
+  store?: string;
 }
 
 /** One parsed CLI invocation. */
@@ -27,7 +32,7 @@ export type CliRequest =
 
 /** Exit code of a run that stopped for a person's approval (the stop report is on stderr). */
 export const EXIT_NEEDS_APPROVAL = 3;
-/** The session the CLI runs in; its approvals persist in `.toolshell/approvals/cli.json`. */
+/** The session the CLI runs in by default; its files, approvals and events persist in the store. */
 export const CLI_SESSION = "cli";
 
 /** Exit code when the CLI itself fails (bad config, missing file). */
@@ -40,14 +45,17 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   });
 }
 
-/** Builds the ToolShell for a CLI invocation. @throws Error with a message for the user. */
-export async function openToolShell(options: CommonOptions): Promise<ToolShell> {
-  const { createToolShell } = await import("../runtime/index.js");
+/**
+ * Opens the host for a CLI invocation: the config, the SQLite store (default
+ * `.toolshell/state.db` beside the config file, or in the working directory without one), the
+ * compatibility commands and the shell's notes.
+ * @throws Error with a message for the user.
+ */
+export async function openToolShell(options: CommonOptions): Promise<Host> {
+  const { openHost } = await import("../server/host.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
   const configFile = options.config ?? findConfigFile(process.cwd());
   if (options.config && !existsSync(options.config)) throw new Error(`config file not found: ${options.config}`);
-  const { fileApprovalBook } = await import("./approval-file.js");
-  const stateDir = path.join(configFile ? path.dirname(path.resolve(configFile)) : process.cwd(), ".toolshell");
   let workspaceDir: string | undefined;
   if (options.workspace) {
     workspaceDir = path.resolve(options.workspace);
@@ -55,12 +63,12 @@ export async function openToolShell(options: CommonOptions): Promise<ToolShell> 
   }
   const timeoutMs = options.timeout === undefined ? undefined : Number(options.timeout);
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new Error(`--timeout takes a whole number of milliseconds, got ${options.timeout}`);
-  return createToolShell({
+  return openHost({
     config: configFile,
+    store: options.store,
     workspaceDir,
     timeoutMs,
     engineCommands: defaultEngineCommands(),
-    approvalBook: (sessionId) => fileApprovalBook(path.join(stateDir, "approvals", `${sessionId}.json`), sessionId),
     helpFooter: SHELL_NOTES,
   });
 }
@@ -70,6 +78,7 @@ export async function openToolShell(options: CommonOptions): Promise<ToolShell> 
  * list, EXIT_USAGE when the CLI itself fails. Never throws.
  */
 export async function runCli(req: CliRequest): Promise<void> {
+  let host: Host | undefined;
   let shell: ToolShell | undefined;
   let code = 0;
   try {
@@ -82,22 +91,24 @@ export async function runCli(req: CliRequest): Promise<void> {
         throw new Error(`cannot read script ${req.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
       }
     }
-    shell = await openToolShell(req.options);
+    host = await openToolShell(req.options);
+    shell = host.shell;
+    const sessionId = req.options.session ?? CLI_SESSION;
     if (req.kind === "list") {
       await write(process.stdout, shell.listing());
     } else if (req.kind === "plan") {
       const { planScript } = await import("../policy/index.js");
-      const session = shell.session(CLI_SESSION);
+      const session = host.session(sessionId);
       const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
       await write(process.stdout, JSON.stringify(plan, null, 2) + "\n");
     } else if (req.kind === "approvals") {
-      await write(process.stdout, JSON.stringify(shell.session(CLI_SESSION).pendingApprovals(), null, 2) + "\n");
+      await write(process.stdout, JSON.stringify(host.session(sessionId).pendingApprovals(), null, 2) + "\n");
     } else if (req.kind === "approve") {
       const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
-      const answered = shell.session(CLI_SESSION).answer(req.requestId, decision);
+      const answered = host.session(sessionId).answer(req.requestId, decision);
       await write(process.stdout, `${answered.decision}: ${answered.tool} ${JSON.stringify(answered.input)}\n`);
     } else if (script !== undefined) {
-      const session = shell.session(CLI_SESSION);
+      const session = host.session(sessionId);
       const result = await session.bash(script);
       await write(process.stdout, result.stdout);
       await write(process.stderr, result.stderr);
@@ -119,7 +130,7 @@ export async function runCli(req: CliRequest): Promise<void> {
     await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
     code = EXIT_USAGE;
   } finally {
-    await shell?.close().catch(() => {});
+    await host?.close().catch(() => {});
   }
   process.exit(code);
 }

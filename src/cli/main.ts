@@ -29,6 +29,8 @@ program
   .option("-c, --config <file>", "config file (default: ./toolshell.config.json, then ./.mcp.json)")
   .option("-w, --workspace <dir>", "a real folder mounted read-write as the working directory")
   .option("--timeout <ms>", "time limit of the shell call in milliseconds")
+  .option("--session <id>", "the session to run in (default: cli); its files, approvals and events persist")
+  .option("--store <file>", "the state file (default: .toolshell/state.db beside the config)")
   .showHelpAfterError();
 
 program

@@ -110,7 +110,9 @@ export class ShellCall implements ShellScope {
     const callId = `${this.id}:tools:${index}:${req.tool.name}`;
     const started = performance.now();
     let input = req.input;
+    let finished = false;
     const finish = (status: NestedCallStatus, error?: ToolCallError, replayed = false): void => {
+      finished = true;
       this.host.emit({
         type: "tool.nested_call",
         session_id: this.host.sessionId,
@@ -213,7 +215,11 @@ export class ShellCall implements ShellScope {
     } catch (err) {
       const e = err instanceof ToolCallError ? err : new ToolCallError("tool_error", String((err as Error)?.message ?? err));
       const stop = this.stopState();
-      if (stop && (e.code === "needs_approval" || e.code === "call_limit" || e.code === "stopped")) throw e;
+      if (stop && (e.code === "needs_approval" || e.code === "call_limit" || e.code === "stopped")) {
+        // A call stopped inside this one (a saved script's nested call): this call stopped too.
+        if (!finished) finish("stopped", e);
+        throw e;
+      }
       if (stop && this.signal.aborted) {
         finish("stopped", e);
         throw new ToolCallError("stopped", `the shell call stopped (${stop.reason}) while ${req.command} ran`);
