@@ -40,6 +40,8 @@ export interface Plan {
 /** Internal: a literal call with its resolved tool (for preflight). */
 export interface PlannedCall extends PlanCall {
   resolved?: { tool: CatalogTool; command: string };
+  /** The literal input does not pass the schema: the call will fail with `invalid_input`. */
+  invalid?: boolean;
 }
 
 type Node = { type?: string; [key: string]: unknown };
@@ -202,10 +204,11 @@ export async function planScript(script: string, catalog: Catalog, policy: Polic
       ...(j.approved ? { approved: true } : {}),
       ...(note ? { note } : j.risk === "blocked" && j.message ? { note: j.message } : {}),
       resolved: { tool, command },
+      ...(note?.startsWith("invalid input") ? { invalid: true } : {}),
     });
   }
   const plan: Plan = {
-    calls: calls.map(({ resolved: _r, ...rest }) => rest),
+    calls: calls.map(({ resolved: _r, invalid: _i, ...rest }) => rest),
     complete: complete && !calls.some((c) => c.risk === "checked_at_run_time" && c.note?.startsWith("called through")),
     ...(found.hidden.length ? { hidden: found.hidden } : {}),
   };

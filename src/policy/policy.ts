@@ -44,7 +44,7 @@ export interface Assessment {
 }
 
 function verdictKind(v: ApprovalVerdict): { kind: string; reason?: string } {
-  if (typeof v === "boolean") return { kind: v ? "user-approval" : "not-applicable" };
+  if (typeof v === "boolean") return { kind: v ? "user-approval" : "approved" };
   if (typeof v === "string") return { kind: v };
   if (v && typeof v === "object" && typeof v.type === "string") return { kind: v.type, reason: v.reason };
   return { kind: "user-approval" };

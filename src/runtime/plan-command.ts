@@ -19,7 +19,7 @@ export function planCommand(policy: Policy, session: Session, call: ShellCall): 
   return async (args: string[], io: CommandIo) => {
     if (args[0] === "--help" || args[0] === "-h") return { stdout: USAGE, stderr: "", exitCode: 0 };
     let script: string;
-    if (args.length > 0) {
+    if (args.length > 0 && args[0] !== "-") {
       if (args.length > 1) throw new ToolCallError("invalid_input", `tools plan takes one file or a script on stdin. ${USAGE.trim()}`);
       try {
         script = await io.fs.readFile(io.fs.resolvePath(io.cwd, args[0]));
@@ -53,16 +53,23 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
     return { lines: [] };
   }
   const lines = calls.filter((c) => c.input && c.resolved).map((c) => ({ command: c.tool, input: c.input!, line: c.line }));
-  const first = calls.find((c) => c.risk === "needs_approval" && c.input && c.resolved);
-  if (!first) return { lines };
-  const request = policy.book(session.id).request({
-    tool: first.tool,
-    toolName: first.resolved!.tool.name,
-    input: first.input!,
-    why: first.why,
-    line: first.line,
-    toolCallId: `preflight:line_${first.line}`,
+  // A call whose literal input fails the schema will answer invalid_input: nobody is asked about it.
+  const asking = calls.filter((c) => c.risk === "needs_approval" && c.input && c.resolved && !c.invalid);
+  if (asking.length === 0) return { lines };
+  // Every literal call that needs approval is asked about now, so one round of answers covers
+  // the whole script.
+  const requests = asking.map((c) => {
+    const request = policy.book(session.id).request({
+      tool: c.tool,
+      toolName: c.resolved!.tool.name,
+      input: c.input!,
+      why: c.why,
+      line: c.line,
+      toolCallId: `preflight:line_${c.line}`,
+    });
+    session.emit({ type: "approval.requested", request_id: request.id, tool: c.tool, before_start: true, line: c.line });
+    return { tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id };
   });
-  session.emit({ type: "approval.requested", request_id: request.id, tool: first.tool, before_start: true, line: first.line });
-  return { lines, stop: { tool: first.tool, input: first.input!, line: first.line, why: first.why, requestId: request.id } };
+  const [first, ...others] = requests;
+  return { lines, stop: { ...first, others } };
 }

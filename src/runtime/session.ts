@@ -44,7 +44,15 @@ export interface SessionHost {
 /** What preflight decided. */
 export interface PreflightOutcome {
   /** A literal call that needs approval: the script must not start. */
-  stop?: { tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string };
+  stop?: {
+    tool: string;
+    input: Record<string, unknown>;
+    line: number;
+    why?: string;
+    requestId: string;
+    /** The other literal calls of the script that need approval too (each with its request). */
+    others?: Array<{ tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string }>;
+  };
   /** Lines of literal calls, to name the line of a call stopped at run time. */
   lines: Array<{ command: string; input: Record<string, unknown>; line: number }>;
 }
@@ -219,7 +227,18 @@ export class Session {
       const report: StopReport = {
         done: [],
         read_only_calls: 0,
-        stopped: { reason: "needs_approval", before_start: true, line: s.line, call: { tool: s.tool, input: s.input }, approval: "requested", request_id: s.requestId, why: s.why },
+        stopped: {
+          reason: "needs_approval",
+          before_start: true,
+          line: s.line,
+          call: { tool: s.tool, input: s.input },
+          approval: "requested",
+          request_id: s.requestId,
+          why: s.why,
+          ...(s.others?.length
+            ? { also_needs_approval: s.others.map((o) => ({ line: o.line, call: { tool: o.tool, input: o.input }, request_id: o.requestId, why: o.why })) }
+            : {}),
+        },
         not_reached: "the whole script: nothing ran; after the person answers, run the same script again",
         stdout: "",
         stderr: errorLine(err),

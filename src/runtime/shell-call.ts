@@ -150,6 +150,18 @@ export class ShellCall implements ShellScope {
         finish("completed", undefined, true);
         return replayed.output;
       }
+      // Hooks run after the schema check and before the policy, so a person's approval always
+      // covers the input the tool will really get (a hook's replacement included).
+      const hookCall = { tool: req.tool, command: req.command, input, sessionId: this.host.sessionId, callId, via: "shell" as const };
+      const before = await this.host.hooks.beforeToolCall?.(hookCall);
+      if (before && before.action === "deny") throw new ToolCallError("denied", `${req.command}: ${before.reason}`);
+      if (before && before.action === "replace") {
+        checkKnownFields(req.tool, before.input);
+        const again = await req.tool.validate(before.input);
+        if (!again.ok) throw invalid(req, again.errors);
+        input = again.value;
+        hookCall.input = input;
+      }
       judgement = await this.host.judge.judge({
         tool: req.tool,
         command: req.command,
@@ -171,16 +183,6 @@ export class ShellCall implements ShellScope {
         this.setStop({ reason: "needs_approval", error: err, call: { tool: req.command, input }, requestId, why: judgement.why, line });
         finish("needs_approval", err);
         throw err;
-      }
-      const hookCall = { tool: req.tool, command: req.command, input, sessionId: this.host.sessionId, callId, via: "shell" as const };
-      const before = await this.host.hooks.beforeToolCall?.(hookCall);
-      if (before && before.action === "deny") throw new ToolCallError("denied", `${req.command}: ${before.reason}`);
-      if (before && before.action === "replace") {
-        checkKnownFields(req.tool, before.input);
-        const again = await req.tool.validate(before.input);
-        if (!again.ok) throw invalid(req, again.errors);
-        input = again.value;
-        hookCall.input = input;
       }
       let output: ToolOutput;
       try {

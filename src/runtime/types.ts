@@ -35,6 +35,8 @@ export interface StopReport {
     why?: string;
     before_start?: boolean;
     message?: string;
+    /** Before start: the script's other literal calls that need approval, each with its request. */
+    also_needs_approval?: Array<{ line: number; call: { tool: string; input: Record<string, unknown> }; request_id: string; why?: string }>;
   };
   not_reached?: string;
   stdout: string;

@@ -324,3 +324,49 @@ test("CLI on a terminal: asks y / a / n / r about the stopped call, and yes cove
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, /deleted\n$/);
 });
+
+test("a predicate answering false means no need to ask, even for a tool that declares nothing", async () => {
+  const t = await createToolShell({
+    tools: { pay: defineTool({ description: "Pay an invoice.", inputSchema: z.object({ amount: z.number() }), needsApproval: ({ input }) => (input.amount as number) > 100, execute: () => "paid" }) },
+  });
+  const s = t.session();
+  assert.equal((await s.bash(`tools pay amount=5`)).stdout, "paid\n");
+  assert.equal((await s.bash(`tools pay amount=500`)).tools?.stopped?.why, "policy");
+  await t.close();
+});
+
+test("before start, every literal call that needs approval is asked about at once; invalid ones are not", async () => {
+  const s = ts.session();
+  const r = await s.bash(`tools refund chargeId=a amount=1\ntools refund chargeId=b amount=2\ntools refund chargeId=c amount=bad\ntools onboard`);
+  assert.equal(r.tools?.stopped?.before_start, true);
+  assert.deepEqual(r.tools?.stopped?.call, { tool: "tools refund", input: { chargeId: "a", amount: 1 } });
+  const also = r.tools?.stopped?.also_needs_approval ?? [];
+  assert.deepEqual(also.map((a) => [a.line, a.call.tool, a.call.input]), [
+    [2, "tools refund", { chargeId: "b", amount: 2 }],
+    [4, "tools onboard", {}],
+  ]);
+  assert.equal(s.pendingApprovals().length, 3, "the call with invalid input raised no request");
+  for (const p of s.pendingApprovals()) s.answer(p.id, "allow");
+  const again = await s.bash(`tools refund chargeId=a amount=1\ntools refund chargeId=b amount=2\ntools onboard`);
+  assert.equal(again.stdout, "refund ran\nrefund ran\nonboard ran\n", again.stderr);
+});
+
+test("a hook that replaces the input is judged on the replacement: an allow for the original does not cover it", async () => {
+  const t = await createToolShell({
+    tools: local(),
+    hooks: { beforeToolCall: (call) => (call.tool.name === "refund" ? { action: "replace", input: { ...call.input, chargeId: "ch_other" } } : undefined) },
+  });
+  const s = t.session();
+  const first = await s.bash(`tools refund chargeId=ch_a amount=1`);
+  s.answer(first.tools!.stopped!.request_id!, "allow");
+  const r = await s.bash(`tools refund chargeId=ch_a amount=1`);
+  assert.equal(r.tools?.stopped?.reason, "needs_approval");
+  assert.equal(r.tools?.stopped?.before_start, undefined, "preflight saw the approved literal call");
+  assert.deepEqual(r.tools?.stopped?.call?.input, { chargeId: "ch_other", amount: 1 });
+  await t.close();
+});
+
+test("tools plan - reads the script from stdin", async () => {
+  const r = await ts.session().bash(`echo 'tools peek' | tools plan - | jq -c '[.calls[].risk]'`);
+  assert.equal(r.stdout, '["read_only"]\n', r.stderr);
+});
