@@ -39,7 +39,7 @@ export class Catalog {
   topLevelTools(): CatalogTool[] {
     const out: CatalogTool[] = [];
     for (const s of this.sources) if (s.kind === "local") out.push(...s.tools());
-    return out.sort((a, b) => a.name.localeCompare(b.name));
+    return out.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
   }
 
   /** The command words that call a tool: `tools github list-pulls` or `tools web-fetch`. */
@@ -80,11 +80,11 @@ export class Catalog {
     const [first, second, ...more] = words;
     const source = this.findSource(first);
     if (source) {
-      if (second === undefined || second.startsWith("-") || second === "help") {
-        await this.ensureLoaded(source, signal);
+      await this.ensureLoaded(source, signal);
+      const helpTool = second === "help" && source.tools().some((t) => t.name === "help");
+      if (second === undefined || second.startsWith("-") || (second === "help" && !helpTool)) {
         return { kind: "source", source, rest: words.slice(1) };
       }
-      await this.ensureLoaded(source, signal);
       const tool = this.findTool(source.tools(), second);
       if (!tool) {
         const names = source.tools().map((t) => displayName(t.name));

@@ -69,7 +69,7 @@ export function renderIndex(catalog: Catalog, footer = ""): string {
 
 /** `tools <server> --help`: one line per tool; past SOURCE_PAGE_DESCRIBED tools, names only. */
 export function renderSource(catalog: Catalog, source: ToolSource): string {
-  const tools = [...source.tools()].sort((a, b) => a.name.localeCompare(b.name));
+  const tools = [...source.tools()].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
   const lines = [`${source.name}: ${sourceSummary(source)}. Call: tools ${source.name} <tool> …; help: tools ${source.name} <tool> --help`];
   const width = Math.min(32, Math.max(12, ...tools.map((t) => displayName(t.name).length + 2)));
   const shown = tools.slice(0, SOURCE_PAGE_DESCRIBED);

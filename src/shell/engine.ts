@@ -11,6 +11,7 @@
 import { Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "just-bash";
 import { HALT_LINE } from "./halt.js";
 import { currentScope } from "./scope.js";
+import { createSleepCommand } from "./sleep.js";
 import { createToolsCommand } from "./tools-command.js";
 
 /** Where the working directory is inside the sandbox. */
@@ -114,7 +115,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     cwd: WORKDIR,
     files,
     env: { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) },
-    customCommands: [...(options.commands ?? []), createToolsCommand()],
+    customCommands: [createSleepCommand(), ...(options.commands ?? []), createToolsCommand()],
     executionLimits: { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 },
     defenseInDepth: options.defenseInDepth ?? false,
   });

@@ -60,6 +60,8 @@ export function readValue(prop: JsonSchema | undefined, text: string): unknown {
   try {
     parsed = JSON.parse(text);
   } catch {
+    // `007` or `+5` are not JSON, but a number field means them as numbers.
+    if ((types.has("number") || types.has("integer")) && !types.has("string") && /^[+-]?\d+(\.\d+)?$/.test(text)) return Number(text);
     return text;
   }
   if (types.has("string") && types.size > 0) {

@@ -49,9 +49,12 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
   const { catalog } = scope;
   if (first === undefined || isHelp(first)) return ok(renderIndex(catalog, scope.helpFooter));
   if (first === "search") {
-    if (rest.length === 0 || isHelp(rest[0])) return ok("Usage: tools search <words>  — finds tools by name and description\n");
+    if (isHelp(rest[0])) return ok("Usage: tools search <words>  — finds tools by name and description\n");
+    if (rest.length === 0) throw new ToolCallError("invalid_input", "tools search needs words to search for: tools search <words>");
     const hits = await catalog.search(rest, scope.signal);
-    return ok(renderSearch(hits, rest));
+    const unloaded = catalog.groupedSources().filter((s) => s.state() === "not_loaded").map((s) => s.name);
+    const note = unloaded.length ? `# not searched (not loaded): ${unloaded.join(", ")} — name one to load it: tools search ${unloaded[0]} ${rest.join(" ")}\n` : "";
+    return ok(renderSearch(hits, rest) + note);
   }
   const handler = scope.subcommand(first);
   if (handler) {
@@ -70,7 +73,15 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
   if (isHelp(words[0]) || (words.includes("--help") && !("help" in props))) return ok(renderTool(catalog, tool));
   const input = buildInput(tool, { args: words, stdin });
   const fromStdin = words.includes("-") || (words.length === 0 && stdin.trim() !== "");
-  const output = await scope.callTool({ tool, source: resolved.source, command: resolved.command, input, fromStdin });
+  let output;
+  try {
+    output = await scope.callTool({ tool, source: resolved.source, command: resolved.command, input, fromStdin });
+  } catch (err) {
+    if (err instanceof ToolCallError && err.code === "invalid_input" && !fromStdin && stdin.trim().startsWith("{")) {
+      throw new ToolCallError("invalid_input", `${err.message} (stdin holds JSON that was not read: add \`-\` to merge it under the pairs)`);
+    }
+    throw err;
+  }
   const rendered = await renderOutput(output, ctx.fs, ctx.cwd, tool.name);
   if (rendered.files.length) scope.noteFiles(rendered.files);
   return ok(rendered.stdout, rendered.stderr);

@@ -262,3 +262,53 @@ test("getSandbox and getSkill reach the session's files and the skills folder", 
 test("a server may not take a word the tools command keeps for itself", async () => {
   await assert.rejects(createToolShell({ config: { mcpServers: { search: { command: "true" } } } }), /server name "search" is a word the tools command keeps/);
 });
+
+test("a time limit during sleep keeps the output so far in the result and the report", async () => {
+  const ts = await shell({ n: 0 }, { timeoutMs: 300 });
+  const r = await ts.session().bash(`echo start; sleep 5; echo after`);
+  assert.equal(r.stdout, "start\n");
+  assert.equal(r.tools?.stopped?.reason, "timeout");
+  assert.equal(r.tools?.stdout, "start\n");
+  await ts.close();
+});
+
+test("sleep takes GNU durations and refuses bad ones", async () => {
+  const ts = await shell();
+  const r = await ts.session().bash(`sleep 0.01 0.01s && echo ok; sleep; echo $?; sleep 1x; echo $?`);
+  assert.equal(r.stdout, "ok\n1\n1\n");
+  assert.match(r.stderr, /sleep: missing operand\nsleep: invalid time interval '1x'/);
+  await ts.close();
+});
+
+test("input details: numbers written with leading zeros, stdin that was not read, search without words", async () => {
+  const ts = await shell();
+  const s = ts.session();
+  assert.deepEqual(JSON.parse((await s.bash(`tools lookup id=007`)).stdout), { id: 7, verbose: false, tag: null });
+  const hint = await s.bash(`echo '{"id":3}' | tools lookup tag=x`);
+  assert.match(JSON.parse(hint.stderr).error.message, /stdin holds JSON that was not read: add `-`/);
+  const merged = await s.bash(`echo '{"id":3}' | tools lookup - tag=x`);
+  assert.deepEqual(JSON.parse(merged.stdout), { id: 3, verbose: false, tag: "x" });
+  const empty = await s.bash(`tools search`);
+  assert.equal(JSON.parse(empty.stderr).error.code, "invalid_input");
+  await ts.close();
+});
+
+test("a grouped source's tool named `help` is callable; `--help` still shows the page", async () => {
+  const helpTool = {
+    name: "help",
+    source: "desk",
+    grouped: true,
+    description: "Opens a help-desk ticket.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } } },
+    hints: { readOnly: true },
+    hintsDeclared: true,
+    validate: async (v: Record<string, unknown>) => ({ ok: true as const, value: v }),
+    invoke: async (v: Record<string, unknown>) => ({ kind: "text" as const, text: `ticket: ${v.text}` }),
+  };
+  const desk = { name: "desk", kind: "mcp" as const, state: () => "ready" as const, tools: () => [helpTool], load: async () => {} };
+  const ts = await createToolShell({ sources: [desk] });
+  const s = ts.session();
+  assert.equal((await s.bash(`tools desk help text=printer`)).stdout, "ticket: printer\n");
+  assert.match((await s.bash(`tools desk --help`)).stdout, /^desk: 1 tool\./);
+  await ts.close();
+});
