@@ -25,6 +25,8 @@ export interface McpCliOptions {
   session?: string;
   /** `--no-elicitation`: never ask through elicitation; use the approve tool. */
   elicitation?: boolean;
+  /** `--no-approve-tool`: do not offer the approve tool to clients without elicitation. */
+  approveTool?: boolean;
   /** The store file (default: the config's `store`, else `.toolshell/state.db` beside it). */
   store?: string;
 }
@@ -136,7 +138,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
     const shell = opened.shell;
     for (const n of opened.notes) await out(process.stderr, `toolshell mcp: ${n}\n`);
     const { serveHttp, serveStdio } = await import("../gateway/index.js");
-    const gatewayOptions = { elicitation: opts.elicitation !== false };
+    const gatewayOptions = { elicitation: opts.elicitation !== false, approveTool: opts.approveTool !== false };
     if (opts.http !== undefined) {
       const port = Number(opts.http);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http takes a port number, got ${opts.http}`);

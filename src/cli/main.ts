@@ -20,7 +20,10 @@
  * Rule source: issue 2 "The CLI and the demo"; issue 4 "The person's side".
  */
 import { Command, Option } from "commander";
+import { createRequire } from "node:module";
 import { runCli } from "./commands.js";
+
+const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
 const program = new Command();
 program
@@ -31,6 +34,7 @@ program
   .option("--timeout <ms>", "time limit of the shell call in milliseconds")
   .option("--session <id>", "the session to run in (default: cli); its files, approvals and events persist")
   .option("--store <file>", "the state file (default: .toolshell/state.db beside the config)")
+  .version(VERSION, "-V, --version", "print the version")
   .showHelpAfterError();
 
 program
@@ -81,6 +85,7 @@ program
   .option("--session <id>", "toolshell session id of a stdio client", "mcp")
   .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
   .option("--no-elicitation", "never ask through MCP elicitation; offer the toolshell_approve tool instead")
+  .option("--no-approve-tool", "do not offer toolshell_approve: answers come only from `toolshell approve` or the HTTP API")
   .action((opts: import("./agents.js").McpCliOptions) => import("./agents.js").then((m) => m.runMcp(opts, program.opts())));
 
 program

@@ -48,6 +48,12 @@ export interface GatewayOptions {
   elicitation?: boolean;
   /** Times a script stopped before start is re-run after an answer within one call (default 10). */
   maxRounds?: number;
+  /**
+   * Offer `toolshell_approve` to clients without elicitation (default true). The tool is marked
+   * destructive so clients that confirm such tools put it before the person; false removes it,
+   * and answers then come only through `toolshell approve` or the HTTP API.
+   */
+  approveTool?: boolean;
 }
 
 /** What a request handler gets besides the request (signal, ids, sendRequest). */
@@ -70,7 +76,9 @@ export function approveToolSpec(): Tool {
       required: ["request_id", "decision"],
       additionalProperties: false,
     },
-    annotations: { title: "Record a person's approval answer", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    // Destructive on purpose: an MCP client that confirms destructive tools then asks the person
+    // before the model can record an answer.
+    annotations: { title: "Record a person's approval answer", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   };
 }
 
@@ -129,7 +137,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     for (const d of safeDirect(shell)) {
       tools.push({ name: d.name, description: directDescription(d.tool), inputSchema: objectSchema(d.tool.inputSchema), ...(annotationsOf(d.tool) ? { annotations: annotationsOf(d.tool) } : {}) });
     }
-    if (!canElicit()) tools.push(approveToolSpec());
+    if (!canElicit() && options.approveTool !== false) tools.push(approveToolSpec());
     return { tools };
   });
 
@@ -177,7 +185,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
       if (name === BASH_TOOL_NAME) return await callBash(args, extra);
-      if (name === APPROVE_TOOL_NAME) return approveCall(args);
+      if (name === APPROVE_TOOL_NAME && options.approveTool !== false) return approveCall(args);
       const d = safeDirect(shell).find((x) => x.name === name);
       if (!d) return textResult({ error: { code: "unknown_command", message: `no tool ${name}; tools: ${BASH_TOOL_NAME}${safeDirect(shell).map((x) => `, ${x.name}`).join("")}`, retryable: false } }, true);
       return await callDirectTool(d.tool, args, extra);
@@ -196,7 +204,13 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       const request = session.pendingApprovals().find((r) => r.id === stopped.request_id);
       if (!request) break;
       if (!canElicit()) {
-        notes.approval = { request_id: request.id, how: `ask the person, then call ${APPROVE_TOOL_NAME} with {"request_id":"${request.id}","decision":"allow"|"allow_always"|"reject"|"reject_always"}; then run a script again` };
+        notes.approval = {
+          request_id: request.id,
+          how:
+            options.approveTool === false
+              ? `ask the person to answer with: toolshell approve ${request.id} allow|allow_always|reject|reject_always (or the HTTP API); then run a script again`
+              : `ask the person, then call ${APPROVE_TOOL_NAME} with {"request_id":"${request.id}","decision":"allow"|"allow_always"|"reject"|"reject_always"}; then run a script again`,
+        };
         break;
       }
       const asked = await ask([request], extra);

@@ -129,7 +129,13 @@ function parseEntry(
   if (!isObject(entry)) throw new Error(`${key}: expected an object with "command" or "url"`);
   const e = expandDeep(entry, env, key) as Record<string, unknown>;
   const raw: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(e)) if (!KNOWN_KEYS.has(k)) raw[k] = v;
+  for (const [k, v] of Object.entries(e)) {
+    if (KNOWN_KEYS.has(k)) continue;
+    // Other clients' keys are kept; a near-miss of a key we know is a typo (`arg`, `tust`).
+    const near = [...KNOWN_KEYS].find((known) => known !== k && nearMiss(k, known));
+    if (near) throw new Error(`${key}.${k}: unknown key; did you mean "${near}"?`);
+    raw[k] = v;
+  }
   const base = {
     name,
     key,
@@ -251,4 +257,23 @@ function stringMap(value: unknown, where: string): Record<string, string> {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** True when `a` is one or two edits from `b` (case folded), or differs only in a plural `s`. */
+function nearMiss(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  if (x === y) return true;
+  if (Math.abs(x.length - y.length) > 2 || Math.min(x.length, y.length) < 3) return false;
+  const prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= y.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (x[i - 1] === y[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[y.length] <= (y.length <= 4 ? 1 : 2);
 }

@@ -88,7 +88,9 @@ export function parseConfig(json: unknown, options: { baseDir: string; file?: st
       return existsSync(d) ? d : undefined;
     }
     if (typeof v !== "string" || !v) fail(file, key, "expected a folder path");
-    return path.resolve(baseDir, v);
+    const full = path.resolve(baseDir, v);
+    if (!existsSync(full)) fail(file, key, `no such folder: ${full}`);
+    return full;
   };
   const num = (key: string, dflt: number, min: number, max: number): number => {
     const v = o[key];

@@ -82,3 +82,16 @@ test("the demo runs end to end on the three real servers and our own tools", () 
   assert.match(r.stdout, /Read 2 notes, 41 words; remembered 2 in memory\./);
   assert.match(r.stdout, /High priority:\n  - Incident 311 \(incident, latency, spike\)\n  - Release 2.4 \(blocked, risk, times out\)/);
 });
+
+test("--version; config mistakes: a missing tools folder, a near-miss server key", () => {
+  assert.equal(toolshell(["--version"]).stdout.trim(), JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version);
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ tools: "nope" }));
+  const a = toolshell(["list"], { cwd: dir });
+  assert.equal(a.code, 2);
+  assert.match(a.stderr, /toolshell.config.json: tools: no such folder/);
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: { x: { command: "node", arg: ["s.js"] } } }));
+  const b = toolshell(["list"], { cwd: dir });
+  assert.equal(b.code, 2);
+  assert.match(b.stderr, /mcpServers\.x\.arg: unknown key; did you mean "args"\?/);
+});

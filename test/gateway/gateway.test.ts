@@ -123,11 +123,11 @@ test("stdio: a run-time stop is asked about; a decline is stored as reject and t
   assert.equal(left.stdout, '["alpha","beta"]\n');
 });
 
-async function httpGateway(keepVisible?: string[]): Promise<{ shell: ToolShell; url: string; port: number }> {
+async function httpGateway(keepVisible?: string[], approveTool?: boolean): Promise<{ shell: ToolShell; url: string; port: number }> {
   const { file } = writeConfig(keepVisible);
   const shell = await createToolShell({ config: file });
   closers.push(() => shell.close());
-  const running = await serveHttp(shell, { port: 0 });
+  const running = await serveHttp(shell, { port: 0, approveTool });
   closers.push(() => running.close());
   assert.match(running.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   return { shell, url: running.url, port: running.port };
@@ -274,4 +274,19 @@ test("a direct tool that needs approval: asked through elicitation, or refused w
   assert.equal(ran.isError, undefined, JSON.stringify(ran));
   const left = bashValue(await plain.client.callTool({ name: "bash", arguments: { command: "tools memory read-graph | jq -c '[.entities[].name]'" } }));
   assert.equal(left.stdout, "[]\n");
+});
+
+test("the approve tool is marked destructive (clients confirm it with the person) and can be left out", async () => {
+  const { url } = await httpGateway(undefined, false);
+  const plain = makeClient();
+  await plain.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  closers.push(() => plain.client.close());
+  assert.deepEqual((await plain.client.listTools()).tools.map((t) => t.name).sort(), ["bash", "everything__get-tiny-image"]);
+  const stopped = bashValue(await plain.client.callTool({ name: "bash", arguments: { command: `tools memory delete-entities '{"entityNames":["x"]}'` } }));
+  assert.equal(stopped.tools?.stopped?.reason, "needs_approval");
+  assert.match(stopped.approval?.how ?? "", /toolshell approve apr_/);
+  const refused = (await plain.client.callTool({ name: "toolshell_approve", arguments: { request_id: stopped.tools!.stopped!.request_id, decision: "allow" } })) as CallToolResult;
+  assert.equal(refused.isError, true, "the model cannot record an answer when the tool is off");
+  const { approveToolSpec } = await import("../../src/gateway/index.js");
+  assert.equal(approveToolSpec().annotations?.destructiveHint, true);
 });
