@@ -18,20 +18,32 @@ const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_alwa
   r: "reject_always",
 };
 
-/** Asks about one stopped call and records the answer. An empty or unknown answer records nothing. */
+/**
+ * Asks about the stopped call (and, before start, every other literal call that needs
+ * approval) and records each answer. An empty or unknown answer records nothing for that call.
+ */
 export async function askApproval(session: Session, stopped: NonNullable<StopReport["stopped"]>): Promise<void> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const where = stopped.before_start ? "The script did not start" : "The script stopped";
-    process.stderr.write(`\n${where}: this call needs your approval (${stopped.why ?? "policy"})${stopped.line ? ` at line ${stopped.line}` : ""}:\n  ${stopped.call?.tool} ${JSON.stringify(stopped.call?.input ?? {})}\n`);
-    const answer = (await rl.question("Allow it? [y]es once, [a]lways in this session, [n]o, [r]eject always: ")).trim().toLowerCase();
-    const decision = CHOICES[answer];
-    if (!decision) {
-      process.stderr.write("No answer recorded; nothing was approved.\n");
-      return;
+    const calls = [
+      { call: stopped.call, line: stopped.line, why: stopped.why, request_id: stopped.request_id },
+      ...(stopped.also_needs_approval ?? []),
+    ];
+    process.stderr.write(`\n${where}: ${calls.length === 1 ? "this call needs" : `${calls.length} calls need`} your approval.\n`);
+    let approved = 0;
+    for (const c of calls) {
+      process.stderr.write(`\n  ${c.call?.tool} ${JSON.stringify(c.call?.input ?? {})}\n  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
+      const answer = (await rl.question("Allow it? [y]es once, [a]lways in this session, [n]o, [r]eject always: ")).trim().toLowerCase();
+      const decision = CHOICES[answer];
+      if (!decision) {
+        process.stderr.write("No answer recorded for this call.\n");
+        continue;
+      }
+      session.answer(c.request_id!, decision);
+      if (decision.startsWith("allow")) approved++;
     }
-    session.answer(stopped.request_id!, decision);
-    process.stderr.write(decision.startsWith("allow") ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Refused: the call will answer `denied`.\n");
+    process.stderr.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");
   } finally {
     rl.close();
   }
