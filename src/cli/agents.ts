@@ -134,7 +134,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       await opened.close();
       process.exit(0);
     }
-    opened = await openAgentShell(common, imports, { durable: true, storeFile: opts.store });
+    opened = await openAgentShell(common, imports, { durable: true, storeFile: opts.store ?? (common as { store?: string }).store });
     const shell = opened.shell;
     for (const n of opened.notes) await out(process.stderr, `toolshell mcp: ${n}\n`);
     const { serveHttp, serveStdio } = await import("../gateway/index.js");

@@ -106,7 +106,7 @@ program
   .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
   .action(async (session: string, opts: { json?: boolean; after?: string; store?: string }) => {
     const { runEvents } = await import("./sessions.js");
-    process.exitCode = await runEvents(session, { json: opts.json, after: opts.after, options: { ...program.opts(), store: opts.store } });
+    process.exitCode = await runEvents(session, { json: opts.json, after: opts.after, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
   });
 
 program
@@ -118,7 +118,7 @@ program
   .option("--no-triggers", "do not run schedules (webhooks and run-now still work)")
   .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean }) => {
     const { runServe } = await import("./sessions.js");
-    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, options: { ...program.opts(), store: opts.store } });
+    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -9,6 +9,7 @@
  */
 import type { Session, ToolShell } from "../runtime/index.js";
 import { ToolCallError, type CatalogTool, type ErrorCode, type MediaBlock, type ToolOutput } from "../tool/index.js";
+import { refuseUnsafeKeys } from "../shell/index.js";
 import { commandOf } from "./surface.js";
 
 /** What a direct tool call shows the model. */
@@ -65,17 +66,11 @@ export async function callDirect(shell: ToolShell, session: Session, tool: Catal
   let error: ToolCallError | undefined;
   try {
     if (!input || typeof input !== "object" || Array.isArray(input)) throw new ToolCallError("invalid_input", `${command}: the input must be a JSON object`);
+    refuseUnsafeKeys(input);
     const checked = await safeValidate(tool, input as Record<string, unknown>);
     if (!checked.ok) throw new ToolCallError("invalid_input", `${command}: ${checked.errors.join("; ")}`);
     let value = checked.value;
-    const judgement = await shell.policy.judge({ tool, command, input: value, sessionId: session.id, sessionMetadata: session.metadata, callId });
-    if (judgement.risk === "blocked" || judgement.rejected) throw new ToolCallError("denied", judgement.message ?? `${command} was refused`);
-    if (judgement.risk === "needs_approval" && !judgement.approved) {
-      const id = await shell.policy.requestApproval(session.id, { tool: command, toolName: tool.name, input: value, why: judgement.why, callId });
-      session.emit({ type: "approval.requested", request_id: id, tool: command, tool_call_id: callId });
-      status = "needs_approval";
-      return { status: "needs_approval", requestId: id, ...(judgement.why ? { why: judgement.why } : {}), command, input: value };
-    }
+    // Hooks before the policy, as for nested calls: the approval covers what really runs.
     const hookCall = { tool, command, input: value, sessionId: session.id, callId, via: "direct" as const };
     const before = await shell.hooks.beforeToolCall?.(hookCall);
     if (before && before.action === "deny") throw new ToolCallError("denied", `${command}: ${before.reason}`);
@@ -84,6 +79,14 @@ export async function callDirect(shell: ToolShell, session: Session, tool: Catal
       if (!again.ok) throw new ToolCallError("invalid_input", `${command}: ${again.errors.join("; ")}`);
       value = again.value;
       hookCall.input = value;
+    }
+    const judgement = await shell.policy.judge({ tool, command, input: value, sessionId: session.id, sessionMetadata: session.metadata, callId });
+    if (judgement.risk === "blocked" || judgement.rejected) throw new ToolCallError("denied", judgement.message ?? `${command} was refused`);
+    if (judgement.risk === "needs_approval" && !judgement.approved) {
+      const id = await shell.policy.requestApproval(session.id, { tool: command, toolName: tool.name, input: value, why: judgement.why, callId });
+      session.emit({ type: "approval.requested", request_id: id, tool: command, tool_call_id: callId });
+      status = "needs_approval";
+      return { status: "needs_approval", requestId: id, ...(judgement.why ? { why: judgement.why } : {}), command, input: value };
     }
     let output: ToolOutput;
     try {

@@ -272,8 +272,9 @@ export async function approvalsBeforeBash(shell: ToolShell, session: Session, sc
 export function describeRequests(requests: readonly ApprovalRequest[]): string {
   return requests
     .map((r) => {
-      const input = JSON.stringify(r.input);
-      return `${r.tool} ${input.length > 300 ? input.slice(0, 300) + "…" : input}${r.why ? ` (${r.why})` : ""}`;
+      // The whole input, never cut: a person approves exactly what they were shown.
+      const input = JSON.stringify(r.input, null, 2);
+      return `${r.tool}${r.why ? ` (${r.why})` : ""}\n${input}`;
     })
     .join("\n");
 }

@@ -49,6 +49,11 @@ export class McpServerSource implements ToolSource {
   #conn: Connection | undefined;
   #opening: Promise<Connection> | undefined;
   #closed = false;
+  /** Aborted by close(): ends a start in progress. */
+  readonly #closing = new AbortController();
+  /** Failed starts in a row, and when the next start may be tried (epoch ms). */
+  #failures = 0;
+  #retryAt = 0;
   #listeners = new Set<(tools: CatalogTool[]) => void>();
   #relisting = false;
   #relistAgain = false;
@@ -101,9 +106,10 @@ export class McpServerSource implements ToolSource {
     await this.#connection(signal);
   }
 
-  /** Ends the connection and its process; waits for a start in progress. Never throws. */
+  /** Ends the connection and its process; a start in progress is aborted (its process ended). Never throws. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const conn = this.#conn;
     this.#conn = undefined;
     const opening = this.#opening;
@@ -116,6 +122,9 @@ export class McpServerSource implements ToolSource {
   #connection(signal?: AbortSignal): Promise<Connection> {
     if (this.#closed) return Promise.reject(this.#closedError());
     if (this.#conn && !this.#conn.closed) return Promise.resolve(this.#conn);
+    // After a failed start, wait before spawning again (1 s, doubling to 30 s): a script that
+    // loops over a broken server gets the last failure instead of a new process each time.
+    if (!this.#opening && this.#failure && Date.now() < this.#retryAt) return Promise.reject(this.#failure);
     if (!this.#opening) {
       this.#opening = this.#open().finally(() => {
         this.#opening = undefined;
@@ -126,7 +135,7 @@ export class McpServerSource implements ToolSource {
 
   async #open(): Promise<Connection> {
     const timeoutMs = this.config.connectTimeoutMs;
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#closing.signal]);
     this.#log.resetTail();
     const { connection, errors, types } = await loadSdk();
     let conn: Connection | undefined;
@@ -146,6 +155,7 @@ export class McpServerSource implements ToolSource {
       this.#conn = conn;
       this.#state = "ready";
       this.#failure = undefined;
+      this.#failures = 0;
       this.#log.line(`listed ${this.#tools.length} tools`);
       return conn;
     } catch (error) {
@@ -163,6 +173,8 @@ export class McpServerSource implements ToolSource {
       if (!this.#closed) {
         this.#state = "failed";
         this.#failure = failure;
+        this.#failures++;
+        this.#retryAt = Date.now() + Math.min(30_000, 1000 * 2 ** (this.#failures - 1));
       }
       throw failure;
     }

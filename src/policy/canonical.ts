@@ -10,7 +10,9 @@ import { createHash } from "node:crypto";
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v) => {
     if (v && typeof v === "object" && !Array.isArray(v)) {
-      const out: Record<string, unknown> = {};
+      // A null-prototype object keeps an own `__proto__` key as data (the approval key must
+      // never lose a field).
+      const out: Record<string, unknown> = Object.create(null);
       for (const k of Object.keys(v).sort()) out[k] = (v as Record<string, unknown>)[k];
       return out;
     }

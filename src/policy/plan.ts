@@ -145,7 +145,12 @@ const NOT_CALLS = new Set(["plan", "search", "--help", "-h", "help"]);
  * the policy (without using up one-off answers). Runs nothing.
  * @throws Error when the script does not parse (the message is the parser's).
  */
-export async function planScript(script: string, catalog: Catalog, policy: Policy, ctx: { sessionId: string; sessionMetadata: Record<string, unknown> }): Promise<{ plan: Plan; calls: PlannedCall[] }> {
+export async function planScript(
+  script: string,
+  catalog: Catalog,
+  policy: Policy,
+  ctx: { sessionId: string; sessionMetadata: Record<string, unknown>; signal?: AbortSignal },
+): Promise<{ plan: Plan; calls: PlannedCall[] }> {
   const found = find(script);
   const calls: PlannedCall[] = [];
   let complete = found.hidden.length === 0;
@@ -158,7 +163,8 @@ export async function planScript(script: string, catalog: Catalog, policy: Polic
     if (words[0] === "scripts" && (words.length === 1 || words[1] === "save" || words[1] === "--help")) continue;
     let resolved: Awaited<ReturnType<Catalog["resolve"]>> | undefined;
     try {
-      resolved = await catalog.resolve(words);
+      if (ctx.signal?.aborted) break;
+      resolved = await catalog.resolve(words, ctx.signal);
     } catch {
       resolved = undefined;
     }

@@ -1,5 +1,5 @@
 /** The runtime folder's public face: ToolShell, sessions, shell calls, config. */
-export { createToolShell } from "./toolshell.js";
+export { createToolShell, checkWorkspace } from "./toolshell.js";
 export type { ToolShell, ToolShellOptions } from "./toolshell.js";
 export { Session } from "./session.js";
 export type { BashOptions, PreflightOutcome, SessionHost } from "./session.js";

@@ -32,7 +32,7 @@ export function planCommand(policy: Policy, session: Session, call: ShellCall): 
     }
     let plan;
     try {
-      ({ plan } = await planScript(script, call.catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata }));
+      ({ plan } = await planScript(script, call.catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata, signal: call.signal }));
     } catch (err) {
       throw new ToolCallError("invalid_input", `tools plan: the script does not parse: ${(err as Error).message}`);
     }
@@ -45,10 +45,10 @@ export function planCommand(policy: Policy, session: Session, call: ShellCall): 
  * covering it) raises an approval request and the script does not start.
  * A script that does not parse is left to the engine (it reports the syntax error).
  */
-export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session): Promise<PreflightOutcome> {
+export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal): Promise<PreflightOutcome> {
   let calls;
   try {
-    ({ calls } = await planScript(script, catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata }));
+    ({ calls } = await planScript(script, catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata, signal }));
   } catch {
     return { lines: [] };
   }

@@ -31,7 +31,7 @@ export interface SessionHost {
   readSkill(id: string): Promise<Skill>;
   subcommand?(word: string, session: Session, call: ShellCall): SubcommandHandler | undefined;
   /** Preflight of a script before it starts (issue 4); undefined = no preflight. */
-  preflight?(script: string, catalog: Catalog, session: Session): Promise<PreflightOutcome>;
+  preflight?(script: string, catalog: Catalog, session: Session, signal?: AbortSignal): Promise<PreflightOutcome>;
   onEvent?(event: SessionEvent): void;
   /** Durable state (issue 5): files, events, steps. Absent = everything in memory. */
   store?: SessionStore;
@@ -205,6 +205,10 @@ export class Session {
    * stderr and (when it stopped or failed after changing something) its `tools` report.
    */
   async bash(script: string, options: BashOptions = {}): Promise<ShellResult> {
+    if (typeof script !== "string") {
+      const err = new ToolCallError("invalid_input", `the script must be a string, got ${script === null ? "null" : typeof script}`);
+      return { stdout: "", stderr: errorLine(err), exit_code: 2, success: false, tool_call_id: "call_bash_invalid" };
+    }
     await this.ready;
     if (this.host.store && !options.durable) {
       return runShellStep(this.durableView(), { script, stdin: options.stdin, stepId: options.stepId }, (durable) => this.bash(script, { ...options, durable }));
@@ -212,13 +216,35 @@ export class Session {
     const id = options.durable?.toolCallId ?? `call_bash_${++this.shellCalls}`;
     const catalog = this.catalog();
     this.emit({ type: "shell_call.started", tool_call_id: id, script_preview: script.slice(0, 400) });
+    // The time limit covers preflight too (it may start on-demand servers the script names).
+    const timeoutMs = options.timeoutMs ?? this.host.timeoutMs;
+    const startedAt = Date.now();
     let preflight: PreflightOutcome = { lines: [] };
     if (this.host.preflight) {
+      const pre = new AbortController();
+      const preTimer = setTimeout(() => pre.abort(new Error("timeout")), timeoutMs);
+      const preSignal = options.signal ? AbortSignal.any([options.signal, pre.signal]) : pre.signal;
       try {
-        preflight = await this.host.preflight(script, catalog, this);
+        preflight = await this.host.preflight(script, catalog, this, preSignal);
       } catch (err) {
         preflight = { lines: [] };
         this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });
+      } finally {
+        clearTimeout(preTimer);
+      }
+      if (pre.signal.aborted) {
+        const err = new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms before the script started (loading the servers it names)`, true);
+        const report: StopReport = {
+          done: [],
+          read_only_calls: 0,
+          stopped: { reason: "timeout", before_start: true, message: err.message },
+          not_reached: "the whole script: nothing ran",
+          stdout: "",
+          stderr: errorLine(err),
+          files_written: [],
+        };
+        this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: "timeout" });
+        return { stdout: "", stderr: report.stderr, exit_code: 1, success: false, tools: report, tool_call_id: id };
       }
     }
     if (preflight.stop) {
@@ -247,7 +273,7 @@ export class Session {
       this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: "needs_approval" });
       return { stdout: "", stderr: report.stderr, exit_code: 1, success: false, tools: report, tool_call_id: id };
     }
-    const timeoutMs = options.timeoutMs ?? this.host.timeoutMs;
+    const remainingMs = Math.max(1, timeoutMs - (Date.now() - startedAt));
     const execController = new AbortController();
     const outer = options.signal ? AbortSignal.any([options.signal, execController.signal]) : execController.signal;
     const call = new ShellCall(id, catalog, this.callHost(preflight, id, options.durable), outer);
@@ -257,7 +283,7 @@ export class Session {
       // A tool in flight ends through its signal and halts the script with output kept; a busy
       // script with no tool in flight is aborted after a short grace.
       grace = setTimeout(() => execController.abort(new Error("timeout")), 1000);
-    }, timeoutMs);
+    }, remainingMs);
     let r;
     try {
       r = await runInScope(call, () => this.engine.exec(script, { signal: outer, stdin: options.stdin }));

@@ -9,7 +9,7 @@
  */
 import type { Catalog } from "../catalog/index.js";
 import type { CallJudge, Judgement } from "../policy/index.js";
-import { checkKnownFields, type NestedCallRequest, type ShellScope, type SubcommandHandler } from "../shell/index.js";
+import { checkKnownFields, refuseUnsafeKeys, type NestedCallRequest, type ShellScope, type SubcommandHandler } from "../shell/index.js";
 import { ToolCallError, type InvokeContext, type ToolOutput } from "../tool/index.js";
 import { canonicalJson } from "../policy/index.js";
 import type { RecordedCall, Replayed } from "./durable.js";
@@ -99,6 +99,10 @@ export class ShellCall implements ShellScope {
     for (const p of paths) this.filesWritten.add(p);
   }
 
+  redact(text: string): string {
+    return this.host.redactor?.active ? this.host.redactor.text(text) : text;
+  }
+
   subcommand(word: string): SubcommandHandler | undefined {
     return this.host.subcommand(word, this);
   }
@@ -139,6 +143,7 @@ export class ShellCall implements ShellScope {
     }
     let judgement: Judgement | undefined;
     try {
+      refuseUnsafeKeys(input);
       checkKnownFields(req.tool, input);
       const checked = await req.tool.validate(input);
       if (!checked.ok) throw invalid(req, checked.errors);

@@ -6,6 +6,7 @@
  * command over every source; the list rebuilt on every shell call); issue 2.
  */
 import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "just-bash";
 import { Catalog, renderIndex } from "../catalog/index.js";
@@ -74,7 +75,7 @@ export interface ToolShellOptions {
   /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (issue 6, runtime/split.ts). */
   allowedTools?: SplitRules["allowed"];
   /** Extension points for later layers (preflight, subcommands). */
-  preflight?: (script: string, catalog: Catalog, session: Session) => Promise<PreflightOutcome>;
+  preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal) => Promise<PreflightOutcome>;
   subcommand?: (word: string, session: Session, call: ShellCall) => SubcommandHandler | undefined;
 }
 
@@ -114,6 +115,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     typeof options.config === "string"
       ? readConfigFile(options.config, env)
       : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
+  if (options.workspaceDir) checkWorkspace(options.workspaceDir, config, options);
   const defs: Record<string, ToolDefinition> = {};
   const toolsDir = options.toolsDir ?? config.toolsDir;
   if (toolsDir) Object.assign(defs, await loadToolsDir(path.resolve(toolsDir)));
@@ -126,8 +128,9 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
   const local = await LocalToolSource.from(defs);
   const mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir });
   for (const s of mcp) {
-    if (["search", "plan", "help", "scripts"].includes(s.name.replace(/-/g, "_").toLowerCase())) {
-      throw new Error(`server name "${s.name}" is a word the tools command keeps for itself (search, plan, help, scripts): rename it in the config`);
+    // `local` and `scripts` name toolshell's own sources (trusted by name in the policy).
+    if (["search", "plan", "help", "scripts", "local"].includes(s.name.replace(/-/g, "_").toLowerCase())) {
+      throw new Error(`${config.file ?? "config"}: server name "${s.name}" is reserved (search, plan, help, scripts, local): rename it`);
     }
     if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === s.name.replace(/-/g, "_").toLowerCase())) {
       throw new Error(`server ${s.name} has the same name as a local tool`);
@@ -174,7 +177,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
       if (!skillsDir) throw new Error(`no skills folder is configured (looked for skill ${id})`);
       return readSkill(skillsDir, id);
     },
-    preflight: options.preflight ?? ((script: string, catalog: Catalog, session: Session) => preflight(script, catalog, policy, session)),
+    preflight: options.preflight ?? ((script: string, catalog: Catalog, session: Session, signal?: AbortSignal) => preflight(script, catalog, policy, session, signal)),
     subcommand: (word: string, session: Session, call: ShellCall) =>
       word === "plan" ? planCommand(policy, session, call) : options.subcommand?.(word, session, call),
     onEvent: options.onEvent,
@@ -203,4 +206,38 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     redactor,
     close: () => closeSources(mcp),
   };
+}
+
+/**
+ * Refuses a workspace (the real folder scripts can write) that holds what the host trusts: the
+ * config file's folder (config, `.mcp.json`, `agent/tools`, `.toolshell/` state and approvals),
+ * the tools and skills folders, the log folder or the store. A script that could write those
+ * could forge approvals or make the next start run code on the host.
+ * @throws Error naming the clash.
+ */
+export function checkWorkspace(workspaceDir: string, config: ToolshellConfig, options: { toolsDir?: string; skillsDir?: string; storePath?: string }): void {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const ws = real(workspaceDir);
+  const inside = (p: string) => {
+    const r = real(p);
+    return r === ws || r.startsWith(ws.endsWith(path.sep) ? ws : ws + path.sep);
+  };
+  const guarded: Array<[string, string | undefined]> = [
+    ["the config's folder", config.baseDir],
+    ["the tools folder", options.toolsDir ?? config.toolsDir],
+    ["the skills folder", options.skillsDir ?? config.skillsDir],
+    ["the server log folder", config.logDir],
+    ["the store", options.storePath ?? (config.store && config.store !== ":memory:" ? config.store : undefined)],
+  ];
+  for (const [what, p] of guarded) {
+    if (p && inside(p)) {
+      throw new Error(`the workspace ${workspaceDir} holds ${what} (${p}): a script could change what the host trusts. Mount a folder that holds only the files scripts work on`);
+    }
+  }
 }

@@ -144,6 +144,8 @@ export function parseTriggerSpec(x: unknown, where: string): TriggerSpec {
     }
   } else if (cron !== undefined) throw new Error(`${where}: a webhook trigger has no schedule`);
   if (typeof o.script !== "string" || !o.script) throw new Error(`${where}.script: expected the name of a saved script`);
+  // The name goes into the run's command line: only a plain script name is accepted.
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(o.script)) throw new Error(`${where}.script: ${JSON.stringify(o.script)} is not a script name (letters, digits, - and _)`);
   const input = o.input ?? {};
   if (typeof input !== "object" || input === null || Array.isArray(input)) throw new Error(`${where}.input: expected an object (strings may be templates such as "{{payload.ref}}")`);
   for (const k of ["enabled", "wake_agent_on_failure"] as const) if (o[k] !== undefined && typeof o[k] !== "boolean") throw new Error(`${where}.${k}: expected true or false`);

@@ -7,7 +7,7 @@
  * here through `createToolShell` options); issue 5.
  */
 import path from "node:path";
-import { createToolShell, parseConfig, readConfigFile, type Session, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
+import { checkWorkspace, createToolShell, parseConfig, readConfigFile, type Session, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { openSqliteStore, otelEventSink, type Store } from "../store/index.js";
 import { parseServerConfig, parseTriggersConfig, type ServerConfig, type TriggerSpec } from "./config.js";
@@ -70,6 +70,10 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
   const server = parseServerConfig(config, env);
   const configTriggers = parseTriggersConfig(config, env);
+  if (options.workspaceDir) {
+    const storePath = typeof options.store === "object" ? undefined : options.store === ":memory:" ? undefined : (options.store ?? defaultStorePath(config));
+    checkWorkspace(options.workspaceDir, config, { toolsDir: options.toolsDir, skillsDir: options.skillsDir, storePath });
+  }
   const store: Store = typeof options.store === "object" ? options.store : openSqliteStore(options.store ?? defaultStorePath(config));
   let shell: ToolShell;
   try {

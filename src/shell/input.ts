@@ -160,9 +160,35 @@ export function buildInput(tool: CatalogTool, raw: RawInput): Record<string, unk
       );
     }
   }
+  for (const [k] of pairs) refuseUnsafeKey(k);
+  if (base) refuseUnsafeKeys(base);
   const input: Record<string, unknown> = { ...(base ?? {}) };
   for (const [k, v] of pairs) input[k] = v;
   return input;
+}
+
+/** Keys that would reach an object's prototype instead of being a field. */
+const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+function refuseUnsafeKey(key: string): void {
+  if (UNSAFE_KEYS.has(key)) throw new ToolCallError("invalid_input", `the field name ${JSON.stringify(key)} is not allowed`);
+}
+
+/**
+ * Refuses `__proto__`, `constructor` and `prototype` as field names at any depth: they would
+ * slip a value past the schema check and the approval key.
+ * @throws ToolCallError `invalid_input`.
+ */
+export function refuseUnsafeKeys(value: unknown, depth = 0): void {
+  if (depth > 64 || value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    for (const v of value) refuseUnsafeKeys(v, depth + 1);
+    return;
+  }
+  for (const k of Object.keys(value)) {
+    refuseUnsafeKey(k);
+    refuseUnsafeKeys((value as Record<string, unknown>)[k], depth + 1);
+  }
 }
 
 /**

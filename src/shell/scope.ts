@@ -55,6 +55,8 @@ export interface ShellScope {
   noteFiles(paths: string[]): void;
   /** The handler of a reserved first word (`plan`, `scripts`), if the runtime provides one. */
   subcommand(word: string): SubcommandHandler | undefined;
+  /** Replaces configured secrets in text the command prints (help, errors, results). */
+  redact?(text: string): string;
 }
 
 const storage = new AsyncLocalStorage<ShellScope>();

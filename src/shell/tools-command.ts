@@ -40,6 +40,9 @@ export function createToolsCommand(): Command {
       if (scope.stopsScript(e)) haltScript(ctx, e);
       result = fail(e);
     }
+    // Secrets from the config never reach the script, whatever path the text took (a server's
+    // start-up error, a help page, a result).
+    if (scope.redact) result = { ...result, stdout: scope.redact(result.stdout), stderr: scope.redact(result.stderr) };
     return result;
   });
 }

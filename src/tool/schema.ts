@@ -39,18 +39,37 @@ let ajv07: InstanceType<AjvClass> | undefined;
 let ajv2020: InstanceType<AjvClass> | undefined;
 const compiled = new WeakMap<object, (value: unknown) => ValidationResult>();
 
+/**
+ * Schema `pattern`s run on RE2 (linear time), so a schema from an MCP server or a saved script
+ * cannot stall the process with a backtracking pattern (ReDoS). A pattern RE2 cannot compile
+ * (lookaround, back-references) is not checked here; the tool itself still sees the input.
+ */
+function re2Engine(): ((pattern: string, flags: string) => { test: (s: string) => boolean }) & { code: string } {
+  const { RE2JS } = require("re2js") as typeof import("re2js");
+  const engine = (pattern: string, flags: string) => {
+    try {
+      const re = RE2JS.compile(pattern, flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0);
+      // ajv keys its cache of patterns by toString(): each must say which pattern it is.
+      return { test: (value: string) => re.matcher(value).find(), toString: () => `/${pattern}/${flags}` };
+    } catch {
+      return { test: () => true, toString: () => `/${pattern}/${flags} (unchecked)` };
+    }
+  };
+  return Object.assign(engine, { code: 'require("re2js")' });
+}
+
 function ajvFor(schema: JsonSchema): InstanceType<AjvClass> {
   const addFormats = load<(ajv: unknown) => void>("ajv-formats");
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
   if (draft.includes("2020-12") || draft.includes("2019-09")) {
     if (!ajv2020) {
-      ajv2020 = new (load<AjvClass>("ajv/dist/2020"))({ allErrors: true, strict: false, validateFormats: true });
+      ajv2020 = new (load<AjvClass>("ajv/dist/2020"))({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine() } });
       addFormats(ajv2020);
     }
     return ajv2020;
   }
   if (!ajv07) {
-    ajv07 = new (load<AjvClass>("ajv"))({ allErrors: true, strict: false, validateFormats: true });
+    ajv07 = new (load<AjvClass>("ajv"))({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine() } });
     addFormats(ajv07);
   }
   return ajv07;

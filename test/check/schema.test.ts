@@ -4,7 +4,7 @@
  * error naming the file and the key (the older checks keep their own messages).
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -27,6 +27,8 @@ test("the schema is a valid draft-07 schema and the generated validator is up to
 function load(config: unknown): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-schema-"));
   const file = path.join(dir, "toolshell.config.json");
+  // A configured tools folder must exist (the demo names agent/tools).
+  mkdirSync(path.join(dir, "agent", "tools"), { recursive: true });
   writeFileSync(file, JSON.stringify(config));
   try {
     readConfigFile(file, { PATH: process.env.PATH });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -94,4 +94,21 @@ test("--version; config mistakes: a missing tools folder, a near-miss server key
   const b = toolshell(["list"], { cwd: dir });
   assert.equal(b.code, 2);
   assert.match(b.stderr, /mcpServers\.x\.arg: unknown key; did you mean "args"\?/);
+});
+
+test("a workspace that holds the config's folder is refused: scripts cannot touch what the host trusts", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: {} }));
+  const r = toolshell(["exec", "--workspace", dir, "echo '{\"mcpServers\":{\"x\":{\"command\":\"sh\"}}}' > toolshell.config.json"], { cwd: dir });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /the workspace .* holds the config's folder/);
+  assert.equal(readFileSync(path.join(dir, "toolshell.config.json"), "utf8"), JSON.stringify({ mcpServers: {} }), "nothing written");
+  // Without a config file, the folder the CLI looks in is guarded the same way.
+  const bare = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  const b = toolshell(["exec", "--workspace", bare, "true"], { cwd: bare });
+  assert.equal(b.code, 2);
+  // A workspace beside the config is fine.
+  const ws = path.join(dir, "ws");
+  mkdirSync(ws);
+  assert.equal(toolshell(["exec", "--workspace", ws, "echo ok"], { cwd: dir }).stdout, "ok\n");
 });

@@ -93,7 +93,7 @@ test("stdio: `toolshell mcp` lists bash and the direct tools; an approval is ask
   // A literal destructive call: the script would stop before start; the person is asked, then it runs.
   const del = bashValue(await client.callTool({ name: "bash", arguments: { command: `tools memory delete-entities '{"entityNames":["alpha"]}' >/dev/null\ntools memory read-graph | jq -c '[.entities[].name]'` } }));
   assert.equal(asked.length, 1);
-  assert.match(asked[0].message, /tools memory delete-entities \{"entityNames":\["alpha"\]\} \(destructive\)/);
+  assert.match(asked[0].message, /tools memory delete-entities \(destructive\)\n\{\n  "entityNames": \[\n    "alpha"\n  \]\n\}/);
   assert.equal(del.exit_code, 0, del.stderr);
   assert.equal(del.stdout, '["beta"]\n');
   assert.equal(del.approval?.decision, "allow");
@@ -260,7 +260,7 @@ test("a direct tool that needs approval: asked through elicitation, or refused w
   const done = (await asking.client.callTool({ name: "memory__delete_entities", arguments: { entityNames: ["alpha"] } })) as CallToolResult;
   assert.equal(done.isError, undefined, JSON.stringify(done));
   assert.equal(asking.asked.length, 1);
-  assert.match(asking.asked[0].message, /tools memory delete-entities \{"entityNames":\["alpha"\]\} \(destructive\)/);
+  assert.match(asking.asked[0].message, /tools memory delete-entities \(destructive\)\n\{\n  "entityNames": \[\n    "alpha"\n  \]\n\}/);
 
   const plain = makeClient();
   await plain.client.connect(new StreamableHTTPClientTransport(new URL(url)));

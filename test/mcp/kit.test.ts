@@ -127,7 +127,7 @@ test("an on_demand server is not spawned until loaded; concurrent loads share on
   assert.deepEqual(pids, [String(source.pid())]);
 });
 
-test("a server that fails to start is failed with the reason; the next load tries again", async () => {
+test("a server that fails to start is failed with the reason; the next load after a back-off tries again", async () => {
   const starts = path.join(tempDir(), "starts.txt");
   const source = sourceFor("broken", kit({ env: { FIXTURE_STARTS_FILE: starts } }, ["fail-start"]));
   const error = await rejection(() => source.load());
@@ -138,8 +138,23 @@ test("a server that fails to start is failed with the reason; the next load trie
   assert.equal(source.state(), "failed");
   assert.equal(source.failure(), error);
 
+  // Right away: the same failure, no new process (a script looping over a broken server).
+  assert.equal(await rejection(() => source.load()), error);
+  assert.equal(readFileSync(starts, "utf8").trim().split("\n").length, 1);
+  // After the back-off (1 s after the first failure) the next load starts it again.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
   await rejection(() => source.load());
   assert.equal(readFileSync(starts, "utf8").trim().split("\n").length, 2);
+});
+
+test("close() ends a start in progress at once", async () => {
+  const source = sourceFor("slowstart", { command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"], connectTimeoutMs: 60_000 });
+  const loading = rejection(() => source.load());
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await source.close();
+  const error = await loading;
+  assert.ok(error instanceof ToolCallError);
+  assert.match(error.message, /closed/);
 });
 
 test("a command that does not exist fails without retry, naming the server", async () => {

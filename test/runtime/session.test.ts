@@ -260,7 +260,9 @@ test("getSandbox and getSkill reach the session's files and the skills folder", 
 });
 
 test("a server may not take a word the tools command keeps for itself", async () => {
-  await assert.rejects(createToolShell({ config: { mcpServers: { search: { command: "true" } } } }), /server name "search" is a word the tools command keeps/);
+  await assert.rejects(createToolShell({ config: { mcpServers: { search: { command: "true" } } } }), /server name "search" is reserved/);
+  // `local` would be trusted like the agent's own tools.
+  await assert.rejects(createToolShell({ config: { mcpServers: { local: { command: "true" } } } }), /server name "local" is reserved/);
 });
 
 test("a time limit during sleep keeps the output so far in the result and the report", async () => {
@@ -310,5 +312,48 @@ test("a grouped source's tool named `help` is callable; `--help` still shows the
   const s = ts.session();
   assert.equal((await s.bash(`tools desk help text=printer`)).stdout, "ticket: printer\n");
   assert.match((await s.bash(`tools desk --help`)).stdout, /^desk: 1 tool\./);
+  await ts.close();
+});
+
+test("field names that reach the prototype are refused, never smuggled past the schema or the approval", async () => {
+  const ts = await shell();
+  const s = ts.session();
+  for (const script of [`tools save-note title=x __proto__='{"body":"smuggled"}'`, `tools save-note '{"title":"x","__proto__":{"body":"y"}}'`, `tools save-note title=x constructor=1`]) {
+    const r = await s.bash(script);
+    assert.equal(r.exit_code, 1, script);
+    assert.equal(JSON.parse(r.stderr).error.code, "invalid_input", script);
+  }
+  await ts.close();
+});
+
+test("a script that is not a string is a clear error, not an exception", async () => {
+  const ts = await shell();
+  const r = await ts.session().bash(null as unknown as string);
+  assert.equal(r.exit_code, 2);
+  assert.equal(JSON.parse(r.stderr).error.code, "invalid_input");
+  await ts.close();
+});
+
+test("secrets from a server's config never reach the script, even through a start-up error piped through rev", async () => {
+  const secret = "sk-live-0123456789abcdef";
+  const ts = await createToolShell({
+    config: { mcpServers: { leaky: { command: process.execPath, args: ["-e", "console.error('token=' + process.env.API_TOKEN); process.exit(1)"], env: { API_TOKEN: secret }, load: "on_demand" } } },
+  });
+  const r = await ts.session().bash(`tools leaky x 2>&1 | rev; tools --help | rev`);
+  const reversed = secret.split("").reverse().join("");
+  assert.equal(r.stdout.includes(reversed), false, r.stdout);
+  assert.match(r.stdout, /\]DETCADER\[=nekot/, "the error still names the line, with the secret replaced");
+  await ts.close();
+});
+
+test("the time limit covers loading the servers a script names before it starts", async () => {
+  const ts = await createToolShell({
+    timeoutMs: 800,
+    config: { mcpServers: { mute: { command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"], load: "on_demand" } } },
+  });
+  const r = await ts.session().bash(`tools mute --help; echo after`);
+  assert.equal(r.exit_code, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(r.tools?.stopped?.reason, "timeout");
   await ts.close();
 });

@@ -88,3 +88,12 @@ test("skills: front matter, body, files, and no path escapes", async () => {
   await assert.rejects(readSkill(path.join(fixtures, "skills"), "../skills"), /invalid skill id/);
   await assert.rejects(readSkill(path.join(fixtures, "skills"), "missing"), /no skill missing/);
 });
+
+test("schema patterns run in linear time (RE2): a backtracking pattern cannot stall the process", async () => {
+  const { jsonSchemaValidator } = await import("../../src/tool/index.js");
+  const v = jsonSchemaValidator({ type: "object", properties: { x: { type: "string", pattern: "^(a+)+$" }, y: { type: "string", pattern: "^[A-Z]{2}$" } } });
+  // With a backtracking engine this input takes minutes; the test runner's timeout would fail it.
+  assert.deepEqual(v({ x: "a".repeat(40) + "!" }), { ok: false, errors: ['x: must match pattern "^(a+)+$"'] });
+  assert.deepEqual(v({ x: "aaa", y: "AB" }), { ok: true, value: { x: "aaa", y: "AB" } }, "each pattern is its own");
+  assert.equal(v({ y: "abc" }).ok, false);
+});

@@ -179,6 +179,9 @@ function exportedEnv(ctx: ResolvedCommandContext): string[] {
   return Object.entries(src).map(([k, v]) => `${k}=${v}`);
 }
 
+/** The most output one jq run may produce, in bytes. */
+export const JQ_MAX_OUTPUT = 16 * 1024 * 1024;
+
 /**
  * Build the `jq` command: the real jq 1.7.1 (WebAssembly, via `engine.ts`) with its
  * files read from the session's virtual filesystem (`ctx.fs`), never the host's.
@@ -297,7 +300,9 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
       stdin: realStdin,
       env,
       useEnv,
-      maxOutput: ctx.limits.maxOutputSize || 64 * 1024 * 1024,
+      // jq's own output cap (16 MiB, or less when the shell's limit is lower): far past what an
+      // agent reads, and small enough that a runaway program cannot exhaust the host's memory.
+      maxOutput: Math.min(ctx.limits.maxOutputSize || JQ_MAX_OUTPUT, JQ_MAX_OUTPUT),
       timeoutMs,
       signal: ctx.signal,
     });

@@ -84,6 +84,8 @@ export function jqWorkerMain(): void {
     out: Sink;
     err: Sink;
     maxOutput: number;
+    /** Set when output passed `maxOutput`: later writes are dropped. */
+    overflow: boolean;
   }
 
   async function createInstance(envStrings: string[], envKey: string): Promise<Inst> {
@@ -98,6 +100,7 @@ export function jqWorkerMain(): void {
       out: { chunks: [], bytes: 0 },
       err: { chunks: [], bytes: 0 },
       maxOutput: Infinity,
+      overflow: false,
     };
     const mem = () => ex.memory.buffer as ArrayBuffer;
     const writeCString = (ptr: number, s: string) => {
@@ -175,9 +178,14 @@ export function jqWorkerMain(): void {
         },
         write(_stream: unknown, buffer: Uint8Array, offset: number, length: number) {
           if (length <= 0) return 0;
+          // Emscripten swallows exceptions thrown here, so an overflow is a flag: the chunk that
+          // would pass the cap and every later one are dropped, and the run ends as a limit error.
+          if (inst.overflow || inst.out.bytes + inst.err.bytes + length > inst.maxOutput) {
+            inst.overflow = true;
+            return length;
+          }
           sink.chunks.push(buffer.slice(offset, offset + length));
           sink.bytes += length;
-          if (inst.out.bytes + inst.err.bytes > inst.maxOutput) throw new OutputLimit(name);
           return length;
         },
       });
@@ -240,6 +248,7 @@ export function jqWorkerMain(): void {
     inst.err.chunks = [];
     inst.err.bytes = 0;
     inst.maxOutput = req.maxOutput;
+    inst.overflow = false;
     inst.calls++;
     const createdFiles: string[] = [];
     const createdDirs: string[] = [];
@@ -315,6 +324,13 @@ export function jqWorkerMain(): void {
         inst.err.bytes += b.length;
       }
     } finally {
+      if (inst.overflow) {
+        inst.broken = true;
+        exitCode = 2;
+        const b = enc.encode(`jq: error: output limit exceeded (${inst.maxOutput} bytes)\n`);
+        inst.err.chunks.push(b);
+        inst.err.bytes += b.length;
+      }
       try {
         ex._emscripten_stack_restore(sp);
       } catch {}
