@@ -35,12 +35,18 @@ export class Catalog {
     return this.sources.filter((s) => s.kind !== "local");
   }
 
-  /** Top-level tools (the local sources), sorted by name. */
+  /**
+   * Top-level tools (the local sources), sorted by name. Local sources do not change during a
+   * shell call, so the list is built once per catalog (every nested call resolves through it).
+   */
   topLevelTools(): CatalogTool[] {
+    if (this.#topLevel) return this.#topLevel;
     const out: CatalogTool[] = [];
     for (const s of this.sources) if (s.kind === "local") out.push(...s.tools());
-    return out.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+    this.#topLevel = out.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+    return this.#topLevel;
   }
+  #topLevel?: CatalogTool[];
 
   /** The command words that call a tool: `tools github list-pulls` or `tools web-fetch`. */
   commandFor(tool: CatalogTool): string {

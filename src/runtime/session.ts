@@ -57,6 +57,9 @@ export interface PreflightOutcome {
   lines: Array<{ command: string; input: Record<string, unknown>; line: number }>;
 }
 
+/** Events a session keeps in memory; older ones are dropped 1,000 at a time (the store keeps all). */
+export const MAX_EVENTS_IN_MEMORY = 10_000;
+
 const NOT_REACHED = "the stopped call and everything after it; write a new script for the rest";
 
 /** Options of one shell call. */
@@ -139,6 +142,8 @@ export class Session {
     let e = { session_id: this.id, at: new Date().toISOString(), ...event } as SessionEvent;
     if (this.host.redactor) e = this.host.redactor.value(e);
     this.events.push(e);
+    // The in-memory timeline is bounded (the store, when there is one, keeps everything).
+    if (this.events.length > MAX_EVENTS_IN_MEMORY) this.events.splice(0, this.events.length - MAX_EVENTS_IN_MEMORY + 1000);
     try {
       this.host.store?.appendEvent(e);
     } catch {}

@@ -128,7 +128,6 @@ export class ShellCall implements ShellScope {
         input_preview: previewInput(input),
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        at: new Date().toISOString(),
         ...(replayed ? { replayed: true } : {}),
       });
     };

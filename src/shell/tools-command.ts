@@ -31,7 +31,8 @@ export function createToolsCommand(): Command {
     const scope = currentScope();
     if (!scope) return fail(new ToolCallError("unavailable", "the tools command runs only inside a toolshell shell call", false));
     if (scope.isStopped()) return fail(new ToolCallError("stopped", "an earlier call stopped the script, so this one did not run"));
-    const stdin = Buffer.from(ctx.stdin as unknown as string, "latin1").toString("utf8");
+    const raw = ctx.stdin as unknown as string;
+    const stdin = raw.length ? Buffer.from(raw, "latin1").toString("utf8") : "";
     let result: Result;
     try {
       result = await dispatch(scope, args, stdin, ctx);
