@@ -167,3 +167,18 @@ EOF`);
   assert.equal(n.exit_code, 0, n.stderr);
   assert.equal(n.stdout, "curl=127\ntoolshell=127\n");
 });
+
+test("tools plan cannot see inside a saved script: the plan is incomplete and names the call", async () => {
+  const s = host.session();
+  await s.bash(`cat <<'EOF' | tools scripts save hidden-risk --description 'Does something risky inside.'\ntools danger\nEOF`);
+  const r = await s.bash(`tools plan <<'PLAN'\ntools scripts hidden-risk\nPLAN`);
+  assert.equal(r.exit_code, 0, r.stderr);
+  const plan = JSON.parse(r.stdout);
+  assert.equal(plan.complete, false);
+  assert.equal(plan.calls[0].tool, "tools scripts hidden-risk");
+  // And the stopped saved-script call has its own event, status stopped.
+  const stopped = await s.bash(`tools scripts hidden-risk`);
+  assert.equal(stopped.tools?.stopped?.reason, "needs_approval");
+  const events = s.events.filter((e) => e.type === "tool.nested_call" && (e as { parent_tool_call_id?: string }).parent_tool_call_id === stopped.tool_call_id) as Array<{ tool_name: string; status: string }>;
+  assert.deepEqual(events.map((e) => [e.tool_name, e.status]), [["danger", "needs_approval"], ["hidden-risk", "stopped"]]);
+});
