@@ -183,6 +183,9 @@ export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Pr
       store = openSqliteStore(file);
     }
     findings = await checkToolShell(opened.shell, { load: opts.load !== false, schemaTokenLimit: limit, ratingCache: store?.ratings });
+    // Findings quote servers' start-up errors: secrets from the config are replaced there too.
+    const redactor = opened.shell.redactor;
+    if (redactor?.active) findings = redactor.value(findings);
   } catch (err) {
     findings = [checkConfigError(common.config ?? findConfigFile(process.cwd()) ?? "(no config file)", err)];
   } finally {

@@ -50,7 +50,11 @@ export class ServerLog {
 
   /** The last stderr output (trimmed to its last lines), for start-failure messages. */
   tail(): string {
-    return this.#tail.trim().split("\n").slice(-5).join("\n").slice(-500);
+    // Whole lines only (a line over 300 characters is left out), so a secret is never cut in
+    // two and the redactor always sees it whole.
+    const lines = this.#tail.trim().split("\n").slice(-5).filter((l) => l.length <= 300);
+    while (lines.join("\n").length > 500) lines.shift();
+    return lines.join("\n");
   }
 
   /** Forgets the kept stderr tail (at each new start). */

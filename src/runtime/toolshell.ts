@@ -216,11 +216,20 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
  * @throws Error naming the clash.
  */
 export function checkWorkspace(workspaceDir: string, config: ToolshellConfig, options: { toolsDir?: string; skillsDir?: string; storePath?: string }): void {
+  // The real path of `p`, or, when it does not exist yet, of its deepest existing ancestor with
+  // the rest appended (so a symlink above a path to be created is followed).
   const real = (p: string): string => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return path.resolve(p);
+    let head = path.resolve(p);
+    const rest: string[] = [];
+    for (;;) {
+      try {
+        return path.join(realpathSync(head), ...rest);
+      } catch {
+        const up = path.dirname(head);
+        if (up === head) return path.resolve(p);
+        rest.unshift(path.basename(head));
+        head = up;
+      }
     }
   };
   const ws = real(workspaceDir);
@@ -228,8 +237,17 @@ export function checkWorkspace(workspaceDir: string, config: ToolshellConfig, op
     const r = real(p);
     return r === ws || r.startsWith(ws.endsWith(path.sep) ? ws : ws + path.sep);
   };
+  const base = config.baseDir;
   const guarded: Array<[string, string | undefined]> = [
-    ["the config's folder", config.baseDir],
+    ["the config's folder", base],
+    // Where the host looks even when nothing is there yet: a script must not be able to create them.
+    ["the default tools folder", path.join(base, "agent", "tools")],
+    ["the default skills folder", path.join(base, "agent", "skills")],
+    ["the state folder", path.join(base, ".toolshell")],
+    ["a config file the CLI looks for", path.join(base, "toolshell.config.json")],
+    ["a config file the CLI looks for", path.join(base, ".mcp.json")],
+    ["an MCP client config toolshell mcp --import reads", path.join(base, ".vscode")],
+    ["an MCP client config toolshell mcp --import reads", path.join(base, ".cursor")],
     ["the tools folder", options.toolsDir ?? config.toolsDir],
     ["the skills folder", options.skillsDir ?? config.skillsDir],
     ["the server log folder", config.logDir],

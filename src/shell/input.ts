@@ -180,7 +180,8 @@ function refuseUnsafeKey(key: string): void {
  * @throws ToolCallError `invalid_input`.
  */
 export function refuseUnsafeKeys(value: unknown, depth = 0): void {
-  if (depth > 64 || value === null || typeof value !== "object") return;
+  if (value === null || typeof value !== "object") return;
+  if (depth > 64) throw new ToolCallError("invalid_input", "the input is nested more than 64 levels deep");
   if (Array.isArray(value)) {
     for (const v of value) refuseUnsafeKeys(v, depth + 1);
     return;

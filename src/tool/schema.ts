@@ -42,7 +42,7 @@ const compiled = new WeakMap<object, (value: unknown) => ValidationResult>();
 /**
  * Schema `pattern`s run on RE2 (linear time), so a schema from an MCP server or a saved script
  * cannot stall the process with a backtracking pattern (ReDoS). A pattern RE2 cannot compile
- * (lookaround, back-references) is not checked here; the tool itself still sees the input.
+ * (lookaround, back-references) matches nothing: a value against it is refused.
  */
 function re2Engine(): ((pattern: string, flags: string) => { test: (s: string) => boolean }) & { code: string } {
   const { RE2JS } = require("re2js") as typeof import("re2js");
@@ -52,7 +52,9 @@ function re2Engine(): ((pattern: string, flags: string) => { test: (s: string) =
       // ajv keys its cache of patterns by toString(): each must say which pattern it is.
       return { test: (value: string) => re.matcher(value).find(), toString: () => `/${pattern}/${flags}` };
     } catch {
-      return { test: () => true, toString: () => `/${pattern}/${flags} (unchecked)` };
+      // Lookaround and back-references have no linear-time form: such a pattern matches
+      // nothing (fail closed) rather than risk a backtracking engine on untrusted input.
+      return { test: () => false, toString: () => `/${pattern}/${flags} (unsupported)` };
     }
   };
   return Object.assign(engine, { code: 'require("re2js")' });

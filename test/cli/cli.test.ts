@@ -107,6 +107,11 @@ test("a workspace that holds the config's folder is refused: scripts cannot touc
   const bare = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
   const b = toolshell(["exec", "--workspace", bare, "true"], { cwd: bare });
   assert.equal(b.code, 2);
+  // A workspace that would hold the default tools folder once a script creates it is refused too.
+  mkdirSync(path.join(dir, "agent"));
+  const agent = toolshell(["exec", "--workspace", path.join(dir, "agent"), "mkdir -p tools"], { cwd: dir });
+  assert.equal(agent.code, 2);
+  assert.match(agent.stderr, /holds the default tools folder/);
   // A workspace beside the config is fine.
   const ws = path.join(dir, "ws");
   mkdirSync(ws);

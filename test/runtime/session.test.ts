@@ -318,10 +318,12 @@ test("a grouped source's tool named `help` is callable; `--help` still shows the
 test("field names that reach the prototype are refused, never smuggled past the schema or the approval", async () => {
   const ts = await shell();
   const s = ts.session();
-  for (const script of [`tools save-note title=x __proto__='{"body":"smuggled"}'`, `tools save-note '{"title":"x","__proto__":{"body":"y"}}'`, `tools save-note title=x constructor=1`]) {
+  const deep = `tools save-note '{"title":"x","body":"y","dry_run":false,"extra":${"{\"a\":".repeat(70)}{}${"}".repeat(70)}}'`;
+  for (const script of [deep, `tools save-note title=x __proto__='{"body":"smuggled"}'`, `tools save-note '{"title":"x","__proto__":{"body":"y"}}'`, `tools save-note title=x constructor=1`]) {
     const r = await s.bash(script);
     assert.equal(r.exit_code, 1, script);
     assert.equal(JSON.parse(r.stderr).error.code, "invalid_input", script);
+    if (script === deep) assert.match(JSON.parse(r.stderr).error.message, /nested more than 64 levels/);
   }
   await ts.close();
 });

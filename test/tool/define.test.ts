@@ -96,4 +96,7 @@ test("schema patterns run in linear time (RE2): a backtracking pattern cannot st
   assert.deepEqual(v({ x: "a".repeat(40) + "!" }), { ok: false, errors: ['x: must match pattern "^(a+)+$"'] });
   assert.deepEqual(v({ x: "aaa", y: "AB" }), { ok: true, value: { x: "aaa", y: "AB" } }, "each pattern is its own");
   assert.equal(v({ y: "abc" }).ok, false);
+  // Lookaround has no linear-time form: such a pattern refuses every value (fails closed).
+  const look = jsonSchemaValidator({ type: "object", properties: { cmd: { type: "string", pattern: "^(?!rm).*$" } } });
+  assert.equal(look({ cmd: "ls" }).ok, false);
 });

@@ -122,6 +122,8 @@ export class JqEngine {
       stdout: true,
       stderr: true,
       execArgv: [],
+      // A runaway program ends the worker (the run answers an error), never the host process.
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
     });
     w.unref();
     this.worker = w;

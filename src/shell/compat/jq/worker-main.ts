@@ -86,6 +86,8 @@ export function jqWorkerMain(): void {
     maxOutput: number;
     /** Set when output passed `maxOutput`: later writes are dropped. */
     overflow: boolean;
+    /** Bytes written this run plus a per-write overhead, checked against `maxOutput`. */
+    accounted: number;
   }
 
   async function createInstance(envStrings: string[], envKey: string): Promise<Inst> {
@@ -101,6 +103,7 @@ export function jqWorkerMain(): void {
       err: { chunks: [], bytes: 0 },
       maxOutput: Infinity,
       overflow: false,
+      accounted: 0,
     };
     const mem = () => ex.memory.buffer as ArrayBuffer;
     const writeCString = (ptr: number, s: string) => {
@@ -180,7 +183,10 @@ export function jqWorkerMain(): void {
           if (length <= 0) return 0;
           // Emscripten swallows exceptions thrown here, so an overflow is a flag: the chunk that
           // would pass the cap and every later one are dropped, and the run ends as a limit error.
-          if (inst.overflow || inst.out.bytes + inst.err.bytes + length > inst.maxOutput) {
+          // Each kept chunk costs memory beyond its bytes: count 64 bytes of overhead per write, so
+          // millions of tiny writes reach the cap as surely as a few large ones.
+          inst.accounted += length + 64;
+          if (inst.overflow || inst.accounted > inst.maxOutput) {
             inst.overflow = true;
             return length;
           }
@@ -249,6 +255,7 @@ export function jqWorkerMain(): void {
     inst.err.bytes = 0;
     inst.maxOutput = req.maxOutput;
     inst.overflow = false;
+    inst.accounted = 0;
     inst.calls++;
     const createdFiles: string[] = [];
     const createdDirs: string[] = [];
