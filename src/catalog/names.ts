@@ -5,6 +5,10 @@
  * interchangeable"; `mcp_github__list_pulls` is `tools github list-pulls`).
  */
 
+import { editDistance } from "../tool/index.js";
+
+export { editDistance };
+
 /** The key two spellings of one name share: `-` and `_` folded to `_`, lower case. */
 export function foldName(name: string): string {
   return name.replace(/-/g, "_").toLowerCase();
@@ -13,23 +17,6 @@ export function foldName(name: string): string {
 /** How a name is shown in help and runnable lines: underscores as hyphens (`list_pulls` → `list-pulls`). */
 export function displayName(name: string): string {
   return name.replace(/_/g, "-");
-}
-
-/** Levenshtein distance between two strings (for "did you mean"). */
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
 }
 
 /**

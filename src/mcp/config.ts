@@ -8,6 +8,7 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { editDistance } from "../tool/index.js";
 import { expandDeep } from "./expand.js";
 
 /** Default time to start a server and list its tools, in milliseconds (issue 2: "defaults written in the README"). */
@@ -259,21 +260,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** True when `a` is one or two edits from `b` (case folded), or differs only in a plural `s`. */
+/** True when `a` is one edit from `b` (case folded; two for keys longer than four characters). */
 function nearMiss(a: string, b: string): boolean {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
   if (x === y) return true;
   if (Math.abs(x.length - y.length) > 2 || Math.min(x.length, y.length) < 3) return false;
-  const prev = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= y.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (x[i - 1] === y[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[y.length] <= (y.length <= 4 ? 1 : 2);
+  return editDistance(x, y) <= (y.length <= 4 ? 1 : 2);
 }

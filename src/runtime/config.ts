@@ -192,6 +192,18 @@ export function readConfigFile(file: string, env?: Record<string, string | undef
 }
 
 /**
+ * The configuration as `createToolShell` options give it: a file path, or an object whose
+ * relative paths resolve against `baseDir` (default: the process's working directory).
+ * @throws Error naming the file and key on a bad config.
+ */
+export function loadConfig(options: { config?: string | Record<string, unknown>; baseDir?: string; env?: Record<string, string | undefined> }): ToolshellConfig {
+  const env = options.env ?? process.env;
+  return typeof options.config === "string"
+    ? readConfigFile(options.config, env)
+    : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
+}
+
+/**
  * Finds the config file for a folder: `toolshell.config.json`, then `.mcp.json`.
  * @returns the path, or undefined when neither exists.
  */

@@ -5,7 +5,7 @@ export { Session } from "./session.js";
 export type { BashOptions, PreflightOutcome, SessionHost } from "./session.js";
 export { ShellCall } from "./shell-call.js";
 export type { StopState } from "./shell-call.js";
-export { parseConfig, readConfigFile, findConfigFile, DEFAULT_CALL_LIMIT, DEFAULT_TIMEOUT_MS } from "./config.js";
+export { parseConfig, readConfigFile, findConfigFile, loadConfig, DEFAULT_CALL_LIMIT, DEFAULT_TIMEOUT_MS } from "./config.js";
 export type { ToolshellConfig, ApprovalConfig } from "./config.js";
 export { previewInput, trimResult, INPUT_PREVIEW_CHARS } from "./preview.js";
 export type * from "./types.js";

@@ -14,7 +14,7 @@ import { closeSources, createMcpSources, loadEagerSources, type McpServerSource 
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
 import { defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
-import { parseConfig, readConfigFile, type ToolshellConfig } from "./config.js";
+import { loadConfig, type ToolshellConfig } from "./config.js";
 import { planCommand, preflight } from "./plan-command.js";
 import type { SessionStore } from "./durable.js";
 import { configSecrets, createRedactor, type Redactor } from "./redact.js";
@@ -110,11 +110,7 @@ export interface ToolShell {
  * @throws Error on a bad config file or a tool file that does not load.
  */
 export async function createToolShell(options: ToolShellOptions = {}): Promise<ToolShell> {
-  const env = options.env ?? process.env;
-  const config: ToolshellConfig =
-    typeof options.config === "string"
-      ? readConfigFile(options.config, env)
-      : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
+  const config = loadConfig(options);
   if (options.workspaceDir) checkWorkspace(options.workspaceDir, config, options);
   const defs: Record<string, ToolDefinition> = {};
   const toolsDir = options.toolsDir ?? config.toolsDir;

@@ -7,7 +7,7 @@
  * here through `createToolShell` options); issue 5.
  */
 import path from "node:path";
-import { checkWorkspace, createToolShell, parseConfig, readConfigFile, type Session, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
+import { checkWorkspace, createToolShell, loadConfig, type Session, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { openSqliteStore, otelEventSink, type Store } from "../store/index.js";
 import { parseServerConfig, parseTriggersConfig, type ServerConfig, type TriggerSpec } from "./config.js";
@@ -64,10 +64,7 @@ export async function postWake(url: string, headers: Record<string, string>, cal
  */
 export async function openHost(options: HostOptions = {}): Promise<Host> {
   const env = options.env ?? process.env;
-  const config: ToolshellConfig =
-    typeof options.config === "string"
-      ? readConfigFile(options.config, env)
-      : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
+  const config: ToolshellConfig = loadConfig(options);
   const server = parseServerConfig(config, env);
   const configTriggers = parseTriggersConfig(config, env);
   if (options.workspaceDir) {

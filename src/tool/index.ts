@@ -6,3 +6,4 @@ export { normalizeSchema, jsonSchemaValidator, isStandardSchema } from "./schema
 export type { SchemaInput, NormalizedSchema, StandardSchemaLike } from "./schema.js";
 export { LocalToolSource, toCatalogTool, renderLocalResult } from "./local-source.js";
 export { loadToolsDir, readSkill } from "./load.js";
+export { editDistance } from "./text.js";
