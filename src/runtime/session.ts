@@ -209,7 +209,19 @@ export class Session {
    * Runs one script as one shell call. Never throws: a failure becomes the result's exit code,
    * stderr and (when it stopped or failed after changing something) its `tools` report.
    */
+  /** Shell calls running now (a busy session is never evicted from memory). */
+  running = 0;
+
   async bash(script: string, options: BashOptions = {}): Promise<ShellResult> {
+    this.running++;
+    try {
+      return await this.bashInner(script, options);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async bashInner(script: string, options: BashOptions): Promise<ShellResult> {
     if (typeof script !== "string") {
       const err = new ToolCallError("invalid_input", `the script must be a string, got ${script === null ? "null" : typeof script}`);
       return { stdout: "", stderr: errorLine(err), exit_code: 2, success: false, tool_call_id: "call_bash_invalid" };

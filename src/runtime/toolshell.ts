@@ -39,6 +39,8 @@ export interface ToolShellOptions {
   sources?: ToolSource[];
   /** A real folder mounted read-write as the working directory of every session. */
   workspaceDir?: string;
+  /** Sessions kept in memory when a store holds them all (least recently used leave first; default 1,000). */
+  maxSessionsInMemory?: number;
   /** Turn on just-bash's defense-in-depth layer (default off; see README "Security"). */
   defenseInDepth?: boolean;
   /** Overrides of the config's limits. */
@@ -88,6 +90,8 @@ export interface ToolShell {
   session(id?: string, metadata?: Record<string, unknown>): Session;
   /** A catalog over the current sources. */
   catalog(): Catalog;
+  /** How many sessions the ToolShell holds in memory now. */
+  sessionsInMemory(): number;
   /** The approval policy every call is judged by. */
   readonly policy: Policy;
   /** Removes config secrets (servers' `env` and `headers` values) from text and values. */
@@ -139,6 +143,11 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
   const shellSources: ToolSource[] = sources.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
   const skillsDir = options.skillsDir ?? config.skillsDir;
   const sessions = new Map<string, Session>();
+  const maxSessions = options.maxSessionsInMemory ?? 1000;
+  const evicted = new Map<string, WeakRef<Session>>();
+  const gone = new FinalizationRegistry<string>((k) => {
+    if (!evicted.get(k)?.deref()) evicted.delete(k);
+  });
   const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? [])]);
   const helpFooter = options.helpFooter ?? SHELL_NOTES;
   const books = new Map<string, ApprovalBook>();
@@ -186,14 +195,34 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     sources,
     session(id?: string, metadata: Record<string, unknown> = {}) {
       const key = id ?? `session_${randomUUID()}`;
-      let s = sessions.get(key);
-      if (!s) {
-        s = new Session(key, host, metadata);
+      // An evicted session still held by someone (a gateway connection) is the same object again:
+      // there is never more than one live Session per id.
+      let s = sessions.get(key) ?? evicted.get(key)?.deref();
+      if (s) {
+        evicted.delete(key);
+        // Most recently used last (Map order), for eviction.
+        sessions.delete(key);
         sessions.set(key, s);
+        return s;
+      }
+      s = new Session(key, host, metadata);
+      sessions.set(key, s);
+      // With a store, an idle session can leave memory: it is restored from the store when asked
+      // for again. Without one, its files would be lost, so sessions stay.
+      if (options.store && sessions.size > maxSessions) {
+        for (const [k, old] of sessions) {
+          if (sessions.size <= maxSessions) break;
+          if (old === s || old.running > 0) continue;
+          sessions.delete(k);
+          books.delete(k);
+          evicted.set(k, new WeakRef(old));
+          gone.register(old, k);
+        }
       }
       return s;
     },
     catalog: () => new Catalog(shellSources),
+    sessionsInMemory: () => sessions.size,
     policy,
     listing: () => renderIndex(new Catalog(shellSources), helpFooter),
     splitRules,

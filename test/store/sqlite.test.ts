@@ -148,3 +148,20 @@ test("scripts are versioned and archived; triggers and runs are kept; approvals 
   assert.equal(again.getTrigger("trg_1"), undefined);
   again.close();
 });
+
+test("idle sessions leave memory when a store holds them; asked for again, they come back with their files", async () => {
+  const { openHost } = await import("../../src/server/index.js");
+  const host = await openHost({ store: ":memory:", maxSessionsInMemory: 2 });
+  {
+    const a = host.session("a");
+    await a.bash("echo kept > a.txt");
+  }
+  const held = host.session("held");
+  await held.bash("true");
+  for (const id of ["b", "c", "d"]) await host.session(id).bash("true");
+  assert.equal(host.shell.sessionsInMemory(), 2, "the least recently used idle sessions left memory");
+  const again = host.session("a");
+  assert.equal((await again.bash("cat a.txt")).stdout, "kept\n", "restored from the store");
+  assert.equal(host.session("held"), held, "a session still held elsewhere is the same object");
+  await host.close();
+});
