@@ -167,32 +167,35 @@ export class ApprovalBook {
 
   /** True when an unexpired one-off `allow` covers this exact call (does not use it). */
   hasGrant(tool: string, input: unknown): boolean {
-    const exp = this.grants.get(callKey(tool, input));
-    return exp !== undefined && exp > this.now();
+    return this.peekOneOff(this.grants, tool, input);
   }
 
   /** Uses the one-off `allow` for this exact call. @returns true when one was there and unexpired. */
   useGrant(tool: string, input: unknown): boolean {
-    const key = callKey(tool, input);
-    const exp = this.grants.get(key);
-    if (exp === undefined) return false;
-    this.grants.delete(key);
-    this.changed();
-    return exp > this.now();
+    return this.takeOneOff(this.grants, tool, input);
   }
 
   /** True when an unexpired one-off `reject` refuses this exact call (does not use it). */
   hasRefusal(tool: string, input: unknown): boolean {
-    const exp = this.refusals.get(callKey(tool, input));
-    return exp !== undefined && exp > this.now();
+    return this.peekOneOff(this.refusals, tool, input);
   }
 
   /** Uses a one-off `reject` for this exact call. @returns true when the call is refused. */
   useRefusal(tool: string, input: unknown): boolean {
+    return this.takeOneOff(this.refusals, tool, input);
+  }
+
+  private peekOneOff(answers: Map<string, number>, tool: string, input: unknown): boolean {
+    const exp = answers.get(callKey(tool, input));
+    return exp !== undefined && exp > this.now();
+  }
+
+  /** Removes the one-off answer for this exact call; true when it was there and unexpired. */
+  private takeOneOff(answers: Map<string, number>, tool: string, input: unknown): boolean {
     const key = callKey(tool, input);
-    const exp = this.refusals.get(key);
+    const exp = answers.get(key);
     if (exp === undefined) return false;
-    this.refusals.delete(key);
+    answers.delete(key);
     this.changed();
     return exp > this.now();
   }

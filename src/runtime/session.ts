@@ -251,26 +251,16 @@ export class Session {
       }
       if (pre.signal.aborted) {
         const err = new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms before the script started (loading the servers it names)`, true);
-        const report: StopReport = {
-          done: [],
-          read_only_calls: 0,
-          stopped: { reason: "timeout", before_start: true, message: err.message },
-          not_reached: "the whole script: nothing ran",
-          stdout: "",
-          stderr: errorLine(err),
-          files_written: [],
-        };
-        this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: "timeout" });
-        return { stdout: "", stderr: report.stderr, exit_code: 1, success: false, tools: report, tool_call_id: id };
+        return this.beforeStart(id, err, { reason: "timeout", before_start: true, message: err.message }, "the whole script: nothing ran");
       }
     }
     if (preflight.stop) {
       const s = preflight.stop;
       const err = new ToolCallError("needs_approval", `${s.tool} (line ${s.line}) needs a person's approval (${s.why ?? "policy"}); the script did not start. Request ${s.requestId}`);
-      const report: StopReport = {
-        done: [],
-        read_only_calls: 0,
-        stopped: {
+      return this.beforeStart(
+        id,
+        err,
+        {
           reason: "needs_approval",
           before_start: true,
           line: s.line,
@@ -282,13 +272,8 @@ export class Session {
             ? { also_needs_approval: s.others.map((o) => ({ line: o.line, call: { tool: o.tool, input: o.input }, request_id: o.requestId, why: o.why })) }
             : {}),
         },
-        not_reached: "the whole script: nothing ran; after the person answers, run the same script again",
-        stdout: "",
-        stderr: errorLine(err),
-        files_written: [],
-      };
-      this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: "needs_approval" });
-      return { stdout: "", stderr: report.stderr, exit_code: 1, success: false, tools: report, tool_call_id: id };
+        "the whole script: nothing ran; after the person answers, run the same script again",
+      );
     }
     const remainingMs = Math.max(1, timeoutMs - (Date.now() - startedAt));
     const execController = new AbortController();
@@ -337,6 +322,13 @@ export class Session {
     this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: exitCode, ...(call.stop ? { stopped: call.stop.reason } : {}) });
     const result: ShellResult = { stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id };
     return this.host.redactor ? this.host.redactor.value(result) : result;
+  }
+
+  /** The result of a shell call that stopped before its script started: nothing ran. */
+  private beforeStart(id: string, err: ToolCallError, stopped: NonNullable<StopReport["stopped"]>, notReached: string): ShellResult {
+    const report: StopReport = { done: [], read_only_calls: 0, stopped, not_reached: notReached, stdout: "", stderr: errorLine(err), files_written: [] };
+    this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: stopped.reason });
+    return { stdout: "", stderr: report.stderr, exit_code: 1, success: false, tools: report, tool_call_id: id };
   }
 
   private callHost(preflight: PreflightOutcome, toolCallId: string, durable?: DurableRun) {

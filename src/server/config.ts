@@ -26,6 +26,7 @@
 import { Cron } from "croner";
 import { expandVars } from "../mcp/index.js";
 import type { ToolshellConfig } from "../runtime/index.js";
+import type { TriggerRecord } from "../store/index.js";
 
 /** Default port of `toolshell serve`. */
 export const DEFAULT_PORT = 8787;
@@ -51,18 +52,10 @@ export interface ServerConfig {
   wakeAgent?: WakeAgentConfig;
 }
 
-/** A trigger as written in config (or posted to the API). */
-export interface TriggerSpec {
-  name: string;
+/** A trigger as written in config (or posted to the API): the stored record's own fields. */
+export type TriggerSpec = Pick<TriggerRecord, "name" | "kind" | "cron" | "timezone" | "script" | "input" | "enabled" | "wake_agent_on_failure"> & {
   agent_id?: string;
-  kind: "schedule" | "webhook";
-  cron?: string;
-  timezone?: string;
-  script: string;
-  input: Record<string, unknown>;
-  enabled: boolean;
-  wake_agent_on_failure: boolean;
-}
+};
 
 /** `${VAR}` expansion in every string of a JSON value (see mcp's expandVars). @throws Error naming the key. */
 function expandDeep(value: unknown, env: Readonly<Record<string, string | undefined>>, where: string): unknown {
