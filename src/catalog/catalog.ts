@@ -5,7 +5,7 @@
  * Rule source: seed "Tools in Shell" → The tools command (names, grouping, rebuilt on every shell
  * call, on-demand servers loaded by the first command that names one or a matching search).
  */
-import { ToolCallError, type CatalogTool, type ToolSource } from "../tool/index.js";
+import { ToolCallError, type CatalogTool, type MaybePromise, type ToolSource } from "../tool/index.js";
 import { closest, displayName, foldName } from "./names.js";
 
 /** Words `tools` reserves for itself; no source may take them. */
@@ -78,36 +78,41 @@ export class Catalog {
 
   /**
    * Resolves the words after `tools`. `[server, tool, ...rest]` or `[tool, ...rest]`; a source
-   * alone (or followed by `--help`) resolves to the source. Loads a named on-demand source.
-   * @throws ToolCallError `unknown_command` with the closest commands; `unavailable` when the
-   *         named source cannot load.
+   * alone (or followed by `--help`) resolves to the source. Loads a named on-demand source; only
+   * then is the answer a promise.
+   * @throws ToolCallError `unknown_command` with the closest commands; `unavailable` (a rejected
+   *         promise) when the named source cannot load.
    */
-  async resolve(words: string[], signal?: AbortSignal): Promise<Resolution> {
-    const [first, second, ...more] = words;
-    const source = this.findSource(first);
-    if (source) {
-      await this.ensureLoaded(source, signal);
-      const helpTool = second === "help" && source.tools().some((t) => t.name === "help");
-      if (second === undefined || second.startsWith("-") || (second === "help" && !helpTool)) {
-        return { kind: "source", source, rest: words.slice(1) };
-      }
-      const tool = this.findTool(source.tools(), second);
-      if (!tool) {
-        const names = source.tools().map((t) => displayName(t.name));
-        const near = closest(second, names).map((n) => `tools ${source.name} ${n}`);
-        throw new ToolCallError(
-          "unknown_command",
-          `no tool "${second}" in ${source.name}` + (near.length ? `; closest: ${near.join(", ")}` : `; see: tools ${source.name} --help`),
-        );
-      }
-      return { kind: "tool", tool, source, command: this.commandFor(tool), rest: more };
-    }
-    const top = this.findTool(this.topLevelTools(), first);
+  resolve(words: string[], signal?: AbortSignal): MaybePromise<Resolution> {
+    const source = this.findSource(words[0]);
+    // A loaded source resolves without an await (the hot path of every nested call).
+    if (source && source.state() !== "ready") return source.load(signal).then(() => this.resolveIn(source, words));
+    if (source) return this.resolveIn(source, words);
+    const top = this.findTool(this.topLevelTools(), words[0]);
     if (top) {
       const src = this.sources.find((s) => s.kind === "local" && s.tools().includes(top))!;
       return { kind: "tool", tool: top, source: src, command: this.commandFor(top), rest: words.slice(1) };
     }
-    throw new ToolCallError("unknown_command", this.unknownMessage(first));
+    throw new ToolCallError("unknown_command", this.unknownMessage(words[0]));
+  }
+
+  /** Resolves `[source, tool?, ...rest]` within a loaded source. @throws ToolCallError `unknown_command`. */
+  private resolveIn(source: ToolSource, words: string[]): Resolution {
+    const [, second, ...more] = words;
+    const helpTool = second === "help" && source.tools().some((t) => t.name === "help");
+    if (second === undefined || second.startsWith("-") || (second === "help" && !helpTool)) {
+      return { kind: "source", source, rest: words.slice(1) };
+    }
+    const tool = this.findTool(source.tools(), second);
+    if (!tool) {
+      const names = source.tools().map((t) => displayName(t.name));
+      const near = closest(second, names).map((n) => `tools ${source.name} ${n}`);
+      throw new ToolCallError(
+        "unknown_command",
+        `no tool "${second}" in ${source.name}` + (near.length ? `; closest: ${near.join(", ")}` : `; see: tools ${source.name} --help`),
+      );
+    }
+    return { kind: "tool", tool, source, command: this.commandFor(tool), rest: more };
   }
 
   private unknownMessage(word: string): string {

@@ -73,9 +73,7 @@ export function toCatalogTool(tool: Tool, server: string, call: CallFn, onNote: 
     ...(outputSchema ? { outputSchema } : {}),
     hints,
     hintsDeclared: declared,
-    async validate(input) {
-      return checkInput(input);
-    },
+    validate: checkInput,
     async invoke(input, ctx): Promise<ToolOutput> {
       const result = await call(tool.name, input, ctx);
       if (outputSchema && result.isError !== true) {

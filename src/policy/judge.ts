@@ -3,7 +3,7 @@
  *
  * Rule source: seed "Tools in Shell" → Approvals (`risk` values and `why` reasons).
  */
-import type { CatalogTool } from "../tool/index.js";
+import type { CatalogTool, MaybePromise } from "../tool/index.js";
 
 /** Risk of a call (`checked_at_run_time` exists only in plans). */
 export type Risk = "read_only" | "changes" | "needs_approval" | "blocked";
@@ -35,12 +35,12 @@ export interface JudgeCall {
 
 /** What the runtime asks before each call. */
 export interface CallJudge {
-  judge(call: JudgeCall): Promise<Judgement>;
+  judge(call: JudgeCall): MaybePromise<Judgement>;
 }
 
 /** A judge that asks nothing: read-only by hints, everything else `changes`. */
 export const permissiveJudge: CallJudge = {
-  async judge(call) {
+  judge(call) {
     return { risk: call.tool.hints.readOnly === true ? "read_only" : "changes" };
   },
 };

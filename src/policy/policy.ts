@@ -8,7 +8,7 @@
  * readOnlyHint false, destructiveHint true, openWorldHint true).
  */
 import { foldName } from "../catalog/index.js";
-import type { ApprovalVerdict, CatalogTool } from "../tool/index.js";
+import type { ApprovalPolicy, ApprovalVerdict, CatalogTool, MaybePromise } from "../tool/index.js";
 import type { ApprovalBook } from "./approvals.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
@@ -34,6 +34,14 @@ export interface PolicyOptions {
   rater?: Rater;
   /** The approval book of a session. */
   book(sessionId: string): ApprovalBook;
+}
+
+/** Who asks for an assessment: the session, the call and its command words. */
+export interface AssessContext {
+  sessionId: string;
+  sessionMetadata: Record<string, unknown>;
+  callId: string;
+  command: string;
 }
 
 /** The static part of a call's risk: before the person's answers. */
@@ -78,41 +86,57 @@ export class Policy implements CallJudge {
 
   /**
    * The risk of a call before the person's answers: config overrides, then the tool's own
-   * policy, then the mode with the hints (trusted or not) and the rating.
+   * policy, then the mode with the hints (trusted or not) and the rating. Synchronous unless an
+   * approval predicate or the rater has to be awaited.
    */
-  async assess(tool: CatalogTool, input: Record<string, unknown>, ctx: { sessionId: string; sessionMetadata: Record<string, unknown>; callId: string; command: string }): Promise<Assessment> {
+  assess(tool: CatalogTool, input: Record<string, unknown>, ctx: AssessContext): MaybePromise<Assessment> {
     const override = this.override(tool);
     if (override === "block") return { risk: "blocked", message: `${ctx.command} is blocked by configuration` };
     const trusted = tool.source === "local" || tool.source === "scripts" || this.trusted.has(tool.source) || !!this.options.trustAnnotations;
-    const h = tool.hints;
-    const readOnly = trusted ? h.readOnly === true : false;
+    const readOnly = trusted ? tool.hints.readOnly === true : false;
     const base: Assessment = { risk: readOnly ? "read_only" : "changes" };
     if (override === "always") return { risk: "needs_approval", why: "policy" };
     if (override === "never") return base;
-    const book = this.book(ctx.sessionId);
     const policy = tool.approval;
     const off = this.mode === "off";
     if (policy) {
       if (off && policy.kind !== "predicate") return base;
       if (policy.kind === "always") return { risk: "needs_approval", why: "policy" };
       if (policy.kind === "never") return base;
-      if (policy.kind === "once") return book.approvedOnce.has(ctx.command) ? base : { risk: "needs_approval", why: "policy" };
-      if (policy.kind === "predicate") {
-        let verdict: ApprovalVerdict;
-        try {
-          verdict = await policy.fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: book.approvedOnce, callId: ctx.callId });
-        } catch (err) {
-          return { risk: "needs_approval", why: "policy", message: `the approval predicate failed: ${(err as Error).message}` };
-        }
-        const v = verdictKind(verdict);
-        if (v.kind === "user-approval") return off ? base : { risk: "needs_approval", why: "policy", message: v.reason };
-        if (v.kind === "denied") return { risk: "denied", message: v.reason ?? `${ctx.command} was denied by its approval policy` };
-        if (v.kind === "approved") return base;
-        // not-applicable: the hints and the mode decide.
-      }
+      if (policy.kind === "once") return this.book(ctx.sessionId).approvedOnce.has(ctx.command) ? base : { risk: "needs_approval", why: "policy" };
+      if (policy.kind === "predicate") return this.assessPredicate(policy.fn, tool, input, ctx, base, trusted);
     }
-    if (off) return base;
-    if (readOnly) return base;
+    return this.assessByHints(tool, base, trusted);
+  }
+
+  /** The tool's approval predicate decides; `not-applicable` falls back to the hints. */
+  private async assessPredicate(
+    fn: Extract<ApprovalPolicy, { kind: "predicate" }>["fn"],
+    tool: CatalogTool,
+    input: Record<string, unknown>,
+    ctx: AssessContext,
+    base: Assessment,
+    trusted: boolean,
+  ): Promise<Assessment> {
+    const off = this.mode === "off";
+    let verdict: ApprovalVerdict;
+    try {
+      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedOnce, callId: ctx.callId });
+    } catch (err) {
+      return { risk: "needs_approval", why: "policy", message: `the approval predicate failed: ${(err as Error).message}` };
+    }
+    const v = verdictKind(verdict);
+    if (v.kind === "user-approval") return off ? base : { risk: "needs_approval", why: "policy", message: v.reason };
+    if (v.kind === "denied") return { risk: "denied", message: v.reason ?? `${ctx.command} was denied by its approval policy` };
+    if (v.kind === "approved") return base;
+    // not-applicable: the hints and the mode decide.
+    return this.assessByHints(tool, base, trusted);
+  }
+
+  /** The mode with the hints (trusted or not) and, where they say too little, the rating. */
+  private assessByHints(tool: CatalogTool, base: Assessment, trusted: boolean): MaybePromise<Assessment> {
+    if (this.mode === "off" || base.risk === "read_only") return base;
+    const h = tool.hints;
     // Untrusted claims that lower caution are dropped; claims that add caution are kept.
     const destructiveDeclared = h.destructive === true || (trusted && h.destructive === false);
     const openWorldDeclared = h.openWorld === true || (trusted && h.openWorld === false);
@@ -121,31 +145,40 @@ export class Policy implements CallJudge {
     // one that declared nothing (seed: such tools run without asking in normal mode).
     const destructive = destructiveDeclared ? h.destructive === true : declaredSome;
     const openWorld = openWorldDeclared ? h.openWorld === true : declaredSome;
-    let rated = false;
-    const shouldRate = this.options.rater && (!trusted || !tool.hintsDeclared) && !destructive;
-    if (shouldRate) rated = (await this.options.rater!.rate(tool)) >= RATED_CHANGES_AT;
-    if (destructive) return { risk: "needs_approval", why: "destructive" };
-    if (openWorld) return { risk: "needs_approval", why: "open_world" };
-    if (rated) return { risk: "needs_approval", why: "rated_changes" };
-    if (this.mode === "protective") return { risk: "needs_approval", why: "mutating" };
-    return base;
+    const decide = (rated: boolean): Assessment => {
+      if (destructive) return { risk: "needs_approval", why: "destructive" };
+      if (openWorld) return { risk: "needs_approval", why: "open_world" };
+      if (rated) return { risk: "needs_approval", why: "rated_changes" };
+      if (this.mode === "protective") return { risk: "needs_approval", why: "mutating" };
+      return base;
+    };
+    const rater = this.options.rater;
+    if (rater && (!trusted || !tool.hintsDeclared) && !destructive) {
+      return rater.rate(tool).then((score) => decide(score >= RATED_CHANGES_AT));
+    }
+    return decide(false);
   }
 
   /**
    * Judges one call with its real input and the session's answers. A one-off `allow` is used up
-   * here (the call is about to be made); a one-off `reject` too.
+   * here (the call is about to be made); a one-off `reject` too. Synchronous when `assess` is.
    */
-  async judge(call: JudgeCall): Promise<Judgement> {
+  judge(call: JudgeCall): MaybePromise<Judgement> {
     return this.judgeWith(call, true);
   }
 
   /** As `judge`, without using up one-off answers (for plans). */
-  async peek(call: JudgeCall): Promise<Judgement> {
+  peek(call: JudgeCall): MaybePromise<Judgement> {
     return this.judgeWith(call, false);
   }
 
-  private async judgeWith(call: JudgeCall, consume: boolean): Promise<Judgement> {
-    const a = await this.assess(call.tool, call.input, { sessionId: call.sessionId, sessionMetadata: call.sessionMetadata, callId: call.callId, command: call.command });
+  private judgeWith(call: JudgeCall, consume: boolean): MaybePromise<Judgement> {
+    const a = this.assess(call.tool, call.input, { sessionId: call.sessionId, sessionMetadata: call.sessionMetadata, callId: call.callId, command: call.command });
+    return a instanceof Promise ? a.then((x) => this.withAnswers(call, consume, x)) : this.withAnswers(call, consume, a);
+  }
+
+  /** The assessment with the session's answers (grants, refusals, allow_always, reject_always). */
+  private withAnswers(call: JudgeCall, consume: boolean, a: Assessment): Judgement {
     if (a.risk === "blocked") return { risk: "blocked", message: a.message };
     if (a.risk === "denied") return { risk: "blocked", rejected: true, message: a.message };
     const book = this.book(call.sessionId);

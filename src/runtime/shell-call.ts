@@ -144,7 +144,8 @@ export class ShellCall implements ShellScope {
     try {
       refuseUnsafeKeys(input);
       checkKnownFields(req.tool, input);
-      const checked = await req.tool.validate(input);
+      const checking = req.tool.validate(input);
+      const checked = checking instanceof Promise ? await checking : checking;
       if (!checked.ok) throw invalid(req, checked.errors);
       input = checked.value;
       const replayed = this.host.replay?.(index, req.command, input);
@@ -157,7 +158,9 @@ export class ShellCall implements ShellScope {
       // Hooks run after the schema check and before the policy, so a person's approval always
       // covers the input the tool will really get (a hook's replacement included).
       const hookCall = { tool: req.tool, command: req.command, input, sessionId: this.host.sessionId, callId, via: "shell" as const };
-      const before = await this.host.hooks.beforeToolCall?.(hookCall);
+      // Absent hooks cost no await: this is the hot path of every nested call.
+      const hooks = this.host.hooks;
+      const before = hooks.beforeToolCall ? await hooks.beforeToolCall(hookCall) : undefined;
       if (before && before.action === "deny") throw new ToolCallError("denied", `${req.command}: ${before.reason}`);
       if (before && before.action === "replace") {
         checkKnownFields(req.tool, before.input);
@@ -166,7 +169,7 @@ export class ShellCall implements ShellScope {
         input = again.value;
         hookCall.input = input;
       }
-      judgement = await this.host.judge.judge({
+      const judging = this.host.judge.judge({
         tool: req.tool,
         command: req.command,
         input,
@@ -174,6 +177,7 @@ export class ShellCall implements ShellScope {
         sessionMetadata: this.host.sessionMetadata,
         callId,
       });
+      judgement = judging instanceof Promise ? await judging : judging;
       if (judgement.risk === "blocked" || judgement.rejected) {
         throw new ToolCallError("denied", judgement.message ?? `${req.command} is blocked by policy`);
       }
@@ -194,11 +198,10 @@ export class ShellCall implements ShellScope {
       } catch (err) {
         let e = err instanceof ToolCallError ? err : new ToolCallError("tool_error", String((err as Error)?.message ?? err));
         if (this.host.redactor?.active) e = new ToolCallError(e.code, this.host.redactor.text(e.message), e.retryable);
-        const after = await this.host.hooks.afterToolCall?.(hookCall, { ok: false, error: { code: e.code, message: e.message } });
-        void after;
+        if (hooks.afterToolCall) await hooks.afterToolCall(hookCall, { ok: false, error: { code: e.code, message: e.message } });
         throw e;
       }
-      const after = await this.host.hooks.afterToolCall?.(hookCall, { ok: true, output });
+      const after = hooks.afterToolCall ? await hooks.afterToolCall(hookCall, { ok: true, output }) : undefined;
       if (after && "output" in after && after.output) output = after.output;
       if (this.host.redactor?.active) output = this.host.redactor.output(output);
       this.record(req.command, input, judgement, { ok: true, result: output.kind === "json" ? output.value : output.text });

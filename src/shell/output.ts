@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { IFileSystem } from "just-bash";
-import { ToolCallError, type ToolOutput } from "../tool/index.js";
+import { ToolCallError, type MaybePromise, type ToolOutput } from "../tool/index.js";
 
 const EXT: Record<string, string> = {
   "image/png": "png",
@@ -36,9 +36,10 @@ export interface Rendered {
 /**
  * Renders `output`: text as is (a newline added when missing), JSON compact on one line; each
  * media block written to `<cwd>/tool-images/<tool>-<id>.<ext>` with a stderr line naming it.
+ * Synchronous when there is no media block to write.
  * @throws ToolCallError `tool_error` when a media block is not valid base64 or cannot be written.
  */
-export async function renderOutput(output: ToolOutput, fs: IFileSystem, cwd: string, toolName: string): Promise<Rendered> {
+export function renderOutput(output: ToolOutput, fs: IFileSystem, cwd: string, toolName: string): MaybePromise<Rendered> {
   let stdout: string;
   if (output.kind === "text") {
     const text = output.text ?? "";
@@ -46,31 +47,34 @@ export async function renderOutput(output: ToolOutput, fs: IFileSystem, cwd: str
   } else {
     stdout = JSON.stringify(output.value === undefined ? null : output.value) + "\n";
   }
+  if (!output.media?.length) return { stdout, stderr: "", files: [] };
+  return writeMedia(output.media, fs, cwd, toolName).then(({ stderr, files }) => ({ stdout, stderr, files }));
+}
+
+async function writeMedia(media: NonNullable<ToolOutput["media"]>, fs: IFileSystem, cwd: string, toolName: string): Promise<{ stderr: string; files: string[] }> {
   let stderr = "";
   const files: string[] = [];
-  if (output.media?.length) {
-    const dir = fs.resolvePath(cwd, MEDIA_DIR);
-    try {
-      await fs.mkdir(dir, { recursive: true });
-    } catch (err) {
-      throw new ToolCallError("tool_error", `cannot create ${MEDIA_DIR}/: ${(err as Error).message}`);
-    }
-    const safe = toolName.replace(/[^A-Za-z0-9_.-]/g, "_");
-    for (const block of output.media) {
-      const bytes = Buffer.from(block.data, "base64");
-      const ext = EXT[block.mimeType] ?? (block.kind === "image" ? "img" : "audio");
-      const rel = `${MEDIA_DIR}/${safe}-${randomBytes(4).toString("hex")}.${ext}`;
-      const full = fs.resolvePath(cwd, rel);
-      try {
-        await fs.writeFile(full, new Uint8Array(bytes));
-      } catch (err) {
-        throw new ToolCallError("tool_error", `cannot write ${rel}: ${(err as Error).message}`);
-      }
-      files.push(full);
-      stderr += `tools: ${block.kind} saved to ${rel} (${block.mimeType}, ${bytes.length} bytes)\n`;
-    }
+  const dir = fs.resolvePath(cwd, MEDIA_DIR);
+  try {
+    await fs.mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw new ToolCallError("tool_error", `cannot create ${MEDIA_DIR}/: ${(err as Error).message}`);
   }
-  return { stdout, stderr, files };
+  const safe = toolName.replace(/[^A-Za-z0-9_.-]/g, "_");
+  for (const block of media) {
+    const bytes = Buffer.from(block.data, "base64");
+    const ext = EXT[block.mimeType] ?? (block.kind === "image" ? "img" : "audio");
+    const rel = `${MEDIA_DIR}/${safe}-${randomBytes(4).toString("hex")}.${ext}`;
+    const full = fs.resolvePath(cwd, rel);
+    try {
+      await fs.writeFile(full, new Uint8Array(bytes));
+    } catch (err) {
+      throw new ToolCallError("tool_error", `cannot write ${rel}: ${(err as Error).message}`);
+    }
+    files.push(full);
+    stderr += `tools: ${block.kind} saved to ${rel} (${block.mimeType}, ${bytes.length} bytes)\n`;
+  }
+  return { stderr, files };
 }
 
 /** The seed's error line: `{"error":{"code","message","retryable"}}` and a newline. */

@@ -70,7 +70,8 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
     });
     if (handled) return handled;
   }
-  const resolved = await catalog.resolve(args, scope.signal);
+  const resolving = catalog.resolve(args, scope.signal);
+  const resolved = resolving instanceof Promise ? await resolving : resolving;
   if (resolved.kind === "source") return ok(renderSource(catalog, resolved.source));
   const { tool, rest: words } = resolved;
   const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
@@ -86,7 +87,8 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
     }
     throw err;
   }
-  const rendered = await renderOutput(output, ctx.fs, ctx.cwd, tool.name);
+  const rendering = renderOutput(output, ctx.fs, ctx.cwd, tool.name);
+  const rendered = rendering instanceof Promise ? await rendering : rendering;
   if (rendered.files.length) scope.noteFiles(rendered.files);
   return ok(rendered.stdout, rendered.stderr);
 }

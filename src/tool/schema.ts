@@ -6,7 +6,7 @@
  * JSON Schema object)"); Standard Schema v1 and Standard JSON Schema (`~standard.jsonSchema`).
  */
 import { createRequire } from "node:module";
-import type { JsonSchema, ValidationResult } from "./types.js";
+import type { JsonSchema, MaybePromise, ValidationResult } from "./types.js";
 
 const require = createRequire(import.meta.url);
 type AjvClass = typeof import("ajv").default;
@@ -32,7 +32,7 @@ type StandardResult =
 /** A normalised schema: its JSON Schema and a validator returning the checked value. */
 export interface NormalizedSchema {
   jsonSchema: JsonSchema;
-  validate(value: unknown): Promise<ValidationResult>;
+  validate(value: unknown): MaybePromise<ValidationResult>;
 }
 
 let ajv07: InstanceType<AjvClass> | undefined;
@@ -137,10 +137,9 @@ export async function normalizeSchema(schema: SchemaInput): Promise<NormalizedSc
     }
     return {
       jsonSchema: tidyJsonSchema(jsonSchema),
-      async validate(value) {
-        const result = await std.validate(value);
-        if (result.issues) return { ok: false, errors: result.issues.map((i) => `${issuePath(i.path)}: ${i.message}`) };
-        return { ok: true, value: result.value as Record<string, unknown> };
+      validate(value) {
+        const result = std.validate(value);
+        return result instanceof Promise ? result.then(fromStandard) : fromStandard(result);
       },
     };
   }
@@ -148,7 +147,12 @@ export async function normalizeSchema(schema: SchemaInput): Promise<NormalizedSc
     throw new Error("inputSchema must be a Zod schema, a Standard Schema or a JSON Schema object");
   }
   const check = jsonSchemaValidator(schema);
-  return { jsonSchema: schema, validate: async (value) => check(value) };
+  return { jsonSchema: schema, validate: check };
+}
+
+function fromStandard(result: StandardResult): ValidationResult {
+  if (result.issues) return { ok: false, errors: result.issues.map((i) => `${issuePath(i.path)}: ${i.message}`) };
+  return { ok: true, value: result.value as Record<string, unknown> };
 }
 
 /** Drops the noise Zod adds for help output (the safe-integer bounds on `int()`). */

@@ -157,13 +157,19 @@ export interface CatalogTool {
   approval?: ApprovalPolicy;
   /** True when the tool must stay a direct tool for the model (see issue 6). */
   staysDirect?: boolean;
-  /** Checks (and may coerce) an input against the input schema. */
-  validate(input: Record<string, unknown>): Promise<ValidationResult>;
+  /**
+   * Checks (and may coerce) an input against the input schema. Synchronous when the validator is
+   * (ajv, most Standard Schema libraries), so the hot path of a nested call awaits nothing here.
+   */
+  validate(input: Record<string, unknown>): MaybePromise<ValidationResult>;
   /** Runs the tool. Throws ToolCallError for every failure. */
   invoke(input: Record<string, unknown>, ctx: InvokeContext): Promise<ToolOutput>;
   /** Shapes what a direct (non-shell) caller shows the model (seed "Tools" → toModelOutput). */
   toModelOutput?: (output: unknown) => { type: "text"; value: string } | { type: "json"; value: unknown };
 }
+
+/** A value, or a promise of it: returned by hot-path steps that are usually synchronous. */
+export type MaybePromise<T> = T | Promise<T>;
 
 /** Load state of a source (MCP servers may load on demand). */
 export type SourceState = "ready" | "not_loaded" | "failed";

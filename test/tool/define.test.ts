@@ -57,6 +57,39 @@ test("Zod, Standard Schema and plain JSON Schema all give a JSON Schema and a va
   await assert.rejects(normalizeSchema({ "~standard": { version: 1, vendor: "nojson", validate: () => ({ value: 1 }) } }), /cannot give a JSON Schema/);
 });
 
+test("a Standard Schema that validates asynchronously works through the tools command", async () => {
+  // Most validators answer synchronously and the nested-call path skips the await for them;
+  // one that returns a promise must still be awaited, for valid and invalid input alike.
+  const asyncSchema = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "custom-async",
+      validate: async (v: unknown) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const q = (v as { q?: unknown })?.q;
+        return typeof q === "string" && q.length >= 3 ? { value: { q: q.toUpperCase() } } : { issues: [{ message: "q needs 3 letters", path: ["q"] }] };
+      },
+      jsonSchema: { input: () => ({ type: "object", properties: { q: { type: "string" } } }) },
+    },
+  };
+  const { createToolShell } = await import("../../src/index.js");
+  const ts = await createToolShell({
+    tools: { shout: defineTool({ description: "Shouts.", inputSchema: asyncSchema, hints: { readOnly: true }, execute: (input: { q: string }) => input.q }) },
+  });
+  try {
+    const s = ts.session();
+    const good = await s.bash("tools shout q=hello");
+    assert.equal(good.exit_code, 0, good.stderr);
+    assert.equal(good.stdout, "HELLO\n");
+    const bad = await s.bash("tools shout q=hi");
+    assert.equal(bad.exit_code, 1);
+    assert.equal(JSON.parse(bad.stderr).error.code, "invalid_input");
+    assert.match(bad.stderr, /q needs 3 letters/);
+  } finally {
+    await ts.close();
+  }
+});
+
 test("loading agent/tools: slug names, jiti for .ts, execute never runs", async () => {
   const defs = await loadToolsDir(path.join(here, "../../examples/agent/tools"));
   assert.deepEqual(Object.keys(defs).sort(), ["triage", "word_stats"]);
