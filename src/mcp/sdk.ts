@@ -10,11 +10,17 @@ type SdkModules = {
 };
 
 let loading: Promise<SdkModules> | undefined;
+let loaded: SdkModules | undefined;
 
 /** The SDK-backed modules; the first call imports them, later calls share the same promise. */
 export function loadSdk(): Promise<SdkModules> {
   loading ??= Promise.all([import("./connection.js"), import("./errors.js"), import("@modelcontextprotocol/sdk/types.js")]).then(
-    ([connection, errors, types]) => ({ connection, errors, types }),
+    ([connection, errors, types]) => (loaded = { connection, errors, types }),
   );
   return loading;
+}
+
+/** The SDK-backed modules when `loadSdk` has finished, else undefined (lets hot paths skip an await). */
+export function sdkIfLoaded(): SdkModules | undefined {
+  return loaded;
 }

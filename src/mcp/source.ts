@@ -11,7 +11,7 @@ import type { ServerConfig } from "./config.js";
 import type { Connection } from "./connection.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
 import type { McpCallResult } from "./result.js";
-import { loadSdk } from "./sdk.js";
+import { loadSdk, sdkIfLoaded } from "./sdk.js";
 import { withChildSignal } from "./signals.js";
 import { toCatalogTool } from "./tool.js";
 
@@ -184,9 +184,11 @@ export class McpServerSource implements ToolSource {
   #call = async (name: string, args: Record<string, unknown>, ctx: InvokeContext): Promise<McpCallResult> => {
     const timeoutMs = this.config.callTimeoutMs;
     const place = { server: this.name, phase: "call" as const, tool: name, timeoutMs };
-    const { errors, types } = await loadSdk();
+    // Awaits only what is not ready yet: a call on a live connection goes straight to the SDK.
+    const { errors, types } = sdkIfLoaded() ?? (await loadSdk());
     if (ctx.signal.aborted) throw errors.toCallError(ctx.signal.reason, { ...place, aborted: true });
-    const conn = await this.#connection(ctx.signal);
+    const live = this.#conn && !this.#conn.closed && !this.#closed ? this.#conn : undefined;
+    const conn = live ?? (await this.#connection(ctx.signal));
     try {
       const result = await withChildSignal(ctx.signal, (signal) =>
         conn.client.callTool({ name, arguments: args }, types.CallToolResultSchema, { signal, timeout: timeoutMs }),
