@@ -74,7 +74,7 @@ test("a Standard Schema that validates asynchronously works through the tools co
   };
   const { createToolShell } = await import("../../src/index.js");
   const ts = await createToolShell({
-    tools: { shout: defineTool({ description: "Shouts.", inputSchema: asyncSchema, hints: { readOnly: true }, execute: (input: { q: string }) => input.q }) },
+    tools: { shout: defineTool({ description: "Shouts.", inputSchema: asyncSchema, hints: { readOnly: true }, execute: (input) => String(input.q) }) },
   });
   try {
     const s = ts.session();
