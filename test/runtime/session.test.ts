@@ -151,6 +151,23 @@ test("files persist across shell calls of a session; variables do not", async ()
   await ts.close();
 });
 
+test("a workspace folder refuses symbolic links with ln's own message; the in-memory tree allows them", async () => {
+  const { mkdtempSync, writeFileSync, readdirSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const path = await import("node:path");
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-ws-"));
+  writeFileSync(path.join(dir, "a.txt"), "real\n");
+  const ts = await shell({ n: 0 }, { workspaceDir: dir });
+  const s = ts.session();
+  const refused = await s.bash("ln -s /etc/passwd pw; echo $?");
+  assert.equal(refused.stdout, "1\n");
+  assert.equal(refused.stderr, "ln: failed to create symbolic link 'pw': Operation not permitted\n");
+  assert.deepEqual(readdirSync(dir), ["a.txt"], "nothing was created in the host folder");
+  const inMemory = await s.bash("echo hi > /tmp/t && ln -s /tmp/t /tmp/l && cat /tmp/l && readlink /tmp/l");
+  assert.equal(inMemory.stdout, "hi\n/tmp/t\n", inMemory.stderr);
+  await ts.close();
+});
+
 test("a time limit stops the shell call; a tool still running sees `stopped`", async () => {
   const ts = await shell({ n: 0 }, { timeoutMs: 300 });
   const s = ts.session();
