@@ -6,6 +6,7 @@
  * Rule source: seed "Tools in Shell" → The tools command, Which tools move into the shell,
  * Approvals (the `bash` result and its `tools` report); issue 6 → What the model sees.
  */
+import { randomUUID } from "node:crypto";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
 import { planScript, type ApprovalRequest } from "../policy/index.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
@@ -248,6 +249,7 @@ export function isShellRequest(req: ApprovalRequest): boolean {
  */
 export async function approvalsBeforeBash(shell: ToolShell, session: Session, script: string): Promise<ApprovalRequest[]> {
   const found = new Map<string, ApprovalRequest>();
+  const round = `preflight_${randomUUID().slice(0, 8)}`;
   for (const r of session.pendingApprovals()) if (isShellRequest(r)) found.set(r.id, r);
   try {
     const { calls } = await planScript(script, session.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
@@ -259,7 +261,7 @@ export async function approvalsBeforeBash(shell: ToolShell, session: Session, sc
         input: c.input,
         why: c.why,
         line: c.line,
-        toolCallId: `preflight:line_${c.line}`,
+        toolCallId: `${round}:line_${c.line}`,
       });
       if (!found.has(req.id)) session.emit({ type: "approval.requested", request_id: req.id, tool: c.tool, before_start: true, line: c.line });
       found.set(req.id, req);

@@ -103,15 +103,18 @@ export class ApprovalBook {
     for (const r of this.requests.values()) {
       if (r.status === "pending" && callKey(r.tool, r.input) === key) return r;
     }
+    const id = `apr_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+    // A tool_call_id names one pending request: answering by it must never reach another call.
+    const taken = [...this.requests.values()].some((r) => r.status === "pending" && r.tool_call_id === call.toolCallId);
     const req: ApprovalRequest = {
-      id: `apr_${randomUUID().replace(/-/g, "").slice(0, 20)}`,
+      id,
       session_id: this.sessionId,
       tool: call.tool,
       tool_name: call.toolName,
       input: call.input,
       ...(call.why ? { why: call.why } : {}),
       ...(call.line !== undefined ? { line: call.line } : {}),
-      tool_call_id: call.toolCallId,
+      tool_call_id: taken ? `${call.toolCallId}~${id.slice(4, 12)}` : call.toolCallId,
       created_at: new Date(this.now()).toISOString(),
       status: "pending",
     };

@@ -44,8 +44,9 @@ export function planCommand(policy: Policy, session: Session, call: ShellCall): 
  * Preflight: plans the script; the first literal call that needs approval (and has no answer
  * covering it) raises an approval request and the script does not start.
  * A script that does not parse is left to the engine (it reports the syntax error).
+ * Each request's `tool_call_id` is `<toolCallId>:preflight:line_<N>` (the shell call's id).
  */
-export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal): Promise<PreflightOutcome> {
+export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal, toolCallId = "preflight"): Promise<PreflightOutcome> {
   let calls;
   try {
     ({ calls } = await planScript(script, catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata, signal }));
@@ -65,7 +66,8 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
       input: c.input!,
       why: c.why,
       line: c.line,
-      toolCallId: `preflight:line_${c.line}`,
+      // Named after the shell call, so two scripts' requests for the same line never share an id.
+      toolCallId: `${toolCallId}:preflight:line_${c.line}`,
     });
     session.emit({ type: "approval.requested", request_id: request.id, tool: c.tool, before_start: true, line: c.line });
     return { tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id };

@@ -31,7 +31,8 @@ export interface SessionHost {
   readSkill(id: string): Promise<Skill>;
   subcommand?(word: string, session: Session, call: ShellCall): SubcommandHandler | undefined;
   /** Preflight of a script before it starts (issue 4); undefined = no preflight. */
-  preflight?(script: string, catalog: Catalog, session: Session, signal?: AbortSignal): Promise<PreflightOutcome>;
+  /** `toolCallId` is the shell call's id: requests raised before start are named after it. */
+  preflight?(script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string): Promise<PreflightOutcome>;
   onEvent?(event: SessionEvent): void;
   /** Durable state (issue 5): files, events, steps. Absent = everything in memory. */
   store?: SessionStore;
@@ -242,7 +243,7 @@ export class Session {
       const preTimer = setTimeout(() => pre.abort(new Error("timeout")), timeoutMs);
       const preSignal = options.signal ? AbortSignal.any([options.signal, pre.signal]) : pre.signal;
       try {
-        preflight = await this.host.preflight(script, catalog, this, preSignal);
+        preflight = await this.host.preflight(script, catalog, this, preSignal, id);
       } catch (err) {
         preflight = { lines: [] };
         this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });

@@ -182,7 +182,9 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
       if (!skillsDir) throw new Error(`no skills folder is configured (looked for skill ${id})`);
       return readSkill(skillsDir, id);
     },
-    preflight: options.preflight ?? ((script: string, catalog: Catalog, session: Session, signal?: AbortSignal) => preflight(script, catalog, policy, session, signal)),
+    preflight:
+      options.preflight ??
+      ((script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string) => preflight(script, catalog, policy, session, signal, toolCallId)),
     subcommand: (word: string, session: Session, call: ShellCall) =>
       word === "plan" ? planCommand(policy, session, call) : options.subcommand?.(word, session, call),
     onEvent: options.onEvent,

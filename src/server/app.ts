@@ -220,7 +220,9 @@ export function createApp(host: Host, options: AppOptions): Hono {
       if (!key) throw new ApiError(400, "invalid_request", `decisions[${i}].tool_call_id is required`);
       const decision = str(x, "decision", true);
       if (!DECISIONS.has(decision)) throw new ApiError(400, "invalid_request", `decisions[${i}].decision must be allow, allow_always, reject or reject_always`);
-      const req = pending.find((r) => r.id === key) ?? pending.find((r) => r.tool_call_id === key);
+      const byCallId = pending.filter((r) => r.tool_call_id === key);
+      if (byCallId.length > 1) throw new ApiError(409, "conflict", `tool_call_id ${key} names ${byCallId.length} pending requests in session ${rec.id}; answer by request_id`);
+      const req = pending.find((r) => r.id === key) ?? byCallId[0];
       if (!req) throw new ApiError(404, "not_found", `no pending approval request with tool_call_id or id ${key} in session ${rec.id}`);
       return { key, req, decision: decision as Decision };
     });

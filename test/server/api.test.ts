@@ -162,6 +162,28 @@ test("approvals: pending requests are listed; decisions are checked before any i
   assert.equal(dangerRuns, 1);
 });
 
+test("approvals: a tool_call_id answers only its own call, never an older stop of the same line", async () => {
+  await call("POST", "/v1/sessions", { id: "s-two-stops" });
+  const before = dangerRuns;
+  const first = await call("POST", "/v1/sessions/s-two-stops/bash", { script: "tools danger x=5000" });
+  const second = await call("POST", "/v1/sessions/s-two-stops/bash", { script: "tools danger x=5" });
+  assert.equal(first.json.tools.stopped.reason, "needs_approval");
+  assert.equal(second.json.tools.stopped.reason, "needs_approval");
+  const pending = (await call("GET", "/v1/sessions/s-two-stops/tool-approvals")).json.pending as any[];
+  assert.equal(pending.length, 2);
+  assert.equal(new Set(pending.map((r) => r.tool_call_id)).size, 2, "each stop has its own tool_call_id");
+  const small = pending.find((r) => r.id === second.json.tools.stopped.request_id);
+  assert.deepEqual(small.input, { x: 5 });
+  const ok = await call("POST", "/v1/sessions/s-two-stops/tool-approvals", { decisions: [{ tool_call_id: small.tool_call_id, decision: "allow" }] });
+  assert.equal(ok.status, 200);
+  assert.deepEqual(ok.json.results.map((r: any) => r.request_id), [small.id]);
+  const big = await call("POST", "/v1/sessions/s-two-stops/bash", { script: "tools danger x=5000" });
+  assert.equal(big.json.tools.stopped.reason, "needs_approval", "the older, larger call is still not approved");
+  const ran = await call("POST", "/v1/sessions/s-two-stops/bash", { script: "tools danger x=5" });
+  assert.equal(ran.json.exit_code, 0, ran.json.stderr);
+  assert.equal(dangerRuns, before + 1);
+});
+
 test("scripts: create, read, new versions, archive, include_archived; a session of the agent runs it", async () => {
   const base = "/v1/agents/agent-a/scripts";
   const body = { name: "Double_It", description: "Doubles n.", input_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] }, body: "echo $(( $(jq .n) * 2 ))" };
