@@ -81,6 +81,13 @@ rep('let k=async(A,C,N)=>{A.append?await e.fs.appendFile(A.path,C,N):await e.fs.
 rep('async function Ic(e,t,n){e.coverage?.hit("bash:expansion:word_glob");',
     'async function Ic(e,t,n){e.coverage?.hit("bash:expansion:word_glob");if(t.parts.length===1&&t.parts[0].type==="Literal"&&/^[A-Za-z0-9_.\\/=:@%+,-]+$/.test(t.parts[0].value))return{values:[t.parts[0].value],quoted:!1};')
 
+# H15: a running script gives the event loop a turn at least every 20 ms (at a statement
+# boundary), so timers fire (the shell call's time limit, other sessions, the HTTP API) even
+# while a script computes without any I/O; after the turn, hooks registered under
+# Symbol.for("toolshell.afterYield") may halt the script (a stopped shell call)
+rep('async executeStatement(t){if(this.assertDefenseContext("statement"),',
+    'async executeStatement(t){if(__tsYieldDue()){await __tsYield();__tsAfterYield(this.ctx)}if(this.assertDefenseContext("statement"),')
+
 s = s.rstrip("\n") + "\n" + open(sys.argv[2]).read()
 open(p, "w").write(s)
 

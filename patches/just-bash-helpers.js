@@ -151,3 +151,24 @@ function __tsFsErrorMessage(err) {
   const messages = { EROFS: "Read-only file system", ENOSPC: "No space left on device", EACCES: "Permission denied", EPERM: "Operation not permitted", ENOENT: "No such file or directory", ENOTDIR: "Not a directory", EISDIR: "Is a directory", EDQUOT: "Disk quota exceeded", EFBIG: "File too large" };
   return messages[code] || null;
 }
+// H15: one turn of the event loop every __tsYieldEveryMs of script work, process-wide.
+// The clock and setImmediate are taken at load: the defense-in-depth layer blocks the globals
+// while a script runs, and this is the interpreter's own bookkeeping, not the script's.
+const __tsYieldEveryMs = 20;
+const __tsClock = performance.now.bind(performance);
+const __tsSetImmediate = setImmediate;
+let __tsLastYield = 0;
+function __tsYieldDue() {
+  const now = __tsClock();
+  if (now - __tsLastYield < __tsYieldEveryMs) return false;
+  __tsLastYield = now;
+  return true;
+}
+function __tsYield() {
+  return new Promise((resolve) => __tsSetImmediate(resolve));
+}
+// Hooks run with the interpreter's context after each turn; one may throw to halt the script.
+function __tsAfterYield(ctx) {
+  const hooks = globalThis[Symbol.for("toolshell.afterYield")];
+  if (hooks) for (const hook of hooks) hook(ctx);
+}

@@ -9,7 +9,7 @@
  * a session, variables do not).
  */
 import { Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "just-bash";
-import { HALT_LINE } from "./halt.js";
+import { HALT_LINE, installHaltAtYield } from "./halt.js";
 import { currentScope } from "./scope.js";
 import { createSleepCommand } from "./sleep.js";
 import { createToolsCommand } from "./tools-command.js";
@@ -90,6 +90,7 @@ function trackWrites(fs: IFileSystem): IFileSystem {
  * @throws Error when `workspaceDir` does not exist or is not a folder.
  */
 export function createEngine(options: EngineOptions = {}): Engine {
+  installHaltAtYield();
   // Command stubs in /bin and /usr/bin, as just-bash's default layout has, so `which`,
   // `/usr/bin/tools` and `command -v` behave as on a real system.
   const stubs: Record<string, string> = {};

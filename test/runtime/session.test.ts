@@ -168,6 +168,29 @@ test("a workspace folder refuses symbolic links with ln's own message; the in-me
   await ts.close();
 });
 
+test("a script that only computes still yields: other timers run, and its time limit stops it", async () => {
+  const ts = await shell({ n: 0 }, { timeoutMs: 200 });
+  let scriptDone = false;
+  let timerRanFirst: boolean | undefined;
+  const timer = new Promise<void>((resolve) =>
+    setTimeout(() => {
+      timerRanFirst = !scriptDone;
+      resolve();
+    }, 20),
+  );
+  // No tool call, no sleep, no I/O: without yielding, no timer could fire until the loop hit
+  // the 100,000-command limit.
+  const r = await ts.session().bash("echo started; i=0; while true; do i=$((i+1)); done");
+  scriptDone = true;
+  await timer;
+  assert.equal(timerRanFirst, true, "a timer due while the script ran fired before it ended");
+  assert.equal(r.exit_code, 1);
+  assert.equal(r.stdout, "started\n");
+  assert.match(r.stderr, /"code":"unavailable".*time limit of 200 ms/);
+  assert.doesNotMatch(r.stderr, /too many commands/);
+  await ts.close();
+});
+
 test("a time limit stops the shell call; a tool still running sees `stopped`", async () => {
   const ts = await shell({ n: 0 }, { timeoutMs: 300 });
   const s = ts.session();
