@@ -7,3 +7,4 @@ export type { SchemaInput, NormalizedSchema, StandardSchemaLike } from "./schema
 export { LocalToolSource, toCatalogTool, renderLocalResult } from "./local-source.js";
 export { loadToolsDir, readSkill } from "./load.js";
 export { editDistance } from "./text.js";
+export { canonicalJson } from "./canonical.js";

@@ -6,6 +6,7 @@
  * JSON Schema object)"); Standard Schema v1 and Standard JSON Schema (`~standard.jsonSchema`).
  */
 import { createRequire } from "node:module";
+import { canonicalJson } from "./canonical.js";
 import type { JsonSchema, MaybePromise, ValidationResult } from "./types.js";
 
 const require = createRequire(import.meta.url);
@@ -60,18 +61,46 @@ function re2Engine(): ((pattern: string, flags: string) => { test: (s: string) =
   return Object.assign(engine, { code: 'require("re2js")' });
 }
 
+/**
+ * `uniqueItems` in linear time. ajv compares every pair of items unless all are scalars of one
+ * type, so an array of 40,000 objects blocked the process for 18 s; this check keys each item
+ * by its canonical JSON (equal JSON values, object key order aside, as the keyword defines).
+ */
+function uniqueItems(schema: boolean, data: unknown[]): boolean {
+  uniqueItems.errors = undefined;
+  if (!schema) return true;
+  const seen = new Map<string, number>();
+  for (let j = 0; j < data.length; j++) {
+    const key = canonicalJson(data[j]) ?? "undefined";
+    const i = seen.get(key);
+    if (i !== undefined) {
+      uniqueItems.errors = [{ keyword: "uniqueItems", message: `must NOT have duplicate items (items ## ${i} and ${j} are identical)`, params: { i, j } }];
+      return false;
+    }
+    seen.set(key, j);
+  }
+  return true;
+}
+uniqueItems.errors = undefined as undefined | Array<{ keyword: string; message: string; params: Record<string, unknown> }>;
+
+function withLinearUniqueItems<T extends InstanceType<AjvClass>>(ajv: T): T {
+  ajv.removeKeyword("uniqueItems");
+  ajv.addKeyword({ keyword: "uniqueItems", type: "array", schemaType: "boolean", errors: true, validate: uniqueItems });
+  return ajv;
+}
+
 function ajvFor(schema: JsonSchema): InstanceType<AjvClass> {
   const addFormats = load<(ajv: unknown) => void>("ajv-formats");
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
   if (draft.includes("2020-12") || draft.includes("2019-09")) {
     if (!ajv2020) {
-      ajv2020 = new (load<AjvClass>("ajv/dist/2020"))({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine() } });
+      ajv2020 = withLinearUniqueItems(new (load<AjvClass>("ajv/dist/2020"))({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine() } }));
       addFormats(ajv2020);
     }
     return ajv2020;
   }
   if (!ajv07) {
-    ajv07 = new (load<AjvClass>("ajv"))({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine() } });
+    ajv07 = withLinearUniqueItems(new (load<AjvClass>("ajv"))({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine() } }));
     addFormats(ajv07);
   }
   return ajv07;

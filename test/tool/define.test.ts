@@ -90,6 +90,24 @@ test("a Standard Schema that validates asynchronously works through the tools co
   }
 });
 
+test("uniqueItems compares items as JSON values and handles large arrays of objects", async () => {
+  const { jsonSchemaValidator } = await import("../../src/tool/index.js");
+  for (const $schema of [undefined, "https://json-schema.org/draft/2020-12/schema"]) {
+    const check = jsonSchemaValidator({ ...($schema ? { $schema } : {}), type: "object", properties: { a: { type: "array", uniqueItems: true } } });
+    const dup = check({ a: [{ x: 1, y: [2] }, { y: [2], x: 1 }] });
+    assert.deepEqual(dup, { ok: false, errors: ["a: must NOT have duplicate items (items ## 0 and 1 are identical)"] }, "key order does not make two objects different");
+    assert.equal(check({ a: [1, "1", [1], { 1: 1 }, null, false] }).ok, true, "values of different types are different");
+    // ajv's own keyword compared every pair: 40,000 objects blocked the process for seconds.
+    const many = Array.from({ length: 40000 }, (_, i) => ({ i, s: `item ${i}` }));
+    assert.equal(check({ a: many }).ok, true);
+    const last = check({ a: [...many, { s: "item 7", i: 7 }] });
+    assert.deepEqual(last, { ok: false, errors: ["a: must NOT have duplicate items (items ## 7 and 40000 are identical)"] });
+    assert.equal(check({ a: [1, 1] }).ok, false);
+  }
+  const off = jsonSchemaValidator({ type: "array", uniqueItems: false });
+  assert.equal(off([1, 1]).ok, true, "uniqueItems: false allows duplicates");
+});
+
 test("loading agent/tools: slug names, jiti for .ts, execute never runs", async () => {
   const defs = await loadToolsDir(path.join(here, "../../examples/agent/tools"));
   assert.deepEqual(Object.keys(defs).sort(), ["triage", "word_stats"]);
