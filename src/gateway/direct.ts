@@ -9,7 +9,7 @@
  */
 import type { Session, ToolShell } from "../runtime/index.js";
 import { ToolCallError, type CatalogTool, type ErrorCode, type MediaBlock, type ToolOutput } from "../tool/index.js";
-import { refuseUnsafeKeys } from "../shell/index.js";
+import { refuseUnsafeInput } from "../shell/index.js";
 import { commandOf } from "./surface.js";
 
 /** What a direct tool call shows the model. */
@@ -66,7 +66,7 @@ export async function callDirect(shell: ToolShell, session: Session, tool: Catal
   let error: ToolCallError | undefined;
   try {
     if (!input || typeof input !== "object" || Array.isArray(input)) throw new ToolCallError("invalid_input", `${command}: the input must be a JSON object`);
-    refuseUnsafeKeys(input);
+    refuseUnsafeInput(input);
     const checked = await safeValidate(tool, input as Record<string, unknown>);
     if (!checked.ok) throw new ToolCallError("invalid_input", `${command}: ${checked.errors.join("; ")}`);
     let value = checked.value;

@@ -10,7 +10,7 @@
  */
 import { parse } from "just-bash";
 import type { Catalog } from "../catalog/index.js";
-import { buildInput, checkKnownFields } from "../shell/index.js";
+import { buildInput, checkKnownFields, refuseUnsafeInput } from "../shell/index.js";
 import type { CatalogTool } from "../tool/index.js";
 import type { Policy } from "./policy.js";
 import type { Why } from "./judge.js";
@@ -190,6 +190,7 @@ export async function planScript(
     let note: string | undefined;
     try {
       input = buildInput(tool, { args: resolved.rest, stdin: "" });
+      refuseUnsafeInput(input);
       checkKnownFields(tool, input);
       const checked = await tool.validate(input);
       if (!checked.ok) note = `invalid input: ${checked.errors.join("; ")}`;

@@ -9,7 +9,7 @@
  */
 import type { Catalog } from "../catalog/index.js";
 import type { CallJudge, Judgement } from "../policy/index.js";
-import { checkKnownFields, refuseUnsafeKeys, type NestedCallRequest, type ShellScope, type SubcommandHandler } from "../shell/index.js";
+import { checkKnownFields, refuseUnsafeInput, type NestedCallRequest, type ShellScope, type SubcommandHandler } from "../shell/index.js";
 import { ToolCallError, type InvokeContext, type ToolOutput } from "../tool/index.js";
 import { canonicalJson } from "../policy/index.js";
 import type { RecordedCall, Replayed } from "./durable.js";
@@ -142,7 +142,7 @@ export class ShellCall implements ShellScope {
     }
     let judgement: Judgement | undefined;
     try {
-      refuseUnsafeKeys(input);
+      refuseUnsafeInput(input);
       checkKnownFields(req.tool, input);
       const checking = req.tool.validate(input);
       const checked = checking instanceof Promise ? await checking : checking;

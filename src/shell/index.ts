@@ -4,7 +4,7 @@ export type { Engine, EngineOptions, EngineResult } from "./engine.js";
 export { createToolsCommand } from "./tools-command.js";
 export { runInScope, currentScope } from "./scope.js";
 export type { ShellScope, NestedCallRequest, SubcommandHandler, SubcommandResult, CommandIo } from "./scope.js";
-export { buildInput, checkKnownFields, readValue, mapKey, refuseUnsafeKeys } from "./input.js";
+export { buildInput, checkKnownFields, readValue, mapKey, refuseUnsafeInput } from "./input.js";
 export { renderOutput, errorLine, asToolCallError, MEDIA_DIR } from "./output.js";
 export { haltScript, HALT_KIND } from "./halt.js";
 export { defaultEngineCommands, SHELL_NOTES } from "./defaults.js";

@@ -161,7 +161,7 @@ export function buildInput(tool: CatalogTool, raw: RawInput): Record<string, unk
     }
   }
   for (const [k] of pairs) refuseUnsafeKey(k);
-  if (base) refuseUnsafeKeys(base);
+  if (base) refuseUnsafeInput(base);
   const input: Record<string, unknown> = { ...(base ?? {}) };
   for (const [k, v] of pairs) input[k] = v;
   return input;
@@ -175,20 +175,25 @@ function refuseUnsafeKey(key: string): void {
 }
 
 /**
- * Refuses `__proto__`, `constructor` and `prototype` as field names at any depth: they would
- * slip a value past the schema check and the approval key.
+ * Refuses what JSON cannot carry faithfully, at any depth: `__proto__`, `constructor` and
+ * `prototype` as field names (they would slip a value past the schema check and the approval
+ * key), and numbers that are not finite (`1e400` parses to Infinity, which the approval shows
+ * and keys as `null`: a grant for `null` must not cover Infinity).
  * @throws ToolCallError `invalid_input`.
  */
-export function refuseUnsafeKeys(value: unknown, depth = 0): void {
+export function refuseUnsafeInput(value: unknown, depth = 0): void {
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    throw new ToolCallError("invalid_input", `the number ${String(value)} is out of range (numbers must be finite)`);
+  }
   if (value === null || typeof value !== "object") return;
   if (depth > 64) throw new ToolCallError("invalid_input", "the input is nested more than 64 levels deep");
   if (Array.isArray(value)) {
-    for (const v of value) refuseUnsafeKeys(v, depth + 1);
+    for (const v of value) refuseUnsafeInput(v, depth + 1);
     return;
   }
   for (const k of Object.keys(value)) {
     refuseUnsafeKey(k);
-    refuseUnsafeKeys((value as Record<string, unknown>)[k], depth + 1);
+    refuseUnsafeInput((value as Record<string, unknown>)[k], depth + 1);
   }
 }
 

@@ -368,6 +368,31 @@ test("field names that reach the prototype are refused, never smuggled past the 
   await ts.close();
 });
 
+test("numbers JSON cannot carry (1e400 is Infinity) are refused before any approval is asked", async () => {
+  const { always } = await import("../../src/index.js");
+  const sent: unknown[] = [];
+  const ts = await createToolShell({
+    tools: {
+      transfer: defineTool({ description: "Sends money.", inputSchema: { type: "object", properties: { amount: { type: "number" } } }, approval: always(), execute: ({ amount }) => { sent.push(amount); return "sent"; } }),
+    },
+  });
+  const s = ts.session();
+  for (const script of ["tools transfer amount=1e400", "tools transfer amount=-1e400", `echo '{"amount": 1e999}' | tools transfer -`, "tools transfer --amount 1e400"]) {
+    const r = await s.bash(script);
+    assert.equal(r.exit_code, 1, script);
+    const err = JSON.parse(r.stderr.trim().split("\n").pop()!).error;
+    assert.equal(err.code, "invalid_input", script);
+    assert.match(err.message, /out of range/, script);
+  }
+  assert.deepEqual(s.pendingApprovals(), [], "no person was asked about an input that cannot run");
+  const plan = await s.bash("echo 'tools transfer amount=1e400' | tools plan -");
+  assert.match(plan.stdout, /invalid input: the number Infinity is out of range/);
+  assert.deepEqual(sent, []);
+  const big = await s.bash("tools transfer amount=1e300");
+  assert.equal(big.tools?.stopped?.reason, "needs_approval", "a large finite number is an ordinary call");
+  await ts.close();
+});
+
 test("a script that is not a string is a clear error, not an exception", async () => {
   const ts = await shell();
   const r = await ts.session().bash(null as unknown as string);
