@@ -30,9 +30,14 @@ export interface Redactor {
   output(o: ToolOutput): ToolOutput;
 }
 
+/** Names of URL query parameters and command-line flags that carry credentials. */
+const SECRET_NAME = /key|token|secret|passw|pwd|auth|credential|signature|sig$/i;
+
 /**
  * The secrets of a config: every `env` value of a stdio server and every `headers` value of an
- * HTTP server, plus the token part of `Bearer …`/`Basic …`-style header values.
+ * HTTP server, plus the token part of `Bearer …`/`Basic …`-style header values; the user name and
+ * password of a server URL and the values of its credential-named query parameters (`api_key=…`);
+ * and the values of a stdio server's credential-named flags (`--token X`, `--api-key=X`).
  * Values shorter than {@link MIN_SECRET_LENGTH} characters are left out.
  */
 export function configSecrets(config: Pick<ToolshellConfig, "servers">): string[] {
@@ -45,8 +50,30 @@ export function configSecrets(config: Pick<ToolshellConfig, "servers">): string[
     if (m) out.add(m[1]);
   };
   for (const s of config.servers) {
-    if (s.type === "stdio") for (const v of Object.values(s.env)) add(v);
-    else for (const v of Object.values(s.headers)) add(v);
+    if (s.type === "stdio") {
+      for (const v of Object.values(s.env)) add(v);
+      s.args.forEach((arg, i) => {
+        const flag = /^--?([A-Za-z0-9_-]+)(?:=(.*))?$/s.exec(arg);
+        if (!flag || !SECRET_NAME.test(flag[1])) return;
+        add(flag[2] !== undefined ? flag[2] : s.args[i + 1]);
+      });
+    } else {
+      for (const v of Object.values(s.headers)) add(v);
+      let url: URL | undefined;
+      try {
+        url = new URL(s.url);
+      } catch {}
+      if (url) {
+        // As written in the URL (errors quote it) and decoded (what the server receives).
+        for (const part of [url.username, url.password]) {
+          add(part);
+          try {
+            add(decodeURIComponent(part));
+          } catch {}
+        }
+        for (const [name, value] of url.searchParams) if (SECRET_NAME.test(name)) add(value);
+      }
+    }
   }
   return [...out];
 }

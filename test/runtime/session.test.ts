@@ -413,6 +413,26 @@ test("secrets from a server's config never reach the script, even through a star
   await ts.close();
 });
 
+test("credentials in a server URL or in a stdio server's flags are secrets too", async () => {
+  const key = "sk_live_url_0123456789";
+  const flagToken = "tok_flag_0123456789";
+  const ts = await createToolShell({
+    config: {
+      mcpServers: {
+        web: { url: `http://user:${key}@127.0.0.1:9/mcp?api_key=${key}&mode=fast`, load: "on_demand" },
+        cli: { command: process.execPath, args: ["-e", "console.error('args: ' + process.argv.slice(1).join(' ')); process.exit(1)", "--", "--token", flagToken, `--api-key=${flagToken}`], load: "on_demand" },
+      },
+    },
+  });
+  const r = await ts.session().bash("tools web x; tools cli x; tools web --help; tools cli --help");
+  const all = r.stdout + r.stderr;
+  assert.equal(all.includes(key), false, all);
+  assert.equal(all.includes(flagToken), false, all);
+  assert.match(all, /\[REDACTED\]/, "the errors still say what failed, with the secrets replaced");
+  assert.match(all, /mode=fast/, "a query parameter that is not a credential is left alone");
+  await ts.close();
+});
+
 test("the time limit covers loading the servers a script names before it starts", async () => {
   const ts = await createToolShell({
     timeoutMs: 800,
