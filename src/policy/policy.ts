@@ -8,7 +8,7 @@
  * readOnlyHint false, destructiveHint true, openWorldHint true).
  */
 import { foldName } from "../catalog/index.js";
-import type { ApprovalPolicy, ApprovalVerdict, CatalogTool, MaybePromise } from "../tool/index.js";
+import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise } from "../tool/index.js";
 import type { ApprovalBook } from "./approvals.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
@@ -174,7 +174,7 @@ export class Policy implements CallJudge {
 
   private judgeWith(call: JudgeCall, consume: boolean): MaybePromise<Judgement> {
     const a = this.assess(call.tool, call.input, { sessionId: call.sessionId, sessionMetadata: call.sessionMetadata, callId: call.callId, command: call.command });
-    return a instanceof Promise ? a.then((x) => this.withAnswers(call, consume, x)) : this.withAnswers(call, consume, a);
+    return isPromiseLike(a) ? Promise.resolve(a).then((x) => this.withAnswers(call, consume, x)) : this.withAnswers(call, consume, a);
   }
 
   /** The assessment with the session's answers (grants, refusals, allow_always, reject_always). */

@@ -10,7 +10,7 @@
 import type { Catalog } from "../catalog/index.js";
 import type { CallJudge, Judgement } from "../policy/index.js";
 import { checkKnownFields, refuseUnsafeInput, type NestedCallRequest, type ShellScope, type SubcommandHandler } from "../shell/index.js";
-import { ToolCallError, type InvokeContext, type ToolOutput } from "../tool/index.js";
+import { isPromiseLike, ToolCallError, type InvokeContext, type ToolOutput } from "../tool/index.js";
 import { canonicalJson } from "../policy/index.js";
 import type { RecordedCall, Replayed } from "./durable.js";
 import { previewInput, trimResult } from "./preview.js";
@@ -145,7 +145,7 @@ export class ShellCall implements ShellScope {
       refuseUnsafeInput(input);
       checkKnownFields(req.tool, input);
       const checking = req.tool.validate(input);
-      const checked = checking instanceof Promise ? await checking : checking;
+      const checked = isPromiseLike(checking) ? await checking : checking;
       if (!checked.ok) throw invalid(req, checked.errors);
       input = checked.value;
       const replayed = this.host.replay?.(index, req.command, input);
@@ -177,7 +177,7 @@ export class ShellCall implements ShellScope {
         sessionMetadata: this.host.sessionMetadata,
         callId,
       });
-      judgement = judging instanceof Promise ? await judging : judging;
+      judgement = isPromiseLike(judging) ? await judging : judging;
       if (judgement.risk === "blocked" || judgement.rejected) {
         throw new ToolCallError("denied", judgement.message ?? `${req.command} is blocked by policy`);
       }

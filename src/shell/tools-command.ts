@@ -6,7 +6,7 @@
  */
 import { defineCommand, type Command } from "just-bash";
 import { renderIndex, renderSearch, renderSource, renderTool } from "../catalog/index.js";
-import { ToolCallError } from "../tool/index.js";
+import { isPromiseLike, ToolCallError } from "../tool/index.js";
 import { haltScript } from "./halt.js";
 import { buildInput } from "./input.js";
 import { asToolCallError, errorLine, renderOutput } from "./output.js";
@@ -71,7 +71,7 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
     if (handled) return handled;
   }
   const resolving = catalog.resolve(args, scope.signal);
-  const resolved = resolving instanceof Promise ? await resolving : resolving;
+  const resolved = isPromiseLike(resolving) ? await resolving : resolving;
   if (resolved.kind === "source") return ok(renderSource(catalog, resolved.source));
   const { tool, rest: words } = resolved;
   const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
@@ -88,7 +88,7 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
     throw err;
   }
   const rendering = renderOutput(output, ctx.fs, ctx.cwd, tool.name);
-  const rendered = rendering instanceof Promise ? await rendering : rendering;
+  const rendered = isPromiseLike(rendering) ? await rendering : rendering;
   if (rendered.files.length) scope.noteFiles(rendered.files);
   return ok(rendered.stdout, rendered.stderr);
 }

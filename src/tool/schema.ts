@@ -7,7 +7,7 @@
  */
 import { createRequire } from "node:module";
 import { canonicalJson } from "./canonical.js";
-import type { JsonSchema, MaybePromise, ValidationResult } from "./types.js";
+import { isPromiseLike, type JsonSchema, type MaybePromise, type ValidationResult } from "./types.js";
 
 const require = createRequire(import.meta.url);
 type AjvClass = typeof import("ajv").default;
@@ -168,7 +168,7 @@ export async function normalizeSchema(schema: SchemaInput): Promise<NormalizedSc
       jsonSchema: tidyJsonSchema(jsonSchema),
       validate(value) {
         const result = std.validate(value);
-        return result instanceof Promise ? result.then(fromStandard) : fromStandard(result);
+        return isPromiseLike(result) ? Promise.resolve(result).then(fromStandard) : fromStandard(result);
       },
     };
   }
@@ -180,7 +180,9 @@ export async function normalizeSchema(schema: SchemaInput): Promise<NormalizedSc
 }
 
 function fromStandard(result: StandardResult): ValidationResult {
-  if (result.issues) return { ok: false, errors: result.issues.map((i) => `${issuePath(i.path)}: ${i.message}`) };
+  if (result && result.issues) return { ok: false, errors: result.issues.map((i) => `${issuePath(i.path)}: ${i.message}`) };
+  // A result with neither issues nor a value is not a success (Standard Schema v1 → Result).
+  if (!result || typeof result !== "object" || !("value" in result)) return { ok: false, errors: ["input: the validator gave no result"] };
   return { ok: true, value: result.value as Record<string, unknown> };
 }
 

@@ -169,7 +169,16 @@ export interface CatalogTool {
 }
 
 /** A value, or a promise of it: returned by hot-path steps that are usually synchronous. */
-export type MaybePromise<T> = T | Promise<T>;
+export type MaybePromise<T> = T | PromiseLike<T>;
+
+/**
+ * True for anything with a `then` method: a native promise, one from another realm (a `vm`
+ * context) or a library's own thenable. `instanceof Promise` misses the last two, and a
+ * validator's thenable read as a plain result would let any input through.
+ */
+export function isPromiseLike<T>(value: MaybePromise<T>): value is PromiseLike<T> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
 
 /** Load state of a source (MCP servers may load on demand). */
 export type SourceState = "ready" | "not_loaded" | "failed";

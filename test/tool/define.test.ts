@@ -90,6 +90,22 @@ test("a Standard Schema that validates asynchronously works through the tools co
   }
 });
 
+test("a validator's promise from another realm, or a bare thenable, is awaited; an empty result is no success", async () => {
+  const vm = await import("node:vm");
+  const otherRealm = vm.runInNewContext("(v) => Promise.resolve(v)") as (v: unknown) => PromiseLike<unknown>;
+  const thenable = (v: unknown) => ({ then: (resolve: (x: unknown) => void) => resolve(v) });
+  const verdict = (value: unknown) => ((value as { amount?: number }).amount! <= 100 ? { value } : { issues: [{ message: "amount must be at most 100", path: ["amount"] }] });
+  for (const wrap of [otherRealm, thenable, (v: unknown) => v]) {
+    const std = await normalizeSchema({
+      "~standard": { version: 1 as const, vendor: "custom", validate: (value: unknown) => wrap(verdict(value)) as never, jsonSchema: { input: () => ({ type: "object" }) } },
+    });
+    assert.deepEqual(await std.validate({ amount: 1000 }), { ok: false, errors: ["amount: amount must be at most 100"] });
+    assert.deepEqual(await std.validate({ amount: 5 }), { ok: true, value: { amount: 5 } });
+  }
+  const empty = await normalizeSchema({ "~standard": { version: 1 as const, vendor: "custom", validate: () => ({}) as never, jsonSchema: { input: () => ({ type: "object" }) } } });
+  assert.equal((await empty.validate({ amount: 5 })).ok, false);
+});
+
 test("uniqueItems compares items as JSON values and handles large arrays of objects", async () => {
   const { jsonSchemaValidator } = await import("../../src/tool/index.js");
   for (const $schema of [undefined, "https://json-schema.org/draft/2020-12/schema"]) {
