@@ -6,7 +6,7 @@
  * persist, files do; the `bash` result and its report); DESIGN.md "The path of one nested call".
  */
 import { Catalog } from "../catalog/index.js";
-import { createEngine, errorLine, runInScope, WORKDIR, type Engine, type SubcommandHandler } from "../shell/index.js";
+import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine, type SubcommandHandler } from "../shell/index.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type Skill, type ToolSource } from "../tool/index.js";
 import type { ApprovalRequest, CallJudge, Decision, Policy } from "../policy/index.js";
 import { runShellStep, runStep, type DurableRun, type DurableSessionView, type SessionStore } from "./durable.js";
@@ -185,7 +185,13 @@ export class Session {
         await fs.writeFile(full, content);
       },
       exists: (p) => fs.exists(fs.resolvePath(cwd, p)),
-      run: (command, o = {}) => this.engine.exec(command, { stdin: o.stdin, cwd: o.cwd }),
+      run: async (command, o = {}) => {
+        // A tool still running after its shell call stopped runs nothing more in the sandbox.
+        if (currentScope()?.isStopped()) {
+          return { stdout: "", stderr: errorLine(new ToolCallError("stopped", "the shell call stopped, so this command did not run")), exitCode: 1 };
+        }
+        return this.engine.exec(command, { stdin: o.stdin, cwd: o.cwd });
+      },
     };
   }
 
