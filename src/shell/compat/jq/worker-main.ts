@@ -14,8 +14,9 @@
  * - `environ_get`/`environ_sizes_get` serve the session's exported variables (UTF-8),
  *   so `env`/`$ENV` see the shell's environment and never the host's;
  * - `_tzset_js`/`_localtime_js` are UTC, like just-bash's `date` (no host time zone);
- * - stdout/stderr are char devices that copy whole chunks into JS and stop the run
- *   once the output cap is passed.
+ * - stdout/stderr are char devices that copy each write into one growing buffer per stream
+ *   (so memory follows the bytes, however many small writes) and stop the run once the
+ *   output cap is passed.
  * Files named on the command line are staged into the instance's in-memory FS at the
  * same absolute paths as in the session's virtual filesystem, and removed after the run.
  * An instance that hit an abnormal end (trap, output cap, stdin left half-read), grew
@@ -71,9 +72,31 @@ export function jqWorkerMain(): void {
     constructor(public which: string) {}
   }
 
+  /** One stream's output: a buffer that doubles as it fills, and the bytes used in it. */
   interface Sink {
-    chunks: Uint8Array[];
+    buf: Uint8Array;
     bytes: number;
+  }
+
+  const SINK_START = 64 * 1024;
+
+  function append(sink: Sink, data: Uint8Array): void {
+    const need = sink.bytes + data.length;
+    if (need > sink.buf.length) {
+      let size = sink.buf.length || SINK_START;
+      while (size < need) size *= 2;
+      const grown = new Uint8Array(size);
+      grown.set(sink.buf.subarray(0, sink.bytes));
+      sink.buf = grown;
+    }
+    sink.buf.set(data, sink.bytes);
+    sink.bytes = need;
+  }
+
+  /** Empties a sink for the next run; a buffer grown past 1 MiB is let go. */
+  function reset(sink: Sink): void {
+    if (sink.buf.length > 1024 * 1024) sink.buf = new Uint8Array(SINK_START);
+    sink.bytes = 0;
   }
   interface Inst {
     FS: any;
@@ -86,7 +109,7 @@ export function jqWorkerMain(): void {
     maxOutput: number;
     /** Set when output passed `maxOutput`: later writes are dropped. */
     overflow: boolean;
-    /** Bytes written this run plus a per-write overhead, checked against `maxOutput`. */
+    /** Bytes written this run (both streams), checked against `maxOutput`. */
     accounted: number;
   }
 
@@ -99,8 +122,8 @@ export function jqWorkerMain(): void {
       envKey,
       calls: 0,
       broken: false,
-      out: { chunks: [], bytes: 0 },
-      err: { chunks: [], bytes: 0 },
+      out: { buf: new Uint8Array(SINK_START), bytes: 0 },
+      err: { buf: new Uint8Array(SINK_START), bytes: 0 },
       maxOutput: Infinity,
       overflow: false,
       accounted: 0,
@@ -181,17 +204,14 @@ export function jqWorkerMain(): void {
         },
         write(_stream: unknown, buffer: Uint8Array, offset: number, length: number) {
           if (length <= 0) return 0;
-          // Emscripten swallows exceptions thrown here, so an overflow is a flag: the chunk that
+          // Emscripten swallows exceptions thrown here, so an overflow is a flag: the write that
           // would pass the cap and every later one are dropped, and the run ends as a limit error.
-          // Each kept chunk costs memory beyond its bytes: count 64 bytes of overhead per write, so
-          // millions of tiny writes reach the cap as surely as a few large ones.
-          inst.accounted += length + 64;
+          inst.accounted += length;
           if (inst.overflow || inst.accounted > inst.maxOutput) {
             inst.overflow = true;
             return length;
           }
-          sink.chunks.push(buffer.slice(offset, offset + length));
-          sink.bytes += length;
+          append(sink, buffer.subarray(offset, offset + length));
           return length;
         },
       });
@@ -236,23 +256,11 @@ export function jqWorkerMain(): void {
     return inst;
   }
 
-  function concat(chunks: Uint8Array[], total: number): Uint8Array {
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
-  }
-
   function runOn(inst: Inst, req: RunRequest) {
     const FS = inst.FS;
     const ex = inst.ex;
-    inst.out.chunks = [];
-    inst.out.bytes = 0;
-    inst.err.chunks = [];
-    inst.err.bytes = 0;
+    reset(inst.out);
+    reset(inst.err);
     inst.maxOutput = req.maxOutput;
     inst.overflow = false;
     inst.accounted = 0;
@@ -320,23 +328,18 @@ export function jqWorkerMain(): void {
       } else if (e instanceof OutputLimit) {
         inst.broken = true;
         exitCode = 2;
-        inst.err.chunks.push(enc.encode("jq: error: output limit exceeded\n"));
-        inst.err.bytes += 33;
+        append(inst.err, enc.encode("jq: error: output limit exceeded\n"));
       } else {
         inst.broken = true;
         exitCode = 5;
         const msg = "jq: error: internal failure: " + String((e as Error)?.message ?? e) + "\n";
-        const b = enc.encode(msg);
-        inst.err.chunks.push(b);
-        inst.err.bytes += b.length;
+        append(inst.err, enc.encode(msg));
       }
     } finally {
       if (inst.overflow) {
         inst.broken = true;
         exitCode = 2;
-        const b = enc.encode(`jq: error: output limit exceeded (${inst.maxOutput} bytes)\n`);
-        inst.err.chunks.push(b);
-        inst.err.bytes += b.length;
+        append(inst.err, enc.encode(`jq: error: output limit exceeded (${inst.maxOutput} bytes)\n`));
       }
       try {
         ex._emscripten_stack_restore(sp);
@@ -352,8 +355,8 @@ export function jqWorkerMain(): void {
     const heap = (ex.memory.buffer as ArrayBuffer).byteLength;
     if (heap > data.maxHeapBytes || inst.calls >= data.maxCallsPerInstance) inst.broken = true;
     return {
-      stdout: concat(inst.out.chunks, inst.out.bytes),
-      stderr: concat(inst.err.chunks, inst.err.bytes),
+      stdout: inst.out.buf.slice(0, inst.out.bytes),
+      stderr: inst.err.buf.slice(0, inst.err.bytes),
       exitCode,
       heapBytes: heap,
     };
