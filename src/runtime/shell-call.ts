@@ -7,7 +7,7 @@
  * (`call_limit`: more than 50 tool calls in one shell call), Approvals (stop, done, read-only
  * calls counted); issue 2 (budget counts every way a call is made); issue 4 (stop report).
  */
-import type { Catalog } from "../catalog/index.js";
+import { signature, type Catalog } from "../catalog/index.js";
 import type { CallJudge, Judgement } from "../policy/index.js";
 import { checkKnownFields, refuseUnsafeInput, type NestedCallRequest, type ShellScope, type SubcommandHandler } from "../shell/index.js";
 import { isPromiseLike, ToolCallError, type InvokeContext, type ToolOutput } from "../tool/index.js";
@@ -253,6 +253,7 @@ export class ShellCall implements ShellScope {
   }
 }
 
+/** A schema refusal, with the tool's signature (issue 2: missing and mistyped fields say how to call it). */
 function invalid(req: NestedCallRequest, errors: string[]): ToolCallError {
-  return new ToolCallError("invalid_input", `${req.command}: ${errors.join("; ")}`);
+  return new ToolCallError("invalid_input", `${req.command}: ${errors.join("; ")}. Signature: ${signature(req.tool.name, req.tool.inputSchema)}`);
 }

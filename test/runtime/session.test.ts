@@ -78,7 +78,9 @@ test("bad input is refused with the signature, never dropped", async () => {
   assert.match(err.error.message, /unknown field "colour".*lookup\(\{ id: integer, verbose\?: boolean, tag\?: string \}\)/);
   const mistyped = JSON.parse((await s.bash(`tools lookup id=seven`)).stderr.trim());
   assert.equal(mistyped.error.code, "invalid_input");
-  assert.match(mistyped.error.message, /id/);
+  assert.match(mistyped.error.message, /id.*Signature: lookup\(\{ id: integer, verbose\?: boolean, tag\?: string \}\)/);
+  const missing = JSON.parse((await s.bash(`tools lookup tag=x`)).stderr.trim());
+  assert.match(missing.error.message, /id.*Signature: lookup\(\{ id: integer/, "a missing field names the signature too");
   const notObject = JSON.parse((await s.bash(`tools lookup '[1]'`)).stderr.trim());
   assert.equal(notObject.error.code, "invalid_input");
   const badJson = JSON.parse((await s.bash(`echo '{id:' | tools lookup -`)).stderr.trim());
