@@ -56,6 +56,8 @@ export async function openToolShell(options: CommonOptions): Promise<Host> {
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
   const configFile = options.config ?? findConfigFile(process.cwd());
   if (options.config && !existsSync(options.config)) throw new Error(`config file not found: ${options.config}`);
+  // Running without servers is allowed (local tools, saved scripts), but never silently.
+  if (!configFile) process.stderr.write(`toolshell: no toolshell.config.json or .mcp.json in ${process.cwd()}: no MCP servers (--config FILE names one)\n`);
   let workspaceDir: string | undefined;
   if (options.workspace) {
     workspaceDir = path.resolve(options.workspace);
