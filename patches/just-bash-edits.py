@@ -88,6 +88,11 @@ rep('async function Ic(e,t,n){e.coverage?.hit("bash:expansion:word_glob");',
 rep('async executeStatement(t){if(this.assertDefenseContext("statement"),',
     'async executeStatement(t){if(__tsYieldDue()){await __tsYield();__tsAfterYield(this.ctx)}if(this.assertDefenseContext("statement"),')
 
+# H16: a numeric brace range longer than the expansion cap (10,000 items) is an error instead
+# of being cut short without a word ({1..150000} gave 10,000 items)
+rep('else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);return l}function gp(',
+    'else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);if(l.length>=Math.min(dr,i.maxResults)&&(e<=t?e+a*l.length<=t:e-a*l.length>=t))throw new x(`brace expansion: {${e}..${t}} has more than ${l.length} items`,"array_elements");return l}function gp(')
+
 s = s.rstrip("\n") + "\n" + open(sys.argv[2]).read()
 open(p, "w").write(s)
 

@@ -196,6 +196,7 @@ export function renderFindings(findings: readonly Finding[]): string {
   if (findings.length === 0) return "No findings.\n";
   const lines = findings.map((f) => `${f.severity.padEnd(10)} ${f.category.padEnd(13)} ${f.rule_id}  ${f.location}: ${f.message}`);
   const count = (s: Severity) => findings.filter((f) => f.severity === s).length;
-  lines.push("", `${findings.length} findings: ${count("warning")} warnings, ${count("suggestion")} suggestions, ${count("info")} info. Advisory only: nothing is blocked.`);
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  lines.push("", `${plural(findings.length, "finding")}: ${plural(count("warning"), "warning")}, ${plural(count("suggestion"), "suggestion")}, ${count("info")} info. Advisory only: nothing is blocked.`);
   return lines.join("\n") + "\n";
 }

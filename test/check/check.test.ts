@@ -125,7 +125,7 @@ test("the CLI: findings as text or JSON, exit 0 whatever it finds — a config t
   const text = cli(["check"], dir);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^warning +completeness +servers\.failed_to_start +mcpServers\.broken: /m);
-  assert.match(text.stdout, /findings: \d+ warnings, \d+ suggestions, \d+ info\. Advisory only/);
+  assert.match(text.stdout, /\d+ findings?: \d+ warnings?, \d+ suggestions?, \d+ info\. Advisory only/);
   const json = cli(["check", "--json"], dir);
   assert.equal(json.code, 0);
   const findings = JSON.parse(json.stdout) as Finding[];

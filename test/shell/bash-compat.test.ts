@@ -78,6 +78,16 @@ test("$cmd, \"$@\" and arrays work as command words", async () => {
   assert.equal(r.stdout, "a-b-\nx  y\n1 2\n", r.stderr);
 });
 
+test("a brace range past the 10,000-item cap is an error, never cut short", async () => {
+  const bash = makeShell();
+  const full = await bash.exec("echo {1..10000} | wc -w; echo {20000..1..2} | wc -w");
+  assert.equal(full.stdout.split(/\s+/).filter(Boolean).join(" "), "10000 10000");
+  const over = await bash.exec("n=0; for i in {1..10001}; do n=$((n+1)); done; echo $n");
+  assert.notEqual(over.exitCode, 0);
+  assert.equal(over.stdout, "", "the loop did not run a shortened range");
+  assert.match(over.stderr, /brace expansion: \{1\.\.10001\} has more than 10000 items/);
+});
+
 test("SHELL_NOTES are a few lines and name what is there and what is not", () => {
   const tokens = encode(SHELL_NOTES).length;
   assert.ok(tokens <= 220, `${tokens} tokens`);

@@ -186,7 +186,7 @@ export function jqWorkerMain(): void {
         return {};
       },
     });
-    if (!M.FS) throw new Error("jq-web is not patched (patches/jq-web+0.6.2.patch): run `npx patch-package`");
+    if (!M.FS) throw new Error("jq-web is not patched (toolshell's patches/jq-web+0.6.2.patch): see \"Use it from code\" in toolshell's README");
     inst.FS = M.FS;
     inst.ex = ex;
     const FS = M.FS;
