@@ -8,6 +8,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { closest } from "../catalog/index.js";
 import { parseServersConfig, type ServerConfig } from "../mcp/index.js";
 import { validate as validateSchema } from "./config-schema.generated.js";
 
@@ -71,7 +72,12 @@ export function parseConfig(json: unknown, options: { baseDir: string; file?: st
   const baseDir = path.resolve(options.baseDir);
   if (typeof json !== "object" || json === null || Array.isArray(json)) fail(file, "(top level)", "expected a JSON object");
   const o = json as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!TOP_KEYS.has(k)) fail(file, k, `unknown key (known: ${[...TOP_KEYS].filter((x) => x !== "$schema").join(", ")})`);
+  for (const k of Object.keys(o)) {
+    if (TOP_KEYS.has(k)) continue;
+    const known = [...TOP_KEYS].filter((x) => x !== "$schema");
+    const near = closest(k, known)[0];
+    fail(file, k, `unknown key${near ? `; did you mean "${near}"?` : ""} (known: ${known.join(", ")})`);
+  }
   let servers: ServerConfig[] = [];
   try {
     // `${TOOLSHELL_CONFIG_DIR}` names the config file's folder (absolute), for servers that

@@ -63,7 +63,9 @@ test("a bad value is refused at load naming the file and the key; the older chec
   assert.equal(load({ keepVisible: ["ok", ""] }), "FILE: keepVisible[1]: must not be empty (schema/toolshell.config.schema.json)");
   assert.equal(load({ approval: { mode: "normal", tool: {} } }), "FILE: approval.tool: unknown key (schema/toolshell.config.schema.json)");
   assert.equal(load({ inputs: {} }), "FILE: inputs: expected an array (schema/toolshell.config.schema.json)");
-  assert.match(load({ callLimt: 3 }), /^FILE: callLimt: unknown key \(known: /);
+  assert.match(load({ callLimt: 3 }), /^FILE: callLimt: unknown key; did you mean "callLimit"\? \(known: /);
+  assert.match(load({ mcpServer: {} }), /^FILE: mcpServer: unknown key; did you mean "mcpServers"\? \(known: /);
+  assert.match(load({ zzzzzz: 1 }), /^FILE: zzzzzz: unknown key \(known: /);
   assert.equal(load({ callLimit: 0 }), "FILE: callLimit: expected a whole number from 1 to 10000");
   assert.equal(load({ manageScripts: "yes" }), "FILE: manageScripts: expected true or false");
 });
