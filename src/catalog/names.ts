@@ -5,19 +5,9 @@
  * interchangeable"; `mcp_github__list_pulls` is `tools github list-pulls`).
  */
 
-import { editDistance } from "../tool/index.js";
+import { displayName, editDistance, foldName } from "../tool/index.js";
 
-export { editDistance };
-
-/** The key two spellings of one name share: `-` and `_` folded to `_`, lower case. */
-export function foldName(name: string): string {
-  return name.replace(/-/g, "_").toLowerCase();
-}
-
-/** How a name is shown in help and runnable lines: underscores as hyphens (`list_pulls` → `list-pulls`). */
-export function displayName(name: string): string {
-  return name.replace(/_/g, "-");
-}
+export { displayName, editDistance, foldName };
 
 /**
  * The candidates closest to `word`, best first: prefix/substring matches, then small edit

@@ -150,6 +150,10 @@ export async function checkToolShell(shell: ToolShell, options: CheckOptions = {
         add({ rule_id: "tools.duplicate_name", severity: "warning", category: "structure", message: `top-level tool ${t.name} has the name of server ${byFold.get(f)}: tools ${t.name.replace(/_/g, "-")} names the server`, location: where(t) });
       }
     }
+    for (const { name, kept } of s.leftOut?.() ?? []) {
+      const words = `tools ${s.name} ${name.replace(/_/g, "-")}`;
+      add({ rule_id: "tools.duplicate_name", severity: "warning", category: "structure", message: `${kept} and ${name} of ${s.name} are one command once - and _ fold: ${name} is left out (${words} calls ${kept})`, location: words });
+    }
   }
 
   // Config entries that name nothing.

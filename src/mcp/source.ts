@@ -6,6 +6,8 @@
  * MCP spec 2025-06-18 "Tools" (list, call, list_changed), "Lifecycle" (initialize, shutdown).
  */
 import path from "node:path";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { displayName } from "../tool/text.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
 import type { ServerConfig } from "./config.js";
 import type { Connection } from "./connection.js";
@@ -81,6 +83,12 @@ export class McpServerSource implements ToolSource {
     return this.#tools;
   }
 
+  /** See ToolSource.leftOut: tools of the last listing that no command reaches. */
+  leftOut(): Array<{ name: string; kept: string }> {
+    return this.#leftOut;
+  }
+  #leftOut: Array<{ name: string; kept: string }> = [];
+
   /** The pid of the running stdio server process, or undefined when none runs (or for HTTP). */
   pid(): number | undefined {
     return this.#conn?.pid;
@@ -151,7 +159,7 @@ export class McpServerSource implements ToolSource {
       });
       const listed = await connection.listAllTools(conn.client, deadline, timeoutMs);
       if (this.#closed) throw this.#closedError();
-      this.#tools = listed.map((tool) => toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
+      this.#tools = this.#catalogTools(listed);
       this.#conn = conn;
       this.#state = "ready";
       this.#failure = undefined;
@@ -199,6 +207,29 @@ export class McpServerSource implements ToolSource {
     }
   };
 
+  /**
+   * The listed tools as catalog tools. A tool whose command words repeat an earlier one's (names
+   * that differ only in `-` and `_`, such as `delete_file` and `delete-file`) is left out and the
+   * log says so: one command calls one tool, and a person's answer covers exactly that tool.
+   */
+  #catalogTools(listed: Tool[]): CatalogTool[] {
+    const taken = new Map<string, string>();
+    const out: CatalogTool[] = [];
+    this.#leftOut = [];
+    for (const tool of listed) {
+      const words = displayName(tool.name);
+      const first = taken.get(words);
+      if (first !== undefined) {
+        this.#log.line(`tool "${tool.name}" left out: "tools ${this.name} ${words}" already calls "${first}"`);
+        this.#leftOut.push({ name: tool.name, kept: first });
+        continue;
+      }
+      taken.set(words, tool.name);
+      out.push(toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
+    }
+    return out;
+  }
+
   /** Re-lists after list_changed; one listing at a time, one more if notified meanwhile. */
   #relist(conn: Connection): void {
     if (this.#relisting) {
@@ -213,7 +244,7 @@ export class McpServerSource implements ToolSource {
           const timeoutMs = this.config.connectTimeoutMs;
           const listed = await (await loadSdk()).connection.listAllTools(conn.client, undefined, timeoutMs);
           if (this.#closed || this.#conn !== conn) break;
-          this.#tools = listed.map((tool) => toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
+          this.#tools = this.#catalogTools(listed);
           this.#log.line(`tools changed: listed ${this.#tools.length} tools`);
           for (const listener of this.#listeners) {
             try {

@@ -6,5 +6,5 @@ export { normalizeSchema, jsonSchemaValidator, isStandardSchema } from "./schema
 export type { SchemaInput, NormalizedSchema, StandardSchemaLike } from "./schema.js";
 export { LocalToolSource, toCatalogTool, renderLocalResult } from "./local-source.js";
 export { loadToolsDir, readSkill } from "./load.js";
-export { editDistance } from "./text.js";
+export { displayName, editDistance, foldName } from "./text.js";
 export { canonicalJson } from "./canonical.js";

@@ -1,5 +1,9 @@
 /**
- * Small text helpers shared by the catalog ("did you mean") and the MCP config (typo checks).
+ * Small text helpers shared by the catalog ("did you mean", command words), the MCP config (typo
+ * checks) and MCP sources (one command, one tool).
+ *
+ * Rule source: seed "Tools in Shell" → The tools command ("Hyphens and underscores are
+ * interchangeable").
  */
 
 /** Levenshtein distance between two strings (for "did you mean"). */
@@ -17,4 +21,14 @@ export function editDistance(a: string, b: string): number {
     }
   }
   return prev[b.length];
+}
+
+/** The key two spellings of one name share: `-` and `_` folded to `_`, lower case. */
+export function foldName(name: string): string {
+  return name.replace(/-/g, "_").toLowerCase();
+}
+
+/** How a name is shown in help and runnable lines: underscores as hyphens (`list_pulls` → `list-pulls`). */
+export function displayName(name: string): string {
+  return name.replace(/_/g, "-");
 }

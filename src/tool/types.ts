@@ -196,6 +196,8 @@ export interface ToolSource {
   failure?(): ToolCallError | undefined;
   /** The tools known now (empty while not loaded). */
   tools(): CatalogTool[];
+  /** Listed tools left out because their command words repeat an earlier tool's (`kept`). */
+  leftOut?(): Array<{ name: string; kept: string }>;
   /** Loads (connects / spawns) the source; resolves when its tools are listed. Throws ToolCallError. */
   load(signal?: AbortSignal): Promise<void>;
   /** Stops processes and connections. */

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { McpServerSource } from "../../src/mcp/index.js";
 import { ToolCallError } from "../../src/tool/types.js";
-import { NUMBERED_TOOLS, PAGE_SIZE, RAW_SERVER, RAW_SPECIAL_TOOLS, tsxCommand } from "../fixtures/mcp/index.js";
+import { readFileSync } from "node:fs";
+import { NUMBERED_TOOLS, PAGE_SIZE, RAW_SERVER, RAW_SPECIAL_TOOLS, RAW_TWIN_LEFT_OUT, tsxCommand } from "../fixtures/mcp/index.js";
 import { call, closeAll, rejection, sourceFor, tool } from "./helpers.js";
 
 let source: McpServerSource;
@@ -23,6 +24,19 @@ test("every tool is listed across nextCursor pages", () => {
   assert.equal(new Set(names).size, names.length);
   for (let i = 1; i <= NUMBERED_TOOLS; i++) assert.ok(names.includes(`tool_${String(i).padStart(3, "0")}`), `tool_${i}`);
   for (const name of RAW_SPECIAL_TOOLS) assert.ok(names.includes(name), name);
+});
+
+test("two tools whose names differ only in - and _ share no command: the later one is left out and logged", async () => {
+  const names = source.tools().map((t) => t.name);
+  assert.ok(names.includes("twin_name"));
+  assert.ok(!names.includes(RAW_TWIN_LEFT_OUT), "one command, one tool: an answer about it covers exactly that tool");
+  // The log is written through a stream: wait for the line to land.
+  let log = "";
+  for (let i = 0; i < 100 && !log.includes("left out"); i++) {
+    log = readFileSync(source.logFile, "utf8");
+    if (!log.includes("left out")) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.match(log, /tool "twin-name" left out: "tools raw twin-name" already calls "twin_name"/);
 });
 
 test("tools from the first and last pages are callable", async () => {
