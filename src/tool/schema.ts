@@ -94,13 +94,13 @@ function ajvFor(schema: JsonSchema): InstanceType<AjvClass> {
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
   if (draft.includes("2020-12") || draft.includes("2019-09")) {
     if (!ajv2020) {
-      ajv2020 = withLinearUniqueItems(new (load<AjvClass>("ajv/dist/2020"))({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine() } }));
+      ajv2020 = withLinearUniqueItems(new (load<AjvClass>("ajv/dist/2020"))({ allErrors: false, strict: false, validateFormats: true, code: { regExp: re2Engine() } }));
       addFormats(ajv2020);
     }
     return ajv2020;
   }
   if (!ajv07) {
-    ajv07 = withLinearUniqueItems(new (load<AjvClass>("ajv"))({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine() } }));
+    ajv07 = withLinearUniqueItems(new (load<AjvClass>("ajv"))({ allErrors: false, strict: false, validateFormats: true, code: { regExp: re2Engine() } }));
     addFormats(ajv07);
   }
   return ajv07;

@@ -124,6 +124,25 @@ test("uniqueItems compares items as JSON values and handles large arrays of obje
   assert.equal(off([1, 1]).ok, true, "uniqueItems: false allows duplicates");
 });
 
+test("a recursive oneOf schema refuses a deep invalid input at once (validation stops at the first error)", async () => {
+  const { jsonSchemaValidator } = await import("../../src/tool/index.js");
+  const block = (t: string) => ({ type: "object", properties: { type: { const: t }, children: { type: "array", items: { $ref: "#/definitions/block" } } }, required: ["type"] });
+  const check = jsonSchemaValidator({
+    type: "object",
+    properties: { blocks: { type: "array", items: { $ref: "#/definitions/block" } } },
+    required: ["blocks"],
+    definitions: { block: { oneOf: [block("paragraph"), block("heading"), block("list")] } },
+  });
+  // With every error collected, ajv walked all three variants at every level (3^depth) and a
+  // 12-level tree exhausted the heap.
+  let tree: Record<string, unknown> = { type: 5 };
+  for (let i = 0; i < 40; i++) tree = { type: "paragraph", children: [tree] };
+  const result = check({ blocks: [tree] });
+  assert.equal(result.ok, false);
+  assert.match(!result.ok ? result.errors.join("; ") : "", /must be equal to constant|must match exactly one schema/);
+  assert.equal(check({ blocks: [{ type: "heading", children: [{ type: "list" }] }] }).ok, true);
+});
+
 test("loading agent/tools: slug names, jiti for .ts, execute never runs", async () => {
   const defs = await loadToolsDir(path.join(here, "../../examples/agent/tools"));
   assert.deepEqual(Object.keys(defs).sort(), ["triage", "word_stats"]);
