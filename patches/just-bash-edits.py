@@ -81,17 +81,22 @@ rep('let k=async(A,C,N)=>{A.append?await e.fs.appendFile(A.path,C,N):await e.fs.
 rep('async function Ic(e,t,n){e.coverage?.hit("bash:expansion:word_glob");',
     'async function Ic(e,t,n){e.coverage?.hit("bash:expansion:word_glob");if(t.parts.length===1&&t.parts[0].type==="Literal"&&/^[A-Za-z0-9_.\\/=:@%+,-]+$/.test(t.parts[0].value))return{values:[t.parts[0].value],quoted:!1};')
 
-# H15: a running script gives the event loop a turn at least every 20 ms (at a statement
-# boundary), so timers fire (the shell call's time limit, other sessions, the HTTP API) even
+# H15: a running script gives the event loop a turn at least every 20 ms (at a statement,
+# command or conditional-term boundary), so timers fire (the shell call's time limit, other sessions, the HTTP API) even
 # while a script computes without any I/O; after the turn, hooks registered under
 # Symbol.for("toolshell.afterYield") may halt the script (a stopped shell call)
 rep('async executeStatement(t){if(this.assertDefenseContext("statement"),',
     'async executeStatement(t){if(__tsYieldDue()){await __tsYield();__tsAfterYield(this.ctx)}if(this.assertDefenseContext("statement"),')
+# ... and before each command of a statement (`a || b || c`) and each term of `[[ … ]]`
+rep('async executeCommand(t,n,r=!1){let s=jc(this.ctx),i;',
+    'async executeCommand(t,n,r=!1){if(__tsYieldDue()){await __tsYield();__tsAfterYield(this.ctx)}let s=jc(this.ctx),i;')
+rep('async function Yt(e,t){switch(t.type){',
+    'async function Yt(e,t){if(__tsYieldDue()){await __tsYield();__tsAfterYield(e)}switch(t.type){')
 
 # H16: a numeric brace range longer than the expansion cap (10,000 items) is an error instead
 # of being cut short without a word ({1..150000} gave 10,000 items)
 rep('else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);return l}function gp(',
-    'else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);if(l.length>=Math.min(dr,i.maxResults)&&(e<=t?e+a*l.length<=t:e-a*l.length>=t))throw new x(`brace expansion: {${e}..${t}} has more than ${l.length} items`,"array_elements");return l}function gp(')
+    'else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);if(l.length>=Math.min(dr,i.maxResults)&&(e<=t?e+a*l.length<=t:e-a*l.length>=t))throw new x(`brace expansion: {${r??e}..${s??t}${n!==void 0?`..${n}`:""}} has more than ${l.length} items`,"array_elements");return l}function gp(')
 
 s = s.rstrip("\n") + "\n" + open(sys.argv[2]).read()
 open(p, "w").write(s)

@@ -193,6 +193,25 @@ test("a script that only computes still yields: other timers run, and its time l
   await ts.close();
 });
 
+test("one long statement (a || chain) still yields between its commands", async () => {
+  let armed = false;
+  let firedDuring: boolean | undefined;
+  const ts = await createToolShell({
+    tools: {
+      arm: defineTool({ description: "Arms a 10 ms timer.", inputSchema: {}, hints: { readOnly: true }, execute: () => { armed = true; setTimeout(() => (firedDuring = armed), 10); return ""; } }),
+      disarm: defineTool({ description: "Ends the window.", inputSchema: {}, hints: { readOnly: true }, execute: () => { armed = false; return "disarmed"; } }),
+    },
+  });
+  // One statement: arm, then thousands of commands, then disarm. The timer can fire inside it
+  // only if the interpreter gives the event loop a turn between the commands of one statement.
+  const chain = Array.from({ length: 5000 }, () => "false").join(" || ");
+  const r = await ts.session().bash(`tools arm && ${chain} || tools disarm`);
+  assert.equal(r.stdout, "disarmed\n", r.stderr);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(firedDuring, true, "the timer fired while the statement ran");
+  await ts.close();
+});
+
 test("a time limit stops the shell call; a tool still running sees `stopped`", async () => {
   const ts = await shell({ n: 0 }, { timeoutMs: 300 });
   const s = ts.session();
