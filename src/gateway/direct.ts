@@ -41,6 +41,8 @@ export async function directApprovalNeeded(shell: ToolShell, session: Session, t
   if (!checked.ok) return undefined;
   const command = commandOf(tool);
   try {
+    // An input the call will refuse (Infinity, __proto__) raises no request a person would see.
+    refuseUnsafeInput(checked.value);
     const j = await shell.policy.peek({ tool, command, input: checked.value, sessionId: session.id, sessionMetadata: session.metadata, callId: `direct:${callId}` });
     if (j.risk !== "needs_approval" || j.approved || j.rejected) return undefined;
     const id = await shell.policy.requestApproval(session.id, { tool: command, toolName: tool.name, input: checked.value, why: j.why, callId: `direct:${callId}` });

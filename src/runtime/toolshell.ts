@@ -53,6 +53,8 @@ export interface ToolShellOptions {
   ratingCache?: RatingCache;
   /** Opens a session's approval book (a store restores and persists it); default: in memory. */
   approvalBook?: (sessionId: string) => ApprovalBook;
+  /** True when the stored books changed in another process: the open ones are reopened. */
+  approvalBooksChanged?: () => boolean;
   /** Extra commands registered in the shell (compatibility fixes). */
   engineCommands?: Command[];
   /** Lines at the end of `tools --help`. */
@@ -159,6 +161,9 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     trustedServers: config.servers.filter((s) => s.trust).map((s) => s.name),
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
     book(sessionId: string) {
+      // Answers given by another process (`toolshell approve` beside a server) are read before
+      // any judgement, and this process never writes over them with an older book.
+      if (options.approvalBooksChanged?.()) books.clear();
       let b = books.get(sessionId);
       if (!b) {
         b = options.approvalBook ? options.approvalBook(sessionId) : new ApprovalBook(sessionId);

@@ -81,6 +81,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       ...options,
       store,
       approvalBook: options.approvalBook ?? ((sessionId) => store.approvalBook(sessionId)),
+      approvalBooksChanged: options.approvalBook ? options.approvalBooksChanged : () => store.changedElsewhere?.() ?? false,
       ratingCache: options.ratingCache ?? store.ratings,
       sessionSources: scripts.sessionSources,
       subcommand: scripts.subcommand,

@@ -299,6 +299,15 @@ export class SqliteStore implements Store {
 
   // ── approvals ───────────────────────────────────────────────────────────────
 
+  /** See Store.changedElsewhere; SQLite's data_version moves when another connection commits. */
+  changedElsewhere(): boolean {
+    const version = this.db.pragma("data_version", { simple: true }) as number;
+    const changed = this.dataVersion !== undefined && version !== this.dataVersion;
+    this.dataVersion = version;
+    return changed;
+  }
+  private dataVersion: number | undefined;
+
   approvalBook(sessionId: string): ApprovalBook {
     const state = this.st.approvalState.get(sessionId) as Row | undefined;
     const requests = (this.st.approvalRequests.all(sessionId) as Row[]).map((r) => parse<ApprovalRequest | null>(r.data, null)).filter((r): r is ApprovalRequest => r !== null);

@@ -130,6 +130,11 @@ export interface Store extends SessionStore {
 
   /** The approval book of a session, restored from the store and saved on every change. */
   approvalBook(sessionId: string): ApprovalBook;
+  /**
+   * True when another process has written to the store since the last call (a `toolshell
+   * approve` beside a running server): books opened before may be out of date.
+   */
+  changedElsewhere?(): boolean;
   /** Pending approval requests across sessions (or of one agent's sessions). */
   pendingApprovals(options?: { agentId?: string }): Array<import("../policy/index.js").ApprovalRequest>;
   /** The cache of tool ratings. */

@@ -165,3 +165,36 @@ test("idle sessions leave memory when a store holds them; asked for again, they 
   assert.equal(host.session("held"), held, "a session still held elsewhere is the same object");
   await host.close();
 });
+
+test("an answer given by another process on the same store reaches a running host, and is never written over", async () => {
+  const { openHost } = await import("../../src/server/index.js");
+  const { always, defineTool } = await import("../../src/index.js");
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-xproc-"));
+  dirs.push(dir);
+  const file = path.join(dir, "state.db");
+  const ran: string[] = [];
+  const tools = {
+    refund: defineTool({ description: "Refunds a charge.", inputSchema: { type: "object", properties: { id: { type: "string" } } }, approval: always(), execute: ({ id }) => (ran.push(`refund ${id}`), "refunded") }),
+    wipe: defineTool({ description: "Deletes a thing.", inputSchema: { type: "object", properties: { id: { type: "string" } } }, approval: always(), execute: ({ id }) => (ran.push(`wipe ${id}`), "wiped") }),
+  };
+  // `toolshell serve` (long-running) and `toolshell approve` (another process) each open the file.
+  const server = await openHost({ store: file, config: { manageScripts: false }, tools });
+  try {
+    const s = server.session("s1");
+    const stopped = await s.bash("tools refund id=ch_1");
+    const requestId = stopped.tools!.stopped!.request_id!;
+    const cli = await openHost({ store: file, config: { manageScripts: false }, tools });
+    assert.equal(cli.session("s1").answer(requestId, "allow").status, "answered");
+    await cli.close();
+    const again = await s.bash("tools refund id=ch_1");
+    assert.equal(again.exit_code, 0, again.stderr);
+    assert.deepEqual(ran, ["refund ch_1"]);
+    // A later change in the server's book keeps the other process's answer.
+    await s.bash("tools wipe id=x");
+    const check = openSqliteStore(file);
+    assert.equal(check.pendingApprovals().some((r) => r.id === requestId), false);
+    check.close();
+  } finally {
+    await server.close();
+  }
+});
