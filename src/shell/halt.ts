@@ -40,9 +40,10 @@ function haltIfStopped(ctx: HaltContext): void {
 }
 
 /**
- * Lets a stopped shell call halt its script at the next statement, output kept, even when the
- * script computes without running any command of ours. The patched engine (patches/README.md,
- * H15) gives the event loop a turn every 20 ms of script work and then calls the hooks in
+ * Lets a stopped shell call halt its script at the next statement, command or `[[ ]]` term,
+ * output kept, even when the script computes without running any command of ours. The patched
+ * engine (patches/README.md, H15) gives the event loop a turn every 20 ms of script work and
+ * then calls the hooks in
  * `globalThis[Symbol.for("toolshell.afterYield")]`. Idempotent.
  */
 export function installHaltAtYield(): void {
