@@ -186,7 +186,10 @@ export async function planScript(
       continue;
     }
     const tool = resolved.tool;
+    // `input` is what the script gives (what a person is shown and an answer covers); `parsed`
+    // is what the schema makes of it (what the tool's own approval predicate judges).
     let input: Record<string, unknown>;
+    let parsed: Record<string, unknown>;
     let note: string | undefined;
     try {
       input = buildInput(tool, { args: resolved.rest, stdin: "" });
@@ -194,12 +197,12 @@ export async function planScript(
       checkKnownFields(tool, input);
       const checked = await tool.validate(input);
       if (!checked.ok) note = `invalid input: ${checked.errors.join("; ")}`;
-      else input = checked.value;
+      parsed = checked.ok ? checked.value : input;
     } catch (err) {
-      input = {};
+      input = parsed = {};
       note = `invalid input: ${(err as Error).message}`;
     }
-    const j = await policy.peek({ tool, command, input, sessionId: ctx.sessionId, sessionMetadata: ctx.sessionMetadata, callId: `plan:${c.line}` });
+    const j = await policy.peek({ tool, command, given: input, input: parsed, sessionId: ctx.sessionId, sessionMetadata: ctx.sessionMetadata, callId: `plan:${c.line}` });
     const risk: PlanCall["risk"] = j.risk === "blocked" || j.rejected ? "blocked" : j.risk === "needs_approval" && j.approved ? (tool.hints.readOnly ? "read_only" : "changes") : j.risk;
     calls.push({
       tool: command,

@@ -9,8 +9,24 @@ import type { Catalog } from "../catalog/index.js";
 import { planScript, type Policy } from "../policy/index.js";
 import type { CommandIo, SubcommandHandler } from "../shell/index.js";
 import { ToolCallError } from "../tool/index.js";
-import type { PreflightOutcome, Session } from "./session.js";
+import type { Session } from "./session.js";
 import type { ShellCall } from "./shell-call.js";
+
+/** What preflight decided. */
+export interface PreflightOutcome {
+  /** A literal call that needs approval: the script must not start. */
+  stop?: {
+    tool: string;
+    input: Record<string, unknown>;
+    line: number;
+    why?: string;
+    requestId: string;
+    /** The other literal calls of the script that need approval too (each with its request). */
+    others?: Array<{ tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string }>;
+  };
+  /** Lines of literal calls (input as written), to name the line of a call stopped at run time. */
+  lines: Array<{ command: string; input: Record<string, unknown>; line: number }>;
+}
 
 const USAGE = "Usage: tools plan <<'EOF' … EOF   or   tools plan FILE   — prints each tools call the script would make, with its risk; runs nothing\n";
 

@@ -1,27 +1,27 @@
 /**
- * `createToolShell`: the sources (local tools, MCP servers, saved scripts), the policy, and the
- * sessions that run shell calls over them.
+ * `createToolShell`: the sources (local tools, MCP servers, saved scripts), the policy, the call
+ * pipeline, and the sessions that run shell calls over them. `buildToolShell` is the composition
+ * root: the one place a loaded config becomes a running host (docs/architecture.md).
  *
- * Rule source: DESIGN.md (public API: createToolShell); seed "Tools in Shell" (one `tools`
- * command over every source; the list rebuilt on every shell call); issue 2.
+ * Rule source: README "The tools command" (one `tools` command over every source; the list
+ * rebuilt on every shell call).
  */
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "just-bash";
+import { CallPipeline, configSecrets, createRedactor, type Hooks, type Redactor, type SessionEvent } from "../call/index.js";
 import { Catalog, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
-import { defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
-import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
+import { defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
+import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, type ToolshellConfig } from "./config.js";
-import { planCommand, preflight } from "./plan-command.js";
 import type { SessionStore } from "./durable.js";
-import { configSecrets, createRedactor, type Redactor } from "./redact.js";
-import { Session, type PreflightOutcome } from "./session.js";
+import { ShellHost, type RuntimeSubcommand } from "./host.js";
+import type { PreflightOutcome } from "./plan-command.js";
+import { Session } from "./session.js";
 import { FilteredSource, reachableFromShell, splitTools, type SplitRules, type ToolSplit } from "./split.js";
-import type { ShellCall } from "./shell-call.js";
-import type { Hooks, SessionEvent } from "./types.js";
 
 /** Options of `createToolShell`. Everything is optional. */
 export interface ToolShellOptions {
@@ -78,9 +78,10 @@ export interface ToolShellOptions {
   keepVisible?: string[];
   /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (issue 6, runtime/split.ts). */
   allowedTools?: SplitRules["allowed"];
-  /** Extension points for later layers (preflight, subcommands). */
+  /** Replaces the preflight that stops a script before it starts (tests and embedders). */
   preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal) => Promise<PreflightOutcome>;
-  subcommand?: (word: string, session: Session, call: ShellCall) => SubcommandHandler | undefined;
+  /** `tools <word>` subcommands added to `help`, `search` and `plan` (a host adds `scripts`). */
+  subcommands?: Record<string, RuntimeSubcommand>;
 }
 
 /** The host object: sources, sessions, listing, close. */
@@ -106,6 +107,8 @@ export interface ToolShell {
   split(): ToolSplit;
   /** The hooks every call runs through (direct calls included). */
   readonly hooks: Hooks;
+  /** The one pipeline every call goes through, whatever the surface (src/call/). */
+  readonly pipeline: CallPipeline;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }
@@ -118,6 +121,15 @@ export interface ToolShell {
 export async function createToolShell(options: ToolShellOptions = {}): Promise<ToolShell> {
   const config = loadConfig(options);
   if (options.workspaceDir) checkWorkspace(options.workspaceDir, config, options);
+  return buildToolShell(config, options);
+}
+
+/**
+ * Builds a ToolShell from a loaded config (the caller has checked the workspace): local tools,
+ * MCP sources (eager ones connected), the policy, the call pipeline, the shell host.
+ * @throws Error on a tool file that does not load or a server name that clashes.
+ */
+export async function buildToolShell(config: ToolshellConfig, options: Omit<ToolShellOptions, "config" | "baseDir"> = {}): Promise<ToolShell> {
   const defs: Record<string, ToolDefinition> = {};
   const toolsDir = options.toolsDir ?? config.toolsDir;
   if (toolsDir) Object.assign(defs, await loadToolsDir(path.resolve(toolsDir)));
@@ -172,31 +184,26 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
       return b;
     },
   });
-  const host = {
-    sources: () => shellSources,
-    judge: policy,
+  const hooks = options.hooks ?? {};
+  const pipeline = new CallPipeline({ policy, hooks, redactor });
+  const host = new ShellHost({
+    shellSources,
     policy,
-    hooks: options.hooks ?? {},
+    pipeline,
+    redactor,
     callLimit: options.callLimit ?? config.callLimit,
     timeoutMs: options.timeoutMs ?? config.timeoutMs,
     helpFooter,
     workspaceDir: options.workspaceDir,
     defenseInDepth: options.defenseInDepth,
     engineCommands: options.engineCommands ?? defaultEngineCommands(),
-    readSkill: async (id: string): Promise<Skill> => {
-      if (!skillsDir) throw new Error(`no skills folder is configured (looked for skill ${id})`);
-      return readSkill(skillsDir, id);
-    },
-    preflight:
-      options.preflight ??
-      ((script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string) => preflight(script, catalog, policy, session, signal, toolCallId)),
-    subcommand: (word: string, session: Session, call: ShellCall) =>
-      word === "plan" ? planCommand(policy, session, call) : options.subcommand?.(word, session, call),
-    onEvent: options.onEvent,
+    skillsDir,
     store: options.store,
     sessionSources: options.sessionSources,
-    redactor,
-  };
+    subcommands: options.subcommands,
+    onEvent: options.onEvent,
+    preflight: options.preflight,
+  });
   return {
     config,
     sources,
@@ -234,7 +241,8 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     listing: () => renderIndex(new Catalog(shellSources), helpFooter),
     splitRules,
     split: () => splitTools(sources.flatMap((s) => s.tools()), splitRules),
-    hooks: host.hooks,
+    hooks,
+    pipeline,
     redactor,
     close: () => closeSources(mcp),
   };

@@ -7,7 +7,7 @@
  * here through `createToolShell` options); issue 5.
  */
 import path from "node:path";
-import { checkWorkspace, createToolShell, loadConfig, type Session, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
+import { buildToolShell, checkWorkspace, loadConfig, type Session, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { openSqliteStore, otelEventSink, type Store } from "../store/index.js";
 import { parseServerConfig, parseTriggersConfig, type ServerConfig, type TriggerSpec } from "./config.js";
@@ -74,17 +74,18 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const store: Store = typeof options.store === "object" ? options.store : openSqliteStore(options.store ?? defaultStorePath(config));
   let shell: ToolShell;
   try {
-    const scripts = createScripts({ store, manageScripts: config.manageScripts, next: options.subcommand });
+    const scripts = createScripts({ store, manageScripts: config.manageScripts });
     const otel = otelEventSink();
     const userOnEvent = options.onEvent;
-    shell = await createToolShell({
+    // The config is loaded and the workspace checked once, above: the shell is built from them.
+    shell = await buildToolShell(config, {
       ...options,
       store,
       approvalBook: options.approvalBook ?? ((sessionId) => store.approvalBook(sessionId)),
       approvalBooksChanged: options.approvalBook ? options.approvalBooksChanged : () => store.changedElsewhere?.() ?? false,
       ratingCache: options.ratingCache ?? store.ratings,
       sessionSources: scripts.sessionSources,
-      subcommand: scripts.subcommand,
+      subcommands: { ...scripts.subcommands, ...options.subcommands },
       secrets: [...(options.secrets ?? []), ...server.tokens, ...Object.values(server.wakeAgent?.headers ?? {})],
       onEvent: (e) => {
         otel(e);

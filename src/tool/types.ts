@@ -48,6 +48,26 @@ export class ToolCallError extends Error {
   }
 }
 
+/**
+ * Any thrown value as a ToolCallError: the one conversion every surface uses. A ToolCallError is
+ * kept; one from another copy of this module (same name, a `code`) is rebuilt; anything else is
+ * `tool_error` with its message. Never throws.
+ */
+export function toToolCallError(err: unknown): ToolCallError {
+  if (err instanceof ToolCallError) return err;
+  if (err && typeof err === "object" && (err as { name?: unknown }).name === "ToolCallError" && typeof (err as { code?: unknown }).code === "string") {
+    const e = err as { code: ErrorCode; message?: unknown; retryable?: unknown };
+    return new ToolCallError(e.code, String(e.message ?? ""), e.retryable === true);
+  }
+  let message: string;
+  try {
+    message = err instanceof Error ? err.message || err.name : String(err);
+  } catch {
+    message = "the call failed";
+  }
+  return new ToolCallError("tool_error", message);
+}
+
 /** A binary block a tool returned (image or audio), base64 data as MCP carries it. */
 export interface MediaBlock {
   kind: "image" | "audio";
@@ -166,6 +186,39 @@ export interface CatalogTool {
   invoke(input: Record<string, unknown>, ctx: InvokeContext): Promise<ToolOutput>;
   /** Shapes what a direct (non-shell) caller shows the model (seed "Tools" → toModelOutput). */
   toModelOutput?: (output: unknown) => { type: "text"; value: string } | { type: "json"; value: unknown };
+}
+
+/** Where a call came from: a `tools` command inside a script, or a direct call by the model. */
+export type CallVia = "shell" | "direct";
+
+/**
+ * One tool call, whatever surface made it (a script's `tools` command, the AI SDK adapter, the
+ * MCP gateway, a saved script, a trigger, the HTTP API). The policy judges it, hooks see it, an
+ * approval request is raised from it, and the call pipeline (`src/call/`) carries it through
+ * its steps.
+ */
+export interface ToolCall {
+  /** Unique within the session: `call_bash_1:tools:0:get_weather` nested, `direct:<id>` direct. */
+  callId: string;
+  tool: CatalogTool;
+  /** The command words as the catalog spells them, e.g. `tools github list-pulls`. */
+  command: string;
+  /**
+   * The input exactly as the script, the model or a before-hook gave it (JSON values only).
+   * Approval answers are keyed on it and a person is shown it (see docs/security.md).
+   */
+  given: Record<string, unknown>;
+  /** The input after the tool's schema parsed it: what `execute` receives. */
+  input: Record<string, unknown>;
+  sessionId: string;
+  sessionMetadata: Record<string, unknown>;
+  via: CallVia;
+  /** The shell call a nested call runs in (`call_bash_<n>`). */
+  parentId?: string;
+  /** Position of a nested call in its shell call (0-based); the call budget counts it. */
+  index?: number;
+  /** 1-based script line of a nested call written out literally, when the preflight found it. */
+  line?: number;
 }
 
 /** A value, or a promise of it: returned by hot-path steps that are usually synchronous. */
