@@ -22,7 +22,7 @@ export type ModelView =
 export type DirectOutcome =
   | { status: "ok"; output: ToolOutput; view: ModelView }
   | { status: "error"; error: { code: ErrorCode; message: string; retryable: boolean } }
-  | { status: "needs_approval"; requestId: string; why?: string; command: string; input: Record<string, unknown> };
+  | { status: "needs_approval"; requestId: string; why?: string; command: string; input: Record<string, unknown>; message: string };
 
 /** Options of one direct call. */
 export interface DirectCallOptions {
@@ -60,7 +60,7 @@ export function directApprovalNeeded(shell: ToolShell, session: Session, tool: C
 export async function callDirect(shell: ToolShell, session: Session, tool: CatalogTool, input: unknown, options: DirectCallOptions): Promise<DirectOutcome> {
   const s = await shell.pipeline.run(directCall(session, tool, input, options.callId), directScope(session, options.signal));
   if (s.error && s.requestId && s.error.code === "needs_approval") {
-    return { status: "needs_approval", requestId: s.requestId, ...(s.judgement?.why ? { why: s.judgement.why } : {}), command: s.call.command, input: s.call.given };
+    return { status: "needs_approval", requestId: s.requestId, ...(s.judgement?.why ? { why: s.judgement.why } : {}), command: s.call.command, input: s.call.given, message: s.error.message };
   }
   if (s.error) return { status: "error", error: { code: s.error.code, message: s.error.message, retryable: s.error.retryable } };
   return { status: "ok", output: s.output!, view: modelView(tool, s.output!) };
