@@ -116,6 +116,10 @@ function textResult(value: unknown, isError = false): CallToolResult {
  */
 export function createGatewayServer(shell: ToolShell, session: Session, options: GatewayOptions = {}): Server {
   const server = new Server({ name: options.name ?? "toolshell", version: options.version ?? "0.1.0" }, { capabilities: { tools: { listChanged: true } } });
+  // The principal of the session: the MCP client, as it names itself in `initialize`.
+  server.oninitialized = () => {
+    if (typeof session.metadata.principal !== "string") session.metadata.principal = `mcp:${server.getClientVersion()?.name ?? "client"}`;
+  };
   const canElicit = () => options.elicitation !== false && supportsFormElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined);
 
   // What the last tools/list said; when it changes (a server loaded on demand), the client is told.

@@ -2,6 +2,7 @@
 export { createToolShell, buildToolShell, checkWorkspace } from "./toolshell.js";
 export type { ToolShell, ToolShellOptions } from "./toolshell.js";
 export { ShellHost } from "./host.js";
+export { withOrigin, currentOrigins, authOf, sessionOrigins } from "./lineage.js";
 export type { ShellHostParts, RuntimeSubcommand } from "./host.js";
 export { Session } from "./session.js";
 export type { BashOptions, PreflightOutcome } from "./session.js";

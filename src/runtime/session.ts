@@ -12,6 +12,7 @@ import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine
 import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
 import { runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
 import type { ShellHost } from "./host.js";
+import { authOf, currentOrigins, sessionOrigins } from "./lineage.js";
 import type { PreflightOutcome } from "./plan-command.js";
 import { ShellCall } from "./shell-call.js";
 import type { ShellResult, StopReport } from "./types.js";
@@ -154,10 +155,16 @@ export class Session implements CallSession {
   }
 
   /** The context a tool's `execute` receives for one call. */
-  invokeContext(call: Pick<ToolCall, "callId">, signal: AbortSignal): InvokeContext {
+  invokeContext(call: Pick<ToolCall, "callId" | "parentId" | "stepId">, signal: AbortSignal): InvokeContext {
     return {
       signal,
-      session: { id: this.id, metadata: this.metadata },
+      session: {
+        id: this.id,
+        metadata: this.metadata,
+        turn: { callId: call.callId, ...(call.parentId ? { shellCallId: call.parentId } : {}), ...(call.stepId ? { stepId: call.stepId } : {}) },
+        auth: authOf(this.metadata),
+        parent: [...currentOrigins(), ...sessionOrigins(this.metadata)],
+      },
       callId: call.callId,
       getSandbox: () => this.sandbox(),
       getSkill: (id) => this.host.readSkill(id),
@@ -252,6 +259,7 @@ export class Session implements CallSession {
       helpFooter: host.helpFooter,
       signal: outer,
       lines: preflight.lines,
+      stepId: options.stepId,
       replayer: durable?.replayer,
       recordCall: store ? (rec) => store.recordCall(this.id, id, rec) : undefined,
       subcommand: (word, c) => host.subcommand(word, c),

@@ -31,6 +31,8 @@ export interface ShellCallOptions {
   signal: AbortSignal;
   /** Literal calls the preflight found, to name the line of a call stopped at run time. */
   lines?: Array<{ command: string; input: Record<string, unknown>; line: number }>;
+  /** The durable step this shell call belongs to. */
+  stepId?: string;
   /** A durable step running again: the calls of the earlier attempt. */
   replayer?: Replayer;
   /** Keeps a completed call for replay (durable steps). */
@@ -122,6 +124,7 @@ export class ShellCall implements ShellScope, CallScope {
       parentId: this.id,
       index,
       line: this.lineKeys?.get(`${req.command}\u0000${canonicalJson(req.input)}`),
+      ...(this.o.stepId ? { stepId: this.o.stepId } : {}),
     };
     const s = await this.o.pipeline.run(call, this);
     if (s.error) throw s.error;

@@ -91,12 +91,42 @@ export interface ToolOutput {
   raw?: unknown;
 }
 
+/** One link of what started a call: a saved script, a trigger, or a parent session. */
+export interface CallOrigin {
+  kind: "saved_script" | "trigger" | "session";
+  /** The script's name, the trigger's id, or the parent session's id. */
+  id: string;
+  /** The trigger's name. */
+  name?: string;
+  /** The saved script's version. */
+  version?: number;
+}
+
+/**
+ * The session a call runs in, as a tool sees it (`ctx.session`): its metadata, the turn, the
+ * principal it acts for, and what started the call. README "ctx".
+ */
+export interface CallSessionInfo {
+  id: string;
+  metadata: Record<string, unknown>;
+  /** The turn: the shell call (`call_bash_<n>`) and durable step a nested call belongs to; the call's own id always. */
+  turn: { callId: string; shellCallId?: string; stepId?: string };
+  /**
+   * Who the session acts for: `metadata.principal` when a surface set it (`api:token-1` for the
+   * HTTP API, `mcp:<client name>` for the gateway, `cli:<user>` for the CLI, `trigger:<id>`),
+   * else `metadata.agent_id`, else `local`.
+   */
+  auth: { principal: string; agentId?: string };
+  /** What started this call, innermost first (a saved script inside a trigger: [script, trigger]). Empty for a call the model made. */
+  parent: CallOrigin[];
+}
+
 /** Everything a tool's `execute` / a source's `invoke` can reach during one call. */
 export interface InvokeContext {
   /** Aborts when the shell call ends or times out. */
   signal: AbortSignal;
-  /** Session id and metadata. */
-  session: { id: string; metadata: Record<string, unknown> };
+  /** The session: id, metadata, turn, auth, parent lineage. */
+  session: CallSessionInfo;
   /** Identifies this nested call, e.g. `call_bash_1:tools:0:get_weather`. */
   callId: string;
   /** The session's sandbox (virtual filesystem + the same shell); see tool/define.ts. */
@@ -219,6 +249,8 @@ export interface ToolCall {
   index?: number;
   /** 1-based script line of a nested call written out literally, when the preflight found it. */
   line?: number;
+  /** The durable step the shell call belongs to (`session.bash(script, { stepId })`). */
+  stepId?: string;
 }
 
 /** A value, or a promise of it: returned by hot-path steps that are usually synchronous. */
