@@ -18,6 +18,7 @@ export {
   type StdioServerConfig,
 } from "./config.js";
 export { expandVars } from "./expand.js";
+export { serverIdentity } from "./identity.js";
 export { DEFAULT_LOG_DIR, logFileFor } from "./log.js";
 export { toToolOutput, type McpCallResult } from "./result.js";
 export { hintsFromAnnotations } from "./tool.js";

@@ -9,6 +9,6 @@ export { Rater, offlineRater, MemoryRatingCache, ratingKey, RATED_CHANGES_AT } f
 export type { DecisionService, RatedTool, Rating, RatingCache } from "./rating.js";
 export { planScript } from "./plan.js";
 export type { Plan, PlanCall, PlannedCall } from "./plan.js";
-export { canonicalJson, hashOf, callKey } from "./canonical.js";
+export { canonicalJson, hashOf, callKey, approvalSubject } from "./canonical.js";
 export { aiSdkDecisionService, RATING_QUESTION } from "./ai-rater.js";
 export type { AiDecisionOptions } from "./ai-rater.js";

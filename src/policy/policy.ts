@@ -10,6 +10,7 @@
 import { foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";
 import type { ApprovalBook } from "./approvals.js";
+import { approvalSubject } from "./canonical.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
 
@@ -186,13 +187,14 @@ export class Policy implements CallJudge {
     if (a.risk === "blocked") return { risk: "blocked", message: a.message };
     if (a.risk === "denied") return { risk: "blocked", rejected: true, message: a.message };
     const book = this.book(call.sessionId);
-    if (book.deniesAlways(call.command)) return { risk: "blocked", rejected: true, message: `${call.command} was refused for this session (reject_always)` };
+    const subject = approvalSubject(call.command, call.tool);
+    if (book.deniesAlways(subject)) return { risk: "blocked", rejected: true, message: `${call.command} was refused for this session (reject_always)` };
     if (a.risk !== "needs_approval") return { risk: a.risk, why: a.why };
-    if (consume ? book.useRefusal(call.command, call.given) : book.hasRefusal(call.command, call.given)) {
+    if (consume ? book.useRefusal(subject, call.given) : book.hasRefusal(subject, call.given)) {
       return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
     }
-    if (book.allowsAlways(call.command)) return { risk: "needs_approval", why: a.why, approved: true };
-    const granted = consume ? book.useGrant(call.command, call.given) : book.hasGrant(call.command, call.given);
+    if (book.allowsAlways(subject)) return { risk: "needs_approval", why: a.why, approved: true };
+    const granted = consume ? book.useGrant(subject, call.given) : book.hasGrant(subject, call.given);
     if (granted) return { risk: "needs_approval", why: a.why, approved: true };
     return { risk: "needs_approval", why: a.why, message: a.message };
   }
@@ -203,6 +205,6 @@ export class Policy implements CallJudge {
    * @returns the request id.
    */
   requestApproval(call: Pick<ToolCall, "sessionId" | "command" | "tool" | "given" | "callId" | "line">, why?: string): string {
-    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId }).id;
+    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool) }).id;
   }
 }

@@ -6,7 +6,7 @@
  * ("or a file path in the session filesystem").
  */
 import type { Catalog } from "../catalog/index.js";
-import { planScript, type Policy } from "../policy/index.js";
+import { approvalSubject, planScript, type Policy } from "../policy/index.js";
 import type { CommandIo, SubcommandHandler } from "../shell/index.js";
 import { ToolCallError } from "../tool/index.js";
 import type { Session } from "./session.js";
@@ -84,6 +84,7 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
       line: c.line,
       // Named after the shell call, so two scripts' requests for the same line never share an id.
       toolCallId: `${toolCallId}:preflight:line_${c.line}`,
+      subject: approvalSubject(c.tool, c.resolved!.tool),
     });
     session.emit({ type: "approval.requested", request_id: request.id, tool: c.tool, before_start: true, line: c.line });
     return { tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id };

@@ -205,8 +205,13 @@ export interface CatalogTool {
   hintsDeclared: boolean;
   /** The tool's own approval policy, when it has one (local tools). */
   approval?: ApprovalPolicy;
-  /** True when the tool must stay a direct tool for the model (see issue 6). */
+  /** True when the tool must stay a direct tool for the model (README "What the model sees"). */
   staysDirect?: boolean;
+  /**
+   * What provides the tool, when its name alone does not say (an MCP server's command or URL,
+   * hashed). Approval answers are bound to it: a different server under the same name asks again.
+   */
+  identity?: string;
   /**
    * Checks (and may coerce) an input against the input schema. Synchronous when the validator is
    * (ajv, most Standard Schema libraries), so the hot path of a nested call awaits nothing here.
