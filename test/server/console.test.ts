@@ -24,7 +24,7 @@ let browser: Browser;
 let signedIn: BrowserContext;
 let dangerRuns = 0;
 let openGate: () => void = () => {};
-let gate = new Promise<void>((resolve) => (openGate = resolve));
+const gate = new Promise<void>((resolve) => (openGate = resolve));
 
 before(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)`);
@@ -301,6 +301,16 @@ test("the timeline shows a running script's nested calls as they arrive, then al
   });
   assert.equal(await page.evaluate(() => (window as any).notReloaded), true, "everything arrived without a reload");
   await page.screenshot({ path: path.join(SHOTS, "timeline.png"), fullPage: true });
+
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark" });
+  t.after(() => phone.close());
+  await phone.addCookies(await signedIn.cookies());
+  const small = await phone.newPage();
+  await small.goto(api.url + "/sessions/ses-timeline");
+  await small.locator("tr.nested-row").nth(2).waitFor();
+  const overflow = await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `the timeline fits a phone (${overflow}px too wide)`);
+  await small.screenshot({ path: path.join(SHOTS, "timeline-phone-dark.png"), fullPage: true });
 });
 
 test("a stopped shell call shows its stop report in the timeline, and the sessions list counts what waits", async (t) => {
