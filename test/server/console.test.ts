@@ -157,6 +157,13 @@ test("a wrong token gets no data", async (t) => {
     });
     assert.equal(answer.status, 401);
   }
+  // The right cookie on a form another site's page sent: refused.
+  const forged = await fetch(api.url + "/console/answer", {
+    method: "POST",
+    headers: { cookie: `__Host-toolshell-token=${TOKEN}`, origin: "http://evil.example", "sec-fetch-site": "cross-site", "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ session_id: "secret-session", request_id: requestId, decision: "allow" }),
+  });
+  assert.equal(forged.status, 403);
   assert.equal((await v1("GET", "/v1/sessions/secret-session/tool-approvals")).pending.length, 1, "the request still waits");
   // The login page and the static assets are served without a cookie.
   assert.equal((await fetch(api.url + "/login")).status, 200);
