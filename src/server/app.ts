@@ -18,6 +18,7 @@ import { checkScriptInput, scriptName } from "../scripts/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
 import { parseTriggerSpec } from "./config.js";
+import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
 import { openApiDocument } from "./openapi.js";
 import { publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
@@ -144,6 +145,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.get("/openapi.json", (c) => c.json(openApiDocument()));
+  // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
+  app.route("/", createConsole(host, { tokens: options.tokens, api: app }));
 
   // ── sessions ────────────────────────────────────────────────────────────────
   const sessionOr404 = (sid: string) => {
