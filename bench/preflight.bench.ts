@@ -6,7 +6,9 @@
  * - parse: just-bash's own parse of the script (the peer: the engine parses it again to run it);
  * - read: the preflight's reading (parse + walk, script-reader.ts);
  * - pre-start: the whole check (reading, resolving, judging, raising the requests);
- * - per 1,000 lines: pre-start / (lines / 1,000) — flat when the cost is linear;
+ * - per 1,000 lines: pre-start / (lines / 1,000);
+ * - added per 1,000 lines: (pre-start − the previous length's) / (lines added / 1,000) — flat
+ *   when the cost is linear (the first length carries the fixed cost of asking its 50 questions);
  * - pre-start / parse: the ratio to the parser's own cost;
  * - longest stall: the longest gap between two ticks of a 1 ms timer during the pre-start (how
  *   long the event loop was kept from other sessions, the HTTP API, triggers).
@@ -23,7 +25,7 @@ import { readScript, Turns } from "../src/policy/script-reader.js";
 import { openHost } from "../src/server/index.js";
 
 const LENGTHS = [100, 1_000, 10_000];
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const gated = (n: number) => Array.from({ length: n }, (_, i) => `tools del --id ${i}`).join("\n");
@@ -38,7 +40,8 @@ async function main(): Promise<void> {
   });
   // Warm up the parser, the reader and the store.
   await host.shell.session().bash(gated(100));
-  const rows: string[][] = [["lines", "chars", "parse ms", "read ms", "pre-start ms", "per 1,000 lines", "pre-start / parse", "longest stall ms"]];
+  const rows: string[][] = [["lines", "chars", "parse ms", "read ms", "pre-start ms", "per 1,000 lines", "added per 1,000", "pre-start / parse", "longest stall ms"]];
+  let previous: { n: number; ms: number } | undefined;
   for (const n of LENGTHS) {
     const script = gated(n);
     const parseMs: number[] = [];
@@ -75,9 +78,11 @@ async function main(): Promise<void> {
       median(readMs).toFixed(1),
       pre.toFixed(1),
       (pre / (n / 1000)).toFixed(1),
+      previous ? ((pre - previous.ms) / ((n - previous.n) / 1000)).toFixed(1) : "—",
       (pre / median(parseMs)).toFixed(1),
       median(stalls).toFixed(1),
     ]);
+    previous = { n, ms: pre };
   }
   await host.close();
   rmSync(dir, { recursive: true, force: true });

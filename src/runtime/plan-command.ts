@@ -4,7 +4,7 @@
  * `before_start: true`; docs/security.md "The preflight" for its bounds).
  */
 import type { Catalog } from "../catalog/index.js";
-import { callKey, planScript, type Policy } from "../policy/index.js";
+import { callKey, planScript, TURN_MS, type Policy } from "../policy/index.js";
 import type { CommandIo, SubcommandHandler } from "../shell/index.js";
 import { ToolCallError } from "../tool/index.js";
 import type { PreflightOutcome, Session } from "./session.js";
@@ -79,7 +79,14 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
   if (asking.length === 0) return { lines };
   // Every literal call that needs approval is asked about now, so one round of answers covers
   // the whole script.
-  const requests = asking.map((c) => {
+  const requests: Array<{ tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string }> = [];
+  let turn = performance.now();
+  for (const c of asking) {
+    // A store persists each request as it is raised: other sessions get turns in between.
+    if (performance.now() - turn >= TURN_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
     const request = policy.book(session.id).request({
       tool: c.tool,
       toolName: c.resolved!.tool.name,
@@ -90,8 +97,8 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
       toolCallId: `${toolCallId}:preflight:line_${c.line}`,
     });
     session.emit({ type: "approval.requested", request_id: request.id, tool: c.tool, before_start: true, line: c.line });
-    return { tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id };
-  });
+    requests.push({ tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id });
+  }
   const [first, ...others] = requests;
   return { lines, stop: { ...first, others } };
 }

@@ -75,6 +75,15 @@ test("the shell call's signal ends the reading: an abort from a timer stops a la
   assert.equal(plan.calls.length, 200);
 });
 
+test("the shell call's time limit covers the pre-start check: a large script is stopped before it starts, nothing asked", async () => {
+  const s = ts.session();
+  const r = await s.bash(gated(5_000), { timeoutMs: 1 });
+  assert.equal(r.tools?.stopped?.reason, "timeout");
+  assert.equal(r.tools?.stopped?.before_start, true);
+  assert.equal(s.pendingApprovals().length, 0, "the reading stopped before any request");
+  assert.equal(runs, 0);
+});
+
 test("one script asks at most MAX_PREFLIGHT_REQUESTS distinct questions before it starts; a repeated call is asked once", async () => {
   const s = ts.session();
   const r = await s.bash(gated(800));
