@@ -21,7 +21,8 @@ import path from "node:path";
 import { parse } from "just-bash";
 import { z } from "zod";
 import { always, defineTool } from "../src/index.js";
-import { readScript, Turns } from "../src/policy/script-reader.js";
+import { readScript } from "../src/policy/script-reader.js";
+import { Turns } from "../src/policy/turns.js";
 import { openHost } from "../src/server/index.js";
 
 const LENGTHS = [100, 1_000, 10_000];

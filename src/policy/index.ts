@@ -8,7 +8,7 @@ export type { ApprovalRequest, ApprovalSnapshot, Decision } from "./approvals.js
 export { Rater, offlineRater, MemoryRatingCache, ratingKey, RATED_CHANGES_AT } from "./rating.js";
 export type { DecisionService, RatedTool, Rating, RatingCache } from "./rating.js";
 export { planScript, MAX_SCRIPT_CHARS } from "./plan.js";
-export { TURN_MS } from "./script-reader.js";
+export { TURN_MS } from "./turns.js";
 export type { Plan, PlanCall, PlannedCall } from "./plan.js";
 export { canonicalJson, hashOf, callKey } from "./canonical.js";
 export { aiSdkDecisionService, RATING_QUESTION } from "./ai-rater.js";

@@ -10,7 +10,8 @@ import { buildInput, checkKnownFields, refuseUnsafeInput } from "../shell/index.
 import type { CatalogTool } from "../tool/index.js";
 import type { Policy } from "./policy.js";
 import type { Why } from "./judge.js";
-import { readScript, Turns } from "./script-reader.js";
+import { readScript } from "./script-reader.js";
+import { Turns } from "./turns.js";
 
 export { MAX_SCRIPT_CHARS } from "./script-reader.js";
 

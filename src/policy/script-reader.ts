@@ -7,20 +7,17 @@
  * assignments and `${a[…]}`, `$(…)` and `${…}` inside arithmetic), which it parses itself.
  *
  * Cost is linear in the script's length: each node is visited once, each kept text is parsed once
- * (with a budget), and the event loop gets a turn every {@link TURN_MS} ms (see {@link Turns}).
+ * (with a budget), and the event loop gets turns (see turns.ts).
  * See docs/security.md ("The preflight") for what `hidden` covers.
  */
 import { getCommandNames, parse } from "just-bash";
 import { defaultEngineCommands } from "../shell/index.js";
+import type { Turns } from "./turns.js";
 
 /** The longest script read, in characters: the shell parser's own bound (longer ones never run). */
 export const MAX_SCRIPT_CHARS = 1_000_000;
-/** Milliseconds of reading between two turns of the event loop (the shell's own period). */
-export const TURN_MS = 20;
 /** Reasons for `hidden` kept in a reading (the rest are counted). */
 const MAX_HIDDEN = 20;
-/** Nodes visited between two turns at most, whatever the clock says. */
-const TURN_NODES = 2_000;
 
 /** One `tools` call found in a script. */
 export interface FoundCall {
@@ -39,39 +36,6 @@ export interface ScriptReading {
   calls: FoundCall[];
   /** Why calls could be hidden from the reading, one line each. */
   hidden: string[];
-}
-
-/**
- * Gives the event loop a turn (`setImmediate`) every {@link TURN_MS} ms or {@link TURN_NODES}
- * steps, as the shell does between statements (patches/README.md, H15), and honours a signal.
- */
-export class Turns {
-  private last = performance.now();
-  private steps = 0;
-  constructor(private readonly signal?: AbortSignal) {}
-
-  /** Counts one step: true when it is time to give the event loop a turn ({@link yield}). */
-  due(): boolean {
-    return ++this.steps >= TURN_NODES || (this.steps % 64 === 0 && performance.now() - this.last >= TURN_MS);
-  }
-
-  /** Gives the event loop one turn. @throws the signal's reason when aborted. */
-  async yield(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.steps = 0;
-    this.last = performance.now();
-    this.check();
-  }
-
-  /** Counts one step and gives a turn when due. @throws the signal's reason when aborted. */
-  async step(): Promise<void> {
-    if (this.due()) await this.yield();
-  }
-
-  /** @throws the signal's reason when aborted. */
-  check(): void {
-    if (this.signal?.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("stopped");
-  }
 }
 
 type Node = { type?: string; [key: string]: unknown };
