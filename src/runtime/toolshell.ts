@@ -7,7 +7,6 @@
  * rebuilt on every shell call).
  */
 import { randomUUID } from "node:crypto";
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "just-bash";
 import { CallPipeline, configSecrets, createRedactor, type Hooks, type Redactor, type SessionEvent } from "../call/index.js";
@@ -22,6 +21,9 @@ import { ShellHost, type RuntimeSubcommand } from "./host.js";
 import type { PreflightOutcome } from "./plan-command.js";
 import { Session } from "./session.js";
 import { FilteredSource, reachableFromShell, splitTools, type SplitRules, type ToolSplit } from "./split.js";
+import { checkWorkspace } from "./workspace-guard.js";
+
+export { checkWorkspace };
 
 /** Options of `createToolShell`. Everything is optional. */
 export interface ToolShellOptions {
@@ -246,56 +248,4 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     redactor,
     close: () => closeSources(mcp),
   };
-}
-
-/**
- * Refuses a workspace (the real folder scripts can write) that holds what the host trusts: the
- * config file's folder (config, `.mcp.json`, `agent/tools`, `.toolshell/` state and approvals),
- * the tools and skills folders, the log folder or the store. A script that could write those
- * could forge approvals or make the next start run code on the host.
- * @throws Error naming the clash.
- */
-export function checkWorkspace(workspaceDir: string, config: ToolshellConfig, options: { toolsDir?: string; skillsDir?: string; storePath?: string }): void {
-  // The real path of `p`, or, when it does not exist yet, of its deepest existing ancestor with
-  // the rest appended (so a symlink above a path to be created is followed).
-  const real = (p: string): string => {
-    let head = path.resolve(p);
-    const rest: string[] = [];
-    for (;;) {
-      try {
-        return path.join(realpathSync(head), ...rest);
-      } catch {
-        const up = path.dirname(head);
-        if (up === head) return path.resolve(p);
-        rest.unshift(path.basename(head));
-        head = up;
-      }
-    }
-  };
-  const ws = real(workspaceDir);
-  const inside = (p: string) => {
-    const r = real(p);
-    return r === ws || r.startsWith(ws.endsWith(path.sep) ? ws : ws + path.sep);
-  };
-  const base = config.baseDir;
-  const guarded: Array<[string, string | undefined]> = [
-    ["the config's folder", base],
-    // Where the host looks even when nothing is there yet: a script must not be able to create them.
-    ["the default tools folder", path.join(base, "agent", "tools")],
-    ["the default skills folder", path.join(base, "agent", "skills")],
-    ["the state folder", path.join(base, ".toolshell")],
-    ["a config file the CLI looks for", path.join(base, "toolshell.config.json")],
-    ["a config file the CLI looks for", path.join(base, ".mcp.json")],
-    ["an MCP client config toolshell mcp --import reads", path.join(base, ".vscode")],
-    ["an MCP client config toolshell mcp --import reads", path.join(base, ".cursor")],
-    ["the tools folder", options.toolsDir ?? config.toolsDir],
-    ["the skills folder", options.skillsDir ?? config.skillsDir],
-    ["the server log folder", config.logDir],
-    ["the store", options.storePath ?? (config.store && config.store !== ":memory:" ? config.store : undefined)],
-  ];
-  for (const [what, p] of guarded) {
-    if (p && inside(p)) {
-      throw new Error(`the workspace ${workspaceDir} holds ${what} (${p}): a script could change what the host trusts. Mount a folder that holds only the files scripts work on`);
-    }
-  }
 }
