@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { findConfigFile } from "../runtime/config.js";
 import type { ToolShell } from "../runtime/index.js";
-import type { Host } from "../server/host.js";
+import type { Host, HostOptions } from "../server/host.js";
 
 /** Options every subcommand shares. */
 export interface CommonOptions {
@@ -51,7 +51,7 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
  * compatibility commands and the shell's notes.
  * @throws Error with a message for the user.
  */
-export async function openToolShell(options: CommonOptions): Promise<Host> {
+export async function openToolShell(options: CommonOptions, extra: Partial<HostOptions> = {}): Promise<Host> {
   const { openHost } = await import("../server/host.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
   const configFile = options.config ?? findConfigFile(process.cwd());
@@ -72,6 +72,7 @@ export async function openToolShell(options: CommonOptions): Promise<Host> {
     timeoutMs,
     engineCommands: defaultEngineCommands(),
     helpFooter: SHELL_NOTES,
+    ...extra,
   });
 }
 

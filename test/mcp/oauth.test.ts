@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MemoryCredentialStore, SignInBroker, signIn, signInStatus, type OAuthContext } from "../../src/mcp/auth/index.js";
+import { signIn } from "../../src/mcp/auth/flow.js";
+import { MemoryCredentialStore, SignInBroker, signInStatus, type OAuthContext } from "../../src/mcp/auth/index.js";
 import { McpServerSource, parseServersConfig, type HttpServerConfig } from "../../src/mcp/index.js";
 import { ToolCallError } from "../../src/tool/types.js";
 import { startOAuthServer, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
