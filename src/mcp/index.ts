@@ -25,6 +25,7 @@ export { McpServerSource, type McpSourceOptions } from "./source.js";
 export {
   DEFAULT_PRINCIPAL,
   MemoryCredentialStore,
+  actingFor,
   SignInBroker,
   principalOf,
   type CredentialStore,

@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { displayName } from "../tool/text.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
-import { DEFAULT_PRINCIPAL, MemoryCredentialStore, oauthSettings, principalOf, type OAuthSettings } from "./auth/credentials.js";
+import { currentPrincipal, DEFAULT_PRINCIPAL, MemoryCredentialStore, oauthSettings, principalOf, type OAuthSettings } from "./auth/credentials.js";
 import type { OAuthContext } from "./auth/index.js";
 import type { StoredOAuthProvider } from "./auth/provider.js";
 import { SignInBroker } from "./auth/sign-in.js";
@@ -179,7 +179,7 @@ export class McpServerSource implements ToolSource {
     const { connection, errors, types } = await loadSdk();
     let conn: Connection | undefined;
     const principal = this.#listingPrincipal();
-    const provider = await this.#provider(principal);
+    const provider = await this.#provider(principal, currentPrincipal()?.sessionId);
     try {
       await provider?.refreshIfExpiring();
       conn = await connection.openConnection(this.config, {
@@ -293,19 +293,22 @@ export class McpServerSource implements ToolSource {
   }
 
   /**
-   * Who lists the tools: the default principal when signed in, else the first principal with a
-   * sign-in to this server (the tool list is the server's, whoever asks), else the default one
-   * (whose call then asks for sign-in).
+   * Who lists the tools: the principal the load is done for (see actingFor) when signed in, else
+   * the default principal when signed in, else the first principal with a sign-in to this server
+   * (the tool list is the server's, whoever asks), else the one the load is for (who is then
+   * asked to sign in).
    */
   #listingPrincipal(): string {
-    if (!this.#oauth) return DEFAULT_PRINCIPAL;
+    const acting = currentPrincipal()?.principal ?? DEFAULT_PRINCIPAL;
+    if (!this.#oauth) return acting;
     const url = (this.config as { url?: string }).url;
     const signedIn = (p: string) => {
       const c = this.#oauth!.store.get(this.name, p);
       return !!c?.tokens && c.serverUrl === url;
     };
+    if (signedIn(acting)) return acting;
     if (signedIn(DEFAULT_PRINCIPAL)) return DEFAULT_PRINCIPAL;
-    return this.#oauth.store.list().find((r) => r.server === this.name && signedIn(r.principal))?.principal ?? DEFAULT_PRINCIPAL;
+    return this.#oauth.store.list().find((r) => r.server === this.name && signedIn(r.principal))?.principal ?? acting;
   }
 
   /** The connection of a principal other than the listing one (opened on first use, reopened when it closed). */

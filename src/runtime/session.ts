@@ -6,6 +6,7 @@
  * persist, files do; the `bash` result and its report); DESIGN.md "The path of one nested call".
  */
 import { Catalog } from "../catalog/index.js";
+import { actingFor } from "../mcp/index.js";
 import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine, type SubcommandHandler } from "../shell/index.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type Skill, type ToolSource } from "../tool/index.js";
 import type { ApprovalRequest, CallJudge, Decision, Policy } from "../policy/index.js";
@@ -222,7 +223,8 @@ export class Session {
   async bash(script: string, options: BashOptions = {}): Promise<ShellResult> {
     this.running++;
     try {
-      return await this.bashInner(script, options);
+      // MCP servers loaded during this call sign in as this session's principal (README "Sign-in").
+      return await actingFor(this, () => this.bashInner(script, options));
     } finally {
       this.running--;
     }

@@ -240,6 +240,15 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/approvals", (c) => c.json({ pending: store.pendingApprovals({ agentId: c.req.query("agent_id") }) }));
 
+  // OAuth sign-ins to MCP servers (README "Sign-in"): what waits for a person, and each state. No token is ever listed.
+  app.get("/v1/sign-ins", async (c) => {
+    const principal = c.req.query("principal");
+    const { listSignIns, DEFAULT_PRINCIPAL } = await import("../mcp/auth/index.js");
+    const oauth = host.shell.oauth;
+    const states = listSignIns(host.config.servers, principal ?? DEFAULT_PRINCIPAL, oauth).filter((s) => principal === undefined || s.principal === principal);
+    return c.json({ pending: oauth.broker.pending(principal === undefined ? {} : { principal }), sign_ins: states });
+  });
+
   // ── saved scripts ───────────────────────────────────────────────────────────
   const agentParam = (c: Context): string => id(c.req.param("agent_id"), "agent_id");
   const scriptOr404 = (agent: string, key: string, version?: number) => {

@@ -10,6 +10,7 @@
  * Rule source: MCP spec 2025-11-25 "Authorization" (OAuth 2.1 with PKCE, protected resource
  * metadata, dynamic client registration, token audience binding); README "Sign-in".
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { ServerConfig } from "../config.js";
@@ -105,6 +106,22 @@ export function oauthSettings(config: ServerConfig): OAuthSettings | undefined {
 export function principalOf(metadata: Record<string, unknown> | undefined): string {
   const p = metadata?.principal ?? metadata?.agent_id;
   return typeof p === "string" && p !== "" ? p : DEFAULT_PRINCIPAL;
+}
+
+const acting = new AsyncLocalStorage<{ principal: string; sessionId: string }>();
+
+/**
+ * Runs `fn` on behalf of a session's principal: an MCP server that must start or list its tools
+ * meanwhile (an on-demand server named by a command) does so as that principal, so a sign-in it
+ * needs is that person's. Calls carry their session anyway; this covers loading.
+ */
+export function actingFor<T>(session: { id: string; metadata: Record<string, unknown> }, fn: () => T): T {
+  return acting.run({ principal: principalOf(session.metadata), sessionId: session.id }, fn);
+}
+
+/** The principal and session set by {@link actingFor} around the current work, if any. */
+export function currentPrincipal(): { principal: string; sessionId: string } | undefined {
+  return acting.getStore();
 }
 
 /** When the access token expires (epoch ms), when the server said. */

@@ -12,6 +12,8 @@ import type { SignInBroker } from "./sign-in.js";
 export {
   DEFAULT_PRINCIPAL,
   MemoryCredentialStore,
+  actingFor,
+  currentPrincipal,
   expiresAt,
   oauthSettings,
   principalOf,
