@@ -25,6 +25,7 @@ import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool } from "../tool/index.js";
 import { callDirect, type DirectOutcome } from "./direct.js";
+import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
 import {
   APPROVE_TOOL_NAME,
   bashToolSpec,
@@ -222,6 +223,11 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
         break;
       }
       result = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars });
+    }
+    // A server that needs the person's sign-in: asked through URL-mode elicitation (see sign-in.ts).
+    if (options.elicitation !== false && supportsUrlElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined)) {
+      const signIns = await askSignIns(shell, session, extra);
+      if (signIns.length) notes.sign_in = signIns;
     }
     const value = Object.keys(notes).length ? { ...result, ...notes } : result;
     await notifyIfChanged();
