@@ -288,8 +288,10 @@ export class McpServerSource implements ToolSource {
     if (pending) return { signIn: { ...base, url: pending.url } };
     // The server challenged and the SDK's OAuth flow failed before an authorization URL existed
     // (no metadata, registration refused): say so instead of a bare transport error.
-    const sdkAuthFailure = provider.challenged && error instanceof Error && error.name !== "McpError" && error.name !== "UnauthorizedError" && !/^Streamable HTTP error|^SSE error/.test(error.message);
-    return { signIn: { ...base, ...(sdkAuthFailure ? { failure: error.message } : {}) } };
+    const sdkAuthFailure = provider.challenged !== false && error instanceof Error && error.name !== "McpError" && error.name !== "UnauthorizedError" && !/^Streamable HTTP error|^SSE error/.test(error.message);
+    if (!sdkAuthFailure) return { signIn: base };
+    const detail = error.message ? `${error.name}: ${error.message}` : error.name;
+    return { signIn: { ...base, failure: `it answered HTTP ${provider.challenged} and its OAuth metadata or registration failed (${detail})` } };
   }
 
   /**

@@ -54,8 +54,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** Scopes a 403 `insufficient_scope` challenge asked for, until new tokens arrive. */
   #stepUp: string | undefined;
   #refreshing: Promise<void> | undefined;
-  /** True once the server answered 401 or 403 on this provider's fetch. */
-  challenged = false;
+  /** The HTTP status (401 or 403) of the last challenge this provider's fetch saw, until reset. */
+  challenged: number | false = false;
 
   constructor(server: HttpServerConfig, options: ProviderOptions) {
     this.server = server;
@@ -169,7 +169,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly fetch: FetchLike = async (url, init) => {
     const res = await fetch(url, init);
     if (res.status === 401 || res.status === 403) {
-      this.challenged = true;
+      this.challenged = res.status;
       const { error, scope } = extractWWWAuthenticateParams(res);
       if (res.status === 403 && error === "insufficient_scope") this.#stepUp = scope ?? "";
     }
