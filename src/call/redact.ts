@@ -28,6 +28,11 @@ export interface Redactor {
   value<T>(v: T): T;
   /** A tool output with secrets replaced in its text, JSON value and raw return (media data left as is). */
   output(o: ToolOutput): ToolOutput;
+  /**
+   * Adds secrets learned while running (OAuth tokens obtained by a sign-in or a refresh); from
+   * then on they are redacted like config secrets. Strings shorter than {@link MIN_SECRET_LENGTH} are ignored.
+   */
+  add(...secrets: string[]): void;
 }
 
 /** Names of URL query parameters and command-line flags that carry credentials. */
@@ -87,14 +92,20 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 export function createRedactor(secrets: Iterable<string>): Redactor {
   const list = new Set<string>();
-  for (const s of secrets) {
-    if (typeof s !== "string" || s.length < MIN_SECRET_LENGTH) continue;
-    list.add(s);
-    const json = JSON.stringify(s).slice(1, -1);
-    if (json !== s) list.add(json);
-  }
-  const sorted = [...list].sort((a, b) => b.length - a.length);
-  const re = sorted.length ? new RegExp(sorted.map(escape).join("|"), "g") : undefined;
+  let re: RegExp | undefined;
+  const learn = (more: Iterable<string>): void => {
+    const size = list.size;
+    for (const s of more) {
+      if (typeof s !== "string" || s.length < MIN_SECRET_LENGTH) continue;
+      list.add(s);
+      const json = JSON.stringify(s).slice(1, -1);
+      if (json !== s) list.add(json);
+    }
+    if (list.size === size && re !== undefined) return;
+    const sorted = [...list].sort((a, b) => b.length - a.length);
+    re = sorted.length ? new RegExp(sorted.map(escape).join("|"), "g") : undefined;
+  };
+  learn(secrets);
   const text = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
   const deep = (v: unknown, seen: WeakSet<object>): unknown => {
     if (typeof v === "string") return text(v);
@@ -120,7 +131,10 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     return deep(v, new WeakSet()) as T;
   };
   return {
-    active: re !== undefined,
+    get active() {
+      return re !== undefined;
+    },
+    add: (...more: string[]) => learn(more),
     text,
     value,
     output(o) {

@@ -9,7 +9,7 @@ import { userInfo } from "node:os";
 import path from "node:path";
 import { findConfigFile } from "../runtime/config.js";
 import type { ToolShell } from "../runtime/index.js";
-import type { Host } from "../server/host.js";
+import type { Host, HostOptions } from "../server/host.js";
 
 /** Options every subcommand shares. */
 export interface CommonOptions {
@@ -52,7 +52,7 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
  * compatibility commands and the shell's notes.
  * @throws Error with a message for the user.
  */
-export async function openToolShell(options: CommonOptions): Promise<Host> {
+export async function openToolShell(options: CommonOptions, extra: Partial<HostOptions> = {}): Promise<Host> {
   const { openHost } = await import("../server/host.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
   const configFile = options.config ?? findConfigFile(process.cwd());
@@ -73,6 +73,7 @@ export async function openToolShell(options: CommonOptions): Promise<Host> {
     timeoutMs,
     engineCommands: defaultEngineCommands(),
     helpFooter: SHELL_NOTES,
+    ...extra,
   });
 }
 
@@ -98,7 +99,7 @@ export async function runCli(req: CliRequest): Promise<void> {
     shell = host.shell;
     const sessionId = req.options.session ?? CLI_SESSION;
     // A session the CLI opens acts for the user who runs it (ctx.session.auth).
-    const cliSession = (id: string) => host!.session(id, { principal: `cli:${cliUser()}` });
+    const cliSession = (id: string) => host!.session(id, { client: `cli:${cliUser()}` });
     if (req.kind === "list") {
       await write(process.stdout, shell.listing());
     } else if (req.kind === "plan") {

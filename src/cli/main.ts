@@ -10,6 +10,7 @@
  *   toolshell plan FILE|-          each tools call a script would make, with its risk
  *   toolshell approvals            pending approval requests of the CLI session
  *   toolshell approve ID DECISION  answer one (allow, allow_always, reject, reject_always)
+ *   toolshell auth SERVER          sign in to an MCP server that uses OAuth (--list, --logout)
  *
  * Common options: --config FILE (default: ./toolshell.config.json, then ./.mcp.json),
  * --workspace DIR (a real folder mounted read-write as the working directory).
@@ -95,6 +96,21 @@ program
   .option("--no-load", "do not start servers that are not loaded")
   .option("--schema-limit <tokens>", "tokens an input schema may take (default 1000)")
   .action((opts: import("./agents.js").CheckCliOptions) => import("./agents.js").then((m) => m.runCheck(opts, program.opts())));
+
+program
+  .command("auth")
+  .description("sign in to an MCP server that uses OAuth (prints the URL, receives the redirect on 127.0.0.1), --list the sign-ins, or --logout")
+  .argument("[server]", "the server's name in the config")
+  .option("--list", "each OAuth server's state: signed in, who, expires at, scopes")
+  .option("--logout", "forget the server's tokens")
+  .option("--no-open", "do not open a browser; only print the URL")
+  .option("--principal <name>", "who the sign-in is for (a session's principal or agent_id; default: default)")
+  .option("--json", "with --list: print JSON")
+  .option("--wait <ms>", "how long to wait for the sign-in (default 600000)")
+  .action(async (server: string | undefined, opts: import("./auth.js").AuthCliOptions) => {
+    const { runAuth } = await import("./auth.js");
+    process.exitCode = await runAuth(server, opts, program.opts());
+  });
 
 // Issue 5: the session timeline and the HTTP API (src/cli/sessions.ts).
 program

@@ -25,6 +25,7 @@ import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool } from "../tool/index.js";
 import { callDirect, type DirectOutcome } from "./direct.js";
+import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
 import {
   APPROVE_TOOL_NAME,
   bashToolSpec,
@@ -116,9 +117,9 @@ function textResult(value: unknown, isError = false): CallToolResult {
  */
 export function createGatewayServer(shell: ToolShell, session: Session, options: GatewayOptions = {}): Server {
   const server = new Server({ name: options.name ?? "toolshell", version: options.version ?? "0.1.0" }, { capabilities: { tools: { listChanged: true } } });
-  // The principal of the session: the MCP client, as it names itself in `initialize`.
+  // The client of the session: the MCP client, as it names itself in `initialize`.
   server.oninitialized = () => {
-    if (typeof session.metadata.principal !== "string") session.metadata.principal = `mcp:${server.getClientVersion()?.name ?? "client"}`;
+    if (typeof session.metadata.client !== "string") session.metadata.client = `mcp:${server.getClientVersion()?.name ?? "client"}`;
   };
   const canElicit = () => options.elicitation !== false && supportsFormElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined);
 
@@ -226,6 +227,11 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
         break;
       }
       result = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars });
+    }
+    // A server that needs the person's sign-in: asked through URL-mode elicitation (see sign-in.ts).
+    if (options.elicitation !== false && supportsUrlElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined)) {
+      const signIns = await askSignIns(shell, session, extra);
+      if (signIns.length) notes.sign_in = signIns;
     }
     const value = Object.keys(notes).length ? { ...result, ...notes } : result;
     await notifyIfChanged();

@@ -91,7 +91,8 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  * {@link DEFAULT_CALL_TIMEOUT_MS}), `trust`, `disabled`; unknown keys are kept in `raw`.
  *
  * Paths: a relative `cwd` resolves against `baseDir` (and `cwd` defaults to `baseDir`); a command
- * containing a slash resolves against `baseDir`; a bare command name is looked up on the PATH of
+ * containing a slash resolves against `cwd` (`"command": "./start.sh", "cwd": "server"` runs
+ * `server/start.sh`, as Node's spawn with that `cwd` does); a bare command name is looked up on the PATH of
  * `env` and kept as written when not found there (spawning then fails with a clear error).
  *
  * @returns the servers in file order, `mcpServers` first.
@@ -157,7 +158,8 @@ function parseEntry(
     return {
       ...base,
       type,
-      command: resolveCommand(command, baseDir, envVars.PATH ?? env.PATH),
+      // A relative command resolves against `cwd`, as Node's spawn with that `cwd` does.
+      command: resolveCommand(command, cwd, envVars.PATH ?? env.PATH),
       args: stringList(e.args, `${key}.args`),
       env: envVars,
       cwd,

@@ -10,7 +10,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { ServerConfig } from "./config.js";
@@ -44,6 +45,8 @@ export interface OpenOptions {
   onLost: (connection: Connection) => void;
   /** Called on `notifications/tools/list_changed`. */
   onToolsChanged: (connection: Connection) => void;
+  /** HTTP servers that sign in: the SDK's OAuth client and the fetch it goes through (see auth/provider.ts). */
+  auth?: { provider: OAuthClientProvider; fetch?: FetchLike };
 }
 
 /**
@@ -77,7 +80,7 @@ export async function openConnection(config: ServerConfig, options: OpenOptions)
 }
 
 async function attempt(config: ServerConfig, kind: Connection["transport"], options: OpenOptions): Promise<Connection> {
-  const transport = makeTransport(config, kind, options.log);
+  const transport = makeTransport(config, kind, options.log, options.auth);
   const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: ACCEPT_ALL });
   let closing = false;
   let closed = false;
@@ -127,7 +130,7 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   return connection;
 }
 
-function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog): Transport {
+function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog, auth: OpenOptions["auth"]): Transport {
   if (config.type === "stdio") {
     const transport = new TrackedStdioTransport({
       command: config.command,
@@ -143,10 +146,11 @@ function makeTransport(config: ServerConfig, kind: Connection["transport"], log:
   const url = new URL(config.url);
   const requestInit = { headers: config.headers };
   log.line(`connecting to ${url.origin}${url.pathname} over ${kind}`);
+  const authOptions = auth ? { authProvider: auth.provider, ...(auth.fetch ? { fetch: auth.fetch } : {}) } : {};
   if (kind === "sse") {
-    return new SSEClientTransport(url, { requestInit });
+    return new SSEClientTransport(url, { requestInit, ...authOptions });
   }
-  return new StreamableHTTPClientTransport(url, { requestInit });
+  return new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
 }
 
 /** The SDK's stdio transport, remembering the pid it spawned (the SDK forgets it on close). */

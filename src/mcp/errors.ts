@@ -25,6 +25,11 @@ export interface ErrorPlace {
   aborted?: boolean;
   /** Last lines the server wrote to stderr, appended to start failures. */
   stderrTail?: string;
+  /**
+   * Set for servers that sign in with OAuth (see auth/): the authorization URL of the pending
+   * sign-in, or why no sign-in could start.
+   */
+  signIn?: { server: string; principal: string; url?: string; failure?: string };
 }
 
 /** The HTTP status of an SDK transport error, when it carries one. */
@@ -55,6 +60,7 @@ export function isAuthError(error: unknown): boolean {
 export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
   if (error instanceof ToolCallError) return error;
   const who = place.tool ? `MCP server "${place.server}", tool "${place.tool}"` : `MCP server "${place.server}"`;
+  if (place.signIn && (isAuthError(error) || place.signIn.failure !== undefined)) return signInError(error, place.signIn);
   if (isAuthError(error)) {
     const status = httpStatus(error);
     return new ToolCallError(
@@ -80,6 +86,28 @@ export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
   }
   if (isTransportError(error)) return new ToolCallError("unavailable", `${who}: ${message}`, true);
   return new ToolCallError("tool_error", `${who}: ${message}`);
+}
+
+/**
+ * The `connection_required` error of a server that signs in: with a pending sign-in, its URL
+ * (retryable: the call works once the person signed in); else why sign-in could not start.
+ */
+function signInError(error: unknown, s: NonNullable<ErrorPlace["signIn"]>): ToolCallError {
+  const who = `MCP server "${s.server}"`;
+  const as = s.principal === "default" ? "" : ` as "${s.principal}"`;
+  if (s.url) {
+    return new ToolCallError(
+      "connection_required",
+      `${who} needs sign-in${as}: open ${s.url} to sign in (the link works while this toolshell runs), or run \`toolshell auth ${s.server}\`; then run the call again`,
+      true,
+    );
+  }
+  const status = httpStatus(error);
+  const why = s.failure ?? (status ? `it answered HTTP ${status} after sign-in` : messageOf(error));
+  return new ToolCallError(
+    "connection_required",
+    `${who} needs a connection${as} and sign-in could not start: ${why}. Run \`toolshell auth ${s.server}\`, or set its credentials (headers) and "oauth": false in the host's config`,
+  );
 }
 
 function isTransportError(error: unknown): boolean {

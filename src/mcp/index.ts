@@ -23,6 +23,18 @@ export { DEFAULT_LOG_DIR, logFileFor } from "./log.js";
 export { toToolOutput, type McpCallResult } from "./result.js";
 export { hintsFromAnnotations } from "./tool.js";
 export { McpServerSource, type McpSourceOptions } from "./source.js";
+export {
+  DEFAULT_PRINCIPAL,
+  MemoryCredentialStore,
+  actingFor,
+  SignInBroker,
+  principalOf,
+  type CredentialStore,
+  type OAuthContext,
+  type OAuthCredentials,
+  type PendingSignIn,
+  type SignInStatus,
+} from "./auth/index.js";
 
 /**
  * One source per server that is not `disabled`, in config order. Nothing is spawned or

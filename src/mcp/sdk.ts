@@ -6,6 +6,7 @@
 type SdkModules = {
   connection: typeof import("./connection.js");
   errors: typeof import("./errors.js");
+  oauth: typeof import("./auth/provider.js");
   types: typeof import("@modelcontextprotocol/sdk/types.js");
 };
 
@@ -14,8 +15,8 @@ let loaded: SdkModules | undefined;
 
 /** The SDK-backed modules; the first call imports them, later calls share the same promise. */
 export function loadSdk(): Promise<SdkModules> {
-  loading ??= Promise.all([import("./connection.js"), import("./errors.js"), import("@modelcontextprotocol/sdk/types.js")]).then(
-    ([connection, errors, types]) => (loaded = { connection, errors, types }),
+  loading ??= Promise.all([import("./connection.js"), import("./errors.js"), import("@modelcontextprotocol/sdk/types.js"), import("./auth/provider.js")]).then(
+    ([connection, errors, types, oauth]) => (loaded = { connection, errors, types, oauth }),
   );
   return loading;
 }

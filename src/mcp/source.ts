@@ -9,6 +9,10 @@ import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { displayName } from "../tool/text.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
+import { currentPrincipal, DEFAULT_PRINCIPAL, MemoryCredentialStore, oauthSettings, principalOf, type OAuthSettings } from "./auth/credentials.js";
+import type { OAuthContext } from "./auth/index.js";
+import type { StoredOAuthProvider } from "./auth/provider.js";
+import { SignInBroker } from "./auth/sign-in.js";
 import type { ServerConfig } from "./config.js";
 import type { Connection } from "./connection.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
@@ -22,6 +26,11 @@ import { toCatalogTool } from "./tool.js";
 export interface McpSourceOptions {
   /** Folder of server logs (`<logDir>/<server>.log`); default `.toolshell/logs` under the process's cwd. */
   logDir?: string;
+  /**
+   * OAuth sign-in shared by the host's servers (credential store, sign-in broker, the redactor's
+   * hook); default: credentials in memory and a broker of this source's own.
+   */
+  oauth?: OAuthContext;
 }
 
 /**
@@ -62,14 +71,32 @@ export class McpServerSource implements ToolSource {
   #listeners = new Set<(tools: CatalogTool[]) => void>();
   #relisting = false;
   #relistAgain = false;
+  /** OAuth settings when this server signs in (HTTP without `"oauth": false` or its own Authorization header). */
+  readonly #oauthSettings: OAuthSettings | undefined;
+  readonly #oauth: OAuthContext | undefined;
+  readonly #ownBroker: SignInBroker | undefined;
+  /** One SDK OAuth client per principal. */
+  readonly #providers = new Map<string, StoredOAuthProvider>();
+  /** The principal whose connection is `#conn` (and listed the tools). */
+  #listedAs = DEFAULT_PRINCIPAL;
+  /** Connections of the other principals (OAuth servers only): each person's calls carry their own token. */
+  readonly #others = new Map<string, Promise<Connection>>();
 
-  /** @param config one entry from parseServersConfig. */
+  /**
+   * @param config one entry from parseServersConfig.
+   * @throws Error when the entry's `oauth` settings are malformed.
+   */
   constructor(config: ServerConfig, options: McpSourceOptions = {}) {
     this.config = config;
     this.name = config.name;
     this.identity = serverIdentity(config);
     this.logFile = logFileFor(path.resolve(options.logDir ?? DEFAULT_LOG_DIR), config.name);
     this.#log = new ServerLog(this.logFile);
+    this.#oauthSettings = oauthSettings(config);
+    if (this.#oauthSettings) {
+      if (!options.oauth) this.#ownBroker = new SignInBroker();
+      this.#oauth = options.oauth ?? { store: new MemoryCredentialStore(), broker: this.#ownBroker! };
+    }
   }
 
   /** See the class docstring. */
@@ -127,6 +154,10 @@ export class McpServerSource implements ToolSource {
     const opening = this.#opening;
     await conn?.close();
     if (opening) await opening.then((c) => c.close(), () => {});
+    const others = [...this.#others.values()];
+    this.#others.clear();
+    await Promise.all(others.map((o) => o.then((c) => c.close(), () => {})));
+    await this.#ownBroker?.close();
     this.#log.line("closed");
     await this.#log.close();
   }
@@ -151,7 +182,10 @@ export class McpServerSource implements ToolSource {
     this.#log.resetTail();
     const { connection, errors, types } = await loadSdk();
     let conn: Connection | undefined;
+    const principal = this.#listingPrincipal();
+    const provider = await this.#provider(principal, currentPrincipal()?.sessionId);
     try {
+      await provider?.refreshIfExpiring();
       conn = await connection.openConnection(this.config, {
         log: this.#log,
         deadline,
@@ -160,11 +194,13 @@ export class McpServerSource implements ToolSource {
           if (this.#conn === lost) this.#conn = undefined;
         },
         onToolsChanged: (changed) => this.#relist(changed),
+        ...(provider ? { auth: { provider, fetch: provider.fetch } } : {}),
       });
       const listed = await connection.listAllTools(conn.client, deadline, timeoutMs);
       if (this.#closed) throw this.#closedError();
       this.#tools = this.#catalogTools(listed);
       this.#conn = conn;
+      this.#listedAs = principal;
       this.#state = "ready";
       this.#failure = undefined;
       this.#failures = 0;
@@ -180,13 +216,16 @@ export class McpServerSource implements ToolSource {
             phase: "connect",
             timeoutMs,
             stderrTail: this.#log.tail(),
+            ...this.#signInPlace(provider, error),
           });
       this.#log.line(`start failed: ${failure.message}`);
       if (!this.#closed) {
         this.#state = "failed";
         this.#failure = failure;
         this.#failures++;
-        this.#retryAt = Date.now() + Math.min(30_000, 1000 * 2 ** (this.#failures - 1));
+        // A server waiting for the person to sign in is asked again at once: the sign-in may
+        // have finished a second ago, and no process is started by asking.
+        this.#retryAt = failure.code === "connection_required" ? 0 : Date.now() + Math.min(30_000, 1000 * 2 ** (this.#failures - 1));
       }
       throw failure;
     }
@@ -199,17 +238,109 @@ export class McpServerSource implements ToolSource {
     // Awaits only what is not ready yet: a call on a live connection goes straight to the SDK.
     const { errors, types } = sdkIfLoaded() ?? (await loadSdk());
     if (ctx.signal.aborted) throw errors.toCallError(ctx.signal.reason, { ...place, aborted: true });
-    const live = this.#conn && !this.#conn.closed && !this.#closed ? this.#conn : undefined;
-    const conn = live ?? (await this.#connection(ctx.signal));
+    const principal = this.#oauthSettings ? principalOf(ctx.session.metadata) : DEFAULT_PRINCIPAL;
+    const provider = this.#oauthSettings ? await this.#provider(principal, ctx.session.id) : undefined;
+    let conn: Connection;
+    try {
+      await provider?.refreshIfExpiring();
+      if (provider && principal !== this.#listedAs) conn = await this.#connectionFor(principal, provider, ctx.signal);
+      else {
+        const live = this.#conn && !this.#conn.closed && !this.#closed ? this.#conn : undefined;
+        conn = live ?? (await this.#connection(ctx.signal));
+      }
+    } catch (error) {
+      throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
+    }
     try {
       const result = await withChildSignal(ctx.signal, (signal) =>
         conn.client.callTool({ name, arguments: args }, types.CallToolResultSchema, { signal, timeout: timeoutMs }),
       );
       return result as McpCallResult;
     } catch (error) {
-      throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted });
+      throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
     }
   };
+
+  /**
+   * The SDK OAuth client of `principal` (created on first use), or undefined when this server
+   * does not sign in. `sessionId` names the session whose call may start a sign-in.
+   */
+  async #provider(principal: string, sessionId?: string): Promise<StoredOAuthProvider | undefined> {
+    if (!this.#oauthSettings || !this.#oauth) return undefined;
+    let p = this.#providers.get(principal);
+    if (!p) {
+      const { oauth } = await loadSdk();
+      p = new oauth.StoredOAuthProvider(this.config as Extract<ServerConfig, { url: string }>, {
+        principal,
+        settings: this.#oauthSettings,
+        store: this.#oauth.store,
+        broker: this.#oauth.broker,
+        onSecret: this.#oauth.onSecret,
+      });
+      this.#providers.set(principal, p);
+    }
+    if (sessionId !== undefined) p.sessionId = sessionId;
+    p.challenged = false;
+    return p;
+  }
+
+  /** What toCallError needs to say about sign-in: the pending sign-in's URL, or why none started. */
+  #signInPlace(provider: StoredOAuthProvider | undefined, error: unknown): { signIn?: { server: string; principal: string; url?: string; failure?: string } } {
+    if (!provider) return {};
+    const pending = this.#oauth?.broker.pendingFor(this.name, provider.principal);
+    const base = { server: this.name, principal: provider.principal };
+    if (pending) return { signIn: { ...base, url: pending.url } };
+    // The server challenged and the SDK's OAuth flow failed before an authorization URL existed
+    // (no metadata, registration refused): say so instead of a bare transport error.
+    const sdkAuthFailure = provider.challenged !== false && error instanceof Error && error.name !== "McpError" && error.name !== "UnauthorizedError" && !/^Streamable HTTP error|^SSE error/.test(error.message);
+    if (!sdkAuthFailure) return { signIn: base };
+    const detail = error.message ? `${error.name}: ${error.message}` : error.name;
+    return { signIn: { ...base, failure: `it answered HTTP ${provider.challenged} and its OAuth metadata or registration failed (${detail})` } };
+  }
+
+  /**
+   * Who lists the tools: the principal the load is done for (see actingFor) when signed in, else
+   * the default principal when signed in, else the first principal with a sign-in to this server
+   * (the tool list is the server's, whoever asks), else the one the load is for (who is then
+   * asked to sign in).
+   */
+  #listingPrincipal(): string {
+    const acting = currentPrincipal()?.principal ?? DEFAULT_PRINCIPAL;
+    if (!this.#oauth) return acting;
+    const url = (this.config as { url?: string }).url;
+    const signedIn = (p: string) => {
+      const c = this.#oauth!.store.get(this.name, p);
+      return !!c?.tokens && c.serverUrl === url;
+    };
+    if (signedIn(acting)) return acting;
+    if (signedIn(DEFAULT_PRINCIPAL)) return DEFAULT_PRINCIPAL;
+    return this.#oauth.store.list().find((r) => r.server === this.name && signedIn(r.principal))?.principal ?? acting;
+  }
+
+  /** The connection of a principal other than the listing one (opened on first use, reopened when it closed). */
+  async #connectionFor(principal: string, provider: StoredOAuthProvider, signal: AbortSignal): Promise<Connection> {
+    if (this.#closed) throw this.#closedError();
+    let opening = this.#others.get(principal);
+    const current = opening ? await opening.catch(() => undefined) : undefined;
+    if (!current || current.closed) {
+      const { connection } = await loadSdk();
+      const timeoutMs = this.config.connectTimeoutMs;
+      const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#closing.signal]);
+      opening = connection.openConnection(this.config, {
+        log: this.#log,
+        deadline,
+        timeoutMs,
+        onLost: () => {},
+        onToolsChanged: () => {},
+        auth: { provider, fetch: provider.fetch },
+      });
+      this.#others.set(principal, opening);
+      opening.catch(() => {
+        if (this.#others.get(principal) === opening) this.#others.delete(principal);
+      });
+    }
+    return waitFor(opening!, signal, this.name);
+  }
 
   /**
    * The listed tools as catalog tools. A tool whose command words repeat an earlier one's (names

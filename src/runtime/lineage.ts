@@ -4,6 +4,7 @@
  * {@link withOrigin}; async context carries it to every nested call the script makes.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { principalOf } from "../mcp/index.js";
 import type { CallOrigin, CallSessionInfo } from "../tool/index.js";
 
 const origins = new AsyncLocalStorage<CallOrigin[]>();
@@ -20,10 +21,15 @@ export function currentOrigins(): CallOrigin[] {
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined);
 
-/** The principal a session acts for, from its metadata (see `CallSessionInfo.auth`). */
+/**
+ * Who a session acts for, from its metadata (see `CallSessionInfo.auth`): the principal whose
+ * credentials its calls use (the same rule as OAuth sign-in, `principalOf`), its agent, and the
+ * client the surface saw.
+ */
 export function authOf(metadata: Record<string, unknown>): CallSessionInfo["auth"] {
   const agentId = str(metadata.agent_id);
-  return { principal: str(metadata.principal) ?? agentId ?? "local", ...(agentId ? { agentId } : {}) };
+  const client = str(metadata.client);
+  return { principal: principalOf(metadata), ...(agentId ? { agentId } : {}), ...(client ? { client } : {}) };
 }
 
 /** What started the session itself: a trigger (`trigger_id`, `trigger_name`) or a parent session (`parent_session_id`). */

@@ -7,6 +7,7 @@
  */
 import type { CallSession, SessionEvent, SessionEventInput } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
+import { actingFor } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
@@ -186,7 +187,8 @@ export class Session implements CallSession {
   async bash(script: string, options: BashOptions = {}): Promise<ShellResult> {
     this.running++;
     try {
-      return await this.bashInner(script, options);
+      // MCP servers loaded during this call sign in as this session's principal (README "Sign-in").
+      return await actingFor(this, () => this.bashInner(script, options));
     } finally {
       this.running--;
     }

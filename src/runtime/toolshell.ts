@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Command } from "just-bash";
 import { CallPipeline, configSecrets, createRedactor, type Hooks, type Redactor, type SessionEvent } from "../call/index.js";
 import { Catalog, renderIndex } from "../catalog/index.js";
-import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
+import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
 import { defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
@@ -74,6 +74,8 @@ export interface ToolShellOptions {
   secrets?: string[];
   /** Connect eager MCP servers before returning (default true). */
   connect?: boolean;
+  /** OAuth sign-in of remote MCP servers: where credentials live, the sign-in broker (default: in memory). */
+  oauth?: OAuthContext;
   /** Environment for `${VAR}` expansion (default process.env). */
   env?: Record<string, string | undefined>;
   /** Tools the model keeps as direct tools, added to the config's `keepVisible` (issue 6). */
@@ -111,6 +113,8 @@ export interface ToolShell {
   readonly hooks: Hooks;
   /** The one pipeline every call goes through, whatever the surface (src/call/). */
   readonly pipeline: CallPipeline;
+  /** OAuth sign-in of remote MCP servers: credentials, pending sign-ins (README "Sign-in"). */
+  readonly oauth: OAuthContext;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }
@@ -142,7 +146,17 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     }
   } else if (options.tools) Object.assign(defs, options.tools);
   const local = await LocalToolSource.from(defs);
-  const mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir });
+  // Tokens obtained while running are redacted like config secrets (the redactor is made below).
+  let learnSecret: (secret: string) => void = () => {};
+  const oauth: OAuthContext = {
+    store: options.oauth?.store ?? new MemoryCredentialStore(),
+    broker: options.oauth?.broker ?? new SignInBroker(),
+    onSecret: (secret) => {
+      learnSecret(secret);
+      options.oauth?.onSecret?.(secret);
+    },
+  };
+  const mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
   for (const s of mcp) {
     // `local` and `scripts` name toolshell's own sources (trusted by name in the policy).
     if (["search", "plan", "help", "scripts", "local"].includes(s.name.replace(/-/g, "_").toLowerCase())) {
@@ -164,7 +178,9 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   const gone = new FinalizationRegistry<string>((k) => {
     if (!evicted.get(k)?.deref()) evicted.delete(k);
   });
-  const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? [])]);
+  const storedTokens = oauth.store.list().flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token]).filter((x): x is string => !!x);
+  const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? []), ...storedTokens]);
+  learnSecret = (secret) => redactor.add(secret);
   const helpFooter = options.helpFooter ?? SHELL_NOTES;
   const books = new Map<string, ApprovalBook>();
   const policy = new Policy({
@@ -246,6 +262,10 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     hooks,
     pipeline,
     redactor,
-    close: () => closeSources(mcp),
+    oauth,
+    close: async () => {
+      await closeSources(mcp);
+      if (!options.oauth?.broker) await oauth.broker.close();
+    },
   };
 }

@@ -162,9 +162,9 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const metadata = b.metadata ?? {};
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) throw new ApiError(400, "invalid_request", '"metadata" must be an object');
     if (store.getSession(sid)) throw new ApiError(409, "conflict", `session ${sid} exists`);
-    // The principal is the token that created the session, named by its place in the config (never the token itself).
-    const principal = `api:token-${tokenIndex(bearer(c) ?? "", options.tokens) + 1}`;
-    const session = host.session(sid, { principal, ...(metadata as Record<string, unknown>), agent_id: agent });
+    // The client is the token that created the session, named by its place in the config (never the token itself).
+    const client = `api:token-${tokenIndex(bearer(c) ?? "", options.tokens) + 1}`;
+    const session = host.session(sid, { client, ...(metadata as Record<string, unknown>), agent_id: agent });
     await session.ready;
     return c.json(store.getSession(sid), 201);
   });
@@ -251,6 +251,15 @@ export function createApp(host: Host, options: AppOptions): Hono {
   });
 
   app.get("/v1/approvals", (c) => c.json({ pending: store.pendingApprovals({ agentId: c.req.query("agent_id") }) }));
+
+  // OAuth sign-ins to MCP servers (README "Sign-in"): what waits for a person, and each state. No token is ever listed.
+  app.get("/v1/sign-ins", async (c) => {
+    const principal = c.req.query("principal");
+    const { listSignIns, DEFAULT_PRINCIPAL } = await import("../mcp/auth/index.js");
+    const oauth = host.shell.oauth;
+    const states = listSignIns(host.config.servers, principal ?? DEFAULT_PRINCIPAL, oauth).filter((s) => principal === undefined || s.principal === principal);
+    return c.json({ pending: oauth.broker.pending(principal === undefined ? {} : { principal }), sign_ins: states });
+  });
 
   // ── saved scripts ───────────────────────────────────────────────────────────
   const agentParam = (c: Context): string => id(c.req.param("agent_id"), "agent_id");

@@ -9,6 +9,7 @@
 import path from "node:path";
 import { buildToolShell, checkWorkspace, loadConfig, type Session, type SessionEvent, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
+import { SignInBroker } from "../mcp/index.js";
 import { openSqliteStore, otelEventSink, type Store } from "../store/index.js";
 import { parseServerConfig, parseTriggersConfig, type ServerConfig, type TriggerSpec } from "./config.js";
 import { TriggerService, type WakeCall } from "./triggers.js";
@@ -94,6 +95,8 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       sessionSources: scripts.sessionSources,
       subcommands: { ...scripts.subcommands, ...options.subcommands },
       secrets: [...(options.secrets ?? []), ...server.tokens, ...Object.values(server.wakeAgent?.headers ?? {})],
+      // OAuth sign-ins live in the store, per server and principal (README "Sign-in").
+      oauth: options.oauth ?? (store.credentials ? { store: store.credentials, broker: new SignInBroker() } : undefined),
       onEvent: (e) => {
         otel(e);
         for (const l of listeners) {
@@ -129,6 +132,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       closed = true;
       await triggers.stop().catch(() => {});
       await shell.close().catch(() => {});
+      if (!options.oauth) await shell.oauth.broker.close().catch(() => {});
       if (typeof options.store !== "object") {
         try {
           store.close();

@@ -71,6 +71,13 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       "/v1/approvals": { get: { summary: "Pending approval requests of every session", parameters: [query("agent_id", { type: "string" }, "Only this agent's sessions")], responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("ApprovalRequest") } } }), ...common } } },
+      "/v1/sign-ins": {
+        get: {
+          summary: "OAuth sign-ins to MCP servers: those waiting for a person (open `url`) and each server's state; never a token",
+          parameters: [query("principal", { type: "string" }, "Only this principal's (a session's principal or agent_id)")],
+          responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: { type: "object", properties: { server: { type: "string" }, principal: { type: "string" }, url: { type: "string" }, session_id: { type: "string" }, started_at: { type: "string" } } } }, sign_ins: { type: "array", items: { type: "object", properties: { server: { type: "string" }, principal: { type: "string" }, state: { enum: ["signed_in", "expired", "signed_out", "pending"] }, subject: { type: "string" }, expires_at: { type: "string" }, scopes: { type: "array", items: { type: "string" } }, url: { type: "string" } } } } } }), ...common },
+        },
+      },
       "/v1/agents/{agent_id}/scripts": {
         get: { summary: "List saved scripts", parameters: [agent, query("include_archived", { type: "boolean" }, "Archived ones too")], responses: { "200": json({ type: "object", properties: { scripts: { type: "array", items: ref("Script") } } }), ...common } },
         post: { summary: "Create a saved script (version 1)", parameters: [agent], requestBody: body(ref("ScriptInput")), responses: { "201": json(ref("Script"), "Created"), "409": err("A script with this name exists"), ...common } },

@@ -136,6 +136,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX trigger_runs_trigger ON trigger_runs(trigger_id, started_at);
   `,
+  // 2: OAuth sign-ins to MCP servers, per server and principal (README "Sign-in").
+  `
+  CREATE TABLE oauth_credentials (
+    server TEXT NOT NULL,
+    principal TEXT NOT NULL,
+    data TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (server, principal)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

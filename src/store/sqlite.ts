@@ -12,11 +12,12 @@
  * Rule source: issue 5 → Store; DESIGN.md engineering rules (SQLite via better-sqlite3 12.x).
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { ApprovalBook, type ApprovalRequest, type ApprovalSnapshot, type Rating, type RatingCache } from "../policy/index.js";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../runtime/index.js";
+import { SqliteCredentialStore } from "./credentials.js";
 import { readTree, writeTree, type FileEntry } from "./files.js";
 import { migrate } from "./migrations.js";
 import {
@@ -63,6 +64,8 @@ export class SqliteStore implements Store {
   readonly location: string;
   readonly db: Database.Database;
   readonly ratings: RatingCache;
+  /** OAuth sign-ins to MCP servers (tokens: the file is created readable by its owner only). */
+  readonly credentials: SqliteCredentialStore;
   /** Completed calls waiting for their `tool.nested_call` event, by session + call id. */
   private readonly pending = new Map<string, { sessionId: string; toolCallId: string; call: RecordedCall }>();
   /** Hash of every saved file per session, to write only what changed. */
@@ -71,7 +74,15 @@ export class SqliteStore implements Store {
 
   constructor(options: SqliteStoreOptions) {
     const file = options.file === ":memory:" ? ":memory:" : path.resolve(options.file);
-    if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ":memory:") {
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // The store holds OAuth tokens: private to its owner. SQLite gives its -wal and -shm files
+      // the database file's permissions.
+      if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
+      try {
+        chmodSync(file, 0o600);
+      } catch {}
+    }
     this.location = file;
     this.db = new Database(file);
     if (file !== ":memory:") this.db.pragma("journal_mode = WAL");
@@ -124,6 +135,7 @@ export class SqliteStore implements Store {
       run: p("SELECT data FROM trigger_runs WHERE id = ?"),
       runs: p("SELECT data FROM trigger_runs WHERE trigger_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?"),
     };
+    this.credentials = new SqliteCredentialStore(this.db);
     const { getRating, putRating } = this.st;
     this.ratings = {
       get(key: string): Rating | undefined {

@@ -139,6 +139,8 @@ export interface Store extends SessionStore {
   pendingApprovals(options?: { agentId?: string }): Array<import("../policy/index.js").ApprovalRequest>;
   /** The cache of tool ratings. */
   readonly ratings: RatingCache;
+  /** OAuth sign-ins to MCP servers, per server and principal (README "Sign-in"). */
+  readonly credentials?: import("../mcp/auth/index.js").CredentialStore;
 
   listScripts(agentId: string, options?: { includeArchived?: boolean }): ScriptRecord[];
   /** A script by id or name (current version, or `version`). */

@@ -112,11 +112,13 @@ export interface CallSessionInfo {
   /** The turn: the shell call (`call_bash_<n>`) and durable step a nested call belongs to; the call's own id always. */
   turn: { callId: string; shellCallId?: string; stepId?: string };
   /**
-   * Who the session acts for: `metadata.principal` when a surface set it (`api:token-1` for the
-   * HTTP API, `mcp:<client name>` for the gateway, `cli:<user>` for the CLI, `trigger:<id>`),
-   * else `metadata.agent_id`, else `local`.
+   * Who the session acts for. `principal`: whose credentials its calls use (OAuth sign-ins are
+   * kept per principal) — `metadata.principal`, else `metadata.agent_id`, else `default`.
+   * `client`: what reached it, set by the surface — `api:token-<n>` (the HTTP API token that
+   * created it, by its place in the config), `mcp:<client name>` (the gateway), `cli:<user>`
+   * (the CLI), `trigger:<id>`.
    */
-  auth: { principal: string; agentId?: string };
+  auth: { principal: string; agentId?: string; client?: string };
   /** What started this call, innermost first (a saved script inside a trigger: [script, trigger]). Empty for a call the model made. */
   parent: CallOrigin[];
 }

@@ -33,7 +33,7 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
   const r = await lib.bash("tools whoami", { stepId: "turn-7" });
   assert.deepEqual(JSON.parse(r.stdout), {
     turn: { callId: `${r.tool_call_id}:tools:0:whoami`, shellCallId: r.tool_call_id, stepId: "turn-7" },
-    auth: { principal: "local" },
+    auth: { principal: "default" },
     parent: [{ kind: "session", id: "parent-1" }],
   });
 
@@ -44,7 +44,7 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
   const run = await host.triggers.run(trigger.id, "manual");
   assert.equal(run.status, "ok", JSON.stringify(run));
   const who = JSON.parse((run.result as { stdout: string }).stdout);
-  assert.deepEqual(who.auth, { principal: `trigger:${trigger.id}`, agentId: "ops" });
+  assert.deepEqual(who.auth, { principal: "ops", agentId: "ops", client: `trigger:${trigger.id}` });
   assert.deepEqual(who.parent, [
     { kind: "saved_script", id: "inner", version: 1 },
     { kind: "saved_script", id: "outer", version: 1 },
@@ -58,7 +58,7 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
     (await (await fetch(api.url + p, { method: "POST", headers: { authorization: `Bearer ${TOKENS[1]}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as { stdout?: string };
   await post("/v1/sessions", { id: "api-s", agent_id: "bot" });
   const viaApi = JSON.parse((await post("/v1/sessions/api-s/bash", { script: "tools whoami" })).stdout!);
-  assert.deepEqual(viaApi.auth, { principal: "api:token-2", agentId: "bot" });
+  assert.deepEqual(viaApi.auth, { principal: "bot", agentId: "bot", client: "api:token-2" });
   assert.deepEqual(viaApi.parent, []);
 
   // The MCP gateway: the client as it names itself; a direct call has no shell call.
@@ -69,7 +69,8 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
   await Promise.all([server.connect(b), client.connect(a)]);
   t.after(() => client.close());
   const gw = JSON.parse(((await client.callTool({ name: "whoami", arguments: {} })) as CallToolResult).content.map((c) => (c as { text: string }).text).join(""));
-  assert.equal(gw.auth.principal, "mcp:info-client");
+  assert.equal(gw.auth.client, "mcp:info-client");
+  assert.equal(gw.auth.principal, "default");
   assert.equal(gw.turn.shellCallId, undefined);
   assert.match(gw.turn.callId, /^direct:/);
 
@@ -88,6 +89,6 @@ test("ctx.session from the CLI: the user who runs it", (t) => {
   const r = spawnSync(process.execPath, [path.join(root, "dist/cli/main.js"), "exec", "--config", config, "tools whoami"], { cwd: dir, encoding: "utf8", timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);
   const who = JSON.parse(r.stdout);
-  assert.deepEqual(who.auth, { principal: `cli:${userInfo().username}` });
+  assert.deepEqual(who.auth, { principal: "default", client: `cli:${userInfo().username}` });
   assert.match(who.turn.shellCallId, /^call_bash_\d+$/);
 });

@@ -1,0 +1,122 @@
+/**
+ * `toolshell auth`: sign in to the MCP servers that use OAuth, list the sign-ins, sign out.
+ *
+ *   toolshell auth <server> [--principal P] [--no-open]   sign in (prints the URL, waits for the redirect)
+ *   toolshell auth --list [--json]                         each server's state, expiry and scopes
+ *   toolshell auth <server> --logout [--principal P]       forget a sign-in
+ *
+ * Tokens go to the store (`.toolshell/state.db`, created 0600), never to the terminal.
+ *
+ * Rule source: README "Sign-in"; MCP spec 2025-11-25 "Authorization".
+ */
+import { spawn } from "node:child_process";
+import { DEFAULT_PRINCIPAL, type SignInStatus } from "../mcp/index.js";
+import { openToolShell, type CommonOptions } from "./commands.js";
+
+/** Options of `toolshell auth`. */
+export interface AuthCliOptions {
+  list?: boolean;
+  logout?: boolean;
+  /** `--no-open` sets this to false. */
+  open?: boolean;
+  principal?: string;
+  json?: boolean;
+  /** Milliseconds to wait for the person (default 10 minutes). */
+  wait?: string;
+}
+
+/** How long `toolshell auth <server>` waits for the redirect by default. */
+export const SIGN_IN_WAIT_MS = 10 * 60_000;
+
+/**
+ * Runs `toolshell auth`. @returns the exit code: 0 done, 1 the sign-in failed or there was
+ * nothing to forget, 2 bad usage (unknown server, no server given). Never throws.
+ */
+export async function runAuth(server: string | undefined, opts: AuthCliOptions, common: CommonOptions): Promise<number> {
+  const principal = opts.principal ?? DEFAULT_PRINCIPAL;
+  let host: Awaited<ReturnType<typeof openToolShell>> | undefined;
+  try {
+    host = await openToolShell(common, { connect: false });
+    const { listSignIns } = await import("../mcp/auth/index.js");
+    const oauth = host.shell.oauth;
+    const servers = host.config.servers;
+    if (opts.list) {
+      const rows = listSignIns(servers.filter((s) => !server || s.name === server), principal, oauth);
+      process.stdout.write(opts.json ? JSON.stringify(rows, null, 2) + "\n" : table(rows));
+      return 0;
+    }
+    if (!server) {
+      process.stderr.write("toolshell auth: name a server (toolshell auth <server>), or --list\n");
+      return 2;
+    }
+    const config = servers.find((s) => s.name === server);
+    if (!config) {
+      process.stderr.write(`toolshell auth: no MCP server "${server}" in the config (servers: ${servers.map((s) => s.name).join(", ") || "none"})\n`);
+      return 2;
+    }
+    if (opts.logout) {
+      const { signOut } = await import("../mcp/auth/index.js");
+      const forgot = signOut(server, principal, oauth);
+      process.stdout.write(forgot ? `Signed out of ${server} (principal "${principal}"): its tokens are forgotten.\n` : `Not signed in to ${server} (principal "${principal}").\n`);
+      return forgot ? 0 : 1;
+    }
+    const waitMs = opts.wait === undefined ? SIGN_IN_WAIT_MS : Number(opts.wait);
+    if (!Number.isInteger(waitMs) || waitMs <= 0) {
+      process.stderr.write(`toolshell auth: --wait takes a whole number of milliseconds, got ${opts.wait}\n`);
+      return 2;
+    }
+    const { signIn } = await import("../mcp/auth/flow.js");
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), waitMs);
+    const onInt = () => stop.abort();
+    process.once("SIGINT", onInt);
+    try {
+      const status = await signIn(config, principal, oauth, {
+        signal: stop.signal,
+        onUrl: (url) => {
+          process.stdout.write(`Sign in to ${server}${principal === DEFAULT_PRINCIPAL ? "" : ` as principal "${principal}"`} by opening:\n\n  ${url}\n\nWaiting for the authorization server's redirect (Ctrl-C stops)…\n`);
+          if (opts.open !== false) openBrowser(url);
+        },
+      });
+      process.stdout.write(`${describe(status)}\n`);
+      return 0;
+    } finally {
+      clearTimeout(timer);
+      process.off("SIGINT", onInt);
+    }
+  } catch (err) {
+    process.stderr.write(`toolshell auth: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    await host?.close().catch(() => {});
+  }
+}
+
+/** One line saying who is signed in where, until when, with which scopes. */
+export function describe(s: SignInStatus): string {
+  const who = s.subject ? ` as ${s.subject}` : "";
+  const as = s.principal === DEFAULT_PRINCIPAL ? "" : ` (principal "${s.principal}")`;
+  const scopes = s.scopes?.length ? `; scopes: ${s.scopes.join(" ")}` : "";
+  const until = s.expires_at ? `; the access token expires at ${s.expires_at}${s.refreshable ? " and is refreshed without asking" : ""}` : "";
+  return `Signed in to ${s.server}${who}${as}${scopes}${until}.`;
+}
+
+function table(rows: SignInStatus[]): string {
+  if (rows.length === 0) return "No configured MCP server signs in with OAuth.\n";
+  const head = ["SERVER", "PRINCIPAL", "STATE", "WHO", "EXPIRES AT", "SCOPES"];
+  const body = rows.map((r) => [r.server, r.principal, r.state, r.subject ?? "-", r.expires_at ?? "-", r.scopes?.join(" ") ?? "-"]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  return [head, ...body].map((cols) => cols.map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i]))).join("  ")).join("\n") + "\n";
+}
+
+/** Opens `url` in the person's browser when there is one (a desktop session); failures are ignored: the URL is printed. */
+function openBrowser(url: string): void {
+  const cmd =
+    process.platform === "darwin" ? ["open", url] : process.platform === "win32" ? ["cmd", "/c", "start", "", url] : process.env.DISPLAY || process.env.WAYLAND_DISPLAY ? ["xdg-open", url] : undefined;
+  if (!cmd) return;
+  try {
+    const child = spawn(cmd[0], cmd.slice(1), { stdio: "ignore", detached: true });
+    child.on("error", () => {});
+    child.unref();
+  } catch {}
+}

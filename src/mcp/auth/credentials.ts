@@ -1,0 +1,150 @@
+/**
+ * What OAuth sign-in keeps per MCP server and per principal, where it is kept, and which servers
+ * use it.
+ *
+ * A principal is who a call acts for: a session's `metadata.principal`, else its
+ * `metadata.agent_id`, else {@link DEFAULT_PRINCIPAL} (the CLI user; `toolshell auth` signs in
+ * this one unless told otherwise). Two principals never share tokens: a gateway or HTTP API that
+ * serves several people holds one sign-in per person.
+ *
+ * Rule source: MCP spec 2025-11-25 "Authorization" (OAuth 2.1 with PKCE, protected resource
+ * metadata, dynamic client registration, token audience binding); README "Sign-in".
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { ServerConfig } from "../config.js";
+
+/** The principal of sessions that name none (and of `toolshell auth` without `--principal`). */
+export const DEFAULT_PRINCIPAL = "default";
+
+/** Everything one sign-in keeps. Only the store holds it; no config, log, event or message does. */
+export interface OAuthCredentials {
+  /** The MCP server URL these were obtained for; any other URL gets none of them (audience binding). */
+  serverUrl: string;
+  tokens?: OAuthTokens;
+  /** When `tokens` were saved, epoch ms (with `expires_in`, gives the expiry). */
+  savedAt?: number;
+  /** The client as registered (dynamic registration) with the authorization server. */
+  clientInformation?: OAuthClientInformationMixed;
+  /** Protected resource and authorization server metadata, as discovered. */
+  discoveryState?: OAuthDiscoveryState;
+  /** The PKCE code verifier of the sign-in in progress. */
+  codeVerifier?: string;
+  /** Who the authorization server says signed in (from the token's claims), when it says. */
+  subject?: string;
+}
+
+/** Where credentials live: the host's store (SQLite) or memory. Synchronous, never partial. */
+export interface CredentialStore {
+  get(server: string, principal: string): OAuthCredentials | undefined;
+  put(server: string, principal: string, credentials: OAuthCredentials): void;
+  /** @returns true when something was forgotten. */
+  delete(server: string, principal: string): boolean;
+  /** Every stored sign-in, by server then principal. */
+  list(): Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>;
+}
+
+/** Credentials in memory only (a ToolShell without a store): they end with the process. */
+export class MemoryCredentialStore implements CredentialStore {
+  readonly #rows = new Map<string, { server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>();
+  get(server: string, principal: string): OAuthCredentials | undefined {
+    return this.#rows.get(`${server}\0${principal}`)?.credentials;
+  }
+  put(server: string, principal: string, credentials: OAuthCredentials): void {
+    this.#rows.set(`${server}\0${principal}`, { server, principal, credentials: structuredClone(credentials), updatedAt: new Date().toISOString() });
+  }
+  delete(server: string, principal: string): boolean {
+    return this.#rows.delete(`${server}\0${principal}`);
+  }
+  list() {
+    return [...this.#rows.values()].sort((a, b) => a.server.localeCompare(b.server) || a.principal.localeCompare(b.principal));
+  }
+}
+
+/** A server's `oauth` settings (config key `oauth`: an object, or `false` to turn sign-in off). */
+export interface OAuthSettings {
+  /** A client registered beforehand, for authorization servers without dynamic registration. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Scopes to ask for when neither the server's challenge nor its metadata name any. */
+  scope?: string;
+  /** Loopback port of the redirect (default: any free port, RFC 8252 §7.3). */
+  callbackPort?: number;
+}
+
+/**
+ * The OAuth settings of a server, or undefined when it does not sign in: stdio servers, an entry
+ * with `"oauth": false`, and an entry that sets its own `Authorization` header.
+ * Reads `config.oauth` when the config layer parsed it, else the raw entry's `oauth` key.
+ * @throws Error naming the key when `oauth` is neither an object nor `false`, or a field has the wrong type.
+ */
+export function oauthSettings(config: ServerConfig): OAuthSettings | undefined {
+  if (config.type === "stdio") return undefined;
+  const given = (config as { oauth?: unknown }).oauth ?? config.raw.oauth;
+  if (given === false) return undefined;
+  if (Object.keys(config.headers).some((h) => h.toLowerCase() === "authorization")) return undefined;
+  if (given === undefined || given === true) return {};
+  if (typeof given !== "object" || given === null || Array.isArray(given)) throw new Error(`${config.key}.oauth: expected an object or false`);
+  const o = given as Record<string, unknown>;
+  const out: OAuthSettings = {};
+  for (const k of ["clientId", "clientSecret", "scope"] as const) {
+    if (o[k] === undefined) continue;
+    if (typeof o[k] !== "string" || o[k] === "") throw new Error(`${config.key}.oauth.${k}: expected a non-empty string`);
+    out[k] = o[k];
+  }
+  if (o.callbackPort !== undefined) {
+    const p = o.callbackPort;
+    if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p > 65535) throw new Error(`${config.key}.oauth.callbackPort: expected a port number (0–65535)`);
+    out.callbackPort = p;
+  }
+  if (out.clientSecret && !out.clientId) throw new Error(`${config.key}.oauth.clientSecret: needs clientId`);
+  return out;
+}
+
+/** The principal of a session: `metadata.principal`, else `metadata.agent_id`, else {@link DEFAULT_PRINCIPAL}. */
+export function principalOf(metadata: Record<string, unknown> | undefined): string {
+  const p = metadata?.principal ?? metadata?.agent_id;
+  return typeof p === "string" && p !== "" ? p : DEFAULT_PRINCIPAL;
+}
+
+const acting = new AsyncLocalStorage<{ principal: string; sessionId: string }>();
+
+/**
+ * Runs `fn` on behalf of a session's principal: an MCP server that must start or list its tools
+ * meanwhile (an on-demand server named by a command) does so as that principal, so a sign-in it
+ * needs is that person's. Calls carry their session anyway; this covers loading.
+ */
+export function actingFor<T>(session: { id: string; metadata: Record<string, unknown> }, fn: () => T): T {
+  return acting.run({ principal: principalOf(session.metadata), sessionId: session.id }, fn);
+}
+
+/** The principal and session set by {@link actingFor} around the current work, if any. */
+export function currentPrincipal(): { principal: string; sessionId: string } | undefined {
+  return acting.getStore();
+}
+
+/** When the access token expires (epoch ms), when the server said. */
+export function expiresAt(credentials: OAuthCredentials | undefined): number | undefined {
+  const t = credentials?.tokens;
+  if (!t || typeof t.expires_in !== "number" || credentials?.savedAt === undefined) return undefined;
+  return credentials.savedAt + t.expires_in * 1000;
+}
+
+/**
+ * Who signed in, read from a token's JWT claims (`email`, `preferred_username`, `name`, `sub`)
+ * when the authorization server issues JWTs; undefined otherwise. Display only: nothing is
+ * decided on it, so the signature is not checked.
+ */
+export function subjectOf(tokens: OAuthTokens): string | undefined {
+  for (const token of [tokens.id_token, tokens.access_token]) {
+    if (typeof token !== "string") continue;
+    const parts = token.split(".");
+    if (parts.length !== 3) continue;
+    try {
+      const claims = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8")) as Record<string, unknown>;
+      for (const k of ["email", "preferred_username", "name", "sub"]) if (typeof claims[k] === "string" && claims[k]) return claims[k] as string;
+    } catch {}
+  }
+  return undefined;
+}

@@ -1,0 +1,74 @@
+/**
+ * Signing in to an MCP server (`toolshell auth <server>`), through the MCP SDK's client auth.
+ *
+ * Rule source: MCP spec 2025-11-25 "Authorization" → Authorization Flow, Protected Resource
+ * Metadata Discovery, Scope Selection Strategy; README "Sign-in".
+ */
+import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { HttpServerConfig, ServerConfig } from "../config.js";
+import { oauthSettings } from "./credentials.js";
+import { signInStatus, type OAuthContext, type SignInStatus } from "./index.js";
+import { StoredOAuthProvider } from "./provider.js";
+
+/** Options of {@link signIn}. */
+export interface SignInOptions {
+  /** Receives the authorization URL to open (print it, open a browser). */
+  onUrl: (url: string) => void | Promise<void>;
+  /** Stops waiting for the person. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Signs `principal` in to an MCP server: asks the server for its challenge (scopes, protected
+ * resource metadata), lets the SDK discover the authorization server, register a client (unless
+ * `oauth.clientId` is configured) and build the authorization URL with PKCE, hands the URL to
+ * `onUrl`, waits for the redirect on the loopback listener, and stores the tokens.
+ * @returns the new state (`signed_in`).
+ * @throws Error when the server does not use OAuth, discovery or registration fails, the person
+ *   refuses, or the wait is stopped. Messages never contain a token.
+ */
+export async function signIn(config: ServerConfig, principal: string, oauth: OAuthContext, options: SignInOptions): Promise<SignInStatus> {
+  if (config.type === "stdio") throw new Error(`MCP server "${config.name}" runs over stdio: it has no sign-in`);
+  const settings = oauthSettings(config);
+  if (!settings) throw new Error(`MCP server "${config.name}" has sign-in turned off ("oauth": false or its own Authorization header)`);
+  await oauth.broker.listen(settings.callbackPort ?? 0);
+  const provider = new StoredOAuthProvider(config, { principal, settings, store: oauth.store, broker: oauth.broker, onSecret: oauth.onSecret, fresh: true });
+  const { resourceMetadataUrl, scope } = await challenge(config, provider.fetch);
+  const result = await auth(provider, { serverUrl: config.url, resourceMetadataUrl, scope, fetchFn: provider.fetch });
+  if (result === "REDIRECT") {
+    const pending = oauth.broker.pendingFor(config.name, principal);
+    if (!pending) throw new Error(`MCP server "${config.name}": no authorization URL was produced`);
+    const waited = oauth.broker.wait(config.name, principal, options.signal);
+    await options.onUrl(pending.url);
+    const outcome = await waited;
+    if (!outcome.ok) throw new Error(`sign-in to MCP server "${config.name}" did not finish: ${outcome.error}`);
+  }
+  return signInStatus(config, principal, oauth);
+}
+
+/**
+ * What the server says when asked without a token: the `resource_metadata` URL and `scope` of
+ * its `WWW-Authenticate` challenge (MCP spec 2025-11-25 "Authorization" → Protected Resource
+ * Metadata Discovery, Scope Selection Strategy). Empty when it does not challenge.
+ */
+async function challenge(config: HttpServerConfig, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  const init: RequestInit =
+    config.type === "sse"
+      ? { method: "GET", headers: { ...config.headers, accept: "text/event-stream" } }
+      : {
+          method: "POST",
+          headers: { ...config.headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "toolshell", version: "0.1.0" } } }),
+        };
+  let res: Response;
+  try {
+    res = await fetchFn(config.url, { ...init, signal: AbortSignal.timeout(config.connectTimeoutMs) });
+  } catch (err) {
+    throw new Error(`MCP server "${config.name}" could not be reached at ${new URL(config.url).origin}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  await res.body?.cancel().catch(() => {});
+  if (res.status !== 401 && res.status !== 403) return {};
+  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res);
+  return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+}

@@ -1,0 +1,213 @@
+/**
+ * The MCP SDK's {@link OAuthClientProvider} over the credential store: one instance per server
+ * and principal. The SDK does the OAuth work (metadata discovery, dynamic client registration,
+ * PKCE, the token requests, refresh after a 401); this class only keeps what it is given and
+ * hands the authorization URL to the sign-in broker.
+ *
+ * Two additions the SDK leaves to the client:
+ * - refresh before expiry ({@link StoredOAuthProvider.refreshIfExpiring}), so a call does not
+ *   first meet a 401;
+ * - step-up on HTTP 403 `insufficient_scope`: the SDK would refresh (which keeps the old scopes)
+ *   and then give up; {@link StoredOAuthProvider.fetch} notes the challenge so the next
+ *   authorization asks for the scopes the server named.
+ *
+ * Rule source: MCP spec 2025-11-25 "Authorization" → Authorization Flow, Dynamic Client
+ * Registration, Resource Parameter Implementation (RFC 8707), Scope Selection Strategy, Step-Up
+ * Authorization Flow, Token Handling; RFC 8252 §7.3 (loopback redirect).
+ */
+import { randomBytes } from "node:crypto";
+import {
+  auth,
+  extractWWWAuthenticateParams,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { HttpServerConfig } from "../config.js";
+import { expiresAt, subjectOf, type CredentialStore, type OAuthCredentials, type OAuthSettings } from "./credentials.js";
+import type { SignInBroker } from "./sign-in.js";
+
+/** Refresh this long before the access token expires (milliseconds). */
+export const REFRESH_MARGIN_MS = 60_000;
+
+/** What a provider needs besides the server. */
+export interface ProviderOptions {
+  principal: string;
+  settings: OAuthSettings;
+  store: CredentialStore;
+  broker: SignInBroker;
+  /** Told every token obtained (the redactor learns them). */
+  onSecret?: (secret: string) => void;
+  /** `toolshell auth`: ignore stored tokens so a new authorization starts. */
+  fresh?: boolean;
+  /** Which session's call started a sign-in (so the gateway asks that session's person). */
+  sessionId?: string;
+}
+
+/** The SDK's client auth over the store, for one server and principal. */
+export class StoredOAuthProvider implements OAuthClientProvider {
+  readonly server: HttpServerConfig;
+  readonly principal: string;
+  readonly #o: ProviderOptions;
+  #state: string | undefined;
+  /** Scopes a 403 `insufficient_scope` challenge asked for, until new tokens arrive. */
+  #stepUp: string | undefined;
+  #refreshing: Promise<void> | undefined;
+  /** The HTTP status (401 or 403) of the last challenge this provider's fetch saw, until reset. */
+  challenged: number | false = false;
+
+  constructor(server: HttpServerConfig, options: ProviderOptions) {
+    this.server = server;
+    this.principal = options.principal;
+    this.#o = options;
+  }
+
+  /** The session whose call may start the next sign-in (the gateway asks that session's person). */
+  get sessionId(): string | undefined {
+    return this.#o.sessionId;
+  }
+  set sessionId(id: string | undefined) {
+    this.#o.sessionId = id;
+  }
+
+  get redirectUrl(): string {
+    return this.#o.broker.redirectUrl(this.#o.settings.callbackPort ?? 0);
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "toolshell",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: this.#o.settings.clientSecret ? "client_secret_basic" : "none",
+      ...(this.#o.settings.scope ? { scope: this.#o.settings.scope } : {}),
+    };
+  }
+
+  state(): string {
+    this.#state = randomBytes(16).toString("base64url");
+    return this.#state;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    const { clientId, clientSecret } = this.#o.settings;
+    if (clientId) return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
+    return this.#read()?.clientInformation;
+  }
+
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    if (this.#o.settings.clientId) return;
+    this.#update({ clientInformation: info });
+  }
+
+  tokens(): OAuthTokens | undefined {
+    if (this.#o.fresh) return undefined;
+    const tokens = this.#read()?.tokens;
+    if (!tokens) return undefined;
+    // A step-up needs a new authorization with more scopes: a refresh would keep the old ones.
+    if (this.#stepUp !== undefined) return { ...tokens, refresh_token: undefined };
+    return tokens;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.#o.onSecret?.(tokens.access_token);
+    if (tokens.refresh_token) this.#o.onSecret?.(tokens.refresh_token);
+    this.#stepUp = undefined;
+    this.#o.fresh = false;
+    this.#update({ tokens, savedAt: Date.now(), codeVerifier: undefined, subject: subjectOf(tokens) });
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    this.#o.broker.pend({
+      server: this.server.name,
+      principal: this.principal,
+      url: authorizationUrl.href,
+      state: this.#state ?? authorizationUrl.searchParams.get("state") ?? "",
+      sessionId: this.#o.sessionId,
+      complete: async (code) => {
+        const result = await auth(this, { serverUrl: this.server.url, authorizationCode: code, fetchFn: this.fetch });
+        if (result !== "AUTHORIZED") throw new Error("the authorization server did not issue tokens");
+      },
+    });
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.#update({ codeVerifier });
+  }
+
+  codeVerifier(): string {
+    const v = this.#read()?.codeVerifier;
+    if (!v) throw new Error(`no sign-in to MCP server "${this.server.name}" is in progress`);
+    return v;
+  }
+
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    if (scope === "all") return void this.#update({ tokens: undefined, savedAt: undefined, clientInformation: undefined, codeVerifier: undefined, discoveryState: undefined });
+    if (scope === "tokens") return void this.#update({ tokens: undefined, savedAt: undefined });
+    if (scope === "client") return void this.#update({ clientInformation: undefined });
+    if (scope === "verifier") return void this.#update({ codeVerifier: undefined });
+    this.#update({ discoveryState: undefined });
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    // Every authorization the SDK runs starts here: the loopback listener of the redirect URL
+    // must be up before the SDK reads `redirectUrl`.
+    await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
+    return this.#read()?.discoveryState;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#update({ discoveryState: state });
+  }
+
+  /**
+   * The fetch the transport uses: notes 401/403 challenges (a 403 `insufficient_scope` starts a
+   * step-up: the next authorization asks for the challenge's scopes).
+   */
+  readonly fetch: FetchLike = async (url, init) => {
+    const res = await fetch(url, init);
+    if (res.status === 401 || res.status === 403) {
+      this.challenged = res.status;
+      const { error, scope } = extractWWWAuthenticateParams(res);
+      if (res.status === 403 && error === "insufficient_scope") this.#stepUp = scope ?? "";
+    }
+    return res;
+  };
+
+  /**
+   * Refreshes the access token when it expires within {@link REFRESH_MARGIN_MS} and a refresh
+   * token is stored; one refresh at a time per provider. A failed refresh is left to the next
+   * request (whose 401 the SDK answers by refreshing again or asking for a sign-in). Never throws.
+   */
+  async refreshIfExpiring(): Promise<void> {
+    if (this.#refreshing) return this.#refreshing;
+    const creds = this.#read();
+    const at = expiresAt(creds);
+    if (!creds?.tokens?.refresh_token || at === undefined || at - Date.now() > REFRESH_MARGIN_MS) return;
+    this.#refreshing = (async () => {
+      try {
+        await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
+        await auth(this, { serverUrl: this.server.url, fetchFn: this.fetch });
+      } catch {
+        // The request itself will meet the expired token and the SDK's 401 handling.
+      } finally {
+        this.#refreshing = undefined;
+      }
+    })();
+    return this.#refreshing;
+  }
+
+  /** The stored credentials for this server's URL (those of another URL are not ours: audience). */
+  #read(): OAuthCredentials | undefined {
+    const c = this.#o.store.get(this.server.name, this.principal);
+    return c && c.serverUrl === this.server.url ? c : undefined;
+  }
+
+  #update(patch: Partial<OAuthCredentials>): void {
+    const next: OAuthCredentials = { ...(this.#read() ?? { serverUrl: this.server.url }), ...patch, serverUrl: this.server.url };
+    for (const k of Object.keys(next) as Array<keyof OAuthCredentials>) if (next[k] === undefined) delete next[k];
+    this.#o.store.put(this.server.name, this.principal, next);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * OAuth sign-ins in the SQLite store: one row per MCP server and principal (tokens, registered
+ * client, discovery state, the PKCE verifier of a sign-in in progress). The store file is
+ * private to its owner (0600, see sqlite.ts); nothing here is logged.
+ *
+ * Rule source: README "Sign-in"; MCP spec 2025-11-25 "Authorization" → Token Handling
+ * ("implement secure token storage").
+ */
+import type Database from "better-sqlite3";
+import type { CredentialStore, OAuthCredentials } from "../mcp/auth/index.js";
+
+type Row = { server: string; principal: string; data: string; updated_at: string };
+
+/** The {@link CredentialStore} of a SQLite store. Reads go to the file each time, so a sign-in made by another process (`toolshell auth`) is seen at once. */
+export class SqliteCredentialStore implements CredentialStore {
+  readonly #get: Database.Statement;
+  readonly #put: Database.Statement;
+  readonly #del: Database.Statement;
+  readonly #all: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.#get = db.prepare("SELECT data FROM oauth_credentials WHERE server = ? AND principal = ?");
+    this.#put = db.prepare("INSERT OR REPLACE INTO oauth_credentials (server, principal, data, updated_at) VALUES (?, ?, ?, ?)");
+    this.#del = db.prepare("DELETE FROM oauth_credentials WHERE server = ? AND principal = ?");
+    this.#all = db.prepare("SELECT server, principal, data, updated_at FROM oauth_credentials ORDER BY server, principal");
+  }
+
+  get(server: string, principal: string): OAuthCredentials | undefined {
+    const row = this.#get.get(server, principal) as { data: string } | undefined;
+    return row ? parse(row.data) : undefined;
+  }
+
+  put(server: string, principal: string, credentials: OAuthCredentials): void {
+    this.#put.run(server, principal, JSON.stringify(credentials), new Date().toISOString());
+  }
+
+  delete(server: string, principal: string): boolean {
+    return this.#del.run(server, principal).changes > 0;
+  }
+
+  list(): Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }> {
+    const out = [];
+    for (const r of this.#all.all() as Row[]) {
+      const credentials = parse(r.data);
+      if (credentials) out.push({ server: r.server, principal: r.principal, credentials, updatedAt: r.updated_at });
+    }
+    return out;
+  }
+}
+
+function parse(data: string): OAuthCredentials | undefined {
+  try {
+    const v = JSON.parse(data) as OAuthCredentials;
+    return typeof v?.serverUrl === "string" ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * `toolshell auth` end to end against a real OAuth-protected MCP server on 127.0.0.1: sign in
+ * (URL printed, redirect received), list, call from a script, tokens kept out of outputs, logs
+ * and events, the store file private, sign out → `connection_required` with a sign-in URL.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { startOAuthServer } from "../fixtures/mcp/oauth-server.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const CLI = path.join(root, "dist/cli/main.js");
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+/** Runs the CLI without blocking this process (the fixture server answers from here); `onStdout` sees output as it comes. */
+function toolshell(args: string[], cwd: string, onStdout?: (soFar: string) => void): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DISPLAY: "", WAYLAND_DISPLAY: "" } });
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      onStdout?.(stdout);
+    });
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, code });
+    });
+  });
+}
+
+/** What a browser does with the authorization URL: approve (the fixture approves at once) and follow the redirect to the loopback listener. */
+async function approve(url: string): Promise<void> {
+  const res = await fetch(url, { redirect: "manual" });
+  const done = await fetch(res.headers.get("location")!);
+  assert.equal(done.status, 200);
+}
+
+test("toolshell auth: sign in, list, call, tokens never shown, sign out", async (t) => {
+  assert.ok(existsSync(CLI), "run `npm run build` before the tests");
+  const f = await startOAuthServer();
+  t.after(() => f.close());
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-auth-"));
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: { tracker: { url: f.url }, files: { command: "true", load: "on_demand" } } }));
+
+  let approving: Promise<void> | undefined;
+  const signedIn = await toolshell(["auth", "tracker", "--no-open"], dir, (out) => {
+    const url = /^ {2}(http\S+)$/m.exec(out)?.[1];
+    if (url && !approving) approving = approve(url);
+  });
+  await approving;
+  assert.equal(signedIn.code, 0, signedIn.stderr);
+  assert.match(signedIn.stdout, /^Sign in to tracker by opening:\n\n {2}http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+  assert.match(signedIn.stdout, /^Signed in to tracker as alice; scopes: mcp:read; the access token expires at \S+ and is refreshed without asking\.$/m);
+
+  const list = await toolshell(["auth", "--list"], dir);
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /^SERVER +PRINCIPAL +STATE +WHO +EXPIRES AT +SCOPES\ntracker +default +signed_in +alice +\d{4}-\S+ +mcp:read\n$/);
+
+  // A script calls the server as the signed-in user; a server that echoes the token gets it redacted.
+  const run = await toolshell(["exec", "tools tracker whoami | jq -r .user; tools tracker leak-token"], dir);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^alice\nyour token is \[REDACTED\]\n$/);
+
+  const db = new Database(path.join(dir, ".toolshell", "state.db"), { readonly: true });
+  const creds = JSON.parse((db.prepare("SELECT data FROM oauth_credentials WHERE server = 'tracker' AND principal = 'default'").get() as { data: string }).data) as {
+    tokens: { access_token: string; refresh_token: string };
+  };
+  const events = (db.prepare("SELECT data FROM events").all() as Array<{ data: string }>).map((r) => r.data).join("\n");
+  db.close();
+  assert.equal(statSync(path.join(dir, ".toolshell", "state.db")).mode & 0o777, 0o600, "the store file is private");
+  const token = creds.tokens.access_token;
+  assert.ok(events.includes("leak"), "the events were recorded");
+  assert.equal(events.includes(token), false, "no token in events");
+  const config = readFileSync(path.join(dir, "toolshell.config.json"), "utf8");
+  const logs = readdirSync(path.join(dir, ".toolshell", "logs")).map((file) => readFileSync(path.join(dir, ".toolshell", "logs", file), "utf8")).join("\n");
+  for (const [what, text] of [["config", config], ["logs", logs], ["stdout", signedIn.stdout + list.stdout + run.stdout + run.stderr]] as const) {
+    assert.equal(text.includes(token) || text.includes(creds.tokens.refresh_token), false, `no token in the ${what}`);
+  }
+
+  const out = await toolshell(["auth", "tracker", "--logout"], dir);
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(out.stdout, "Signed out of tracker (principal \"default\"): its tokens are forgotten.\n");
+  const after = await toolshell(["exec", "tools tracker whoami"], dir);
+  assert.equal(after.code, 1);
+  const line = JSON.parse(after.stderr.trim().split("\n").find((l) => l.startsWith('{"error"'))!) as { error: { code: string; message: string; retryable: boolean } };
+  assert.equal(line.error.code, "connection_required");
+  assert.equal(line.error.retryable, true);
+  assert.match(line.error.message, /needs sign-in: open http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+ to sign in .*toolshell auth tracker/);
+  const listed = await toolshell(["auth", "--list", "--json"], dir);
+  assert.deepEqual(JSON.parse(listed.stdout), [{ server: "tracker", principal: "default", state: "signed_out" }]);
+});
+
+test("toolshell auth names what is wrong: an unknown server, a stdio server", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-auth-"));
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: { files: { command: "true", load: "on_demand" } } }));
+  const unknown = await toolshell(["auth", "nope"], dir);
+  assert.equal(unknown.code, 2);
+  assert.equal(unknown.stderr, 'toolshell auth: no MCP server "nope" in the config (servers: files)\n');
+  const stdio = await toolshell(["auth", "files"], dir);
+  assert.equal(stdio.code, 1);
+  assert.equal(stdio.stderr, 'toolshell auth: MCP server "files" runs over stdio: it has no sign-in\n');
+  const list = await toolshell(["auth", "--list"], dir);
+  assert.equal(list.stdout, "No configured MCP server signs in with OAuth.\n");
+});
