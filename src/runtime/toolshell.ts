@@ -86,6 +86,11 @@ export interface ToolShellOptions {
 /** The host object: sources, sessions, listing, close. */
 export interface ToolShell {
   readonly config: ToolshellConfig;
+  /**
+   * The time limit of one shell call in milliseconds: the `timeoutMs` option when given, else the
+   * config's. Also the largest `timeout_ms` a caller may ask for (bash tool, HTTP API).
+   */
+  readonly timeoutMs: number;
   /** All sources in order: local tools first, then MCP servers, then extra ones. */
   readonly sources: ToolSource[];
   /** Opens (or returns) a session by id; a new id when omitted. */
@@ -199,6 +204,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
   };
   return {
     config,
+    timeoutMs: host.timeoutMs,
     sources,
     session(id?: string, metadata: Record<string, unknown> = {}) {
       const key = id ?? `session_${randomUUID()}`;

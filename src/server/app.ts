@@ -13,7 +13,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { Decision } from "../policy/index.js";
+import { withDisplay, type Decision } from "../policy/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
@@ -177,7 +177,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     let timeoutMs: number | undefined;
     if (b.timeout_ms !== undefined) {
       if (typeof b.timeout_ms !== "number" || !Number.isInteger(b.timeout_ms) || b.timeout_ms < 100) throw new ApiError(400, "invalid_request", '"timeout_ms" must be a whole number of milliseconds, at least 100');
-      timeoutMs = Math.min(b.timeout_ms, host.config.timeoutMs);
+      timeoutMs = Math.min(b.timeout_ms, host.shell.timeoutMs);
     }
     const session = host.session(rec.id);
     // Not tied to the request: a client that goes away does not abort the shell call, and asking
@@ -203,7 +203,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   // ── approvals ───────────────────────────────────────────────────────────────
   app.get("/v1/sessions/:id/tool-approvals", (c) => {
     const rec = sessionOr404(c.req.param("id"));
-    return c.json({ pending: host.session(rec.id).pendingApprovals() });
+    return c.json({ pending: withDisplay(host.session(rec.id).pendingApprovals()) });
   });
 
   app.post("/v1/sessions/:id/tool-approvals", async (c) => {
@@ -235,10 +235,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
       const answered = session.answer(p.req.id, p.decision);
       return { tool_call_id: answered.tool_call_id, request_id: answered.id, tool: answered.tool, decision: answered.decision, status: answered.status };
     });
-    return c.json({ results, pending: session.pendingApprovals() });
+    return c.json({ results, pending: withDisplay(session.pendingApprovals()) });
   });
 
-  app.get("/v1/approvals", (c) => c.json({ pending: store.pendingApprovals({ agentId: c.req.query("agent_id") }) }));
+  app.get("/v1/approvals", (c) => c.json({ pending: withDisplay(store.pendingApprovals({ agentId: c.req.query("agent_id") })) }));
 
   // ── saved scripts ───────────────────────────────────────────────────────────
   const agentParam = (c: Context): string => id(c.req.param("agent_id"), "agent_id");

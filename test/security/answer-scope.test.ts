@@ -56,3 +56,44 @@ test("showInput: pretty and folded text still flags what was folded away", () =>
   assert.equal(showInput(undefined).text, "null");
   assert.equal(showInput("\u202E").text, '"\\u202e"');
 });
+
+test("the CLI prompt shows the stopped call's input escaped and flagged", async (t) => {
+  const { PassThrough } = await import("node:stream");
+  const { createToolShell, defineTool, always } = await import("../../src/index.js");
+  const { askApproval } = await import("../../src/cli/ask.js");
+  let ran = 0;
+  const shell = await createToolShell({
+    config: {},
+    tools: {
+      pay: defineTool({
+        description: "Pays someone.",
+        inputSchema: { type: "object", properties: { to: { type: "string" } } },
+        approval: always(),
+        execute: () => {
+          ran++;
+          return "paid";
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  const session = shell.session("cli-prompt");
+  const r = await session.bash("tools pay to='alice\u202Eecila'");
+  const stopped = r.tools?.stopped;
+  assert.equal(stopped?.reason, "needs_approval");
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = "";
+  output.on("data", (d: Buffer) => {
+    shown += d.toString("utf8");
+    if (shown.includes("Allow it?") && !input.writableEnded) input.end("y\n");
+  });
+  await askApproval(session, stopped!, { input, output });
+  assert.ok(!shown.includes("\u202E"), `the raw override reached the terminal: ${JSON.stringify(shown)}`);
+  assert.match(shown, /alice\\u202eecila/);
+  assert.match(shown, /U\+202E RIGHT-TO-LEFT OVERRIDE at \/to/);
+  // Control: the answer was recorded and the call runs when the script runs again.
+  const again = await session.bash("tools pay to='alice\u202Eecila'");
+  assert.equal(again.exit_code, 0, again.stderr);
+  assert.equal(ran, 1);
+});
