@@ -6,7 +6,7 @@
  * Rule source: issue 4 → The person's side ("`toolshell run` on a terminal asks y / n / always").
  */
 import { createInterface } from "node:readline/promises";
-import { describeFlags, showInput } from "../policy/index.js";
+import { describeFlags, describeScripts, showInput } from "../policy/index.js";
 import type { Session, StopReport } from "../runtime/index.js";
 
 const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_always"> = {
@@ -44,7 +44,9 @@ export async function askApproval(
       // Escaped and flagged: a terminal must not act on, hide or reorder what the person approves.
       const shown = showInput(c.call?.input ?? {});
       const warnings = describeFlags(shown.flags).map((l) => `  ⚠ ${l}\n`).join("");
-      out.write(`\n  ${c.call?.tool} ${shown.text}\n${warnings}  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
+      const request = session.pendingApprovals().find((r) => r.id === c.request_id);
+      const scripts = request ? describeScripts(request) : undefined;
+      out.write(`\n  ${c.call?.tool} ${shown.text}\n${warnings}${scripts ? `  ${scripts}\n` : ""}  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
       const answer = (await rl.question("Allow it? [y]es once, [a]lways in this session, [n]o, [r]eject always: ")).trim().toLowerCase();
       const decision = CHOICES[answer];
       if (!decision) {

@@ -66,7 +66,7 @@ export function approveToolSpec(): Tool {
   return {
     name: APPROVE_TOOL_NAME,
     description:
-      "Record the person's answer to an approval request that a stopped script or tool call raised (request_id from the stop report). Ask the person first and pass their answer; never decide yourself. allow: that exact call, once; allow_always: the tool, for this session; reject / reject_always likewise. Then run a script again.",
+      "Record the person's answer to an approval request that a stopped script or tool call raised (request_id from the stop report). Ask the person first and pass their answer; never decide yourself. allow: that exact call, once; allow_always: the tool, for this session (inside a saved script: for that script version); reject / reject_always likewise. Then run a script again.",
     inputSchema: {
       type: "object",
       properties: {
@@ -158,7 +158,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
                   type: "string",
                   title: "Your answer",
                   enum: ["allow", "allow_always", "reject"],
-                  enumNames: ["Approve (this exact call, once)", "Approve always (this tool, this session)", "Reject"],
+                  enumNames: ["Approve (this exact call, once)", requests.some((r) => r.scripts?.length) ? "Approve always (this tool, in this saved script version)" : "Approve always (this tool, this session)", "Reject"],
                 },
               },
               required: ["decision"],

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
-import { describeFlags, planScript, showInput, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, describeScripts, planScript, showInput, type ApprovalRequest } from "../policy/index.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
 // The shell's own notes for agents (issue 3); the CLI reads them from the same file.
 import { SHELL_NOTES } from "../shell/defaults.js";
@@ -271,16 +271,17 @@ export async function approvalsBeforeBash(shell: ToolShell, session: Session, sc
 }
 
 /**
- * The approval card of requests: the tool and why, then the whole input as indented JSON, never
- * cut (a person approves exactly what they were shown), with invisible and bidirectional
- * characters escaped and named below it (see `showInput`).
+ * The approval card of requests: the tool and why, the saved script version it is in, then the
+ * whole input as indented JSON, never cut (a person approves exactly what they were shown),
+ * with invisible and bidirectional characters escaped and named below it (see `showInput`).
  */
 export function describeRequests(requests: readonly ApprovalRequest[]): string {
   return requests
     .map((r) => {
       const shown = showInput(r.input, { pretty: true });
       const warnings = describeFlags(shown.flags).map((l) => `\n⚠ ${l}`).join("");
-      return `${r.tool}${r.why ? ` (${r.why})` : ""}\n${shown.text}${warnings}`;
+      const scripts = describeScripts(r);
+      return `${r.tool}${r.why ? ` (${r.why})` : ""}${scripts ? `\n${scripts}` : ""}\n${shown.text}${warnings}`;
     })
     .join("\n");
 }

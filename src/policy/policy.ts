@@ -9,7 +9,7 @@
  */
 import { foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise } from "../tool/index.js";
-import type { ApprovalBook } from "./approvals.js";
+import type { ApprovalBook, ApprovalScope } from "./approvals.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
 
@@ -34,6 +34,12 @@ export interface PolicyOptions {
   rater?: Rater;
   /** The approval book of a session. */
   book(sessionId: string): ApprovalBook;
+  /**
+   * Where the call being judged is made (the saved script versions around it), read when a call
+   * is judged and when its request is raised; allow answers are bound to it (see approvals.ts).
+   * Default: no scope, answers hold for the session.
+   */
+  scope?: () => ApprovalScope | undefined;
 }
 
 /** Who asks for an assessment: the session, the call and its command words. */
@@ -103,7 +109,7 @@ export class Policy implements CallJudge {
       if (off && policy.kind !== "predicate") return base;
       if (policy.kind === "always") return { risk: "needs_approval", why: "policy" };
       if (policy.kind === "never") return base;
-      if (policy.kind === "once") return this.book(ctx.sessionId).approvedOnce.has(ctx.command) ? base : { risk: "needs_approval", why: "policy" };
+      if (policy.kind === "once") return this.book(ctx.sessionId).approvedOnceIn(ctx.command, this.scopeKey()) ? base : { risk: "needs_approval", why: "policy" };
       if (policy.kind === "predicate") return this.assessPredicate(policy.fn, tool, input, ctx, base, trusted);
     }
     return this.assessByHints(tool, base, trusted);
@@ -121,7 +127,7 @@ export class Policy implements CallJudge {
     const off = this.mode === "off";
     let verdict: ApprovalVerdict;
     try {
-      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedOnce, callId: ctx.callId });
+      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedToolsIn(this.scopeKey()), callId: ctx.callId });
     } catch (err) {
       return { risk: "needs_approval", why: "policy", message: `the approval predicate failed: ${(err as Error).message}` };
     }
@@ -187,14 +193,28 @@ export class Policy implements CallJudge {
     if (consume ? book.useRefusal(call.command, call.input) : book.hasRefusal(call.command, call.input)) {
       return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
     }
-    if (book.allowsAlways(call.command)) return { risk: "needs_approval", why: a.why, approved: true };
-    const granted = consume ? book.useGrant(call.command, call.input) : book.hasGrant(call.command, call.input);
+    const scope = this.scopeKey();
+    if (book.allowsAlways(call.command, scope)) return { risk: "needs_approval", why: a.why, approved: true };
+    const granted = consume ? book.useGrant(call.command, call.input, scope) : book.hasGrant(call.command, call.input, scope);
     if (granted) return { risk: "needs_approval", why: a.why, approved: true };
     return { risk: "needs_approval", why: a.why, message: a.message };
   }
 
-  /** Raises (or reuses) the approval request of a stopped call; returns its id. */
+  /** Raises (or reuses) the approval request of a stopped call, in the current scope; returns its id. */
   async requestApproval(sessionId: string, c: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; callId: string; line?: number }): Promise<string> {
-    return this.book(sessionId).request({ tool: c.tool, toolName: c.toolName, input: c.input, why: c.why, line: c.line, toolCallId: c.callId }).id;
+    return this.book(sessionId).request({ tool: c.tool, toolName: c.toolName, input: c.input, why: c.why, line: c.line, toolCallId: c.callId, scope: this.currentScope() }).id;
+  }
+
+  /** The scope of the call being judged now, if any. Never throws. */
+  private currentScope(): ApprovalScope | undefined {
+    try {
+      return this.options.scope?.();
+    } catch {
+      return undefined;
+    }
+  }
+
+  private scopeKey(): string | undefined {
+    return this.currentScope()?.key;
   }
 }

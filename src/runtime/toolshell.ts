@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Command } from "just-bash";
 import { Catalog, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
-import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
+import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
 import { defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, type ToolshellConfig } from "./config.js";
@@ -55,6 +55,11 @@ export interface ToolShellOptions {
   approvalBook?: (sessionId: string) => ApprovalBook;
   /** True when the stored books changed in another process: the open ones are reopened. */
   approvalBooksChanged?: () => boolean;
+  /**
+   * Where a call is made, for binding answers (host: the saved script versions around it; see
+   * policy/approvals.ts). Default: none, answers hold for the session.
+   */
+  approvalScope?: () => ApprovalScope | undefined;
   /** Extra commands registered in the shell (compatibility fixes). */
   engineCommands?: Command[];
   /** Lines at the end of `tools --help`. */
@@ -164,6 +169,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     servers: config.approval.servers,
     trustAnnotations: config.approval.trustAnnotations,
     trustedServers: config.servers.filter((s) => s.trust).map((s) => s.name),
+    scope: options.approvalScope,
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
     book(sessionId: string) {
       // Answers given by another process (`toolshell approve` beside a server) are read before

@@ -8,9 +8,9 @@ import type { SubcommandHandler } from "../shell/index.js";
 import type { Store } from "../store/index.js";
 import type { ToolSource } from "../tool/index.js";
 import { scriptsCommand } from "./command.js";
-import { ScriptsSource, SCRIPTS_SOURCE } from "./source.js";
+import { scriptApprovalScope, ScriptsSource, SCRIPTS_SOURCE } from "./source.js";
 
-export { ScriptsSource, runSavedScript, scriptDepth, agentOf, SCRIPTS_SOURCE, MAX_SCRIPT_DEPTH, SCRIPT_PRELUDE } from "./source.js";
+export { ScriptsSource, runSavedScript, scriptDepth, scriptApprovalScope, agentOf, SCRIPTS_SOURCE, MAX_SCRIPT_DEPTH, SCRIPT_PRELUDE } from "./source.js";
 export { scriptsCommand, SCRIPT_VERBS } from "./command.js";
 export type { ScriptsCommandOptions } from "./command.js";
 export { scriptName, checkScriptInput, MAX_NAME, MAX_BODY_BYTES, MAX_DESCRIPTION } from "./validate.js";
@@ -22,6 +22,8 @@ export interface ScriptsWiring {
   sessionSources(session: Session): ToolSource[];
   /** `createToolShell({ subcommand })`: handles `tools scripts …`; other words fall to `next`. */
   subcommand(word: string, session: Session, call: ShellCall): SubcommandHandler | undefined;
+  /** `createToolShell({ approvalScope })`: answers to calls made in a saved script hold for that version only. */
+  approvalScope: typeof scriptApprovalScope;
 }
 
 /**
@@ -43,6 +45,7 @@ export function createScripts(options: {
       }
       return [s];
     },
+    approvalScope: scriptApprovalScope,
     subcommand(word, session, call) {
       if (word === SCRIPTS_SOURCE) return scriptsCommand(session, { store: options.store, manageScripts: options.manageScripts });
       return options.next?.(word, session, call);

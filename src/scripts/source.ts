@@ -11,6 +11,8 @@
  * up to four deep"); issue 5 → Saved scripts.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
+import type { ApprovalScope, ScriptVersionRef } from "../policy/index.js";
 import type { Session } from "../runtime/index.js";
 import type { ScriptRecord, Store } from "../store/index.js";
 import { jsonSchemaValidator, ToolCallError, type CatalogTool, type InvokeContext, type ToolOutput, type ToolSource } from "../tool/index.js";
@@ -33,11 +35,24 @@ export const SCRIPT_PRELUDE =
   'toolshell() { echo "toolshell: not available inside a saved script" >&2; return 127; }; ' +
   'everruns() { echo "everruns: not available inside a saved script" >&2; return 127; }\n';
 
-const depth = new AsyncLocalStorage<number>();
+/** The saved script versions the code running now is inside, outermost first. */
+const running = new AsyncLocalStorage<ScriptVersionRef[]>();
 
 /** How deep the code running now is in saved scripts (0 outside any). */
 export function scriptDepth(): number {
-  return depth.getStore() ?? 0;
+  return running.getStore()?.length ?? 0;
+}
+
+/**
+ * The approval scope of the code running now: the saved script versions around it (name,
+ * version, SHA-256 of the body), or undefined outside any saved script. A person's allow answers
+ * to a call made here hold only inside these exact versions (see policy/approvals.ts); a host
+ * gives this to `createToolShell({ approvalScope })`.
+ */
+export function scriptApprovalScope(): ApprovalScope | undefined {
+  const chain = running.getStore();
+  if (!chain?.length) return undefined;
+  return { key: `scripts:${createHash("sha256").update(chain.map((s) => s.body_sha256).join("/")).digest("hex")}`, scripts: chain };
 }
 
 /** The agent a session belongs to: `metadata.agent_id`, else `default`. */
@@ -59,11 +74,13 @@ function tail(s: string, n: number): string {
  *         `tool_error` when it exits non-zero (with the end of its stderr).
  */
 export async function runSavedScript(session: Session, script: ScriptRecord, input: Record<string, unknown>, ctx: InvokeContext): Promise<ToolOutput> {
-  const level = scriptDepth() + 1;
+  const outer = running.getStore() ?? [];
+  const level = outer.length + 1;
   if (level > MAX_SCRIPT_DEPTH) {
     throw new ToolCallError("call_limit", `saved scripts call each other at most ${MAX_SCRIPT_DEPTH} deep; tools scripts ${script.name} would be level ${level}`);
   }
-  const r = await depth.run(level, () =>
+  const ref: ScriptVersionRef = { name: script.name, version: script.version, body_sha256: createHash("sha256").update(script.body, "utf8").digest("hex") };
+  const r = await running.run([...outer, ref], () =>
     session.engine.exec(SCRIPT_PRELUDE + script.body, {
       signal: ctx.signal,
       stdin: JSON.stringify(input) + "\n",

@@ -85,6 +85,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       ratingCache: options.ratingCache ?? store.ratings,
       sessionSources: scripts.sessionSources,
       subcommand: scripts.subcommand,
+      approvalScope: options.approvalScope ?? scripts.approvalScope,
       secrets: [...(options.secrets ?? []), ...server.tokens, ...Object.values(server.wakeAgent?.headers ?? {})],
       onEvent: (e) => {
         otel(e);

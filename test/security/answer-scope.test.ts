@@ -97,3 +97,103 @@ test("the CLI prompt shows the stopped call's input escaped and flagged", async 
   assert.equal(again.exit_code, 0, again.stderr);
   assert.equal(ran, 1);
 });
+
+/** A host with a store, `manageScripts` on, a `pay` tool that always asks, and a manual trigger over saved script `payout`. */
+async function triggerHost(t: { after: (fn: () => unknown) => void }) {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const path = await import("node:path");
+  const { openHost } = await import("../../src/server/index.js");
+  const { defineTool, always } = await import("../../src/index.js");
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-scope-"));
+  const paid: string[] = [];
+  const host = await openHost({
+    store: path.join(dir, "state.db"),
+    config: { manageScripts: true },
+    tools: {
+      pay: defineTool({
+        description: "Pays someone.",
+        inputSchema: { type: "object", properties: { to: { type: "string" } } },
+        approval: always(),
+        execute: ({ to }) => {
+          paid.push(String(to));
+          return "paid";
+        },
+      }),
+    },
+  });
+  t.after(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // The agent (a model's session) saves the script; the trigger runs it with no model.
+  const agent = host.session("agent-turn");
+  const save = async (body: string) => {
+    const r = await agent.bash(`tools scripts save payout --description 'Pays out.' <<'EOF'\n${body}\nEOF`);
+    assert.equal(r.exit_code, 0, r.stderr);
+  };
+  const { trigger } = host.triggers.create("default", { name: "nightly-payout", kind: "webhook", script: "payout", input: {}, enabled: true, wake_agent_on_failure: false });
+  const run = () => host.triggers.run(trigger.id, "manual", {});
+  const book = () => host.session(`trg_${trigger.id}`);
+  return { host, save, run, book, paid };
+}
+
+test("a trigger's allow_always holds for the script version the person was shown; a new version asks again", async (t) => {
+  const { save, run, book, paid } = await triggerHost(t);
+  await save("tools pay to=alice");
+  const first = await run();
+  assert.equal(first.status, "stopped");
+  const [req] = book().pendingApprovals();
+  // The person is shown which script version the call is in.
+  assert.equal(req!.tool, "tools pay");
+  assert.deepEqual(req!.scripts?.map((s) => [s.name, s.version]), [["payout", 1]]);
+  assert.match(req!.scripts![0]!.body_sha256, /^[0-9a-f]{64}$/);
+  const { describeRequests } = await import("../../src/gateway/index.js");
+  assert.match(describeRequests([req!]), /inside saved script payout v1 \(body sha256 [0-9a-f]{12}\): the answer holds for this version only/);
+  book().answer(req!.id, "allow_always");
+  // Control: the answer covers the next runs of that version.
+  assert.equal((await run()).status, "ok");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["alice", "alice"]);
+  // The attack: the agent saves a new version with another gated call.
+  await save("tools pay to=mallory");
+  const attacked = await run();
+  assert.equal(attacked.status, "stopped", "a new version must ask again");
+  assert.deepEqual(paid, ["alice", "alice"], "mallory was not paid");
+  const [again] = book().pendingApprovals();
+  assert.deepEqual(again!.input, { to: "mallory" });
+  assert.deepEqual(again!.scripts?.map((s) => [s.name, s.version]), [["payout", 2]]);
+  // Saving the old body again is the old version's text: the person saw it, so it holds again.
+  await save("tools pay to=alice");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["alice", "alice", "alice"]);
+});
+
+test("a one-off allow given in a script's run holds for that version only", async (t) => {
+  const { save, run, book, paid } = await triggerHost(t);
+  await save("tools pay to=bob");
+  assert.equal((await run()).status, "stopped");
+  const [req] = book().pendingApprovals();
+  // The agent saves another body before the person answers the first: the answer is for v1.
+  await save("tools pay to=bob\ntools pay to=bob >/dev/null; echo twice");
+  book().answer(req!.id, "allow");
+  const attacked = await run();
+  assert.equal(attacked.status, "stopped", "v2 was not shown to the person");
+  assert.deepEqual(paid, []);
+  // Control: the one-off allow is still there for v1's body.
+  await save("tools pay to=bob");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["bob"]);
+});
+
+test("an answer given outside saved scripts still holds for the whole session, scripts included", async (t) => {
+  const { host, save, paid } = await triggerHost(t);
+  await save("tools pay to=carol");
+  const s = host.session("agent-turn");
+  const r = await s.bash("tools pay to=dave");
+  assert.equal(r.tools?.stopped?.reason, "needs_approval");
+  s.answer(r.tools!.stopped!.request_id!, "allow_always");
+  const viaScript = await s.bash("tools scripts payout");
+  assert.equal(viaScript.exit_code, 0, viaScript.stderr);
+  assert.deepEqual(paid, ["carol"]);
+});
