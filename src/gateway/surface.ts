@@ -242,15 +242,17 @@ export function isShellRequest(req: ApprovalRequest): boolean {
 }
 
 /**
- * The approvals a `bash` call must wait for before it runs: requests of earlier shell calls
- * still pending, and — read from the script without running it — each literal call of this
- * script that needs approval and has no answer (a request is raised for each, as the preflight
- * would). Never throws: a script that does not parse adds nothing.
+ * The approvals a `bash` call must wait for before it runs: read from the script without running
+ * it, each literal call of this script that needs approval and has no answer (a request is raised
+ * for each, as the preflight would; a call an earlier script stopped at is the same request when
+ * this script writes it out in full). Only calls the script itself shows: the person approving a
+ * held call sees its script, so an answer must never reach a call that is not in it — a call an
+ * earlier script built at run time stays pending and asks again. Never throws: a script that
+ * does not parse adds nothing.
  */
 export async function approvalsBeforeBash(shell: ToolShell, session: Session, script: string): Promise<ApprovalRequest[]> {
   const found = new Map<string, ApprovalRequest>();
   const round = `preflight_${randomUUID().slice(0, 8)}`;
-  for (const r of session.pendingApprovals()) if (isShellRequest(r)) found.set(r.id, r);
   try {
     const { calls } = await planScript(script, session.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
     for (const c of calls) {

@@ -197,3 +197,66 @@ test("an answer given outside saved scripts still holds for the whole session, s
   assert.equal(viaScript.exit_code, 0, viaScript.stderr);
   assert.deepEqual(paid, ["carol"]);
 });
+
+test("AI SDK adapter: approving a held `bash` call covers only the calls its script shows", async (t) => {
+  const { generateText, stepCountIs } = await import("ai");
+  const { MockLanguageModelV4 } = await import("ai/test");
+  const { createToolshellTools } = await import("../../src/ai/index.js");
+  const { createToolShell, defineTool } = await import("../../src/index.js");
+  const deleted: string[] = [];
+  const shell = await createToolShell({
+    config: {},
+    tools: {
+      list_items: defineTool({ description: "List items.", inputSchema: { type: "object", properties: {} }, hints: { readOnly: true }, execute: () => [{ id: "a1" }] }),
+      delete_item: defineTool({
+        description: "Delete one item.",
+        inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+        hints: { destructive: true },
+        execute: ({ id }) => {
+          deleted.push(String(id));
+          return { deleted: id };
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  const session = shell.session("ai-held");
+  const tools = await createToolshellTools({ shell, session });
+  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+  const bashCall = (id: string, command: string) => ({ content: [{ type: "tool-call" as const, toolCallId: id, toolName: "bash", input: JSON.stringify({ command }) }], finishReason: { unified: "tool-calls" as const, raw: "tool_calls" }, usage, warnings: [] });
+  const steps = [
+    // A call built at run time: the script stops at it.
+    bashCall("c1", `id=$(tools list-items | jq -r '.[0].id')\ntools delete-item id="$id"`),
+    // The attack: the next call shows the person only `echo hello`.
+    bashCall("c2", "echo hello"),
+    { content: [{ type: "text" as const, text: "done" }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] },
+  ];
+  let i = 0;
+  const model = new MockLanguageModelV4({ doGenerate: async () => steps[i++]! });
+  const messages: Parameters<typeof generateText>[0]["messages"] = [{ role: "user", content: "clean up" }];
+  const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
+  const stopped = session.pendingApprovals();
+  assert.equal(stopped.length, 1);
+  assert.deepEqual(stopped[0]!.input, { id: "a1" });
+  // `echo hello` is not held: approving it would approve a call the person never saw.
+  const held = first.content.filter((p) => p.type === "tool-approval-request");
+  if (held.length) {
+    messages!.push(...first.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: held[0]!.approvalId, approved: true }] });
+    await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
+  }
+  assert.deepEqual(held.map((p) => p.toolCall.toolCallId), [], "echo hello was held for the stopped delete");
+  assert.equal(session.pendingApprovals().length, 1, "the stopped call is still waiting for a person");
+  assert.equal(session.events.filter((e) => e.type === "approval.answered").length, 0, "no answer was recorded");
+  const again = await session.bash(`id=$(tools list-items | jq -r '.[0].id')\ntools delete-item id="$id"`);
+  assert.equal(again.tools?.stopped?.reason, "needs_approval", "the run-time call asks again");
+  assert.deepEqual(deleted, []);
+
+  // Control: a script that writes the stopped call out in full is held, shown, and covered.
+  steps.push(bashCall("c3", "tools delete-item id=a1"), { content: [{ type: "text" as const, text: "deleted" }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] });
+  const ask = await generateText({ model, tools, messages: [{ role: "user", content: "delete a1" }], stopWhen: stepCountIs(5) });
+  const req = ask.content.find((p) => p.type === "tool-approval-request");
+  assert.equal(req?.toolCall.toolCallId, "c3");
+  await generateText({ model, tools, messages: [{ role: "user", content: "delete a1" }, ...ask.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: req!.approvalId, approved: true }] }], stopWhen: stepCountIs(5) });
+  assert.deepEqual(deleted, ["a1"]);
+  assert.equal(session.pendingApprovals().length, 0, "the stopped call's own request was the one answered");
+});
