@@ -185,7 +185,14 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
       if (name === BASH_TOOL_NAME) return await callBash(args, extra);
-      if (name === APPROVE_TOOL_NAME && options.approveTool !== false) return approveCall(args);
+      if (name === APPROVE_TOOL_NAME && options.approveTool !== false) {
+        // Not listed for a client that answers by elicitation: there the person answers in the
+        // form, and a model must not record an answer by calling the tool by name.
+        if (canElicit()) {
+          return textResult({ error: { code: "denied", message: `${APPROVE_TOOL_NAME} is not offered to this client: it asks the person through elicitation, and only the person's answer in that form is recorded`, retryable: false } }, true);
+        }
+        return approveCall(args);
+      }
       const d = safeDirect(shell).find((x) => x.name === name);
       if (!d) return textResult({ error: { code: "unknown_command", message: `no tool ${name}; tools: ${BASH_TOOL_NAME}${safeDirect(shell).map((x) => `, ${x.name}`).join("")}`, retryable: false } }, true);
       return await callDirectTool(d.tool, args, extra);

@@ -72,3 +72,31 @@ test("gateway: the elicitation form shows the input with hidden characters escap
   assert.equal(r.exit_code, 0, JSON.stringify(r));
   assert.deepEqual(ran, ["alice\u202Eecila"]);
 });
+
+test("gateway: a client that answers by elicitation cannot record an answer by calling toolshell_approve by name", async (t) => {
+  const { shell, ran } = await payShell(t);
+  // The person is asked in the form and declines; the model then tries to answer for them.
+  const { client, asked, session } = await connect(t, shell, "gw-approve", "reject");
+  const listed = (await client.listTools()).tools.map((x) => x.name);
+  assert.ok(!listed.includes("toolshell_approve"), "not listed for an elicitation client");
+  const stopped = await session.bash("tools pay to=mallory");
+  const requestId = stopped.tools!.stopped!.request_id!;
+  const forged = await client.callTool({ name: "toolshell_approve", arguments: { request_id: requestId, decision: "allow_always" } });
+  assert.equal(forged.isError, true);
+  assert.equal(valueOf(forged).error.code, "denied");
+  assert.equal(session.pendingApprovals().length, 1, "the request is still waiting for the person");
+  const r = valueOf(await client.callTool({ name: "bash", arguments: { command: "tools pay to=mallory" } }));
+  assert.equal(asked.length, 1, "the person was asked");
+  assert.notEqual(r.exit_code, 0);
+  assert.deepEqual(ran, []);
+
+  // Control: a client without elicitation is offered the tool and its call records the answer.
+  const plain = await connect(t, shell, "gw-approve-plain");
+  assert.ok((await plain.client.listTools()).tools.some((x) => x.name === "toolshell_approve"));
+  const s2 = await plain.session.bash("tools pay to=alice");
+  const answered = valueOf(await plain.client.callTool({ name: "toolshell_approve", arguments: { request_id: s2.tools!.stopped!.request_id!, decision: "allow" } }));
+  assert.equal(answered.answered.decision, "allow");
+  const ok = valueOf(await plain.client.callTool({ name: "bash", arguments: { command: "tools pay to=alice" } }));
+  assert.equal(ok.exit_code, 0, JSON.stringify(ok));
+  assert.deepEqual(ran, ["alice"]);
+});
