@@ -100,3 +100,60 @@ test("gateway: a client that answers by elicitation cannot record an answer by c
   assert.equal(ok.exit_code, 0, JSON.stringify(ok));
   assert.deepEqual(ran, ["alice"]);
 });
+
+test("HTTP gateway: idle MCP sessions expire and their number is bounded", async (t) => {
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const { serveHttp } = await import("../../src/gateway/index.js");
+  const { shell } = await payShell(t);
+  let clock = 1_000_000;
+  const gw = await serveHttp(shell, { port: 0, maxSessions: 2, sessionIdleMs: 60_000, now: () => clock });
+  t.after(() => gw.close());
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const open = async () => {
+    const client = new Client({ name: "c", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(gw.url));
+    await client.connect(transport);
+    t.after(() => client.close().catch(() => {}));
+    return { client, id: transport.sessionId! };
+  };
+  const initialize = () =>
+    fetch(gw.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "flood", version: "1" } } }),
+    });
+  const a = await open();
+  const b = await open();
+  assert.equal(gw.sessions(), 2);
+  // Past the bound: a clear refusal, and nothing is opened.
+  const refused = await initialize();
+  assert.equal(refused.status, 503);
+  assert.ok(refused.headers.get("retry-after"));
+  assert.match(((await refused.json()) as { error: { message: string } }).error.message, /too many MCP sessions \(2 open\)/);
+  assert.equal(gw.sessions(), 2);
+  // A request that is not initialize never opens a session.
+  const stray = await fetch(gw.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
+  assert.equal(stray.status, 400);
+  // b goes away without ending its session (no DELETE): it becomes idle.
+  await b.client.close();
+  // Still inside the idle limit: b holds its place.
+  clock += 30_000;
+  assert.equal((await initialize()).status, 503);
+  // Past the limit: b is removed and a new session opens. The server sees b's stream close a
+  // moment after close() returns (and counts idleness from then): each try moves the clock past
+  // the limit again, so the loop ends once the server saw it.
+  let status = 0;
+  for (let i = 0; i < 100 && status !== 200; i++) {
+    clock += 61_000;
+    const r = await initialize();
+    status = r.status;
+    await r.body?.cancel();
+    if (status !== 200) await new Promise((done) => setTimeout(done, 50));
+  }
+  assert.equal(status, 200);
+  const gone = await fetch(gw.url, { method: "POST", headers: { ...headers, "mcp-session-id": b.id, "mcp-protocol-version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }) });
+  assert.equal(gone.status, 404, "an expired session answers 404: the client initializes again");
+  // Control: a, connected all along (its stream open), was never idle and still works.
+  assert.equal(gw.sessions(), 2);
+  assert.ok((await a.client.listTools()).tools.some((x) => x.name === "bash"));
+});
