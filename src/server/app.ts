@@ -355,6 +355,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
       input: cur.input,
       enabled: cur.enabled,
       wake_agent_on_failure: cur.wake_agent_on_failure,
+      ...(cur.webhook_wait ? { webhook_wait: true } : {}),
       ...b,
     };
     if (b.cron !== undefined) delete merged.schedule;
@@ -398,7 +399,12 @@ export function createApp(host: Host, options: AppOptions): Hono {
     if (!t || t.kind !== "webhook") throw new ApiError(404, "not_found", `no webhook trigger ${c.req.param("trigger_id")}`);
     if (!t.enabled) throw new ApiError(409, "conflict", `trigger ${t.name} is disabled`);
     const payload = await body(c);
-    if (/^(1|true|yes)$/i.test(c.req.query("wait") ?? "")) return c.json(await host.triggers.run(t.id, "webhook", payload), 200);
+    if (/^(1|true|yes)$/i.test(c.req.query("wait") ?? "")) {
+      // The finished run holds the script's output and stop report: only for an API token, or a
+      // trigger that says webhook_wait (docs/sessions.md → Triggers).
+      if (!byToken && !t.webhook_wait) throw new ApiError(403, "forbidden", `trigger ${t.name} does not return its run to webhook callers (webhook_wait is off); drop ?wait=true for 202 and a run id, or set "webhook_wait": true on the trigger`);
+      return c.json(await host.triggers.run(t.id, "webhook", payload), 200);
+    }
     const runId = TriggerService.newRunId();
     void host.triggers.run(t.id, "webhook", payload, runId).catch(() => {});
     return c.json({ run_id: runId, trigger_id: t.id, status: "accepted" }, 202);

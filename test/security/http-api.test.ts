@@ -92,3 +92,37 @@ test("HTTP API: `timeout_ms` is capped by the host's effective time limit, not t
   assert.equal(quick.json.exit_code, 0);
   assert.equal(quick.json.stdout, "finished\n");
 });
+
+test("HTTP API: `?wait=true` returns the run to a webhook caller only when the trigger opts in", async (t) => {
+  const { call, host } = await start(t);
+  host.store.saveScript("default", { name: "leak", description: "Prints a secret-looking line.", input_schema: { type: "object", properties: {} }, body: "echo internal-report-42" });
+  const made = await call("POST", "/v1/agents/default/triggers", { name: "hook", webhook: true, script: "leak" });
+  assert.equal(made.status, 201, JSON.stringify(made.json));
+  assert.equal(made.json.webhook_wait, undefined, "off by default");
+  const secret = made.json.secret as string;
+  const deliver = (wait: boolean, auth = `Bearer ${secret}`) => call("POST", `/v1/webhooks/${made.json.id}${wait ? "?wait=true" : ""}`, { x: 1 }, { authorization: auth });
+  // The attack: the secret alone reads the run's output.
+  const refused = await deliver(true);
+  assert.equal(refused.status, 403, JSON.stringify(refused.json));
+  assert.equal(refused.json.error.code, "forbidden");
+  assert.ok(!JSON.stringify(refused.json).includes("internal-report-42"));
+  const runsBefore = (await call("GET", `/v1/agents/default/triggers/${made.json.id}/runs`)).json.runs.length;
+  assert.equal(runsBefore, 0, "a refused delivery does not run the script");
+  // Without wait: 202 and a run id only.
+  const accepted = await deliver(false);
+  assert.equal(accepted.status, 202);
+  assert.deepEqual(Object.keys(accepted.json).sort(), ["run_id", "status", "trigger_id"]);
+  // Control: an API token may wait, and a trigger that opts in returns the run to the secret.
+  const byToken = await deliver(true, `Bearer ${TOKEN}`);
+  assert.equal(byToken.status, 200);
+  assert.equal(byToken.json.result.stdout, "internal-report-42\n");
+  const patched = await call("PATCH", `/v1/agents/default/triggers/${made.json.id}`, { webhook_wait: true });
+  assert.equal(patched.json.webhook_wait, true);
+  const opted = await deliver(true);
+  assert.equal(opted.status, 200, JSON.stringify(opted.json));
+  assert.equal(opted.json.result.stdout, "internal-report-42\n");
+  // The field is checked: only webhook triggers have webhook callers.
+  const bad = await call("POST", "/v1/agents/default/triggers", { name: "sched", schedule: "0 3 * * *", script: "leak", webhook_wait: true });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error.message, /webhook_wait/);
+});
