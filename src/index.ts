@@ -5,5 +5,5 @@ export { createToolShell, Session, parseConfig, readConfigFile, findConfigFile }
 export type { ToolShell, ToolShellOptions, ShellResult, StopReport, DoneCall, SessionEvent, SessionEventType, NestedCallEvent, ToolCallEvent, Hooks, HookCall, HookOutcome, BeforeHookResult, BashOptions, ToolshellConfig } from "./runtime/index.js";
 export { defineTool, always, once, never, ToolCallError } from "./tool/index.js";
 export type { ToolDefinition, ToolDefinitionOptions, CatalogTool, ToolOutput, InvokeContext, SandboxHandle, Skill, Hints, ErrorCode, ToolSource, ApprovalPolicy, ApprovalVerdict, ApprovalRequestInfo, JsonSchema, ToolCall, CallVia } from "./tool/index.js";
-export { aiSdkDecisionService, offlineRater, Policy, ApprovalBook, planScript } from "./policy/index.js";
-export type { Decision, ApprovalRequest, DecisionService, RatedTool, Plan, PlanCall, ApprovalMode } from "./policy/index.js";
+export { aiSdkDecisionService, offlineRater, Policy, ApprovalBook, planScript, showInput } from "./policy/index.js";
+export type { Decision, ApprovalRequest, DecisionService, RatedTool, Plan, PlanCall, ApprovalMode, ShownInput, InputFlag, ShowInputOptions } from "./policy/index.js";

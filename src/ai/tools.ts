@@ -4,9 +4,11 @@
  *
  * Approvals go through the AI SDK's own tool approval (`needsApproval` → a
  * `tool-approval-request` the app answers with a `tool-approval-response`):
- * - a `bash` call is held for approval when the session has requests pending from an earlier
- *   stop (the last script stopped at a call that needs a person's answer) or when its script
- *   writes out a call that needs approval (read without running, as the preflight does);
+ * - a `bash` call is held for approval when its script writes out a call that needs approval
+ *   (read without running, as the preflight does), and the answer covers exactly those calls:
+ *   what the person is shown is the script. A call an earlier script built at run time and
+ *   stopped at is covered only when a script writes it out in full (its stop report gives the
+ *   call); until then it stays pending and stops any script that makes it again;
  * - a direct tool call is held when the policy says the call needs approval;
  * - the person's answer is stored with `session.answer(requestId, decision)` as soon as the adapter
  *   sees it in the messages (when the approved call runs, or at the next call after a denial):

@@ -17,6 +17,10 @@ export interface McpCliOptions {
   http?: string;
   /** Host to bind with --http (default 127.0.0.1). */
   host?: string;
+  /** With --http: MCP sessions kept at once. */
+  maxSessions?: string;
+  /** With --http: milliseconds after which an idle MCP session is closed. */
+  sessionIdle?: string;
   /** Clients whose servers to import: claude-desktop, cursor, claude-code, vscode. */
   import?: string[];
   /** Write the config with the imported servers to this file and exit. */
@@ -142,7 +146,15 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
     if (opts.http !== undefined) {
       const port = Number(opts.http);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http takes a port number, got ${opts.http}`);
-      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1" });
+      const whole = (v: string | undefined, flag: string): number | undefined => {
+        if (v === undefined) return undefined;
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} takes a whole number ≥ 1, got ${v}`);
+        return n;
+      };
+      const maxSessions = whole(opts.maxSessions, "--max-sessions");
+      const sessionIdleMs = whole(opts.sessionIdle, "--session-idle");
+      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs });
       await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}\n`);
       const stop = async () => {
         await running.close().catch(() => {});

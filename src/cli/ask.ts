@@ -6,6 +6,7 @@
  * Rule source: issue 4 → The person's side ("`toolshell run` on a terminal asks y / n / always").
  */
 import { createInterface } from "node:readline/promises";
+import { describeFlags, describeScripts, showInput } from "../policy/index.js";
 import type { Session, StopReport } from "../runtime/index.js";
 
 const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_always"> = {
@@ -21,29 +22,41 @@ const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_alwa
 /**
  * Asks about the stopped call (and, before start, every other literal call that needs
  * approval) and records each answer. An empty or unknown answer records nothing for that call.
+ * Each input is shown through `showInput`: hidden characters escaped and named. `io` defaults
+ * to the terminal (stdin, stderr).
  */
-export async function askApproval(session: Session, stopped: NonNullable<StopReport["stopped"]>): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+export async function askApproval(
+  session: Session,
+  stopped: NonNullable<StopReport["stopped"]>,
+  io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stderr },
+): Promise<void> {
+  const rl = createInterface({ input: io.input, output: io.output });
+  const out = io.output;
   try {
     const where = stopped.before_start ? "The script did not start" : "The script stopped";
     const calls = [
       { call: stopped.call, line: stopped.line, why: stopped.why, request_id: stopped.request_id },
       ...(stopped.also_needs_approval ?? []),
     ];
-    process.stderr.write(`\n${where}: ${calls.length === 1 ? "this call needs" : `${calls.length} calls need`} your approval.\n`);
+    out.write(`\n${where}: ${calls.length === 1 ? "this call needs" : `${calls.length} calls need`} your approval.\n`);
     let approved = 0;
     for (const c of calls) {
-      process.stderr.write(`\n  ${c.call?.tool} ${JSON.stringify(c.call?.input ?? {})}\n  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
+      // Escaped and flagged: a terminal must not act on, hide or reorder what the person approves.
+      const shown = showInput(c.call?.input ?? {});
+      const warnings = describeFlags(shown.flags).map((l) => `  ⚠ ${l}\n`).join("");
+      const request = session.pendingApprovals().find((r) => r.id === c.request_id);
+      const scripts = request ? describeScripts(request) : undefined;
+      out.write(`\n  ${c.call?.tool} ${shown.text}\n${warnings}${scripts ? `  ${scripts}\n` : ""}  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
       const answer = (await rl.question("Allow it? [y]es once, [a]lways in this session, [n]o, [r]eject always: ")).trim().toLowerCase();
       const decision = CHOICES[answer];
       if (!decision) {
-        process.stderr.write("No answer recorded for this call.\n");
+        out.write("No answer recorded for this call.\n");
         continue;
       }
       session.answer(c.request_id!, decision);
       if (decision.startsWith("allow")) approved++;
     }
-    process.stderr.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");
+    out.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");
   } finally {
     rl.close();
   }

@@ -108,11 +108,14 @@ export async function runCli(req: CliRequest): Promise<void> {
       const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
       await write(process.stdout, JSON.stringify(plan, null, 2) + "\n");
     } else if (req.kind === "approvals") {
-      await write(process.stdout, JSON.stringify(cliSession(sessionId).pendingApprovals(), null, 2) + "\n");
+      // Still JSON, parsed the same, but no invisible or bidirectional character reaches the terminal raw.
+      const { showInput, withDisplay } = await import("../policy/index.js");
+      await write(process.stdout, showInput(withDisplay(cliSession(sessionId).pendingApprovals()), { pretty: true }).text + "\n");
     } else if (req.kind === "approve") {
       const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
       const answered = cliSession(sessionId).answer(req.requestId, decision);
-      await write(process.stdout, `${answered.decision}: ${answered.tool} ${JSON.stringify(answered.input)}\n`);
+      const { showInput } = await import("../policy/index.js");
+      await write(process.stdout, `${answered.decision}: ${answered.tool} ${showInput(answered.input).text}\n`);
     } else if (script !== undefined) {
       const session = cliSession(sessionId);
       const result = await session.bash(script);

@@ -81,6 +81,8 @@ program
   .description("serve an MCP server whose tools are bash plus the direct tools, fronting every configured server (stdio, or --http PORT)")
   .option("--http <port>", "serve Streamable HTTP on this port (0: any free port) instead of stdio")
   .option("--host <host>", "host to bind with --http", "127.0.0.1")
+  .option("--max-sessions <n>", "with --http: MCP sessions kept at once; past it a new one gets 503 (default 100)")
+  .option("--session-idle <ms>", "with --http: close an MCP session idle this long (default 1800000, 30 minutes)")
   .option("--import <client...>", "also front the servers of: claude-desktop, cursor, claude-code, vscode")
   .option("--write <file>", "with --import: write the merged config to FILE and exit")
   .option("--session <id>", "toolshell session id of a stdio client", "mcp")

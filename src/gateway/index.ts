@@ -27,7 +27,9 @@ export type { BashToolInput, BashToolResult, ToolSpec, DirectTool } from "./surf
 export { callDirect, directApprovalNeeded, modelView } from "./direct.js";
 export type { DirectOutcome, DirectCallOptions, ModelView } from "./direct.js";
 export { countTokens, toolTokens, toolListTokens, toolDefinitionJson } from "./tokens.js";
-export { createGatewayServer, serveStdio, serveHttp, approveToolSpec, supportsFormElicitation, directResult } from "./mcp-server.js";
+export { createGatewayServer, serveStdio, approveToolSpec, supportsFormElicitation, directResult } from "./mcp-server.js";
+export { serveHttp, DEFAULT_MAX_HTTP_SESSIONS, DEFAULT_HTTP_SESSION_IDLE_MS } from "./http-server.js";
+export type { HttpGatewayOptions } from "./http-server.js";
 export type { GatewayOptions, RunningGateway } from "./mcp-server.js";
 export { CLIENTS, clientConfigFiles, importClientServers, mergeImported, isToolshellGateway } from "./import.js";
 export type { ClientName, ClientConfigFile, ImportPlace, ImportResult } from "./import.js";

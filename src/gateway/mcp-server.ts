@@ -1,6 +1,6 @@
 /**
  * The MCP gateway: an MCP server whose tools are `bash` plus the direct tools, fronting every
- * configured server; served over stdio or Streamable HTTP (bound to 127.0.0.1 by default).
+ * configured server; served over stdio here, or Streamable HTTP (http-server.ts).
  *
  * Approvals: when a script (or a direct call) stops for a person's answer and the client
  * supports form elicitation, the gateway asks through `elicitation/create` with a form
@@ -15,11 +15,8 @@
  * SHOULD bind to localhost and MUST validate the Origin header against DNS rebinding).
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
@@ -67,7 +64,7 @@ export function approveToolSpec(): Tool {
   return {
     name: APPROVE_TOOL_NAME,
     description:
-      "Record the person's answer to an approval request that a stopped script or tool call raised (request_id from the stop report). Ask the person first and pass their answer; never decide yourself. allow: that exact call, once; allow_always: the tool, for this session; reject / reject_always likewise. Then run a script again.",
+      "Record the person's answer to an approval request that a stopped script or tool call raised (request_id from the stop report). Ask the person first and pass their answer; never decide yourself. allow: that exact call, once; allow_always: the tool, for this session (inside a saved script: for that script version); reject / reject_always likewise. Then run a script again.",
     inputSchema: {
       type: "object",
       properties: {
@@ -163,7 +160,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
                   type: "string",
                   title: "Your answer",
                   enum: ["allow", "allow_always", "reject"],
-                  enumNames: ["Approve (this exact call, once)", "Approve always (this tool, this session)", "Reject"],
+                  enumNames: ["Approve (this exact call, once)", requests.some((r) => r.scripts?.length) ? "Approve always (this tool, in this saved script version)" : "Approve always (this tool, this session)", "Reject"],
                 },
               },
               required: ["decision"],
@@ -190,7 +187,14 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
       if (name === BASH_TOOL_NAME) return await callBash(args, extra);
-      if (name === APPROVE_TOOL_NAME && options.approveTool !== false) return approveCall(args);
+      if (name === APPROVE_TOOL_NAME && options.approveTool !== false) {
+        // Not listed for a client that answers by elicitation: there the person answers in the
+        // form, and a model must not record an answer by calling the tool by name.
+        if (canElicit()) {
+          return textResult({ error: { code: "denied", message: `${APPROVE_TOOL_NAME} is not offered to this client: it asks the person through elicitation, and only the person's answer in that form is recorded`, retryable: false } }, true);
+        }
+        return approveCall(args);
+      }
       const d = safeDirect(shell).find((x) => x.name === name);
       if (!d) return textResult({ error: { code: "unknown_command", message: `no tool ${name}; tools: ${BASH_TOOL_NAME}${safeDirect(shell).map((x) => `, ${x.name}`).join("")}`, retryable: false } }, true);
       return await callDirectTool(d.tool, args, extra);
@@ -326,84 +330,4 @@ export async function serveStdio(shell: ToolShell, options: GatewayOptions & { s
   });
   await server.connect(transport);
   return { closed, close: () => server.close() };
-}
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-
-/**
- * Serves the gateway over Streamable HTTP at `http://HOST:PORT/mcp` (host default 127.0.0.1;
- * port 0 picks a free one). Each MCP session (`Mcp-Session-Id`) gets its own server and toolshell
- * session (`mcp_<id>`). On a loopback host, requests whose Host or Origin header names another
- * host are refused (403) against DNS rebinding.
- */
-export async function serveHttp(shell: ToolShell, options: GatewayOptions & { port?: number; host?: string; path?: string } = {}): Promise<RunningGateway & { url: string; port: number }> {
-  const host = options.host ?? "127.0.0.1";
-  const route = options.path ?? "/mcp";
-  await loadKeptServers(shell);
-  const live = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
-  let port = 0;
-  const hostOk = (req: IncomingMessage): boolean => {
-    if (!LOOPBACK.has(host)) return true;
-    const names = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-    if (!names.includes(String(req.headers.host ?? ""))) return false;
-    const origin = req.headers.origin;
-    return origin === undefined || names.some((n) => origin === `http://${n}`);
-  };
-  const fail = (res: ServerResponse, status: number, message: string) => {
-    if (res.headersSent) return;
-    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
-  };
-  const http = createServer((req, res) => {
-    void (async () => {
-      try {
-        const url = new URL(req.url ?? "/", "http://localhost");
-        if (url.pathname !== route) return fail(res, 404, `not found; the MCP endpoint is ${route}`);
-        if (!hostOk(req)) return fail(res, 403, "forbidden host or origin");
-        const sid = req.headers["mcp-session-id"];
-        const id = Array.isArray(sid) ? sid[0] : sid;
-        let entry = id ? live.get(id) : undefined;
-        if (!entry) {
-          if (id) return fail(res, 404, "no such MCP session (it ended or the gateway restarted); initialize again");
-          if (req.method !== "POST") return fail(res, 400, "no MCP session: POST an initialize request first");
-          const newId = randomUUID();
-          const session = shell.session(`mcp_${newId}`);
-          await session.ready;
-          const server = createGatewayServer(shell, session, options);
-          const transport = new StreamableHTTPServerTransport({
-            sessionIdGenerator: () => newId,
-            onsessioninitialized: (sessionId) => {
-              live.set(sessionId, { transport, server });
-            },
-            onsessionclosed: (sessionId) => {
-              live.delete(sessionId);
-            },
-          });
-          transport.onclose = () => {
-            live.delete(newId);
-          };
-          await server.connect(transport);
-          entry = { transport, server };
-        }
-        await entry.transport.handleRequest(req, res);
-      } catch (err) {
-        fail(res, 500, `toolshell gateway: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    })();
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(options.port ?? 0, host, () => resolve());
-  });
-  port = (http.address() as AddressInfo).port;
-  const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  return {
-    url: `http://${shown}:${port}${route}`,
-    port,
-    async close() {
-      await Promise.allSettled([...live.values()].map((e) => e.server.close()));
-      live.clear();
-      http.closeAllConnections?.();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
 }

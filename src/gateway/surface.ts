@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
-import { planScript, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, describeScripts, planScript, showInput, type ApprovalRequest } from "../policy/index.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
 // The shell's own notes for agents (issue 3); the CLI reads them from the same file.
 import { SHELL_NOTES } from "../shell/defaults.js";
@@ -29,7 +29,7 @@ const COMPACT_AFTER = 10;
 export interface BashToolInput {
   /** The bash script to run as one shell call. */
   command: string;
-  /** Time limit of this call in milliseconds (default and maximum: the configured `timeoutMs`). */
+  /** Time limit of this call in milliseconds (default and maximum: the host's `timeoutMs`, option or config). */
   timeout_ms?: number;
 }
 
@@ -115,7 +115,7 @@ export function bashToolSpec(shell: ToolShell, session?: Session, options: { not
   return {
     name: BASH_TOOL_NAME,
     description: bashToolDescription(catalog, { notes: options.notes, callLimit: shell.config.callLimit }),
-    inputSchema: bashInputSchema(shell.config.timeoutMs),
+    inputSchema: bashInputSchema(shell.timeoutMs),
   };
 }
 
@@ -183,7 +183,7 @@ export function checkBashInput(input: unknown, maxTimeoutMs: number): { ok: true
  * result with exit code 2 and the message on stderr.
  */
 export async function runBashTool(session: Session, shell: ToolShell, input: unknown, options: { signal?: AbortSignal; maxOutputChars?: number; stepId?: string } = {}): Promise<BashToolResult> {
-  const checked = checkBashInput(input, shell.config.timeoutMs);
+  const checked = checkBashInput(input, shell.timeoutMs);
   if (!checked.ok) return { stdout: "", stderr: checked.message + "\n", exit_code: 2, success: false };
   try {
     const result = await session.bash(checked.command, { timeoutMs: checked.timeoutMs, signal: options.signal, ...(options.stepId ? { stepId: options.stepId } : {}) });
@@ -242,15 +242,17 @@ export function isShellRequest(req: ApprovalRequest): boolean {
 }
 
 /**
- * The approvals a `bash` call must wait for before it runs: requests of earlier shell calls
- * still pending, and — read from the script without running it — each literal call of this
- * script that needs approval and has no answer (a request is raised for each, as the preflight
- * would). Never throws: a script that does not parse adds nothing.
+ * The approvals a `bash` call must wait for before it runs: read from the script without running
+ * it, each literal call of this script that needs approval and has no answer (a request is raised
+ * for each, as the preflight would; a call an earlier script stopped at is the same request when
+ * this script writes it out in full). Only calls the script itself shows: the person approving a
+ * held call sees its script, so an answer must never reach a call that is not in it — a call an
+ * earlier script built at run time stays pending and asks again. Never throws: a script that
+ * does not parse adds nothing.
  */
 export async function approvalsBeforeBash(shell: ToolShell, session: Session, script: string): Promise<ApprovalRequest[]> {
   const found = new Map<string, ApprovalRequest>();
   const round = `preflight_${randomUUID().slice(0, 8)}`;
-  for (const r of session.pendingApprovals()) if (isShellRequest(r)) found.set(r.id, r);
   try {
     const { calls } = await planScript(script, session.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
     for (const c of calls) {
@@ -270,13 +272,18 @@ export async function approvalsBeforeBash(shell: ToolShell, session: Session, sc
   return [...found.values()];
 }
 
-/** One line per request for an approval card: `tools github delete-branch {"branch":"x"} (destructive)`. */
+/**
+ * The approval card of requests: the tool and why, the saved script version it is in, then the
+ * whole input as indented JSON, never cut (a person approves exactly what they were shown),
+ * with invisible and bidirectional characters escaped and named below it (see `showInput`).
+ */
 export function describeRequests(requests: readonly ApprovalRequest[]): string {
   return requests
     .map((r) => {
-      // The whole input, never cut: a person approves exactly what they were shown.
-      const input = JSON.stringify(r.input, null, 2);
-      return `${r.tool}${r.why ? ` (${r.why})` : ""}\n${input}`;
+      const shown = showInput(r.input, { pretty: true });
+      const warnings = describeFlags(shown.flags).map((l) => `\n⚠ ${l}`).join("");
+      const scripts = describeScripts(r);
+      return `${r.tool}${r.why ? ` (${r.why})` : ""}${scripts ? `\n${scripts}` : ""}\n${shown.text}${warnings}`;
     })
     .join("\n");
 }

@@ -7,6 +7,15 @@
  * - `reject_always`: the tool answers `denied` for the session.
  * Silence is not approval: a pending request approves nothing.
  *
+ * Scope: a request raised inside a saved script records the script versions it ran in (name,
+ * version, SHA-256 of the body; outermost first) and the person is shown them. Its `allow`,
+ * `allow_always` and `once()` answers then hold only inside those exact versions: a script saved
+ * again (another body) asks again. This is what binds a trigger's answers to the script a person
+ * saw, since every call of a trigger's run is made inside its saved script. Refusals (`reject`,
+ * `reject_always`) hold for the whole session: refusing more than was shown is safe. An answer
+ * given outside any saved script holds for the whole session, scripts included. See
+ * docs/security.md.
+ *
  * Rule source: DESIGN.md "Words" (approval answer); seed "Tools in Shell" → Approvals ("A
  * one-off approval covers that exact call (the tool and its input) once"); issue 4 → Answers,
  * `once()` semantics.
@@ -16,6 +25,22 @@ import { callKey } from "./canonical.js";
 
 /** The person's answer. */
 export type Decision = "allow" | "allow_always" | "reject" | "reject_always";
+
+/** One saved script version a call was made in. */
+export interface ScriptVersionRef {
+  name: string;
+  version: number;
+  /** SHA-256 (hex) of the body that ran. */
+  body_sha256: string;
+}
+
+/** Where a call is made: the chain of saved script versions around it, and its key. */
+export interface ApprovalScope {
+  /** A stable key of the chain (answers are bound to it). */
+  key: string;
+  /** The saved script versions, outermost first. */
+  scripts: ScriptVersionRef[];
+}
 
 /** A request raised for a stopped call. */
 export interface ApprovalRequest {
@@ -32,6 +57,10 @@ export interface ApprovalRequest {
   line?: number;
   /** The nested call id, e.g. `call_bash_2:tools:0:delete_branch`, or the shell call id before start. */
   tool_call_id: string;
+  /** The scope key when the call was made inside saved scripts: allow answers hold only there. */
+  scope?: string;
+  /** The saved script versions the call was made in, outermost first (shown to the person). */
+  scripts?: ScriptVersionRef[];
   created_at: string;
   status: "pending" | "answered";
   decision?: Decision;
@@ -100,11 +129,11 @@ export class ApprovalBook {
    * Raises a request for a call, or returns the pending one for the same exact call.
    * @returns the request.
    */
-  request(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; line?: number; toolCallId: string; subject?: string }): ApprovalRequest {
+  request(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; line?: number; toolCallId: string; scope?: ApprovalScope; subject?: string }): ApprovalRequest {
     const subject = call.subject ?? call.tool;
     const key = callKey(subject, call.input);
     for (const r of this.requests.values()) {
-      if (r.status === "pending" && callKey(r.subject ?? r.tool, r.input) === key) return r;
+      if (r.status === "pending" && callKey(r.subject ?? r.tool, r.input) === key && r.scope === call.scope?.key) return r;
     }
     const id = `apr_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
     // A tool_call_id names one pending request: answering by it must never reach another call.
@@ -119,6 +148,7 @@ export class ApprovalBook {
       ...(call.why ? { why: call.why } : {}),
       ...(call.line !== undefined ? { line: call.line } : {}),
       tool_call_id: taken ? `${call.toolCallId}~${id.slice(4, 12)}` : call.toolCallId,
+      ...(call.scope ? { scope: call.scope.key, scripts: call.scope.scripts } : {}),
       created_at: new Date(this.now()).toISOString(),
       status: "pending",
     };
@@ -151,11 +181,12 @@ export class ApprovalBook {
     const subject = req.subject ?? req.tool;
     const key = callKey(subject, req.input);
     const expires = this.now() + ALLOW_TTL_MS;
-    if (decision === "allow") this.grants.set(key, expires);
-    if (decision === "allow_always") this.alwaysTools.add(subject);
+    // Allow answers hold where the call was shown (its script versions); refusals session-wide.
+    if (decision === "allow") this.grants.set(scoped(req.scope, key), expires);
+    if (decision === "allow_always") this.alwaysTools.add(scoped(req.scope, subject));
     if (decision === "reject") this.refusals.set(key, expires);
     if (decision === "reject_always") this.deniedTools.add(subject);
-    if (decision === "allow" || decision === "allow_always") this.approvedOnce.add(req.tool);
+    if (decision === "allow" || decision === "allow_always") this.approvedOnce.add(scoped(req.scope, req.tool));
     req.status = "answered";
     req.decision = decision;
     req.answered_at = new Date(this.now()).toISOString();
@@ -163,9 +194,28 @@ export class ApprovalBook {
     return req;
   }
 
-  /** True when the tool is approved for the session (`allow_always`). */
-  allowsAlways(tool: string): boolean {
-    return this.alwaysTools.has(tool);
+  /**
+   * True when the tool is approved (`allow_always`) for the session, or, for a call made inside
+   * saved scripts (`scope`), for those exact script versions.
+   */
+  allowsAlways(tool: string, scope?: string): boolean {
+    return this.alwaysTools.has(tool) || (scope !== undefined && this.alwaysTools.has(scoped(scope, tool)));
+  }
+
+  /** True when a person said yes to this `once()` tool in the session, or in this scope. */
+  approvedOnceIn(tool: string, scope?: string): boolean {
+    return this.approvedOnce.has(tool) || (scope !== undefined && this.approvedOnce.has(scoped(scope, tool)));
+  }
+
+  /** The `once()` tools a person said yes to that hold in this scope (for approval predicates). */
+  approvedToolsIn(scope?: string): Set<string> {
+    const out = new Set<string>();
+    const prefix = scope === undefined ? undefined : scoped(scope, "");
+    for (const t of this.approvedOnce) {
+      if (!t.includes(SCOPE_SEP)) out.add(t);
+      else if (prefix !== undefined && t.startsWith(prefix)) out.add(t.slice(prefix.length));
+    }
+    return out;
   }
 
   /** True when the tool is refused for the session (`reject_always`). */
@@ -173,13 +223,14 @@ export class ApprovalBook {
     return this.deniedTools.has(tool);
   }
 
-  /** True when an unexpired one-off `allow` covers this exact call (does not use it). */
-  hasGrant(tool: string, input: unknown): boolean {
-    return this.peekOneOff(this.grants, tool, input);
+  /** True when an unexpired one-off `allow` covers this exact call in this scope (does not use it). */
+  hasGrant(tool: string, input: unknown, scope?: string): boolean {
+    return this.peekOneOff(this.grants, tool, input) || (scope !== undefined && this.peekOneOff(this.grants, tool, input, scope));
   }
 
-  /** Uses the one-off `allow` for this exact call. @returns true when one was there and unexpired. */
-  useGrant(tool: string, input: unknown): boolean {
+  /** Uses the one-off `allow` for this exact call in this scope. @returns true when one was there and unexpired. */
+  useGrant(tool: string, input: unknown, scope?: string): boolean {
+    if (scope !== undefined && this.peekOneOff(this.grants, tool, input, scope)) return this.takeOneOff(this.grants, tool, input, scope);
     return this.takeOneOff(this.grants, tool, input);
   }
 
@@ -193,18 +244,35 @@ export class ApprovalBook {
     return this.takeOneOff(this.refusals, tool, input);
   }
 
-  private peekOneOff(answers: Map<string, number>, tool: string, input: unknown): boolean {
-    const exp = answers.get(callKey(tool, input));
+  private peekOneOff(answers: Map<string, number>, tool: string, input: unknown, scope?: string): boolean {
+    const exp = answers.get(scoped(scope, callKey(tool, input)));
     return exp !== undefined && exp > this.now();
   }
 
   /** Removes the one-off answer for this exact call; true when it was there and unexpired. */
-  private takeOneOff(answers: Map<string, number>, tool: string, input: unknown): boolean {
-    const key = callKey(tool, input);
+  private takeOneOff(answers: Map<string, number>, tool: string, input: unknown, scope?: string): boolean {
+    const key = scoped(scope, callKey(tool, input));
     const exp = answers.get(key);
     if (exp === undefined) return false;
     answers.delete(key);
     this.changed();
     return exp > this.now();
   }
+}
+
+/** Between a scope key and what it scopes (never in a command or a canonical input's start). */
+const SCOPE_SEP = "\u0001";
+
+/** `key` bound to a scope (unchanged without one). */
+function scoped(scope: string | undefined, key: string): string {
+  return scope === undefined ? key : `${scope}${SCOPE_SEP}${key}`;
+}
+
+/**
+ * The line an approval card shows for a request made inside saved scripts, e.g. `inside saved
+ * script payout v2 (body sha256 1f2e3d4c5b6a)`; undefined outside any.
+ */
+export function describeScripts(req: Pick<ApprovalRequest, "scripts">): string | undefined {
+  if (!req.scripts?.length) return undefined;
+  return `inside saved script ${req.scripts.map((s) => `${s.name} v${s.version} (body sha256 ${s.body_sha256.slice(0, 12)})`).join(" → ")}: the answer holds for this version only`;
 }

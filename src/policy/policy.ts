@@ -9,7 +9,7 @@
  */
 import { foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";
-import type { ApprovalBook } from "./approvals.js";
+import type { ApprovalBook, ApprovalScope } from "./approvals.js";
 import { approvalSubject } from "./canonical.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
@@ -35,6 +35,12 @@ export interface PolicyOptions {
   rater?: Rater;
   /** The approval book of a session. */
   book(sessionId: string): ApprovalBook;
+  /**
+   * Where the call being judged is made (the saved script versions around it), read when a call
+   * is judged and when its request is raised; allow answers are bound to it (see approvals.ts).
+   * Default: no scope, answers hold for the session.
+   */
+  scope?: () => ApprovalScope | undefined;
 }
 
 /** Who asks for an assessment: the session, the call and its command words. */
@@ -104,7 +110,7 @@ export class Policy implements CallJudge {
       if (off && policy.kind !== "predicate") return base;
       if (policy.kind === "always") return { risk: "needs_approval", why: "policy" };
       if (policy.kind === "never") return base;
-      if (policy.kind === "once") return this.book(ctx.sessionId).approvedOnce.has(ctx.command) ? base : { risk: "needs_approval", why: "policy" };
+      if (policy.kind === "once") return this.book(ctx.sessionId).approvedOnceIn(ctx.command, this.scopeKey()) ? base : { risk: "needs_approval", why: "policy" };
       if (policy.kind === "predicate") return this.assessPredicate(policy.fn, tool, input, ctx, base, trusted);
     }
     return this.assessByHints(tool, base, trusted);
@@ -122,7 +128,7 @@ export class Policy implements CallJudge {
     const off = this.mode === "off";
     let verdict: ApprovalVerdict;
     try {
-      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedOnce, callId: ctx.callId });
+      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedToolsIn(this.scopeKey()), callId: ctx.callId });
     } catch (err) {
       return { risk: "needs_approval", why: "policy", message: `the approval predicate failed: ${(err as Error).message}` };
     }
@@ -193,18 +199,33 @@ export class Policy implements CallJudge {
     if (consume ? book.useRefusal(subject, call.given) : book.hasRefusal(subject, call.given)) {
       return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
     }
-    if (book.allowsAlways(subject)) return { risk: "needs_approval", why: a.why, approved: true };
-    const granted = consume ? book.useGrant(subject, call.given) : book.hasGrant(subject, call.given);
+    const scope = this.scopeKey();
+    if (book.allowsAlways(subject, scope)) return { risk: "needs_approval", why: a.why, approved: true };
+    const granted = consume ? book.useGrant(subject, call.given, scope) : book.hasGrant(subject, call.given, scope);
     if (granted) return { risk: "needs_approval", why: a.why, approved: true };
     return { risk: "needs_approval", why: a.why, message: a.message };
   }
 
   /**
    * Raises (or reuses, for the same exact call) the approval request of a call that needs a
-   * person's answer. The request shows, and its answer covers, the input as given.
+   * person's answer, in the current scope (the saved scripts it runs in). The request shows, and
+   * its answer covers, the input as given.
    * @returns the request id.
    */
   requestApproval(call: Pick<ToolCall, "sessionId" | "command" | "tool" | "given" | "callId" | "line">, why?: string): string {
-    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool) }).id;
+    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool), scope: this.currentScope() }).id;
+  }
+
+  /** The scope of the call being judged now, if any. Never throws. */
+  private currentScope(): ApprovalScope | undefined {
+    try {
+      return this.options.scope?.();
+    } catch {
+      return undefined;
+    }
+  }
+
+  private scopeKey(): string | undefined {
+    return this.currentScope()?.key;
   }
 }

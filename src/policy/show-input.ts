@@ -231,3 +231,11 @@ export function showInput(input: unknown, options: ShowInputOptions = {}): Shown
 export function describeFlags(flags: InputFlag[]): string[] {
   return flags.map((f) => `hidden character ${f.codePoint}${f.name ? ` ${f.name}` : ""} at ${f.path === "" ? "the input itself" : f.path}`);
 }
+
+/**
+ * Adds `display` — `showInput(input, { pretty: true })` — to each approval request, keeping
+ * `input` raw (the API's `pending` entries and `toolshell approvals`).
+ */
+export function withDisplay<T extends { input: unknown }>(requests: readonly T[]): Array<T & { display: ShownInput }> {
+  return requests.map((r) => ({ ...r, display: showInput(r.input, { pretty: true }) }));
+}

@@ -12,7 +12,7 @@ import type { Command } from "just-bash";
 import { CallPipeline, configSecrets, createRedactor, type Hooks, type Redactor, type SessionEvent } from "../call/index.js";
 import { Catalog, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
-import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
+import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
 import { defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, type ToolshellConfig } from "./config.js";
@@ -57,6 +57,11 @@ export interface ToolShellOptions {
   approvalBook?: (sessionId: string) => ApprovalBook;
   /** True when the stored books changed in another process: the open ones are reopened. */
   approvalBooksChanged?: () => boolean;
+  /**
+   * Where a call is made, for binding answers (host: the saved script versions around it; see
+   * policy/approvals.ts). Default: none, answers hold for the session.
+   */
+  approvalScope?: () => ApprovalScope | undefined;
   /** Extra commands registered in the shell (compatibility fixes). */
   engineCommands?: Command[];
   /** Lines at the end of `tools --help`. */
@@ -91,6 +96,11 @@ export interface ToolShellOptions {
 /** The host object: sources, sessions, listing, close. */
 export interface ToolShell {
   readonly config: ToolshellConfig;
+  /**
+   * The time limit of one shell call in milliseconds: the `timeoutMs` option when given, else the
+   * config's. Also the largest `timeout_ms` a caller may ask for (bash tool, HTTP API).
+   */
+  readonly timeoutMs: number;
   /** All sources in order: local tools first, then MCP servers, then extra ones. */
   readonly sources: ToolSource[];
   /** Opens (or returns) a session by id; a new id when omitted. */
@@ -189,6 +199,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     servers: config.approval.servers,
     trustAnnotations: config.approval.trustAnnotations,
     trustedServers: config.servers.filter((s) => s.trust).map((s) => s.name),
+    scope: options.approvalScope,
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
     book(sessionId: string) {
       // Answers given by another process (`toolshell approve` beside a server) are read before
@@ -224,6 +235,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   });
   return {
     config,
+    timeoutMs: host.timeoutMs,
     sources,
     session(id?: string, metadata: Record<string, unknown> = {}) {
       const key = id ?? `session_${randomUUID()}`;

@@ -7,9 +7,9 @@ import type { RuntimeSubcommand, Session } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
 import type { ToolSource } from "../tool/index.js";
 import { scriptsCommand } from "./command.js";
-import { ScriptsSource, SCRIPTS_SOURCE } from "./source.js";
+import { scriptApprovalScope, ScriptsSource, SCRIPTS_SOURCE } from "./source.js";
 
-export { ScriptsSource, runSavedScript, scriptDepth, agentOf, SCRIPTS_SOURCE, MAX_SCRIPT_DEPTH, SCRIPT_PRELUDE } from "./source.js";
+export { ScriptsSource, runSavedScript, scriptDepth, scriptApprovalScope, agentOf, SCRIPTS_SOURCE, MAX_SCRIPT_DEPTH, SCRIPT_PRELUDE } from "./source.js";
 export { scriptsCommand, SCRIPT_VERBS } from "./command.js";
 export type { ScriptsCommandOptions } from "./command.js";
 export { scriptName, checkScriptInput, MAX_NAME, MAX_BODY_BYTES, MAX_DESCRIPTION } from "./validate.js";
@@ -21,6 +21,8 @@ export interface ScriptsWiring {
   sessionSources(session: Session): ToolSource[];
   /** `createToolShell({ subcommands })`: `tools scripts …`. */
   subcommands: Record<string, RuntimeSubcommand>;
+  /** `createToolShell({ approvalScope })`: answers to calls made in a saved script hold for that version only. */
+  approvalScope: typeof scriptApprovalScope;
 }
 
 /**
@@ -38,6 +40,7 @@ export function createScripts(options: { store: Store; manageScripts: boolean })
       }
       return [s];
     },
+    approvalScope: scriptApprovalScope,
     subcommands: {
       [SCRIPTS_SOURCE]: (call) => scriptsCommand(call.session, { store: options.store, manageScripts: options.manageScripts }),
     },

@@ -10,6 +10,8 @@
  * and the `everruns` command are not available inside it"; "Saved scripts can call each other,
  * up to four deep"); issue 5 → Saved scripts.
  */
+import { createHash } from "node:crypto";
+import type { ApprovalScope, ScriptVersionRef } from "../policy/index.js";
 import { currentOrigins, withOrigin, type Session } from "../runtime/index.js";
 import type { ScriptRecord, Store } from "../store/index.js";
 import { jsonSchemaValidator, ToolCallError, type CatalogTool, type InvokeContext, type ToolOutput, type ToolSource } from "../tool/index.js";
@@ -32,9 +34,32 @@ export const SCRIPT_PRELUDE =
   'toolshell() { echo "toolshell: not available inside a saved script" >&2; return 127; }; ' +
   'everruns() { echo "everruns: not available inside a saved script" >&2; return 127; }\n';
 
+/**
+ * The saved script versions the code running now is inside, outermost first (from the call
+ * lineage that `withOrigin` keeps, which also gives tools `ctx.session.parent`).
+ */
+function runningScripts(): ScriptVersionRef[] {
+  return currentOrigins()
+    .filter((o) => o.kind === "saved_script")
+    .map((o) => ({ name: o.id, version: o.version ?? 0, body_sha256: o.sha256 ?? "" }))
+    .reverse();
+}
+
 /** How deep the code running now is in saved scripts (0 outside any). */
 export function scriptDepth(): number {
-  return currentOrigins().filter((o) => o.kind === "saved_script").length;
+  return runningScripts().length;
+}
+
+/**
+ * The approval scope of the code running now: the saved script versions around it (name,
+ * version, SHA-256 of the body), or undefined outside any saved script. A person's allow answers
+ * to a call made here hold only inside these exact versions (see policy/approvals.ts); a host
+ * gives this to `createToolShell({ approvalScope })`.
+ */
+export function scriptApprovalScope(): ApprovalScope | undefined {
+  const chain = runningScripts();
+  if (!chain.length) return undefined;
+  return { key: `scripts:${createHash("sha256").update(chain.map((s) => s.body_sha256).join("/")).digest("hex")}`, scripts: chain };
 }
 
 /** The agent a session belongs to: `metadata.agent_id`, else `default`. */
@@ -60,7 +85,8 @@ export async function runSavedScript(session: Session, script: ScriptRecord, inp
   if (level > MAX_SCRIPT_DEPTH) {
     throw new ToolCallError("call_limit", `saved scripts call each other at most ${MAX_SCRIPT_DEPTH} deep; tools scripts ${script.name} would be level ${level}`);
   }
-  const r = await withOrigin({ kind: "saved_script", id: script.name, version: script.version }, () =>
+  const sha256 = createHash("sha256").update(script.body, "utf8").digest("hex");
+  const r = await withOrigin({ kind: "saved_script", id: script.name, version: script.version, sha256 }, () =>
     session.engine.exec(SCRIPT_PRELUDE + script.body, {
       signal: ctx.signal,
       stdin: JSON.stringify(input) + "\n",

@@ -13,7 +13,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { Decision } from "../policy/index.js";
+import { withDisplay, type Decision } from "../policy/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
@@ -189,7 +189,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     let timeoutMs: number | undefined;
     if (b.timeout_ms !== undefined) {
       if (typeof b.timeout_ms !== "number" || !Number.isInteger(b.timeout_ms) || b.timeout_ms < 100) throw new ApiError(400, "invalid_request", '"timeout_ms" must be a whole number of milliseconds, at least 100');
-      timeoutMs = Math.min(b.timeout_ms, host.config.timeoutMs);
+      timeoutMs = Math.min(b.timeout_ms, host.shell.timeoutMs);
     }
     const session = host.session(rec.id);
     // Not tied to the request: a client that goes away does not abort the shell call, and asking
@@ -215,7 +215,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   // ── approvals ───────────────────────────────────────────────────────────────
   app.get("/v1/sessions/:id/tool-approvals", (c) => {
     const rec = sessionOr404(c.req.param("id"));
-    return c.json({ pending: host.session(rec.id).pendingApprovals() });
+    return c.json({ pending: withDisplay(host.session(rec.id).pendingApprovals()) });
   });
 
   app.post("/v1/sessions/:id/tool-approvals", async (c) => {
@@ -247,10 +247,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
       const answered = session.answer(p.req.id, p.decision);
       return { tool_call_id: answered.tool_call_id, request_id: answered.id, tool: answered.tool, decision: answered.decision, status: answered.status };
     });
-    return c.json({ results, pending: session.pendingApprovals() });
+    return c.json({ results, pending: withDisplay(session.pendingApprovals()) });
   });
 
-  app.get("/v1/approvals", (c) => c.json({ pending: store.pendingApprovals({ agentId: c.req.query("agent_id") }) }));
+  app.get("/v1/approvals", (c) => c.json({ pending: withDisplay(store.pendingApprovals({ agentId: c.req.query("agent_id") })) }));
 
   // OAuth sign-ins to MCP servers (README "Sign-in"): what waits for a person, and each state. No token is ever listed.
   app.get("/v1/sign-ins", async (c) => {
@@ -376,6 +376,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
       input: cur.input,
       enabled: cur.enabled,
       wake_agent_on_failure: cur.wake_agent_on_failure,
+      ...(cur.webhook_wait ? { webhook_wait: true } : {}),
       ...b,
     };
     if (b.cron !== undefined) delete merged.schedule;
@@ -419,7 +420,12 @@ export function createApp(host: Host, options: AppOptions): Hono {
     if (!t || t.kind !== "webhook") throw new ApiError(404, "not_found", `no webhook trigger ${c.req.param("trigger_id")}`);
     if (!t.enabled) throw new ApiError(409, "conflict", `trigger ${t.name} is disabled`);
     const payload = await body(c);
-    if (/^(1|true|yes)$/i.test(c.req.query("wait") ?? "")) return c.json(await host.triggers.run(t.id, "webhook", payload), 200);
+    if (/^(1|true|yes)$/i.test(c.req.query("wait") ?? "")) {
+      // The finished run holds the script's output and stop report: only for an API token, or a
+      // trigger that says webhook_wait (docs/sessions.md → Triggers).
+      if (!byToken && !t.webhook_wait) throw new ApiError(403, "forbidden", `trigger ${t.name} does not return its run to webhook callers (webhook_wait is off); drop ?wait=true for 202 and a run id, or set "webhook_wait": true on the trigger`);
+      return c.json(await host.triggers.run(t.id, "webhook", payload), 200);
+    }
     const runId = TriggerService.newRunId();
     void host.triggers.run(t.id, "webhook", payload, runId).catch(() => {});
     return c.json({ run_id: runId, trigger_id: t.id, status: "accepted" }, 202);

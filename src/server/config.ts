@@ -53,7 +53,7 @@ export interface ServerConfig {
 }
 
 /** A trigger as written in config (or posted to the API): the stored record's own fields. */
-export type TriggerSpec = Pick<TriggerRecord, "name" | "kind" | "cron" | "timezone" | "script" | "input" | "enabled" | "wake_agent_on_failure"> & {
+export type TriggerSpec = Pick<TriggerRecord, "name" | "kind" | "cron" | "timezone" | "script" | "input" | "enabled" | "wake_agent_on_failure" | "webhook_wait"> & {
   agent_id?: string;
 };
 
@@ -112,14 +112,16 @@ export function parseServerConfig(config: Pick<ToolshellConfig, "raw" | "file">,
 /**
  * Checks a trigger spec (config entry or API body) and normalises it: `schedule` (a cron
  * expression) or `webhook: true` (or `kind`), `script`, optional `input` (object), `timezone`
- * (IANA, default UTC), `enabled` (default true), `wake_agent_on_failure` (default false).
+ * (IANA, default UTC), `enabled` (default true), `wake_agent_on_failure` (default false),
+ * `webhook_wait` (webhook triggers only, default false: a caller with the secret alone cannot
+ * read the run with `?wait=true`).
  * @throws Error `<where>: …` on a bad field; the cron expression and time zone are checked by
  *         parsing them.
  */
 export function parseTriggerSpec(x: unknown, where: string): TriggerSpec {
   if (typeof x !== "object" || x === null || Array.isArray(x)) throw new Error(`${where}: expected an object`);
   const o = x as Record<string, unknown>;
-  const known = new Set(["name", "agent_id", "kind", "schedule", "cron", "timezone", "webhook", "script", "input", "enabled", "wake_agent_on_failure"]);
+  const known = new Set(["name", "agent_id", "kind", "schedule", "cron", "timezone", "webhook", "script", "input", "enabled", "wake_agent_on_failure", "webhook_wait"]);
   for (const k of Object.keys(o)) if (!known.has(k)) throw new Error(`${where}.${k}: unknown key (known: ${[...known].join(", ")})`);
   if (typeof o.name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(o.name)) throw new Error(`${where}.name: expected 1-64 letters, digits, ".", "_" or "-"`);
   const cron = (o.schedule ?? o.cron) as unknown;
@@ -141,7 +143,8 @@ export function parseTriggerSpec(x: unknown, where: string): TriggerSpec {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(o.script)) throw new Error(`${where}.script: ${JSON.stringify(o.script)} is not a script name (letters, digits, - and _)`);
   const input = o.input ?? {};
   if (typeof input !== "object" || input === null || Array.isArray(input)) throw new Error(`${where}.input: expected an object (strings may be templates such as "{{payload.ref}}")`);
-  for (const k of ["enabled", "wake_agent_on_failure"] as const) if (o[k] !== undefined && typeof o[k] !== "boolean") throw new Error(`${where}.${k}: expected true or false`);
+  for (const k of ["enabled", "wake_agent_on_failure", "webhook_wait"] as const) if (o[k] !== undefined && typeof o[k] !== "boolean") throw new Error(`${where}.${k}: expected true or false`);
+  if (o.webhook_wait === true && kind !== "webhook") throw new Error(`${where}.webhook_wait: only a webhook trigger has webhook callers`);
   if (o.agent_id !== undefined && (typeof o.agent_id !== "string" || !o.agent_id)) throw new Error(`${where}.agent_id: expected an agent id`);
   return {
     name: o.name,
@@ -152,6 +155,7 @@ export function parseTriggerSpec(x: unknown, where: string): TriggerSpec {
     input: input as Record<string, unknown>,
     enabled: o.enabled !== false,
     wake_agent_on_failure: o.wake_agent_on_failure === true,
+    ...(o.webhook_wait === true ? { webhook_wait: true } : {}),
   };
 }
 

@@ -94,6 +94,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       ratingCache: options.ratingCache ?? store.ratings,
       sessionSources: scripts.sessionSources,
       subcommands: { ...scripts.subcommands, ...options.subcommands },
+      approvalScope: options.approvalScope ?? scripts.approvalScope,
       secrets: [...(options.secrets ?? []), ...server.tokens, ...Object.values(server.wakeAgent?.headers ?? {})],
       // OAuth sign-ins live in the store, per server and principal (README "Sign-in").
       oauth: options.oauth ?? (store.credentials ? { store: store.credentials, broker: new SignInBroker() } : undefined),

@@ -97,6 +97,7 @@ export class TriggerService {
       input: spec.input,
       enabled: spec.enabled,
       wake_agent_on_failure: spec.wake_agent_on_failure,
+      ...(spec.webhook_wait ? { webhook_wait: true } : {}),
       ...(secret_hash ? { secret_hash } : {}),
       ...(existing?.last_run_at ? { last_run_at: existing.last_run_at } : {}),
       ...(existing?.next_run_at && existing.cron === spec.cron && existing.timezone === spec.timezone ? { next_run_at: existing.next_run_at } : {}),

@@ -80,6 +80,11 @@ export interface TriggerRecord {
   enabled: boolean;
   /** Call the configured wake-agent callback with the report when a run fails or stops. */
   wake_agent_on_failure: boolean;
+  /**
+   * A webhook caller holding only the trigger's secret may ask `?wait=true` and get the finished
+   * run (its output and stop report). Off (absent) by default: such a caller gets 202 and a run id.
+   */
+  webhook_wait?: boolean;
   /** SHA-256 (hex) of a webhook trigger's secret; the secret itself is shown once, at creation. */
   secret_hash?: string;
   /** When a schedule trigger should next run (ISO time), kept to find runs missed while down. */

@@ -100,6 +100,8 @@ export interface CallOrigin {
   name?: string;
   /** The saved script's version. */
   version?: number;
+  /** SHA-256 (hex) of the saved script's body: approval answers given inside it are bound to it. */
+  sha256?: string;
 }
 
 /**

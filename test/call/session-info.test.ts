@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
@@ -45,9 +46,10 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
   assert.equal(run.status, "ok", JSON.stringify(run));
   const who = JSON.parse((run.result as { stdout: string }).stdout);
   assert.deepEqual(who.auth, { principal: "ops", agentId: "ops", client: `trigger:${trigger.id}` });
+  const sha = (body: string) => createHash("sha256").update(body).digest("hex");
   assert.deepEqual(who.parent, [
-    { kind: "saved_script", id: "inner", version: 1 },
-    { kind: "saved_script", id: "outer", version: 1 },
+    { kind: "saved_script", id: "inner", version: 1, sha256: sha("tools whoami\n") },
+    { kind: "saved_script", id: "outer", version: 1, sha256: sha("tools scripts inner\n") },
     { kind: "trigger", id: trigger.id, name: "nightly" },
   ]);
 

@@ -56,3 +56,207 @@ test("showInput: pretty and folded text still flags what was folded away", () =>
   assert.equal(showInput(undefined).text, "null");
   assert.equal(showInput("\u202E").text, '"\\u202e"');
 });
+
+test("the CLI prompt shows the stopped call's input escaped and flagged", async (t) => {
+  const { PassThrough } = await import("node:stream");
+  const { createToolShell, defineTool, always } = await import("../../src/index.js");
+  const { askApproval } = await import("../../src/cli/ask.js");
+  let ran = 0;
+  const shell = await createToolShell({
+    config: {},
+    tools: {
+      pay: defineTool({
+        description: "Pays someone.",
+        inputSchema: { type: "object", properties: { to: { type: "string" } } },
+        approval: always(),
+        execute: () => {
+          ran++;
+          return "paid";
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  const session = shell.session("cli-prompt");
+  const r = await session.bash("tools pay to='alice\u202Eecila'");
+  const stopped = r.tools?.stopped;
+  assert.equal(stopped?.reason, "needs_approval");
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = "";
+  output.on("data", (d: Buffer) => {
+    shown += d.toString("utf8");
+    if (shown.includes("Allow it?") && !input.writableEnded) input.end("y\n");
+  });
+  await askApproval(session, stopped!, { input, output });
+  assert.ok(!shown.includes("\u202E"), `the raw override reached the terminal: ${JSON.stringify(shown)}`);
+  assert.match(shown, /alice\\u202eecila/);
+  assert.match(shown, /U\+202E RIGHT-TO-LEFT OVERRIDE at \/to/);
+  // Control: the answer was recorded and the call runs when the script runs again.
+  const again = await session.bash("tools pay to='alice\u202Eecila'");
+  assert.equal(again.exit_code, 0, again.stderr);
+  assert.equal(ran, 1);
+});
+
+/** A host with a store, `manageScripts` on, a `pay` tool that always asks, and a manual trigger over saved script `payout`. */
+async function triggerHost(t: { after: (fn: () => unknown) => void }) {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const path = await import("node:path");
+  const { openHost } = await import("../../src/server/index.js");
+  const { defineTool, always } = await import("../../src/index.js");
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-scope-"));
+  const paid: string[] = [];
+  const host = await openHost({
+    store: path.join(dir, "state.db"),
+    config: { manageScripts: true },
+    tools: {
+      pay: defineTool({
+        description: "Pays someone.",
+        inputSchema: { type: "object", properties: { to: { type: "string" } } },
+        approval: always(),
+        execute: ({ to }) => {
+          paid.push(String(to));
+          return "paid";
+        },
+      }),
+    },
+  });
+  t.after(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // The agent (a model's session) saves the script; the trigger runs it with no model.
+  const agent = host.session("agent-turn");
+  const save = async (body: string) => {
+    const r = await agent.bash(`tools scripts save payout --description 'Pays out.' <<'EOF'\n${body}\nEOF`);
+    assert.equal(r.exit_code, 0, r.stderr);
+  };
+  const { trigger } = host.triggers.create("default", { name: "nightly-payout", kind: "webhook", script: "payout", input: {}, enabled: true, wake_agent_on_failure: false });
+  const run = () => host.triggers.run(trigger.id, "manual", {});
+  const book = () => host.session(`trg_${trigger.id}`);
+  return { host, save, run, book, paid };
+}
+
+test("a trigger's allow_always holds for the script version the person was shown; a new version asks again", async (t) => {
+  const { save, run, book, paid } = await triggerHost(t);
+  await save("tools pay to=alice");
+  const first = await run();
+  assert.equal(first.status, "stopped");
+  const [req] = book().pendingApprovals();
+  // The person is shown which script version the call is in.
+  assert.equal(req!.tool, "tools pay");
+  assert.deepEqual(req!.scripts?.map((s) => [s.name, s.version]), [["payout", 1]]);
+  assert.match(req!.scripts![0]!.body_sha256, /^[0-9a-f]{64}$/);
+  const { describeRequests } = await import("../../src/gateway/index.js");
+  assert.match(describeRequests([req!]), /inside saved script payout v1 \(body sha256 [0-9a-f]{12}\): the answer holds for this version only/);
+  book().answer(req!.id, "allow_always");
+  // Control: the answer covers the next runs of that version.
+  assert.equal((await run()).status, "ok");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["alice", "alice"]);
+  // The attack: the agent saves a new version with another gated call.
+  await save("tools pay to=mallory");
+  const attacked = await run();
+  assert.equal(attacked.status, "stopped", "a new version must ask again");
+  assert.deepEqual(paid, ["alice", "alice"], "mallory was not paid");
+  const [again] = book().pendingApprovals();
+  assert.deepEqual(again!.input, { to: "mallory" });
+  assert.deepEqual(again!.scripts?.map((s) => [s.name, s.version]), [["payout", 2]]);
+  // Saving the old body again is the old version's text: the person saw it, so it holds again.
+  await save("tools pay to=alice");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["alice", "alice", "alice"]);
+});
+
+test("a one-off allow given in a script's run holds for that version only", async (t) => {
+  const { save, run, book, paid } = await triggerHost(t);
+  await save("tools pay to=bob");
+  assert.equal((await run()).status, "stopped");
+  const [req] = book().pendingApprovals();
+  // The agent saves another body before the person answers the first: the answer is for v1.
+  await save("tools pay to=bob\ntools pay to=bob >/dev/null; echo twice");
+  book().answer(req!.id, "allow");
+  const attacked = await run();
+  assert.equal(attacked.status, "stopped", "v2 was not shown to the person");
+  assert.deepEqual(paid, []);
+  // Control: the one-off allow is still there for v1's body.
+  await save("tools pay to=bob");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["bob"]);
+});
+
+test("an answer given outside saved scripts still holds for the whole session, scripts included", async (t) => {
+  const { host, save, paid } = await triggerHost(t);
+  await save("tools pay to=carol");
+  const s = host.session("agent-turn");
+  const r = await s.bash("tools pay to=dave");
+  assert.equal(r.tools?.stopped?.reason, "needs_approval");
+  s.answer(r.tools!.stopped!.request_id!, "allow_always");
+  const viaScript = await s.bash("tools scripts payout");
+  assert.equal(viaScript.exit_code, 0, viaScript.stderr);
+  assert.deepEqual(paid, ["carol"]);
+});
+
+test("AI SDK adapter: approving a held `bash` call covers only the calls its script shows", async (t) => {
+  const { generateText, stepCountIs } = await import("ai");
+  const { MockLanguageModelV4 } = await import("ai/test");
+  const { createToolshellTools } = await import("../../src/ai/index.js");
+  const { createToolShell, defineTool } = await import("../../src/index.js");
+  const deleted: string[] = [];
+  const shell = await createToolShell({
+    config: {},
+    tools: {
+      list_items: defineTool({ description: "List items.", inputSchema: { type: "object", properties: {} }, hints: { readOnly: true }, execute: () => [{ id: "a1" }] }),
+      delete_item: defineTool({
+        description: "Delete one item.",
+        inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+        hints: { destructive: true },
+        execute: ({ id }) => {
+          deleted.push(String(id));
+          return { deleted: id };
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  const session = shell.session("ai-held");
+  const tools = await createToolshellTools({ shell, session });
+  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+  const bashCall = (id: string, command: string) => ({ content: [{ type: "tool-call" as const, toolCallId: id, toolName: "bash", input: JSON.stringify({ command }) }], finishReason: { unified: "tool-calls" as const, raw: "tool_calls" }, usage, warnings: [] });
+  const steps = [
+    // A call built at run time: the script stops at it.
+    bashCall("c1", `id=$(tools list-items | jq -r '.[0].id')\ntools delete-item id="$id"`),
+    // The attack: the next call shows the person only `echo hello`.
+    bashCall("c2", "echo hello"),
+    { content: [{ type: "text" as const, text: "done" }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] },
+  ];
+  let i = 0;
+  const model = new MockLanguageModelV4({ doGenerate: async () => steps[i++]! });
+  const messages: Parameters<typeof generateText>[0]["messages"] = [{ role: "user", content: "clean up" }];
+  const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
+  const stopped = session.pendingApprovals();
+  assert.equal(stopped.length, 1);
+  assert.deepEqual(stopped[0]!.input, { id: "a1" });
+  // `echo hello` is not held: approving it would approve a call the person never saw.
+  const held = first.content.filter((p) => p.type === "tool-approval-request");
+  if (held.length) {
+    messages!.push(...first.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: held[0]!.approvalId, approved: true }] });
+    await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
+  }
+  assert.deepEqual(held.map((p) => p.toolCall.toolCallId), [], "echo hello was held for the stopped delete");
+  assert.equal(session.pendingApprovals().length, 1, "the stopped call is still waiting for a person");
+  assert.equal(session.events.filter((e) => e.type === "approval.answered").length, 0, "no answer was recorded");
+  const again = await session.bash(`id=$(tools list-items | jq -r '.[0].id')\ntools delete-item id="$id"`);
+  assert.equal(again.tools?.stopped?.reason, "needs_approval", "the run-time call asks again");
+  assert.deepEqual(deleted, []);
+
+  // Control: a script that writes the stopped call out in full is held, shown, and covered.
+  steps.push(bashCall("c3", "tools delete-item id=a1"), { content: [{ type: "text" as const, text: "deleted" }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] });
+  const ask = await generateText({ model, tools, messages: [{ role: "user", content: "delete a1" }], stopWhen: stepCountIs(5) });
+  const req = ask.content.find((p) => p.type === "tool-approval-request");
+  assert.equal(req?.toolCall.toolCallId, "c3");
+  await generateText({ model, tools, messages: [{ role: "user", content: "delete a1" }, ...ask.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: req!.approvalId, approved: true }] }], stopWhen: stepCountIs(5) });
+  assert.deepEqual(deleted, ["a1"]);
+  assert.equal(session.pendingApprovals().length, 0, "the stopped call's own request was the one answered");
+});

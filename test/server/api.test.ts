@@ -221,7 +221,7 @@ test("triggers and webhooks: a secret per webhook, templates keep JSON types, ru
     input_schema: { type: "object", properties: { who: { type: "string" }, n: { type: "number" }, tags: { type: "array" } }, required: ["who", "n"] },
     body: 'jq -c \'{who, n, tags, type: (.n | type)}\'',
   });
-  const created = await call("POST", "/v1/agents/agent-w/triggers", { name: "on-push", webhook: true, script: "greet", input: { who: "{{payload.user.name}} via hook", n: "{{payload.count}}", tags: "{{payload.tags}}" } });
+  const created = await call("POST", "/v1/agents/agent-w/triggers", { name: "on-push", webhook: true, webhook_wait: true, script: "greet", input: { who: "{{payload.user.name}} via hook", n: "{{payload.count}}", tags: "{{payload.tags}}" } });
   assert.equal(created.status, 201, JSON.stringify(created.json));
   const { id, secret, webhook_url } = created.json;
   assert.match(secret, /^whs_/);

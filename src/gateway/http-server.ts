@@ -1,0 +1,198 @@
+/**
+ * The MCP gateway over Streamable HTTP (`toolshell mcp --http PORT`): one gateway server and
+ * toolshell session per MCP session (`Mcp-Session-Id`), bound to 127.0.0.1 by default, with the
+ * Host and Origin headers checked against DNS rebinding, and a bounded number of sessions that
+ * expire when idle.
+ *
+ * Rule source: MCP spec 2025-06-18 "Transports" → Streamable HTTP (servers SHOULD bind to
+ * localhost and MUST validate the Origin header; session management: a server MAY end a session
+ * at any time, after which it answers requests with that session id with 404 and the client
+ * starts a new session with an initialize request).
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolShell } from "../runtime/index.js";
+import { createGatewayServer, type GatewayOptions, type RunningGateway } from "./mcp-server.js";
+import { loadKeptServers } from "./surface.js";
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** MCP sessions an HTTP gateway keeps at once by default. */
+export const DEFAULT_MAX_HTTP_SESSIONS = 100;
+/** How long an MCP session with no request may stay, by default (30 minutes). */
+export const DEFAULT_HTTP_SESSION_IDLE_MS = 30 * 60_000;
+/** The largest body of a request that opens an MCP session (an `initialize` request). */
+const MAX_INITIALIZE_BYTES = 1024 * 1024;
+
+/** Options of the Streamable HTTP gateway. */
+export interface HttpGatewayOptions extends GatewayOptions {
+  port?: number;
+  host?: string;
+  path?: string;
+  /**
+   * MCP sessions kept at once (default {@link DEFAULT_MAX_HTTP_SESSIONS}). Past it, after idle
+   * ones are removed, a new session is refused with 503 and `Retry-After`.
+   */
+  maxSessions?: number;
+  /**
+   * A session with no request in flight for this long is closed (default
+   * {@link DEFAULT_HTTP_SESSION_IDLE_MS}); its client then gets 404 and initializes again, as the
+   * MCP transport spec says.
+   */
+  sessionIdleMs?: number;
+  /** The clock, in epoch milliseconds (tests move it). */
+  now?: () => number;
+}
+
+/** Reads a request body up to `limit` bytes. @returns undefined past the limit. */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > limit) over = true;
+      else if (!over) chunks.push(c);
+    });
+    req.on("end", () => resolve(over ? undefined : Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+/**
+ * Serves the gateway over Streamable HTTP at `http://HOST:PORT/mcp` (host default 127.0.0.1;
+ * port 0 picks a free one). Each MCP session (`Mcp-Session-Id`) gets its own server and toolshell
+ * session (`mcp_<id>`). On a loopback host, requests whose Host or Origin header names another
+ * host are refused (403) against DNS rebinding. Sessions are bounded: one idle past
+ * `sessionIdleMs` is closed (its client gets 404 and initializes again), and past `maxSessions`
+ * a new one is refused with 503. Only an `initialize` request opens a session.
+ */
+export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = {}): Promise<RunningGateway & { url: string; port: number; sessions(): number }> {
+  const host = options.host ?? "127.0.0.1";
+  const route = options.path ?? "/mcp";
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_HTTP_SESSIONS;
+  const idleMs = options.sessionIdleMs ?? DEFAULT_HTTP_SESSION_IDLE_MS;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new Error(`serveHttp: maxSessions must be a whole number ≥ 1, got ${maxSessions}`);
+  if (!Number.isInteger(idleMs) || idleMs < 1) throw new Error(`serveHttp: sessionIdleMs must be a whole number of milliseconds ≥ 1, got ${idleMs}`);
+  const now = options.now ?? Date.now;
+  await loadKeptServers(shell);
+  type Live = { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number; inFlight: number };
+  const live = new Map<string, Live>();
+  let opening = 0;
+  /** Closes sessions idle past the limit (none with a request or stream open). */
+  const sweep = () => {
+    const t = now();
+    for (const [id, e] of live) {
+      if (e.inFlight > 0 || t - e.lastSeen < idleMs) continue;
+      live.delete(id);
+      void e.server.close().catch(() => {});
+    }
+  };
+  const sweeper = setInterval(sweep, Math.max(1000, Math.min(60_000, Math.floor(idleMs / 2))));
+  sweeper.unref();
+  let port = 0;
+  const hostOk = (req: IncomingMessage): boolean => {
+    if (!LOOPBACK.has(host)) return true;
+    const names = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+    if (!names.includes(String(req.headers.host ?? ""))) return false;
+    const origin = req.headers.origin;
+    return origin === undefined || names.some((n) => origin === `http://${n}`);
+  };
+  const fail = (res: ServerResponse, status: number, message: string) => {
+    if (res.headersSent) return;
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+  };
+  /** A new MCP session's server and transport; listed in `live` once its initialize is answered. */
+  const openSession = async (): Promise<Live> => {
+    const newId = randomUUID();
+    const session = shell.session(`mcp_${newId}`);
+    await session.ready;
+    const server = createGatewayServer(shell, session, options);
+    const fresh = { server, lastSeen: now(), inFlight: 0 } as Live;
+    fresh.transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => newId,
+      onsessioninitialized: (sessionId) => {
+        live.set(sessionId, fresh);
+      },
+      onsessionclosed: (sessionId) => {
+        live.delete(sessionId);
+      },
+    });
+    fresh.transport.onclose = () => {
+      live.delete(newId);
+    };
+    await server.connect(fresh.transport);
+    return fresh;
+  };
+  const http = createServer((req, res) => {
+    void (async () => {
+      // A session being opened counts against the bound until its initialize is answered.
+      let counted = false;
+      try {
+        const url = new URL(req.url ?? "/", "http://localhost");
+        if (url.pathname !== route) return fail(res, 404, `not found; the MCP endpoint is ${route}`);
+        if (!hostOk(req)) return fail(res, 403, "forbidden host or origin");
+        const sid = req.headers["mcp-session-id"];
+        const id = Array.isArray(sid) ? sid[0] : sid;
+        let entry = id ? live.get(id) : undefined;
+        let parsedBody: unknown;
+        if (!entry) {
+          if (id) return fail(res, 404, "no such MCP session (it ended, was idle too long, or the gateway restarted); initialize again");
+          if (req.method !== "POST") return fail(res, 400, "no MCP session: POST an initialize request first");
+          const text = await readBody(req, MAX_INITIALIZE_BYTES);
+          if (text === undefined) return fail(res, 413, `an initialize request is at most ${MAX_INITIALIZE_BYTES} bytes`);
+          try {
+            parsedBody = JSON.parse(text);
+          } catch {
+            return fail(res, 400, "the body is not JSON");
+          }
+          if (!isInitializeRequest(parsedBody)) return fail(res, 400, "no MCP session: POST an initialize request first");
+          if (live.size + opening >= maxSessions) sweep();
+          if (live.size + opening >= maxSessions) {
+            if (!res.headersSent) res.setHeader("retry-after", String(Math.ceil(Math.min(idleMs, 3600_000) / 1000)));
+            return fail(res, 503, `too many MCP sessions (${maxSessions} open): end one (DELETE with its Mcp-Session-Id) or retry after an idle one expires (idle limit ${Math.round(idleMs / 1000)} s)`);
+          }
+          opening++;
+          counted = true;
+          entry = await openSession();
+        }
+        // A session with a request or a stream open is never idle.
+        const e = entry;
+        e.inFlight++;
+        e.lastSeen = now();
+        res.once("close", () => {
+          e.inFlight--;
+          e.lastSeen = now();
+        });
+        await e.transport.handleRequest(req, res, parsedBody);
+      } catch (err) {
+        fail(res, 500, `toolshell gateway: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        if (counted) opening--;
+      }
+    })();
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, host, () => resolve());
+  });
+  port = (http.address() as AddressInfo).port;
+  const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}${route}`,
+    port,
+    sessions: () => live.size,
+    async close() {
+      clearInterval(sweeper);
+      await Promise.allSettled([...live.values()].map((e) => e.server.close()));
+      live.clear();
+      http.closeAllConnections?.();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
