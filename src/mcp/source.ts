@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { displayName } from "../tool/text.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
-import type { ServerConfig } from "./config.js";
+import type { ServerConfig } from "../config/index.js";
 import type { Connection } from "./connection.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
 import type { McpCallResult } from "./result.js";

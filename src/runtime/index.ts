@@ -1,12 +1,10 @@
-/** The runtime folder's public face: ToolShell, sessions, shell calls, config. */
+/** The runtime folder's public face: ToolShell, sessions, shell calls. */
 export { createToolShell, checkWorkspace } from "./toolshell.js";
 export type { ToolShell, ToolShellOptions } from "./toolshell.js";
 export { Session } from "./session.js";
 export type { BashOptions, PreflightOutcome, SessionHost } from "./session.js";
 export { ShellCall } from "./shell-call.js";
 export type { StopState } from "./shell-call.js";
-export { parseConfig, readConfigFile, findConfigFile, loadConfig, DEFAULT_CALL_LIMIT, DEFAULT_TIMEOUT_MS } from "./config.js";
-export type { ToolshellConfig, ApprovalConfig } from "./config.js";
 export { previewInput, trimResult, INPUT_PREVIEW_CHARS } from "./preview.js";
 export type * from "./types.js";
 export { runShellStep, runStep, requestHash, createReplayer, waitingRequestId } from "./durable.js";

@@ -7,7 +7,7 @@
  * or an output: redact them"); seed "Tools" ("Do not return secrets ... redact tool outputs").
  */
 import type { ToolOutput } from "../tool/index.js";
-import type { ToolshellConfig } from "./config.js";
+import type { ToolshellConfig } from "../config/index.js";
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
@@ -37,7 +37,8 @@ const SECRET_NAME = /key|token|secret|passw|pwd|auth|credential|signature|sig$/i
  * The secrets of a config: every `env` value of a stdio server and every `headers` value of an
  * HTTP server, plus the token part of `Bearer …`/`Basic …`-style header values; the user name and
  * password of a server URL and the values of its credential-named query parameters (`api_key=…`);
- * and the values of a stdio server's credential-named flags (`--token X`, `--api-key=X`).
+ * the values of a stdio server's credential-named flags (`--token X`, `--api-key=X`); and an HTTP
+ * server's `oauth.clientSecret`.
  * Values shorter than {@link MIN_SECRET_LENGTH} characters are left out.
  */
 export function configSecrets(config: Pick<ToolshellConfig, "servers">): string[] {
@@ -59,6 +60,7 @@ export function configSecrets(config: Pick<ToolshellConfig, "servers">): string[
       });
     } else {
       for (const v of Object.values(s.headers)) add(v);
+      if (s.oauth) add(s.oauth.clientSecret);
       let url: URL | undefined;
       try {
         url = new URL(s.url);

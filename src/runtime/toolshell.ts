@@ -14,7 +14,7 @@ import { closeSources, createMcpSources, loadEagerSources, type McpServerSource 
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
 import { defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
-import { loadConfig, type ToolshellConfig } from "./config.js";
+import { loadConfig, type ToolshellConfig } from "../config/index.js";
 import { planCommand, preflight } from "./plan-command.js";
 import type { SessionStore } from "./durable.js";
 import { configSecrets, createRedactor, type Redactor } from "./redact.js";
