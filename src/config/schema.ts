@@ -83,7 +83,7 @@ const serverEntryShape = {
     .refine((s) => s.trim() !== "", { error: "must not be empty" })
     .meta({ minLength: 1 })
     .optional()
-    .describe("stdio: the program to start (relative to the config's folder when it has a slash, else looked up on PATH)."),
+    .describe("stdio: the program to start (relative to `cwd` when it has a slash, else looked up on PATH)."),
   args: z.array(stringish, { error: "expected an array of strings" }).optional().describe("stdio: its arguments."),
   env: stringMap().optional().describe("stdio: added to a safe default environment (HOME, PATH, SHELL, TERM, USER, LOGNAME). Values are redacted from every output."),
   cwd: z.string().optional().describe("stdio: its working folder, relative to the config's folder (the default)."),

@@ -61,11 +61,14 @@ export function prepareEntry(entry: unknown, key: string, ctx: ExpandContext): {
   }
 }
 
-/** Resolves a checked entry's paths against `baseDir`: `cwd` (default `baseDir`) and a `command` with a slash or found on PATH. */
+/**
+ * Resolves a checked entry's paths: `cwd` against `baseDir` (default `baseDir`), then a `command`
+ * with a slash against `cwd` (as a process started in `cwd` would find it), a bare one on PATH.
+ */
 export function resolveEntry(name: string, key: string, entry: ServerEntry, baseDir: string, env: Readonly<Record<string, string | undefined>>): ServerConfig {
   if (entry.type !== "stdio") return { name, key, ...entry };
   const cwd = entry.cwd === undefined ? baseDir : path.resolve(baseDir, entry.cwd);
-  return { name, key, ...entry, cwd, command: resolveCommand(entry.command, baseDir, entry.env.PATH ?? env.PATH) };
+  return { name, key, ...entry, cwd, command: resolveCommand(entry.command, cwd, entry.env.PATH ?? env.PATH) };
 }
 
 /**
@@ -133,8 +136,8 @@ export function parseServersConfig(json: unknown, options: ServerParseOptions): 
   return resolveServerGroups(parseWith(serverGroupsSchema, value, "", options.file), ctx);
 }
 
-function resolveCommand(command: string, baseDir: string, pathVar: string | undefined): string {
-  if (command.includes("/") || command.includes("\\")) return path.resolve(baseDir, command);
+function resolveCommand(command: string, cwd: string, pathVar: string | undefined): string {
+  if (command.includes("/") || command.includes("\\")) return path.resolve(cwd, command);
   for (const dir of (pathVar ?? "").split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.resolve(dir, command);

@@ -128,8 +128,9 @@ test("parseServerEntry checks one entry with the rules of the file", (t) => {
     raw: { autoApprove: [] },
   });
   const stdio = parseServerEntry("local", { command: "./server.sh", cwd: "srv", load: "on-demand" }, opts) as StdioServerConfig;
-  assert.equal(stdio.command, path.join(dir, "server.sh"));
+  assert.equal(stdio.command, path.join(dir, "srv", "server.sh"), "a relative command is found from its cwd, as spawn would");
   assert.equal(stdio.cwd, path.join(dir, "srv"));
+  assert.equal((parseServerEntry("local", { command: "bin/s" }, opts) as StdioServerConfig).command, path.join(dir, "bin", "s"), "cwd defaults to the config's folder");
   assert.equal(stdio.load, "on_demand");
   const cases: Array<[string, unknown, string]> = [
     ["x", { command: "x", arg: [] }, 'mcpServers.x.arg: unknown key; did you mean "args"?'],
