@@ -8,8 +8,9 @@
  * other clients' keys kept with a note).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
+import type { ParseError } from "jsonc-parser";
 import { expandDeep } from "./expand.js";
 import { ConfigError, sortUnknownKeys, toIssues, wording, type ConfigIssue } from "./messages.js";
 import { configSchema, TOP_LEVEL_KEYS, type ParsedConfigFile } from "./schema.js";
@@ -155,6 +156,8 @@ export function readConfigJson(file: string): unknown {
       jsonError = err as Error;
     }
   }
+  // Loaded only here (a syntax error, or a VS Code file): every CLI start reads a config.
+  const { parse: parseJsonc, printParseErrorCode } = createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
   const errors: ParseError[] = [];
   const value: unknown = parseJsonc(text, errors, { disallowComments: !jsonc, allowTrailingComma: jsonc, allowEmptyContent: false });
   const first = errors[0];
