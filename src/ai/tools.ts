@@ -182,7 +182,7 @@ export function outcomeToModelOutput(outcome: DirectOutcome): ToolResultOutput {
   if (outcome.status === "needs_approval") {
     return {
       type: "error-json",
-      value: { error: { code: "needs_approval", message: `${outcome.command} needs a person's approval (request ${outcome.requestId}); it was not made`, retryable: false }, request_id: outcome.requestId },
+      value: { error: { code: "needs_approval", message: outcome.message, retryable: false }, request_id: outcome.requestId },
     };
   }
   const v = outcome.view;

@@ -5,6 +5,7 @@
  * Rule source: issue 2 "The CLI and the demo".
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { userInfo } from "node:os";
 import path from "node:path";
 import type { ToolshellConfig } from "../config/index.js";
 import type { ToolShell } from "../runtime/index.js";
@@ -103,21 +104,23 @@ export async function runCli(req: CliRequest): Promise<void> {
     host = await openToolShell(req.options);
     shell = host.shell;
     const sessionId = req.options.session ?? CLI_SESSION;
+    // A session the CLI opens acts for the user who runs it (ctx.session.auth).
+    const cliSession = (id: string) => host!.session(id, { principal: `cli:${cliUser()}` });
     if (req.kind === "list") {
       await write(process.stdout, shell.listing());
     } else if (req.kind === "plan") {
       const { planScript } = await import("../policy/index.js");
-      const session = host.session(sessionId);
+      const session = cliSession(sessionId);
       const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
       await write(process.stdout, JSON.stringify(plan, null, 2) + "\n");
     } else if (req.kind === "approvals") {
-      await write(process.stdout, JSON.stringify(host.session(sessionId).pendingApprovals(), null, 2) + "\n");
+      await write(process.stdout, JSON.stringify(cliSession(sessionId).pendingApprovals(), null, 2) + "\n");
     } else if (req.kind === "approve") {
       const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
-      const answered = host.session(sessionId).answer(req.requestId, decision);
+      const answered = cliSession(sessionId).answer(req.requestId, decision);
       await write(process.stdout, `${answered.decision}: ${answered.tool} ${JSON.stringify(answered.input)}\n`);
     } else if (script !== undefined) {
-      const session = host.session(sessionId);
+      const session = cliSession(sessionId);
       const result = await session.bash(script);
       await write(process.stdout, result.stdout);
       await write(process.stderr, result.stderr);
@@ -142,4 +145,13 @@ export async function runCli(req: CliRequest): Promise<void> {
     await host?.close().catch(() => {});
   }
   process.exit(code);
+}
+
+/** The name of the user running the CLI (for `ctx.session.auth`). */
+function cliUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? "user";
+  }
 }

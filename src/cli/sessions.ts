@@ -109,7 +109,7 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     const { configNotes } = await import("./commands.js");
     await write(process.stderr, configNotes(host.config, "toolshell"));
     const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers });
-    await write(process.stderr, `toolshell: serving ${api.url} (store ${host.store.location}); OpenAPI at ${api.url}/openapi.json\n`);
+    await write(process.stderr, `toolshell: serving ${api.url} (store ${host.store.location}); OpenAPI at ${api.url}/openapi.json\ntoolshell: console at ${api.url}/ (sign in with an API token)\n`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGINT", stop);

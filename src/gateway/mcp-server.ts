@@ -116,6 +116,10 @@ function textResult(value: unknown, isError = false): CallToolResult {
  */
 export function createGatewayServer(shell: ToolShell, session: Session, options: GatewayOptions = {}): Server {
   const server = new Server({ name: options.name ?? "toolshell", version: options.version ?? "0.1.0" }, { capabilities: { tools: { listChanged: true } } });
+  // The principal of the session: the MCP client, as it names itself in `initialize`.
+  server.oninitialized = () => {
+    if (typeof session.metadata.principal !== "string") session.metadata.principal = `mcp:${server.getClientVersion()?.name ?? "client"}`;
+  };
   const canElicit = () => options.elicitation !== false && supportsFormElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined);
 
   // What the last tools/list said; when it changes (a server loaded on demand), the client is told.
@@ -254,7 +258,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
         else return textResult({ error: { code: "denied", message: `${outcome.command}: the person did not approve (${asked.action}${asked.decision ? `: ${asked.decision}` : ""})`, retryable: false } }, true);
       } else {
         return textResult({
-          error: { code: "needs_approval", message: `${outcome.command} needs a person's approval; it was not made`, retryable: false },
+          error: { code: "needs_approval", message: outcome.message, retryable: false },
           approval: { request_id: outcome.requestId, how: `ask the person, then call ${APPROVE_TOOL_NAME}, then call the tool again` },
         }, true);
       }
@@ -268,7 +272,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
 /** A direct call's outcome as an MCP tool result: text, JSON (also as structuredContent), images and audio as content blocks. */
 export function directResult(outcome: DirectOutcome): CallToolResult {
   if (outcome.status === "error") return textResult({ error: outcome.error }, true);
-  if (outcome.status === "needs_approval") return textResult({ error: { code: "needs_approval", message: `${outcome.command} needs a person's approval`, retryable: false }, request_id: outcome.requestId }, true);
+  if (outcome.status === "needs_approval") return textResult({ error: { code: "needs_approval", message: outcome.message, retryable: false }, request_id: outcome.requestId }, true);
   const v = outcome.view;
   if (v.type === "text") return { content: [{ type: "text", text: v.value }] };
   if (v.type === "json") return textResult(v.value);

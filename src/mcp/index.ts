@@ -7,6 +7,7 @@
 import type { ServerConfig } from "../config/index.js";
 import { McpServerSource, type McpSourceOptions } from "./source.js";
 
+export { serverIdentity } from "./identity.js";
 export { DEFAULT_LOG_DIR, logFileFor } from "./log.js";
 export { toToolOutput, type McpCallResult } from "./result.js";
 export { hintsFromAnnotations } from "./tool.js";

@@ -15,6 +15,7 @@ import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
 import type { McpCallResult } from "./result.js";
 import { loadSdk, sdkIfLoaded } from "./sdk.js";
 import { withChildSignal } from "./signals.js";
+import { serverIdentity } from "./identity.js";
 import { toCatalogTool } from "./tool.js";
 
 /** Options shared by the sources of one host. */
@@ -43,6 +44,8 @@ export class McpServerSource implements ToolSource {
   readonly config: ServerConfig;
   /** Absolute path of this server's log file. */
   readonly logFile: string;
+  /** What the server is (command or URL), hashed: approval answers are bound to it. */
+  readonly identity: string;
 
   #log: ServerLog;
   #state: SourceState = "not_loaded";
@@ -64,6 +67,7 @@ export class McpServerSource implements ToolSource {
   constructor(config: ServerConfig, options: McpSourceOptions = {}) {
     this.config = config;
     this.name = config.name;
+    this.identity = serverIdentity(config);
     this.logFile = logFileFor(path.resolve(options.logDir ?? DEFAULT_LOG_DIR), config.name);
     this.#log = new ServerLog(this.logFile);
   }
@@ -225,7 +229,9 @@ export class McpServerSource implements ToolSource {
         continue;
       }
       taken.set(words, tool.name);
-      out.push(toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note)));
+      const t = toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note));
+      t.identity = this.identity;
+      out.push(t);
     }
     return out;
   }

@@ -25,6 +25,8 @@ export interface ApprovalRequest {
   tool: string;
   /** The tool's own name, e.g. `delete_branch`. */
   tool_name: string;
+  /** What the answer is about when it differs from `tool`: the command bound to its server's identity (see `approvalSubject`). */
+  subject?: string;
   input: Record<string, unknown>;
   why?: string;
   line?: number;
@@ -98,10 +100,11 @@ export class ApprovalBook {
    * Raises a request for a call, or returns the pending one for the same exact call.
    * @returns the request.
    */
-  request(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; line?: number; toolCallId: string }): ApprovalRequest {
-    const key = callKey(call.tool, call.input);
+  request(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; line?: number; toolCallId: string; subject?: string }): ApprovalRequest {
+    const subject = call.subject ?? call.tool;
+    const key = callKey(subject, call.input);
     for (const r of this.requests.values()) {
-      if (r.status === "pending" && callKey(r.tool, r.input) === key) return r;
+      if (r.status === "pending" && callKey(r.subject ?? r.tool, r.input) === key) return r;
     }
     const id = `apr_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
     // A tool_call_id names one pending request: answering by it must never reach another call.
@@ -111,6 +114,7 @@ export class ApprovalBook {
       session_id: this.sessionId,
       tool: call.tool,
       tool_name: call.toolName,
+      ...(subject !== call.tool ? { subject } : {}),
       input: call.input,
       ...(call.why ? { why: call.why } : {}),
       ...(call.line !== undefined ? { line: call.line } : {}),
@@ -144,12 +148,13 @@ export class ApprovalBook {
     if (!["allow", "allow_always", "reject", "reject_always"].includes(decision)) {
       throw new Error(`decision must be allow, allow_always, reject or reject_always, got ${JSON.stringify(decision)}`);
     }
-    const key = callKey(req.tool, req.input);
+    const subject = req.subject ?? req.tool;
+    const key = callKey(subject, req.input);
     const expires = this.now() + ALLOW_TTL_MS;
     if (decision === "allow") this.grants.set(key, expires);
-    if (decision === "allow_always") this.alwaysTools.add(req.tool);
+    if (decision === "allow_always") this.alwaysTools.add(subject);
     if (decision === "reject") this.refusals.set(key, expires);
-    if (decision === "reject_always") this.deniedTools.add(req.tool);
+    if (decision === "reject_always") this.deniedTools.add(subject);
     if (decision === "allow" || decision === "allow_always") this.approvedOnce.add(req.tool);
     req.status = "answered";
     req.decision = decision;

@@ -18,3 +18,12 @@ export function hashOf(value: unknown): string {
 export function callKey(tool: string, input: unknown): string {
   return `${tool}\u0000${canonicalJson(input)}`;
 }
+
+/**
+ * What an approval answer is about: the command, bound to what provides the tool when the tool
+ * says (an MCP server's identity), so an answer never carries over to a different server
+ * configured later under the same name.
+ */
+export function approvalSubject(command: string, tool: { identity?: string }): string {
+  return tool.identity ? `${command}\u0000${tool.identity}` : command;
+}

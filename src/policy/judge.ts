@@ -3,7 +3,7 @@
  *
  * Rule source: seed "Tools in Shell" → Approvals (`risk` values and `why` reasons).
  */
-import type { CatalogTool, MaybePromise } from "../tool/index.js";
+import type { MaybePromise, ToolCall } from "../tool/index.js";
 
 /** Risk of a call (`checked_at_run_time` exists only in plans). */
 export type Risk = "read_only" | "changes" | "needs_approval" | "blocked";
@@ -23,15 +23,11 @@ export interface Judgement {
   rejected?: boolean;
 }
 
-/** One call as the policy sees it. */
-export interface JudgeCall {
-  tool: CatalogTool;
-  command: string;
-  input: Record<string, unknown>;
-  sessionId: string;
-  sessionMetadata: Record<string, unknown>;
-  callId: string;
-}
+/**
+ * One call as the policy sees it: the call shape every surface uses. The risk is assessed on
+ * `input` (what the tool gets); answers are matched on `given` (what the person saw).
+ */
+export type JudgeCall = Pick<ToolCall, "tool" | "command" | "given" | "input" | "sessionId" | "sessionMetadata" | "callId">;
 
 /** What the runtime asks before each call. */
 export interface CallJudge {

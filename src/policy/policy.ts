@@ -8,8 +8,9 @@
  * readOnlyHint false, destructiveHint true, openWorldHint true).
  */
 import { foldName } from "../catalog/index.js";
-import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise } from "../tool/index.js";
+import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";
 import type { ApprovalBook } from "./approvals.js";
+import { approvalSubject } from "./canonical.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
 
@@ -177,24 +178,33 @@ export class Policy implements CallJudge {
     return isPromiseLike(a) ? Promise.resolve(a).then((x) => this.withAnswers(call, consume, x)) : this.withAnswers(call, consume, a);
   }
 
-  /** The assessment with the session's answers (grants, refusals, allow_always, reject_always). */
+  /**
+   * The assessment with the session's answers (grants, refusals, allow_always, reject_always).
+   * One-off answers are matched on the input as given (`call.given`), never on what a schema
+   * made of it: a transform could map a different input onto the same value.
+   */
   private withAnswers(call: JudgeCall, consume: boolean, a: Assessment): Judgement {
     if (a.risk === "blocked") return { risk: "blocked", message: a.message };
     if (a.risk === "denied") return { risk: "blocked", rejected: true, message: a.message };
     const book = this.book(call.sessionId);
-    if (book.deniesAlways(call.command)) return { risk: "blocked", rejected: true, message: `${call.command} was refused for this session (reject_always)` };
+    const subject = approvalSubject(call.command, call.tool);
+    if (book.deniesAlways(subject)) return { risk: "blocked", rejected: true, message: `${call.command} was refused for this session (reject_always)` };
     if (a.risk !== "needs_approval") return { risk: a.risk, why: a.why };
-    if (consume ? book.useRefusal(call.command, call.input) : book.hasRefusal(call.command, call.input)) {
+    if (consume ? book.useRefusal(subject, call.given) : book.hasRefusal(subject, call.given)) {
       return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
     }
-    if (book.allowsAlways(call.command)) return { risk: "needs_approval", why: a.why, approved: true };
-    const granted = consume ? book.useGrant(call.command, call.input) : book.hasGrant(call.command, call.input);
+    if (book.allowsAlways(subject)) return { risk: "needs_approval", why: a.why, approved: true };
+    const granted = consume ? book.useGrant(subject, call.given) : book.hasGrant(subject, call.given);
     if (granted) return { risk: "needs_approval", why: a.why, approved: true };
     return { risk: "needs_approval", why: a.why, message: a.message };
   }
 
-  /** Raises (or reuses) the approval request of a stopped call; returns its id. */
-  async requestApproval(sessionId: string, c: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; callId: string; line?: number }): Promise<string> {
-    return this.book(sessionId).request({ tool: c.tool, toolName: c.toolName, input: c.input, why: c.why, line: c.line, toolCallId: c.callId }).id;
+  /**
+   * Raises (or reuses, for the same exact call) the approval request of a call that needs a
+   * person's answer. The request shows, and its answer covers, the input as given.
+   * @returns the request id.
+   */
+  requestApproval(call: Pick<ToolCall, "sessionId" | "command" | "tool" | "given" | "callId" | "line">, why?: string): string {
+    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool) }).id;
   }
 }

@@ -20,6 +20,7 @@
  */
 import { createHash } from "node:crypto";
 import type { IFileSystem } from "just-bash";
+import type { Replayed, SessionEventInput } from "../call/index.js";
 import { canonicalJson } from "../policy/index.js";
 import type { ToolOutput } from "../tool/index.js";
 import type { DoneCall, SessionEvent, ShellResult } from "./types.js";
@@ -32,7 +33,7 @@ export interface RecordedCall {
   callId: string;
   /** `tools <server> <tool>` as the catalog spells it. */
   command: string;
-  /** Canonical JSON (policy's `canonicalJson`) of the checked input. */
+  /** Canonical JSON (`canonicalJson`) of the input as given. */
   inputKey: string;
   /** The output (without `raw`), after redaction. */
   output: ToolOutput;
@@ -104,17 +105,10 @@ export interface SessionStore {
   endStep(end: { sessionId: string; stepId: string; status: StepStatus; result: unknown; requestId?: string; files: SessionFiles }): Promise<void>;
 }
 
-/** What a replayed nested call gives back to the shell call. */
-export interface Replayed {
-  output: ToolOutput;
-  readOnly: boolean;
-  done?: DoneCall;
-}
-
 /** Replays the recorded calls of an earlier attempt, in order, until the script diverges. */
 export interface Replayer {
-  /** The recorded call at `index` when it matches `command` and `input`; else undefined (and replay ends). */
-  take(index: number, command: string, input: Record<string, unknown>): Replayed | undefined;
+  /** The recorded call at `index` when it matches `command` and the given input's canonical JSON; else undefined (and replay ends). */
+  take(index: number, command: string, givenKey: string): Replayed | undefined;
 }
 
 /** SHA-256 hex of the canonical JSON of `value` (keys sorted at every depth). */
@@ -127,10 +121,10 @@ export function createReplayer(calls: RecordedCall[]): Replayer {
   const byIndex = new Map(calls.map((c) => [c.index, c]));
   let diverged = byIndex.size === 0;
   return {
-    take(index, command, input) {
+    take(index, command, givenKey) {
       if (diverged) return undefined;
       const c = byIndex.get(index);
-      if (!c || c.command !== command || c.inputKey !== canonicalJson(input)) {
+      if (!c || c.command !== command || c.inputKey !== givenKey) {
         diverged = true;
         return undefined;
       }
@@ -160,7 +154,7 @@ export interface DurableSessionView {
   nextToolCallId(): string;
   /** Shell calls allocated so far. */
   shellCallCount(): number;
-  emit(event: Record<string, unknown> & { type: string }): void;
+  emit(event: SessionEventInput): void;
   /** Ids of the session's pending approval requests, when the policy can say. */
   pendingApprovalIds(): Promise<string[] | undefined>;
 }

@@ -1,16 +1,30 @@
 /**
- * `tools plan` inside the shell, and the preflight that stops a script before it starts.
- *
- * Rule source: seed "Tools in Shell" → Approvals (`tools plan <<'EOF' … EOF`; a literal call that
- * needs approval stops the script before it starts, `before_start: true`); issue 4 → `tools plan`
- * ("or a file path in the session filesystem").
+ * `tools plan` inside the shell, and the preflight that stops a script before it starts (README
+ * "Approvals": a literal call that needs approval stops the script before it starts,
+ * `before_start: true`; docs/security.md "The preflight" for its bounds).
  */
 import type { Catalog } from "../catalog/index.js";
-import { planScript, type Policy } from "../policy/index.js";
+import { approvalSubject, callKey, planScript, TURN_MS, type Policy } from "../policy/index.js";
 import type { CommandIo, SubcommandHandler } from "../shell/index.js";
 import { ToolCallError } from "../tool/index.js";
-import type { PreflightOutcome, Session } from "./session.js";
+import type { Session } from "./session.js";
 import type { ShellCall } from "./shell-call.js";
+
+/** What preflight decided. */
+export interface PreflightOutcome {
+  /** A literal call that needs approval: the script must not start. */
+  stop?: {
+    tool: string;
+    input: Record<string, unknown>;
+    line: number;
+    why?: string;
+    requestId: string;
+    /** The other literal calls of the script that need approval too (each with its request). */
+    others?: Array<{ tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string }>;
+  };
+  /** Lines of literal calls (input as written), to name the line of a call stopped at run time. */
+  lines: Array<{ command: string; input: Record<string, unknown>; line: number }>;
+}
 
 const USAGE = "Usage: tools plan <<'EOF' … EOF   or   tools plan FILE   — prints each tools call the script would make, with its risk; runs nothing\n";
 
@@ -34,6 +48,8 @@ export function planCommand(policy: Policy, session: Session, call: ShellCall): 
     try {
       ({ plan } = await planScript(script, call.catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata, signal: call.signal }));
     } catch (err) {
+      if (call.signal.aborted) throw new ToolCallError("stopped", "tools plan: the shell call was stopped (its time limit) while the script was read");
+      if (err instanceof RangeError) throw new ToolCallError("invalid_input", `tools plan: ${err.message}`);
       throw new ToolCallError("invalid_input", `tools plan: the script does not parse: ${(err as Error).message}`);
     }
     return { stdout: JSON.stringify(plan, null, 2) + "\n", stderr: "", exitCode: 0 };
@@ -41,9 +57,18 @@ export function planCommand(policy: Policy, session: Session, call: ShellCall): 
 }
 
 /**
- * Preflight: plans the script; the first literal call that needs approval (and has no answer
- * covering it) raises an approval request and the script does not start.
- * A script that does not parse is left to the engine (it reports the syntax error).
+ * Literal calls asked about before the start, at most: no shell call makes more nested calls than
+ * its call limit (50 by default), so asking more would only grow the approval book. Further ones
+ * are asked when the script reaches them.
+ */
+export const MAX_PREFLIGHT_REQUESTS = 50;
+
+/**
+ * Preflight: plans the script; the literal calls that need approval (and have no answer covering
+ * them) raise approval requests — one per distinct call, at most {@link MAX_PREFLIGHT_REQUESTS} —
+ * and the script does not start. A script that does not parse or is too long is left to the
+ * engine (it reports the error). Time spent is linear in the script's length and the event loop
+ * gets turns meanwhile; an aborted `signal` ends the reading (the caller reports its time limit).
  * Each request's `tool_call_id` is `<toolCallId>:preflight:line_<N>` (the shell call's id).
  */
 export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal, toolCallId = "preflight"): Promise<PreflightOutcome> {
@@ -55,11 +80,29 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
   }
   const lines = calls.filter((c) => c.input && c.resolved).map((c) => ({ command: c.tool, input: c.input!, line: c.line }));
   // A call whose literal input fails the schema will answer invalid_input: nobody is asked about it.
-  const asking = calls.filter((c) => c.risk === "needs_approval" && c.input && c.resolved && !c.invalid);
+  const asking: typeof calls = [];
+  const seen = new Set<string>();
+  for (const c of calls) {
+    if (c.risk !== "needs_approval" || !c.input || !c.resolved || c.invalid) continue;
+    // The same call written twice is one question (the book would find the pending one anyway,
+    // at the cost of a scan of every request per call).
+    const key = callKey(c.tool, c.input);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    asking.push(c);
+    if (asking.length >= MAX_PREFLIGHT_REQUESTS) break;
+  }
   if (asking.length === 0) return { lines };
   // Every literal call that needs approval is asked about now, so one round of answers covers
   // the whole script.
-  const requests = asking.map((c) => {
+  const requests: Array<{ tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string }> = [];
+  let turn = performance.now();
+  for (const c of asking) {
+    // A store persists each request as it is raised: other sessions get turns in between.
+    if (performance.now() - turn >= TURN_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
     const request = policy.book(session.id).request({
       tool: c.tool,
       toolName: c.resolved!.tool.name,
@@ -68,10 +111,11 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
       line: c.line,
       // Named after the shell call, so two scripts' requests for the same line never share an id.
       toolCallId: `${toolCallId}:preflight:line_${c.line}`,
+      subject: approvalSubject(c.tool, c.resolved!.tool),
     });
     session.emit({ type: "approval.requested", request_id: request.id, tool: c.tool, before_start: true, line: c.line });
-    return { tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id };
-  });
+    requests.push({ tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id });
+  }
   const [first, ...others] = requests;
   return { lines, stop: { ...first, others } };
 }

@@ -5,58 +5,19 @@
  * Rule source: seed "Tools in Shell" (the list is rebuilt on every shell call; variables do not
  * persist, files do; the `bash` result and its report); DESIGN.md "The path of one nested call".
  */
-import { Catalog } from "../catalog/index.js";
-import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine, type SubcommandHandler } from "../shell/index.js";
-import { ToolCallError, type InvokeContext, type SandboxHandle, type Skill, type ToolSource } from "../tool/index.js";
-import type { ApprovalRequest, CallJudge, Decision, Policy } from "../policy/index.js";
-import { runShellStep, runStep, type DurableRun, type DurableSessionView, type SessionStore } from "./durable.js";
-import type { Redactor } from "./redact.js";
+import type { CallSession, SessionEvent, SessionEventInput } from "../call/index.js";
+import type { Catalog } from "../catalog/index.js";
+import type { ApprovalRequest, Decision } from "../policy/index.js";
+import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
+import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
+import { runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
+import type { ShellHost } from "./host.js";
+import { authOf, currentOrigins, sessionOrigins } from "./lineage.js";
+import type { PreflightOutcome } from "./plan-command.js";
 import { ShellCall } from "./shell-call.js";
-import type { Hooks, SessionEvent, ShellResult, StopReport } from "./types.js";
+import type { ShellResult, StopReport } from "./types.js";
 
-/** What a session needs from the ToolShell that owns it. */
-export interface SessionHost {
-  sources(): ToolSource[];
-  judge: CallJudge;
-  /** The approval policy (its books hold this session's requests and answers). */
-  policy?: Policy;
-  hooks: Hooks;
-  callLimit: number;
-  timeoutMs: number;
-  helpFooter: string;
-  workspaceDir?: string;
-  /** just-bash's defense-in-depth layer (see shell/engine.ts). */
-  defenseInDepth?: boolean;
-  engineCommands: import("just-bash").Command[];
-  readSkill(id: string): Promise<Skill>;
-  subcommand?(word: string, session: Session, call: ShellCall): SubcommandHandler | undefined;
-  /** Preflight of a script before it starts (issue 4); undefined = no preflight. */
-  /** `toolCallId` is the shell call's id: requests raised before start are named after it. */
-  preflight?(script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string): Promise<PreflightOutcome>;
-  onEvent?(event: SessionEvent): void;
-  /** Durable state (issue 5): files, events, steps. Absent = everything in memory. */
-  store?: SessionStore;
-  /** Sources of one session (its agent's saved scripts), after the shared ones. */
-  sessionSources?(session: Session): ToolSource[];
-  /** Removes config secrets from events, tool outputs and results. */
-  redactor?: Redactor;
-}
-
-/** What preflight decided. */
-export interface PreflightOutcome {
-  /** A literal call that needs approval: the script must not start. */
-  stop?: {
-    tool: string;
-    input: Record<string, unknown>;
-    line: number;
-    why?: string;
-    requestId: string;
-    /** The other literal calls of the script that need approval too (each with its request). */
-    others?: Array<{ tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string }>;
-  };
-  /** Lines of literal calls, to name the line of a call stopped at run time. */
-  lines: Array<{ command: string; input: Record<string, unknown>; line: number }>;
-}
+export type { PreflightOutcome } from "./plan-command.js";
 
 /** Events a session keeps in memory; older ones are dropped 1,000 at a time (the store keeps all). */
 export const MAX_EVENTS_IN_MEMORY = 10_000;
@@ -82,17 +43,17 @@ export interface BashOptions {
 }
 
 /** A session of one agent: filesystem, events, shell calls. */
-export class Session {
+export class Session implements CallSession {
   readonly id: string;
   readonly metadata: Record<string, unknown>;
   readonly engine: Engine;
   readonly events: SessionEvent[] = [];
   private shellCalls = 0;
-  private readonly host: SessionHost;
+  private readonly host: ShellHost;
   /** Resolves when the store has restored the session (at once without a store). Never rejects. */
   readonly ready: Promise<void>;
 
-  constructor(id: string, host: SessionHost, metadata: Record<string, unknown> = {}, engine?: Engine) {
+  constructor(id: string, host: ShellHost, metadata: Record<string, unknown> = {}, engine?: Engine) {
     this.id = id;
     this.host = host;
     this.metadata = metadata;
@@ -122,7 +83,7 @@ export class Session {
       nextToolCallId: () => `call_bash_${++this.shellCalls}`,
       shellCallCount: () => this.shellCalls,
       emit: (e) => this.emit(e),
-      pendingApprovalIds: async () => (this.host.policy ? this.pendingApprovals().map((r) => r.id) : undefined),
+      pendingApprovalIds: async () => this.pendingApprovals().map((r) => r.id),
     };
   }
 
@@ -139,9 +100,8 @@ export class Session {
   }
 
   /** Records an event in the session timeline (and hands it to the host's listener). */
-  emit(event: Record<string, unknown> & { type: string }): void {
-    let e = { session_id: this.id, at: new Date().toISOString(), ...event } as SessionEvent;
-    if (this.host.redactor) e = this.host.redactor.value(e);
+  emit(event: SessionEventInput): void {
+    const e = this.host.redactor.value({ session_id: this.id, at: new Date().toISOString(), ...event } as SessionEvent);
     this.events.push(e);
     // The in-memory timeline is bounded (the store, when there is one, keeps everything).
     if (this.events.length > MAX_EVENTS_IN_MEMORY) this.events.splice(0, this.events.length - MAX_EVENTS_IN_MEMORY + 1000);
@@ -155,7 +115,7 @@ export class Session {
 
   /** Approval requests of this session still waiting for a person's answer. */
   pendingApprovals(): ApprovalRequest[] {
-    return this.host.policy ? this.host.policy.book(this.id).pending() : [];
+    return this.host.policy.book(this.id).pending();
   }
 
   /**
@@ -165,7 +125,6 @@ export class Session {
    *         allow, allow_always, reject, reject_always.
    */
   answer(requestId: string, decision: Decision): ApprovalRequest {
-    if (!this.host.policy) throw new Error("this session has no approval policy");
     const req = this.host.policy.book(this.id).answer(requestId, decision);
     this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision });
     return req;
@@ -196,11 +155,17 @@ export class Session {
   }
 
   /** The context a tool's `execute` receives for one call. */
-  invokeContext(callId: string, signal: AbortSignal): InvokeContext {
+  invokeContext(call: Pick<ToolCall, "callId" | "parentId" | "stepId">, signal: AbortSignal): InvokeContext {
     return {
       signal,
-      session: { id: this.id, metadata: this.metadata },
-      callId,
+      session: {
+        id: this.id,
+        metadata: this.metadata,
+        turn: { callId: call.callId, ...(call.parentId ? { shellCallId: call.parentId } : {}), ...(call.stepId ? { stepId: call.stepId } : {}) },
+        auth: authOf(this.metadata),
+        parent: [...currentOrigins(), ...sessionOrigins(this.metadata)],
+      },
+      callId: call.callId,
       getSandbox: () => this.sandbox(),
       getSkill: (id) => this.host.readSkill(id),
     };
@@ -208,8 +173,7 @@ export class Session {
 
   /** A fresh catalog over the current sources (rebuilt for every shell call). */
   catalog(): Catalog {
-    const own = this.host.sessionSources?.(this);
-    return new Catalog(own?.length ? [...this.host.sources(), ...own] : this.host.sources());
+    return this.host.catalog(this);
   }
 
   /**
@@ -243,23 +207,21 @@ export class Session {
     // The time limit covers preflight too (it may start on-demand servers the script names).
     const timeoutMs = options.timeoutMs ?? this.host.timeoutMs;
     const startedAt = Date.now();
-    let preflight: PreflightOutcome = { lines: [] };
-    if (this.host.preflight) {
-      const pre = new AbortController();
-      const preTimer = setTimeout(() => pre.abort(new Error("timeout")), timeoutMs);
-      const preSignal = options.signal ? AbortSignal.any([options.signal, pre.signal]) : pre.signal;
-      try {
-        preflight = await this.host.preflight(script, catalog, this, preSignal, id);
-      } catch (err) {
-        preflight = { lines: [] };
-        this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });
-      } finally {
-        clearTimeout(preTimer);
-      }
-      if (pre.signal.aborted) {
-        const err = new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms before the script started (loading the servers it names)`, true);
-        return this.beforeStart(id, err, { reason: "timeout", before_start: true, message: err.message }, "the whole script: nothing ran");
-      }
+    let preflight: PreflightOutcome;
+    const pre = new AbortController();
+    const preTimer = setTimeout(() => pre.abort(new Error("timeout")), timeoutMs);
+    const preSignal = options.signal ? AbortSignal.any([options.signal, pre.signal]) : pre.signal;
+    try {
+      preflight = await this.host.preflight(script, catalog, this, preSignal, id);
+    } catch (err) {
+      preflight = { lines: [] };
+      this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });
+    } finally {
+      clearTimeout(preTimer);
+    }
+    if (pre.signal.aborted) {
+      const err = new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms before the script started (loading the servers it names)`, true);
+      return this.beforeStart(id, err, { reason: "timeout", before_start: true, message: err.message }, "the whole script: nothing ran");
     }
     if (preflight.stop) {
       const s = preflight.stop;
@@ -285,7 +247,24 @@ export class Session {
     const remainingMs = Math.max(1, timeoutMs - (Date.now() - startedAt));
     const execController = new AbortController();
     const outer = options.signal ? AbortSignal.any([options.signal, execController.signal]) : execController.signal;
-    const call = new ShellCall(id, catalog, this.callHost(preflight, id, options.durable), outer);
+    const host = this.host;
+    const store = host.store;
+    const durable = options.durable;
+    const call = new ShellCall({
+      id,
+      catalog,
+      session: this,
+      pipeline: host.pipeline,
+      callLimit: host.callLimit,
+      helpFooter: host.helpFooter,
+      signal: outer,
+      lines: preflight.lines,
+      stepId: options.stepId,
+      replayer: durable?.replayer,
+      recordCall: store ? (rec) => store.recordCall(this.id, id, rec) : undefined,
+      subcommand: (word, c) => host.subcommand(word, c),
+      redactText: host.redactor.active ? (t) => host.redactor.text(t) : undefined,
+    });
     let grace: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       call.setStop({ reason: "timeout", error: new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms`, true) });
@@ -328,7 +307,7 @@ export class Session {
     }
     this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: exitCode, ...(call.stop ? { stopped: call.stop.reason } : {}) });
     const result: ShellResult = { stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id };
-    return this.host.redactor ? this.host.redactor.value(result) : result;
+    return this.host.redactor.value(result);
   }
 
   /** The result of a shell call that stopped before its script started: nothing ran. */
@@ -336,34 +315,5 @@ export class Session {
     const report: StopReport = { done: [], read_only_calls: 0, stopped, not_reached: notReached, stdout: "", stderr: errorLine(err), files_written: [] };
     this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: stopped.reason });
     return { stdout: "", stderr: report.stderr, exit_code: 1, success: false, tools: report, tool_call_id: id };
-  }
-
-  private callHost(preflight: PreflightOutcome, toolCallId: string, durable?: DurableRun) {
-    const host = this.host;
-    const store = host.store;
-    return {
-      redactor: host.redactor,
-      replay: durable?.replayer ? (index: number, command: string, input: Record<string, unknown>) => durable.replayer!.take(index, command, input) : undefined,
-      recordCall: store ? (rec: import("./durable.js").RecordedCall) => store.recordCall(this.id, toolCallId, rec) : undefined,
-      sessionId: this.id,
-      sessionMetadata: this.metadata,
-      judge: host.judge,
-      hooks: host.hooks,
-      callLimit: host.callLimit,
-      helpFooter: host.helpFooter,
-      makeInvokeContext: (callId: string, signal: AbortSignal) => this.invokeContext(callId, signal),
-      emit: (e: Record<string, unknown> & { type: string }) => this.emit(e),
-      subcommand: (word: string, call: ShellCall) => host.subcommand?.(word, this, call),
-      requestApproval: async (c: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; callId: string; line?: number }) => {
-        if (!host.policy) return "none";
-        const id = await host.policy.requestApproval(this.id, c);
-        this.emit({ type: "approval.requested", request_id: id, tool: c.tool, tool_call_id: c.callId, ...(c.line !== undefined ? { line: c.line } : {}) });
-        return id;
-      },
-      lineOf: (command: string, input: Record<string, unknown>) => {
-        const key = JSON.stringify(input);
-        return preflight.lines.find((l) => l.command === command && JSON.stringify(l.input) === key)?.line;
-      },
-    };
   }
 }

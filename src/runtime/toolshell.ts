@@ -1,27 +1,29 @@
 /**
- * `createToolShell`: the sources (local tools, MCP servers, saved scripts), the policy, and the
- * sessions that run shell calls over them.
+ * `createToolShell`: the sources (local tools, MCP servers, saved scripts), the policy, the call
+ * pipeline, and the sessions that run shell calls over them. `buildToolShell` is the composition
+ * root: the one place a loaded config becomes a running host (docs/architecture.md).
  *
- * Rule source: DESIGN.md (public API: createToolShell); seed "Tools in Shell" (one `tools`
- * command over every source; the list rebuilt on every shell call); issue 2.
+ * Rule source: README "The tools command" (one `tools` command over every source; the list
+ * rebuilt on every shell call).
  */
 import { randomUUID } from "node:crypto";
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "just-bash";
+import { CallPipeline, configSecrets, createRedactor, type Hooks, type Redactor, type SessionEvent } from "../call/index.js";
 import { Catalog, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
-import { defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
-import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
+import { defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
+import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, type ToolshellConfig } from "../config/index.js";
-import { planCommand, preflight } from "./plan-command.js";
 import type { SessionStore } from "./durable.js";
-import { configSecrets, createRedactor, type Redactor } from "./redact.js";
-import { Session, type PreflightOutcome } from "./session.js";
+import { ShellHost, type RuntimeSubcommand } from "./host.js";
+import type { PreflightOutcome } from "./plan-command.js";
+import { Session } from "./session.js";
 import { FilteredSource, reachableFromShell, splitTools, type SplitRules, type ToolSplit } from "./split.js";
-import type { ShellCall } from "./shell-call.js";
-import type { Hooks, SessionEvent } from "./types.js";
+import { checkWorkspace } from "./workspace-guard.js";
+
+export { checkWorkspace };
 
 /** Options of `createToolShell`. Everything is optional. */
 export interface ToolShellOptions {
@@ -78,9 +80,10 @@ export interface ToolShellOptions {
   keepVisible?: string[];
   /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (issue 6, runtime/split.ts). */
   allowedTools?: SplitRules["allowed"];
-  /** Extension points for later layers (preflight, subcommands). */
+  /** Replaces the preflight that stops a script before it starts (tests and embedders). */
   preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal) => Promise<PreflightOutcome>;
-  subcommand?: (word: string, session: Session, call: ShellCall) => SubcommandHandler | undefined;
+  /** `tools <word>` subcommands added to `help`, `search` and `plan` (a host adds `scripts`). */
+  subcommands?: Record<string, RuntimeSubcommand>;
 }
 
 /** The host object: sources, sessions, listing, close. */
@@ -106,6 +109,8 @@ export interface ToolShell {
   split(): ToolSplit;
   /** The hooks every call runs through (direct calls included). */
   readonly hooks: Hooks;
+  /** The one pipeline every call goes through, whatever the surface (src/call/). */
+  readonly pipeline: CallPipeline;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }
@@ -118,6 +123,15 @@ export interface ToolShell {
 export async function createToolShell(options: ToolShellOptions = {}): Promise<ToolShell> {
   const config = loadConfig(options);
   if (options.workspaceDir) checkWorkspace(options.workspaceDir, config, options);
+  return buildToolShell(config, options);
+}
+
+/**
+ * Builds a ToolShell from a loaded config (the caller has checked the workspace): local tools,
+ * MCP sources (eager ones connected), the policy, the call pipeline, the shell host.
+ * @throws Error on a tool file that does not load or a server name that clashes.
+ */
+export async function buildToolShell(config: ToolshellConfig, options: Omit<ToolShellOptions, "config" | "baseDir"> = {}): Promise<ToolShell> {
   const defs: Record<string, ToolDefinition> = {};
   const toolsDir = options.toolsDir ?? config.toolsDir;
   if (toolsDir) Object.assign(defs, await loadToolsDir(path.resolve(toolsDir)));
@@ -172,31 +186,26 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
       return b;
     },
   });
-  const host = {
-    sources: () => shellSources,
-    judge: policy,
+  const hooks = options.hooks ?? {};
+  const pipeline = new CallPipeline({ policy, hooks, redactor });
+  const host = new ShellHost({
+    shellSources,
     policy,
-    hooks: options.hooks ?? {},
+    pipeline,
+    redactor,
     callLimit: options.callLimit ?? config.callLimit,
     timeoutMs: options.timeoutMs ?? config.timeoutMs,
     helpFooter,
     workspaceDir: options.workspaceDir,
     defenseInDepth: options.defenseInDepth,
     engineCommands: options.engineCommands ?? defaultEngineCommands(),
-    readSkill: async (id: string): Promise<Skill> => {
-      if (!skillsDir) throw new Error(`no skills folder is configured (looked for skill ${id})`);
-      return readSkill(skillsDir, id);
-    },
-    preflight:
-      options.preflight ??
-      ((script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string) => preflight(script, catalog, policy, session, signal, toolCallId)),
-    subcommand: (word: string, session: Session, call: ShellCall) =>
-      word === "plan" ? planCommand(policy, session, call) : options.subcommand?.(word, session, call),
-    onEvent: options.onEvent,
+    skillsDir,
     store: options.store,
     sessionSources: options.sessionSources,
-    redactor,
-  };
+    subcommands: options.subcommands,
+    onEvent: options.onEvent,
+    preflight: options.preflight,
+  });
   return {
     config,
     sources,
@@ -234,60 +243,9 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     listing: () => renderIndex(new Catalog(shellSources), helpFooter),
     splitRules,
     split: () => splitTools(sources.flatMap((s) => s.tools()), splitRules),
-    hooks: host.hooks,
+    hooks,
+    pipeline,
     redactor,
     close: () => closeSources(mcp),
   };
-}
-
-/**
- * Refuses a workspace (the real folder scripts can write) that holds what the host trusts: the
- * config file's folder (config, `.mcp.json`, `agent/tools`, `.toolshell/` state and approvals),
- * the tools and skills folders, the log folder or the store. A script that could write those
- * could forge approvals or make the next start run code on the host.
- * @throws Error naming the clash.
- */
-export function checkWorkspace(workspaceDir: string, config: ToolshellConfig, options: { toolsDir?: string; skillsDir?: string; storePath?: string }): void {
-  // The real path of `p`, or, when it does not exist yet, of its deepest existing ancestor with
-  // the rest appended (so a symlink above a path to be created is followed).
-  const real = (p: string): string => {
-    let head = path.resolve(p);
-    const rest: string[] = [];
-    for (;;) {
-      try {
-        return path.join(realpathSync(head), ...rest);
-      } catch {
-        const up = path.dirname(head);
-        if (up === head) return path.resolve(p);
-        rest.unshift(path.basename(head));
-        head = up;
-      }
-    }
-  };
-  const ws = real(workspaceDir);
-  const inside = (p: string) => {
-    const r = real(p);
-    return r === ws || r.startsWith(ws.endsWith(path.sep) ? ws : ws + path.sep);
-  };
-  const base = config.baseDir;
-  const guarded: Array<[string, string | undefined]> = [
-    ["the config's folder", base],
-    // Where the host looks even when nothing is there yet: a script must not be able to create them.
-    ["the default tools folder", path.join(base, "agent", "tools")],
-    ["the default skills folder", path.join(base, "agent", "skills")],
-    ["the state folder", path.join(base, ".toolshell")],
-    ["a config file the CLI looks for", path.join(base, "toolshell.config.json")],
-    ["a config file the CLI looks for", path.join(base, ".mcp.json")],
-    ["an MCP client config toolshell mcp --import reads", path.join(base, ".vscode")],
-    ["an MCP client config toolshell mcp --import reads", path.join(base, ".cursor")],
-    ["the tools folder", options.toolsDir ?? config.toolsDir],
-    ["the skills folder", options.skillsDir ?? config.skillsDir],
-    ["the server log folder", config.logDir],
-    ["the store", options.storePath ?? (config.store && config.store !== ":memory:" ? config.store : undefined)],
-  ];
-  for (const [what, p] of guarded) {
-    if (p && inside(p)) {
-      throw new Error(`the workspace ${workspaceDir} holds ${what} (${p}): a script could change what the host trusts. Mount a folder that holds only the files scripts work on`);
-    }
-  }
 }

@@ -1,10 +1,9 @@
 /**
  * The scripts folder's public face: saved scripts as a source (`tools scripts NAME`), the
  * `tools scripts …` command, their checks, and {@link createScripts} which wires both into a
- * ToolShell (`sessionSources` + `subcommand`).
+ * ToolShell (`sessionSources` + `subcommands`).
  */
-import type { Session, ShellCall } from "../runtime/index.js";
-import type { SubcommandHandler } from "../shell/index.js";
+import type { RuntimeSubcommand, Session } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
 import type { ToolSource } from "../tool/index.js";
 import { scriptsCommand } from "./command.js";
@@ -20,19 +19,15 @@ export type { CheckedScript } from "./validate.js";
 export interface ScriptsWiring {
   /** `createToolShell({ sessionSources })`: one scripts source per session (its agent's scripts). */
   sessionSources(session: Session): ToolSource[];
-  /** `createToolShell({ subcommand })`: handles `tools scripts …`; other words fall to `next`. */
-  subcommand(word: string, session: Session, call: ShellCall): SubcommandHandler | undefined;
+  /** `createToolShell({ subcommands })`: `tools scripts …`. */
+  subcommands: Record<string, RuntimeSubcommand>;
 }
 
 /**
  * Saved scripts for a ToolShell over `store`. `manageScripts` (config) allows saving and
- * archiving from the shell; `next` handles any other subcommand word.
+ * archiving from the shell.
  */
-export function createScripts(options: {
-  store: Store;
-  manageScripts: boolean;
-  next?: (word: string, session: Session, call: ShellCall) => SubcommandHandler | undefined;
-}): ScriptsWiring {
+export function createScripts(options: { store: Store; manageScripts: boolean }): ScriptsWiring {
   const sources = new WeakMap<Session, ScriptsSource>();
   return {
     sessionSources(session) {
@@ -43,9 +38,8 @@ export function createScripts(options: {
       }
       return [s];
     },
-    subcommand(word, session, call) {
-      if (word === SCRIPTS_SOURCE) return scriptsCommand(session, { store: options.store, manageScripts: options.manageScripts });
-      return options.next?.(word, session, call);
+    subcommands: {
+      [SCRIPTS_SOURCE]: (call) => scriptsCommand(call.session, { store: options.store, manageScripts: options.manageScripts }),
     },
   };
 }

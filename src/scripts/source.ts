@@ -10,8 +10,7 @@
  * and the `everruns` command are not available inside it"; "Saved scripts can call each other,
  * up to four deep"); issue 5 → Saved scripts.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
-import type { Session } from "../runtime/index.js";
+import { currentOrigins, withOrigin, type Session } from "../runtime/index.js";
 import type { ScriptRecord, Store } from "../store/index.js";
 import { jsonSchemaValidator, ToolCallError, type CatalogTool, type InvokeContext, type ToolOutput, type ToolSource } from "../tool/index.js";
 
@@ -33,11 +32,9 @@ export const SCRIPT_PRELUDE =
   'toolshell() { echo "toolshell: not available inside a saved script" >&2; return 127; }; ' +
   'everruns() { echo "everruns: not available inside a saved script" >&2; return 127; }\n';
 
-const depth = new AsyncLocalStorage<number>();
-
 /** How deep the code running now is in saved scripts (0 outside any). */
 export function scriptDepth(): number {
-  return depth.getStore() ?? 0;
+  return currentOrigins().filter((o) => o.kind === "saved_script").length;
 }
 
 /** The agent a session belongs to: `metadata.agent_id`, else `default`. */
@@ -63,7 +60,7 @@ export async function runSavedScript(session: Session, script: ScriptRecord, inp
   if (level > MAX_SCRIPT_DEPTH) {
     throw new ToolCallError("call_limit", `saved scripts call each other at most ${MAX_SCRIPT_DEPTH} deep; tools scripts ${script.name} would be level ${level}`);
   }
-  const r = await depth.run(level, () =>
+  const r = await withOrigin({ kind: "saved_script", id: script.name, version: script.version }, () =>
     session.engine.exec(SCRIPT_PRELUDE + script.body, {
       signal: ctx.signal,
       stdin: JSON.stringify(input) + "\n",

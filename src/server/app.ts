@@ -18,6 +18,7 @@ import { checkScriptInput, scriptName } from "../scripts/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
 import { parseTriggerSpec } from "../config/index.js";
+import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
 import { openApiDocument } from "./openapi.js";
 import { publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
@@ -50,10 +51,17 @@ function digest(s: string): Buffer {
 
 /** True when `presented` equals one of `tokens`; every token is compared, in constant time each. */
 export function tokenMatches(presented: string, tokens: readonly string[]): boolean {
+  return tokenIndex(presented, tokens) >= 0;
+}
+
+/** The index of `presented` in `tokens` (-1 when absent); every token is compared, in constant time each. */
+function tokenIndex(presented: string, tokens: readonly string[]): number {
   const p = digest(presented);
-  let ok = false;
-  for (const t of tokens) if (timingSafeEqual(p, digest(t))) ok = true;
-  return ok;
+  let found = -1;
+  tokens.forEach((t, i) => {
+    if (timingSafeEqual(p, digest(t))) found = i;
+  });
+  return found;
 }
 
 function bearer(c: Context): string | undefined {
@@ -137,6 +145,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.get("/openapi.json", (c) => c.json(openApiDocument()));
+  // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
+  app.route("/", createConsole(host, { tokens: options.tokens, api: app }));
 
   // ── sessions ────────────────────────────────────────────────────────────────
   const sessionOr404 = (sid: string) => {
@@ -152,7 +162,9 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const metadata = b.metadata ?? {};
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) throw new ApiError(400, "invalid_request", '"metadata" must be an object');
     if (store.getSession(sid)) throw new ApiError(409, "conflict", `session ${sid} exists`);
-    const session = host.session(sid, { ...(metadata as Record<string, unknown>), agent_id: agent });
+    // The principal is the token that created the session, named by its place in the config (never the token itself).
+    const principal = `api:token-${tokenIndex(bearer(c) ?? "", options.tokens) + 1}`;
+    const session = host.session(sid, { principal, ...(metadata as Record<string, unknown>), agent_id: agent });
     await session.ready;
     return c.json(store.getSession(sid), 201);
   });

@@ -3,12 +3,12 @@
  * ratings kept in the store, secrets redacted, spans emitted, and triggers. The one place that
  * puts the layers together (runtime defines the ports; store/ and scripts/ implement them).
  *
- * Rule source: DESIGN.md "Layout" (runtime must not import store/scripts/server: they are wired
- * here through `createToolShell` options); issue 5.
+ * The runtime never imports store/, scripts/ or server/: they are wired here through
+ * `buildToolShell` options (docs/architecture.md "The composition root").
  */
 import path from "node:path";
 import { loadConfig, parseServerConfig, type HttpApiConfig, type ToolshellConfig, type TriggerSpec } from "../config/index.js";
-import { checkWorkspace, createToolShell, type Session, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
+import { buildToolShell, checkWorkspace, type Session, type SessionEvent, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { openSqliteStore, otelEventSink, type Store } from "../store/index.js";
 import { TriggerService, type WakeCall } from "./triggers.js";
@@ -32,6 +32,12 @@ export interface Host {
   readonly configTriggers: TriggerSpec[];
   /** A session (restored from the store when it exists there). `metadata.agent_id` names its agent. */
   session(id?: string, metadata?: Record<string, unknown>): Session;
+  /**
+   * Calls `listener` with every session event of this host (after the store recorded it), until
+   * the returned function is called. A listener that throws is ignored. The console's live
+   * updates use this.
+   */
+  subscribe(listener: (event: SessionEvent) => void): () => void;
   /** Brings config triggers into the store, runs missed schedules once, starts the schedules. */
   startTriggers(): void;
   /** Stops triggers, MCP servers, and closes the store. Never rejects. */
@@ -73,21 +79,28 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   }
   const store: Store = typeof options.store === "object" ? options.store : openSqliteStore(options.store ?? defaultStorePath(config));
   let shell: ToolShell;
+  const listeners = new Set<(event: SessionEvent) => void>();
   try {
-    const scripts = createScripts({ store, manageScripts: config.manageScripts, next: options.subcommand });
+    const scripts = createScripts({ store, manageScripts: config.manageScripts });
     const otel = otelEventSink();
     const userOnEvent = options.onEvent;
-    shell = await createToolShell({
+    // The config is loaded and the workspace checked once, above: the shell is built from them.
+    shell = await buildToolShell(config, {
       ...options,
       store,
       approvalBook: options.approvalBook ?? ((sessionId) => store.approvalBook(sessionId)),
       approvalBooksChanged: options.approvalBook ? options.approvalBooksChanged : () => store.changedElsewhere?.() ?? false,
       ratingCache: options.ratingCache ?? store.ratings,
       sessionSources: scripts.sessionSources,
-      subcommand: scripts.subcommand,
+      subcommands: { ...scripts.subcommands, ...options.subcommands },
       secrets: [...(options.secrets ?? []), ...server.tokens, ...Object.values(server.wakeAgent?.headers ?? {})],
       onEvent: (e) => {
         otel(e);
+        for (const l of listeners) {
+          try {
+            l(e);
+          } catch {}
+        }
         userOnEvent?.(e);
       },
     });
@@ -106,6 +119,10 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     triggers,
     configTriggers,
     session: (id, metadata) => shell.session(id, metadata),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     startTriggers: () => triggers.start(configTriggers),
     async close() {
       if (closed) return;

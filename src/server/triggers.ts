@@ -250,7 +250,7 @@ export class TriggerService {
       const scope = { payload, trigger: { id: t.id, name: t.name, agent_id: t.agent_id }, now: started, scheduled_at: extra.scheduled_at ?? started };
       const input = fillTemplates(t.input, scope) as Record<string, unknown>;
       run.input = input;
-      const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id });
+      const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, principal: `trigger:${t.id}` });
       // Checked again here: a trigger stored by an older version must not inject shell words.
       if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(t.script)) throw new Error(`trigger ${t.name}: ${JSON.stringify(t.script)} is not a script name`);
       result = await session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input) });

@@ -81,13 +81,3 @@ async function writeMedia(media: NonNullable<ToolOutput["media"]>, fs: IFileSyst
 export function errorLine(err: ToolCallError): string {
   return JSON.stringify(err.toJSON()) + "\n";
 }
-
-/** Any thrown value as a ToolCallError (unknown errors become `tool_error`). */
-export function asToolCallError(err: unknown): ToolCallError {
-  if (err instanceof ToolCallError) return err;
-  if (err && typeof err === "object" && (err as { name?: string }).name === "ToolCallError" && "code" in err) {
-    const e = err as unknown as ToolCallError;
-    return new ToolCallError(e.code, e.message, e.retryable);
-  }
-  return new ToolCallError("tool_error", err instanceof Error ? err.message : String(err));
-}

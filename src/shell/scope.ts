@@ -8,18 +8,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { IFileSystem } from "just-bash";
 import type { Catalog } from "../catalog/index.js";
-import type { CatalogTool, ToolCallError, ToolOutput, ToolSource } from "../tool/index.js";
+import type { ToolCall, ToolCallError, ToolOutput } from "../tool/index.js";
 
-/** One nested call, resolved and with its input built (not yet checked against the schema). */
-export interface NestedCallRequest {
-  tool: CatalogTool;
-  source: ToolSource;
-  /** The command words as the catalog spells them, e.g. `tools github list-pulls`. */
-  command: string;
-  input: Record<string, unknown>;
-  /** True when the input came (in part) from stdin. */
-  fromStdin: boolean;
-}
+/** What the `tools` command hands the runtime for one nested call: the resolved tool and the input as written. */
+export type NestedCallRequest = Pick<ToolCall, "tool" | "command"> & { input: Record<string, unknown> };
 
 /** What a subcommand handler gives back; `undefined` passes the words on to normal resolution. */
 export type SubcommandResult = { stdout: string; stderr: string; exitCode: number } | undefined;
@@ -43,8 +35,9 @@ export interface ShellScope {
   /** Lines added at the end of `tools --help` (the shell's notes). */
   helpFooter: string;
   /**
-   * Runs one nested call: schema check, budget, policy, hooks, invoke, events.
-   * @throws ToolCallError; when `stopsScript(err)` is true the script must stop at once.
+   * Runs one nested call through the call pipeline (budget, input, schema, policy, hooks, invoke,
+   * redaction, record, event). @throws ToolCallError; when `stopsScript(err)` is true the script
+   * must stop at once.
    */
   callTool(call: NestedCallRequest): Promise<ToolOutput>;
   /** True when this error ends the shell call (needs_approval without an answer, call_limit, …). */
@@ -53,7 +46,7 @@ export interface ShellScope {
   isStopped(): boolean;
   /** Notes files the command wrote (tool-images) for the stop report. */
   noteFiles(paths: string[]): void;
-  /** The handler of a reserved first word (`plan`, `scripts`), if the runtime provides one. */
+  /** The handler of a reserved first word (`help`, `search`, `plan`, `scripts`), if there is one. */
   subcommand(word: string): SubcommandHandler | undefined;
   /** Replaces configured secrets in text the command prints (help, errors, results). */
   redact?(text: string): string;

@@ -5,11 +5,11 @@
  * Rule source: seed "Tools in Shell" → The tools command, Input, Output, Errors.
  */
 import { defineCommand, type Command } from "just-bash";
-import { renderIndex, renderSearch, renderSource, renderTool } from "../catalog/index.js";
-import { isPromiseLike, ToolCallError } from "../tool/index.js";
+import { renderSource, renderTool } from "../catalog/index.js";
+import { isPromiseLike, ToolCallError, toToolCallError } from "../tool/index.js";
 import { haltScript } from "./halt.js";
 import { buildInput } from "./input.js";
-import { asToolCallError, errorLine, renderOutput } from "./output.js";
+import { errorLine, renderOutput } from "./output.js";
 import { currentScope, type ShellScope } from "./scope.js";
 
 type Result = { stdout: string; stderr: string; exitCode: number };
@@ -37,7 +37,7 @@ export function createToolsCommand(): Command {
     try {
       result = await dispatch(scope, args, stdin, ctx);
     } catch (err) {
-      const e = asToolCallError(err);
+      const e = toToolCallError(err);
       if (scope.stopsScript(e)) haltScript(ctx, e);
       result = fail(e);
     }
@@ -48,19 +48,13 @@ export function createToolsCommand(): Command {
   });
 }
 
+/**
+ * The one place `tools` words are dispatched: a subcommand (`help`, `search`, `plan`, `scripts`,
+ * …, looked up through the scope), else a source's help, a tool's help, or a nested call.
+ */
 async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: Parameters<Parameters<typeof defineCommand>[1]>[1]): Promise<Result> {
   const [first, ...rest] = args;
-  const { catalog } = scope;
-  if (first === undefined || isHelp(first)) return ok(renderIndex(catalog, scope.helpFooter));
-  if (first === "search") {
-    if (isHelp(rest[0])) return ok("Usage: tools search <words>  — finds tools by name and description\n");
-    if (rest.length === 0) throw new ToolCallError("invalid_input", "tools search needs words to search for: tools search <words>");
-    const hits = await catalog.search(rest, scope.signal);
-    const unloaded = catalog.groupedSources().filter((s) => s.state() === "not_loaded").map((s) => s.name);
-    const note = unloaded.length ? `# not searched (not loaded): ${unloaded.join(", ")} — name one to load it: tools search ${unloaded[0]} ${rest.join(" ")}\n` : "";
-    return ok(renderSearch(hits, rest) + note);
-  }
-  const handler = scope.subcommand(first);
+  const handler = scope.subcommand(first === undefined || isHelp(first) ? "help" : first);
   if (handler) {
     const handled = await handler(rest, {
       stdin,
@@ -70,6 +64,7 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
     });
     if (handled) return handled;
   }
+  const { catalog } = scope;
   const resolving = catalog.resolve(args, scope.signal);
   const resolved = isPromiseLike(resolving) ? await resolving : resolving;
   if (resolved.kind === "source") return ok(renderSource(catalog, resolved.source));
@@ -80,7 +75,7 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
   const fromStdin = words.includes("-") || (words.length === 0 && stdin.trim() !== "");
   let output;
   try {
-    output = await scope.callTool({ tool, source: resolved.source, command: resolved.command, input, fromStdin });
+    output = await scope.callTool({ tool, command: resolved.command, input });
   } catch (err) {
     if (err instanceof ToolCallError && err.code === "invalid_input" && !fromStdin && stdin.trim().startsWith("{")) {
       throw new ToolCallError("invalid_input", `${err.message} (stdin holds JSON that was not read: add \`-\` to merge it under the pairs)`);

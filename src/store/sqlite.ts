@@ -220,7 +220,7 @@ export class SqliteStore implements Store {
 
   listEvents(sessionId: string, options: { after?: number; limit?: number } = {}): StoredEvent[] {
     const rows = this.st.events.all(sessionId, options.after ?? 0, Math.max(1, Math.min(options.limit ?? 1000, 100_000))) as Row[];
-    return rows.map((r) => ({ ...parse<SessionEvent>(r.data, { type: "unknown", session_id: sessionId, at: "" }), seq: r.seq }) as StoredEvent);
+    return rows.map((r) => ({ ...parse<SessionEvent>(r.data, { type: "store.failed", message: "this stored event could not be read", session_id: sessionId, at: "" }), seq: r.seq }) as StoredEvent);
   }
 
   // ── steps ───────────────────────────────────────────────────────────────────

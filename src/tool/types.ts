@@ -48,6 +48,26 @@ export class ToolCallError extends Error {
   }
 }
 
+/**
+ * Any thrown value as a ToolCallError: the one conversion every surface uses. A ToolCallError is
+ * kept; one from another copy of this module (same name, a `code`) is rebuilt; anything else is
+ * `tool_error` with its message. Never throws.
+ */
+export function toToolCallError(err: unknown): ToolCallError {
+  if (err instanceof ToolCallError) return err;
+  if (err && typeof err === "object" && (err as { name?: unknown }).name === "ToolCallError" && typeof (err as { code?: unknown }).code === "string") {
+    const e = err as { code: ErrorCode; message?: unknown; retryable?: unknown };
+    return new ToolCallError(e.code, String(e.message ?? ""), e.retryable === true);
+  }
+  let message: string;
+  try {
+    message = err instanceof Error ? err.message || err.name : String(err);
+  } catch {
+    message = "the call failed";
+  }
+  return new ToolCallError("tool_error", message);
+}
+
 /** A binary block a tool returned (image or audio), base64 data as MCP carries it. */
 export interface MediaBlock {
   kind: "image" | "audio";
@@ -71,12 +91,42 @@ export interface ToolOutput {
   raw?: unknown;
 }
 
+/** One link of what started a call: a saved script, a trigger, or a parent session. */
+export interface CallOrigin {
+  kind: "saved_script" | "trigger" | "session";
+  /** The script's name, the trigger's id, or the parent session's id. */
+  id: string;
+  /** The trigger's name. */
+  name?: string;
+  /** The saved script's version. */
+  version?: number;
+}
+
+/**
+ * The session a call runs in, as a tool sees it (`ctx.session`): its metadata, the turn, the
+ * principal it acts for, and what started the call. README "ctx".
+ */
+export interface CallSessionInfo {
+  id: string;
+  metadata: Record<string, unknown>;
+  /** The turn: the shell call (`call_bash_<n>`) and durable step a nested call belongs to; the call's own id always. */
+  turn: { callId: string; shellCallId?: string; stepId?: string };
+  /**
+   * Who the session acts for: `metadata.principal` when a surface set it (`api:token-1` for the
+   * HTTP API, `mcp:<client name>` for the gateway, `cli:<user>` for the CLI, `trigger:<id>`),
+   * else `metadata.agent_id`, else `local`.
+   */
+  auth: { principal: string; agentId?: string };
+  /** What started this call, innermost first (a saved script inside a trigger: [script, trigger]). Empty for a call the model made. */
+  parent: CallOrigin[];
+}
+
 /** Everything a tool's `execute` / a source's `invoke` can reach during one call. */
 export interface InvokeContext {
   /** Aborts when the shell call ends or times out. */
   signal: AbortSignal;
-  /** Session id and metadata. */
-  session: { id: string; metadata: Record<string, unknown> };
+  /** The session: id, metadata, turn, auth, parent lineage. */
+  session: CallSessionInfo;
   /** Identifies this nested call, e.g. `call_bash_1:tools:0:get_weather`. */
   callId: string;
   /** The session's sandbox (virtual filesystem + the same shell); see tool/define.ts. */
@@ -155,8 +205,13 @@ export interface CatalogTool {
   hintsDeclared: boolean;
   /** The tool's own approval policy, when it has one (local tools). */
   approval?: ApprovalPolicy;
-  /** True when the tool must stay a direct tool for the model (see issue 6). */
+  /** True when the tool must stay a direct tool for the model (README "What the model sees"). */
   staysDirect?: boolean;
+  /**
+   * What provides the tool, when its name alone does not say (an MCP server's command or URL,
+   * hashed). Approval answers are bound to it: a different server under the same name asks again.
+   */
+  identity?: string;
   /**
    * Checks (and may coerce) an input against the input schema. Synchronous when the validator is
    * (ajv, most Standard Schema libraries), so the hot path of a nested call awaits nothing here.
@@ -166,6 +221,41 @@ export interface CatalogTool {
   invoke(input: Record<string, unknown>, ctx: InvokeContext): Promise<ToolOutput>;
   /** Shapes what a direct (non-shell) caller shows the model (seed "Tools" → toModelOutput). */
   toModelOutput?: (output: unknown) => { type: "text"; value: string } | { type: "json"; value: unknown };
+}
+
+/** Where a call came from: a `tools` command inside a script, or a direct call by the model. */
+export type CallVia = "shell" | "direct";
+
+/**
+ * One tool call, whatever surface made it (a script's `tools` command, the AI SDK adapter, the
+ * MCP gateway, a saved script, a trigger, the HTTP API). The policy judges it, hooks see it, an
+ * approval request is raised from it, and the call pipeline (`src/call/`) carries it through
+ * its steps.
+ */
+export interface ToolCall {
+  /** Unique within the session: `call_bash_1:tools:0:get_weather` nested, `direct:<id>` direct. */
+  callId: string;
+  tool: CatalogTool;
+  /** The command words as the catalog spells them, e.g. `tools github list-pulls`. */
+  command: string;
+  /**
+   * The input exactly as the script, the model or a before-hook gave it (JSON values only).
+   * Approval answers are keyed on it and a person is shown it (see docs/security.md).
+   */
+  given: Record<string, unknown>;
+  /** The input after the tool's schema parsed it: what `execute` receives. */
+  input: Record<string, unknown>;
+  sessionId: string;
+  sessionMetadata: Record<string, unknown>;
+  via: CallVia;
+  /** The shell call a nested call runs in (`call_bash_<n>`). */
+  parentId?: string;
+  /** Position of a nested call in its shell call (0-based); the call budget counts it. */
+  index?: number;
+  /** 1-based script line of a nested call written out literally, when the preflight found it. */
+  line?: number;
+  /** The durable step the shell call belongs to (`session.bash(script, { stepId })`). */
+  stepId?: string;
 }
 
 /** A value, or a promise of it: returned by hot-path steps that are usually synchronous. */

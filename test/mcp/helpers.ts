@@ -15,7 +15,7 @@ export function tempDir(prefix = "toolshell-mcp-"): string {
 export function ctx(signal: AbortSignal = new AbortController().signal): InvokeContext {
   return {
     signal,
-    session: { id: "test", metadata: {} },
+    session: { id: "test", metadata: {}, turn: { callId: "test" }, auth: { principal: "local" }, parent: [] },
     callId: "test:0",
     getSandbox: () => {
       throw new Error("no sandbox in MCP tests");

@@ -1,8 +1,8 @@
 /**
  * Short previews of inputs and results for events and stop reports.
  *
- * Rule source: issue 5 → Events (`input_preview` at most 400 characters, then `…`); issue 4
- * (`done` carries a trimmed result).
+ * Used by the call pipeline's `event` step (`input_preview`, docs/sessions.md "Events") and its
+ * `record` step (a stop report's `done` entries carry a trimmed result).
  */
 
 /** Characters of an input preview before `…`. */

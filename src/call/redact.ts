@@ -3,11 +3,11 @@
  * `${VAR}` expansion) never appear in an event, a tool's output as the script sees it, or a
  * shell call's result.
  *
- * Rule source: issue 5 → Events ("Secrets from config (`env`, `headers`) never appear in an event
- * or an output: redact them"); seed "Tools" ("Do not return secrets ... redact tool outputs").
+ * The call pipeline applies it to every call's output and error (its `redact` step), whatever the
+ * surface; sessions apply it to events and shell results. See docs/security.md ("Secrets").
  */
+import type { ServerConfig } from "../config/index.js";
 import type { ToolOutput } from "../tool/index.js";
-import type { ToolshellConfig } from "../config/index.js";
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
@@ -41,7 +41,7 @@ const SECRET_NAME = /key|token|secret|passw|pwd|auth|credential|signature|sig$/i
  * server's `oauth.clientSecret`.
  * Values shorter than {@link MIN_SECRET_LENGTH} characters are left out.
  */
-export function configSecrets(config: Pick<ToolshellConfig, "servers">): string[] {
+export function configSecrets(config: { servers: readonly ServerConfig[] }): string[] {
   const out = new Set<string>();
   const add = (v: unknown): void => {
     if (typeof v !== "string") return;

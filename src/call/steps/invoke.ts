@@ -1,0 +1,34 @@
+/**
+ * The `invoke` step: the tool runs with the parsed input and the session's `ctx`. When the shell
+ * call stops while the tool runs (its time limit), a result that still arrives is kept for the
+ * stop report but the script does not go on; a failure caused by that stop answers `stopped`.
+ * A saved script's inner call that stopped the shell call stops this call too.
+ */
+import { ToolCallError, toToolCallError } from "../../tool/index.js";
+import type { CallState, Step } from "../call.js";
+
+const STOPPING: ReadonlySet<string> = new Set(["needs_approval", "call_limit", "stopped"]);
+
+export const invoke: Step = {
+  name: "invoke",
+  async run(s: CallState) {
+    const { call, scope } = s;
+    s.invoked = true;
+    try {
+      s.output = await call.tool.invoke(call.input, scope.session.invokeContext(call, scope.signal));
+    } catch (err) {
+      const e = toToolCallError(err);
+      const stop = scope.stopState?.();
+      if (stop && STOPPING.has(e.code)) {
+        s.status = "stopped";
+        s.error = e;
+      } else if (stop && scope.signal.aborted) {
+        s.status = "stopped";
+        s.error = new ToolCallError("stopped", `the shell call stopped (${stop.reason}) while ${call.command} ran`);
+      } else s.error = e;
+      return;
+    }
+    const stop = scope.stopState?.();
+    if (stop) s.stoppedWhileRunning = stop;
+  },
+};

@@ -1,0 +1,55 @@
+/**
+ * The `policy` step: the one place a call is judged. Blocked or refused calls answer `denied`;
+ * a call that needs a person's answer and has none is not made: a request is raised (or the
+ * pending one for the same exact call reused), the call answers `needs_approval`, and a shell
+ * call stops there.
+ *
+ * Rule source: README "Approvals"; the risk rules are the policy's (src/policy/policy.ts).
+ */
+import type { Judgement } from "../../policy/index.js";
+import { isPromiseLike, ToolCallError, type ToolCall } from "../../tool/index.js";
+import type { CallEnv, CallScope, CallState, Step } from "../call.js";
+
+function apply(s: CallState, j: Judgement): void {
+  s.judgement = j;
+  const { call } = s;
+  if (j.risk === "blocked" || j.rejected) throw new ToolCallError("denied", j.message ?? `${call.command} is blocked by policy`);
+  if (j.risk !== "needs_approval" || j.approved) return;
+  const requestId = raiseRequest(s.env, s.scope, call, j.why);
+  const err = new ToolCallError(
+    "needs_approval",
+    `${call.command} needs a person's approval (${j.why ?? "policy"}); ${call.via === "shell" ? "the script stops here" : "the call was not made"}. Request ${requestId}`,
+  );
+  s.requestId = requestId;
+  s.status = "needs_approval";
+  s.error = err;
+  s.scope.setStop?.({ reason: "needs_approval", error: err, call: { tool: call.command, input: call.given }, requestId, why: j.why, line: call.line });
+}
+
+/** Raises (or reuses) the request for `call` and records `approval.requested`. */
+function raiseRequest(env: CallEnv, scope: CallScope, call: ToolCall, why: string | undefined): string {
+  const id = env.policy.requestApproval(call, why);
+  scope.session.emit({ type: "approval.requested", request_id: id, tool: call.command, tool_call_id: call.callId, ...(call.line !== undefined ? { line: call.line } : {}) });
+  return id;
+}
+
+export const policy: Step = {
+  name: "policy",
+  run(s: CallState) {
+    const judging = s.env.policy.judge(s.call);
+    if (isPromiseLike(judging)) return Promise.resolve(judging).then((j) => apply(s, j));
+    apply(s, judging);
+  },
+};
+
+/**
+ * The approval a call needs now, without making it or using up an answer (for surfaces that ask
+ * the person before the call, such as the AI SDK's tool approval): undefined when it may run or
+ * will be refused; else the pending request, raised (or reused) now.
+ */
+export async function approvalNeeded(s: CallState): Promise<{ requestId: string; why?: string } | undefined> {
+  const j = await s.env.policy.peek(s.call);
+  if (j.risk !== "needs_approval" || j.approved || j.rejected) return undefined;
+  const requestId = raiseRequest(s.env, s.scope, s.call, j.why);
+  return { requestId, ...(j.why ? { why: j.why } : {}) };
+}

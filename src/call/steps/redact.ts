@@ -1,0 +1,19 @@
+/**
+ * The `redact` step: config secrets never leave a call, whatever the surface — not in its output
+ * (text, JSON value, raw return) and not in its error message. See docs/security.md ("Secrets").
+ */
+import { ToolCallError } from "../../tool/index.js";
+import type { CallState, Step } from "../call.js";
+
+export const redact: Step = {
+  name: "redact",
+  when: (s) => s.replayed === undefined && s.env.redactor?.active === true,
+  run(s: CallState) {
+    const r = s.env.redactor!;
+    if (s.output) s.output = r.output(s.output);
+    if (s.error) {
+      const message = r.text(s.error.message);
+      if (message !== s.error.message) s.error = new ToolCallError(s.error.code, message, s.error.retryable);
+    }
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * What started a call — the saved scripts it runs inside, the trigger or parent session of its
+ * session — for `ctx.session.parent` (README "ctx"). Saved scripts mark their run with
+ * {@link withOrigin}; async context carries it to every nested call the script makes.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { CallOrigin, CallSessionInfo } from "../tool/index.js";
+
+const origins = new AsyncLocalStorage<CallOrigin[]>();
+
+/** Runs `fn` with `origin` as the innermost thing that started the calls made inside it. */
+export function withOrigin<T>(origin: CallOrigin, fn: () => T): T {
+  return origins.run([origin, ...(origins.getStore() ?? [])], fn);
+}
+
+/** What started the code running now, innermost first (empty outside any saved script). */
+export function currentOrigins(): CallOrigin[] {
+  return origins.getStore() ?? [];
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined);
+
+/** The principal a session acts for, from its metadata (see `CallSessionInfo.auth`). */
+export function authOf(metadata: Record<string, unknown>): CallSessionInfo["auth"] {
+  const agentId = str(metadata.agent_id);
+  return { principal: str(metadata.principal) ?? agentId ?? "local", ...(agentId ? { agentId } : {}) };
+}
+
+/** What started the session itself: a trigger (`trigger_id`, `trigger_name`) or a parent session (`parent_session_id`). */
+export function sessionOrigins(metadata: Record<string, unknown>): CallOrigin[] {
+  const out: CallOrigin[] = [];
+  const trigger = str(metadata.trigger_id);
+  if (trigger) out.push({ kind: "trigger", id: trigger, ...(str(metadata.trigger_name) ? { name: str(metadata.trigger_name) } : {}) });
+  const parent = str(metadata.parent_session_id);
+  if (parent) out.push({ kind: "session", id: parent });
+  return out;
+}

@@ -1,0 +1,74 @@
+/**
+ * Sign-in for the console with the same API tokens as the HTTP API. The login form puts the
+ * token in a cookie that is `Secure` (browsers keep it only over HTTPS or on localhost),
+ * `HttpOnly` (page scripts never see it) and `SameSite=Strict` (other sites' pages never send
+ * it); its `__Host-` prefix pins it to this origin and path `/`. Every console route but the
+ * login page and the static assets checks it, in constant time, like the API checks a bearer
+ * token. Forms that change something are also refused when the browser says they came from
+ * another site (`Origin`, `Sec-Fetch-Site`).
+ *
+ * Rule source: README "Console"; RFC 6265bis (cookie prefixes, SameSite); the Fetch standard
+ * (`Sec-Fetch-Site`).
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { tokenMatches } from "../app.js";
+
+/** The name of the cookie that holds the token. */
+export const COOKIE = "__Host-toolshell-token";
+
+/** How long a sign-in lasts, in seconds (12 hours). */
+export const SIGN_IN_SECONDS = 12 * 3600;
+
+/** The token of the request's cookie, when it is one of `tokens`. */
+export function signedInToken(c: Context, tokens: readonly string[]): string | undefined {
+  const token = getCookie(c, COOKIE);
+  if (!token || !tokens.length || !tokenMatches(token, tokens)) return undefined;
+  return token;
+}
+
+/** Keeps `token` in the cookie. */
+export function signIn(c: Context, token: string): void {
+  setCookie(c, COOKIE, token, { path: "/", secure: true, httpOnly: true, sameSite: "Strict", maxAge: SIGN_IN_SECONDS });
+}
+
+/** Forgets the cookie. */
+export function signOut(c: Context): void {
+  deleteCookie(c, COOKIE, { path: "/", secure: true });
+}
+
+/** True when the browser says the request came from a page of another origin. */
+export function crossSite(c: Context): boolean {
+  const site = c.req.header("sec-fetch-site");
+  if (site) return site !== "same-origin" && site !== "none";
+  const origin = c.req.header("origin");
+  if (!origin) return false;
+  try {
+    return new URL(origin).host !== c.req.header("host");
+  } catch {
+    return true;
+  }
+}
+
+/** A local path to go back to after signing in (anything else becomes `/`). */
+export function localPath(next: string | undefined): string {
+  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
+}
+
+/**
+ * Lets signed-in requests through. A page request without a valid cookie is sent to the login
+ * page; any other request (a region, the event stream, a form post, a file) answers 401 with no
+ * data. A cross-site form post answers 403.
+ */
+export function requireSignIn(tokens: readonly string[]): MiddlewareHandler {
+  return async (c, next) => {
+    if (!signedInToken(c, tokens)) {
+      const page = c.req.method === "GET" && !c.req.query("region") && (c.req.header("accept") ?? "").includes("text/html");
+      if (page) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
+      return c.text("sign in first", 401);
+    }
+    if (c.req.method !== "GET" && c.req.method !== "HEAD" && crossSite(c)) return c.text("refused: the form came from another site", 403);
+    c.header("Cache-Control", "no-store");
+    await next();
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Live updates of the console: every open page gets a short message over server-sent events
+ * (`GET /console/events`) when something it shows changed, and fetches its region again.
+ *
+ * Messages come from the host's events (shell calls, nested calls, approvals, trigger runs) and,
+ * while a page is open, from a check of the store's pending approvals every two seconds, so an
+ * answer given in another process (`toolshell approve`) reaches the pages too.
+ *
+ * Rule source: README "Console"; the SSE format is the WHATWG HTML standard's
+ * "Server-sent events" (`text/event-stream`).
+ */
+import type { Host } from "../host.js";
+
+/** What changed: the pending approvals (with their count), or one session's timeline. */
+export type LiveMessage = { kind: "approvals"; pending: number } | { kind: "session"; session_id: string; type: string };
+
+/** How often the pending approvals are compared while a page listens, in milliseconds. */
+export const PENDING_CHECK_MS = 2000;
+
+/** Fans host events out to the open pages. */
+export class LiveHub {
+  readonly #host: Host;
+  readonly #listeners = new Set<(msg: LiveMessage) => void>();
+  #unsubscribe?: () => void;
+  #timer?: NodeJS.Timeout;
+  #fingerprint = "";
+
+  constructor(host: Host) {
+    this.#host = host;
+  }
+
+  /** The number of pending approval requests across sessions. */
+  pendingCount(): number {
+    return this.#host.store.pendingApprovals().length;
+  }
+
+  /**
+   * Calls `listener` with every message until the returned function is called. The first
+   * listener starts listening to the host; the last one leaving stops it.
+   */
+  subscribe(listener: (msg: LiveMessage) => void): () => void {
+    this.#listeners.add(listener);
+    if (this.#listeners.size === 1) this.#start();
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) this.#stop();
+    };
+  }
+
+  #send(msg: LiveMessage): void {
+    for (const l of this.#listeners) {
+      try {
+        l(msg);
+      } catch {}
+    }
+  }
+
+  #pendingChanged(): void {
+    let ids: string[];
+    try {
+      ids = this.#host.store.pendingApprovals().map((r) => r.id);
+    } catch {
+      return;
+    }
+    const fp = ids.join(",");
+    if (fp === this.#fingerprint) return;
+    this.#fingerprint = fp;
+    this.#send({ kind: "approvals", pending: ids.length });
+  }
+
+  #start(): void {
+    try {
+      this.#fingerprint = this.#host.store.pendingApprovals().map((r) => r.id).join(",");
+    } catch {}
+    this.#unsubscribe = this.#host.subscribe((e) => {
+      this.#send({ kind: "session", session_id: e.session_id, type: e.type });
+      if (e.type.startsWith("approval.")) this.#pendingChanged();
+    });
+    this.#timer = setInterval(() => this.#pendingChanged(), PENDING_CHECK_MS);
+    this.#timer.unref();
+  }
+
+  #stop(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * The console's routes: pages (server-rendered with hono's JSX), the live event stream, the
+ * images tools saved, and the forms. Pages read the host and its store; every form that changes
+ * something is sent on to the HTTP API with the signed-in token, so an answer given here goes
+ * through exactly the checks of `POST /v1/sessions/{id}/tool-approvals`.
+ *
+ * Each page answers `?region=1` with only its live region (`<div id="live">`), which the client
+ * script (static/console.js) fetches again when a live message concerns it.
+ *
+ * Rule source: README "Console".
+ */
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { Hono as HonoApp } from "hono";
+import { html } from "hono/html";
+import type { Child } from "hono/jsx";
+import { streamSSE } from "hono/streaming";
+import { showInput } from "../../policy/index.js";
+import { tokenMatches } from "../app.js";
+import type { Host } from "../host.js";
+import { localPath, requireSignIn, signedInToken, signIn, signOut, crossSite } from "./auth.js";
+import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } from "./data.js";
+import { LiveHub } from "./live.js";
+import { assets } from "./static.js";
+import { ANSWERS, Inbox } from "./views/inbox.js";
+import { LoginPage, Page, type Section } from "./views/layout.js";
+import { ScriptList, ScriptPage, TriggerList } from "./views/scripts.js";
+import { Servers } from "./views/servers.js";
+import { SessionList, Timeline } from "./views/sessions.js";
+
+/** Options of {@link createConsole}. */
+export interface ConsoleOptions {
+  /** The accepted API tokens (the same as the HTTP API's). */
+  tokens: string[];
+  /** The HTTP API app: the console's forms are sent to it. */
+  api: Hono;
+}
+
+/** How long a streamed page waits between keep-alive comments, in milliseconds. */
+const KEEPALIVE_MS = 20_000;
+
+/** Content types of the images tools save (shell/output.ts). */
+const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml" };
+
+const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** Headers every console response carries: no framing, no sniffing, a strict content policy. */
+const secure: MiddlewareHandler = async (c, next) => {
+  await next();
+  if (!c.res.headers.has("Content-Security-Policy")) c.res.headers.set("Content-Security-Policy", PAGE_CSP);
+  c.res.headers.set("X-Content-Type-Options", "nosniff");
+  c.res.headers.set("X-Frame-Options", "DENY");
+  c.res.headers.set("Referrer-Policy", "same-origin");
+};
+
+/**
+ * The console as a Hono app to mount at `/` of the HTTP API app. Its middleware is attached to
+ * each route (a `*` middleware of a mounted app would run for the API's routes too).
+ */
+export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
+  const app = new HonoApp();
+  const hub = new LiveHub(host);
+  const guard = [secure, requireSignIn(options.tokens)] as const;
+
+  /** A whole page, or only its live region for `?region=1`. */
+  const render = (c: Context, page: { title: string; section?: Section; live?: string }, body: Child) => {
+    if (c.req.query("region")) return c.html(<>{body}</>);
+    const note = c.req.query("note");
+    return c.html(
+      html`<!doctype html>${(
+        <Page title={page.title} section={page.section} pending={hub.pendingCount()} live={page.live}>
+          {note ? <p class="note">{note.slice(0, 300)}</p> : null}
+          {body}
+        </Page>
+      )}`,
+    );
+  };
+
+  /** Sends a form on to the API with the signed-in token: ok, or the API's error message. */
+  const callApi = async (c: Context, method: string, path: string, body: unknown): Promise<{ ok: boolean; status: number; error?: string }> => {
+    const token = signedInToken(c, options.tokens)!;
+    const res = await options.api.request(path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
+    return { ok: res.ok, status: res.status, error: res.ok ? undefined : (json.error?.message ?? `the API answered ${res.status}`) };
+  };
+
+  /** The answer to a form: JSON for the client script, a redirect with a note for a plain form. */
+  const reply = (c: Context, result: { ok: boolean; status: number; error?: string }, done: string, back: string) => {
+    const message = result.ok ? done : result.error!;
+    if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ ok: result.ok, message }, result.ok ? 200 : (result.status as 400));
+    return c.redirect(`${back}?note=${encodeURIComponent(message)}`, 303);
+  };
+
+  // ── sign-in ─────────────────────────────────────────────────────────────────
+  app.get("/login", secure, (c) => {
+    const next = localPath(c.req.query("next"));
+    if (signedInToken(c, options.tokens)) return c.redirect(next, 303);
+    return c.html(html`<!doctype html>${<LoginPage next={next} />}`);
+  });
+
+  app.post("/login", secure, async (c) => {
+    if (crossSite(c)) return c.text("refused: the form came from another site", 403);
+    const form = await c.req.parseBody();
+    const token = typeof form.token === "string" ? form.token.trim() : "";
+    const next = localPath(typeof form.next === "string" ? form.next : undefined);
+    if (!token || !options.tokens.length || !tokenMatches(token, options.tokens)) {
+      return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens." />}`, 401);
+    }
+    signIn(c, token);
+    return c.redirect(next, 303);
+  });
+
+  app.post("/logout", secure, (c) => {
+    if (crossSite(c)) return c.text("refused: the form came from another site", 403);
+    signOut(c);
+    return c.redirect("/login", 303);
+  });
+
+  app.get("/console/static/:name", (c) => {
+    const a = assets().get(c.req.param("name"));
+    if (!a) return c.text("not found", 404);
+    c.header("Content-Type", a.type);
+    c.header("Cache-Control", c.req.query("v") === a.hash ? "public, max-age=31536000, immutable" : "no-cache");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(a.body);
+  });
+
+  // ── pages ───────────────────────────────────────────────────────────────────
+  app.get("/", ...guard, (c) => {
+    const cards = approvalCards(host).map((card) => ({ card, shown: showInput(card.request.input, { pretty: true }) }));
+    return render(c, { title: "Approvals", section: "approvals", live: "inbox" }, <Inbox cards={cards} />);
+  });
+
+  app.get("/sessions", ...guard, (c) => {
+    const pending = new Map<string, number>();
+    for (const r of host.store.pendingApprovals()) pending.set(r.session_id, (pending.get(r.session_id) ?? 0) + 1);
+    return render(c, { title: "Sessions", section: "sessions", live: "sessions" }, <SessionList sessions={host.store.listSessions({ limit: 200 })} pendingBySession={pending} />);
+  });
+
+  app.get("/sessions/:id", ...guard, (c) => {
+    const id = c.req.param("id");
+    const rec = host.store.getSession(id);
+    if (!rec) return render(c, { title: "No such session", section: "sessions" }, <p class="empty">There is no session {id}.</p>);
+    return render(c, { title: `Session ${id}`, section: "sessions", live: `session:${id}` }, <Timeline items={sessionTimeline(host, id)} sessionId={id} />);
+  });
+
+  app.get("/scripts", ...guard, (c) => {
+    const byAgent = agentIds(host).map((agent) => ({ agent, scripts: host.store.listScripts(agent, { includeArchived: true }) }));
+    return render(c, { title: "Saved scripts", section: "scripts", live: "scripts" }, <ScriptList byAgent={byAgent} />);
+  });
+
+  app.get("/scripts/:agent/:name", ...guard, (c) => {
+    const agent = c.req.param("agent");
+    const script = host.store.getScript(agent, c.req.param("name"));
+    if (!script) return render(c, { title: "No such script", section: "scripts" }, <p class="empty">Agent {agent} has no script {c.req.param("name")}.</p>);
+    const versions = host.store.scriptVersions(agent, script.id);
+    const pick = (q: string | undefined, fallback: number) => versions.find((v) => v.version === Number(q)) ?? versions.find((v) => v.version === fallback);
+    const to = versions.length > 1 ? pick(c.req.query("to"), script.version) : undefined;
+    const from = versions.length > 1 ? pick(c.req.query("from"), (to?.version ?? script.version) - 1) : undefined;
+    return render(c, { title: `Script ${script.name}`, section: "scripts", live: "scripts" }, <ScriptPage script={script} versions={versions} from={from} to={to} />);
+  });
+
+  app.get("/triggers", ...guard, (c) => {
+    const triggers = host.store.listTriggers().map(({ secret_hash: _s, ...trigger }) => ({ trigger, runs: host.store.listTriggerRuns(trigger.id, { limit: 5 }) }));
+    return render(c, { title: "Triggers", section: "triggers", live: "triggers" }, <TriggerList triggers={triggers} />);
+  });
+
+  app.get("/servers", ...guard, (c) => render(c, { title: "Servers and tools", section: "servers", live: "servers" }, <Servers sources={sourceViews(host)} />));
+
+  // ── live updates and files ──────────────────────────────────────────────────
+  app.get("/console/events", ...guard, (c) =>
+    streamSSE(c, async (stream) => {
+      let wake: () => void = () => {};
+      stream.onAbort(() => wake());
+      const off = hub.subscribe((msg) => {
+        void stream.writeSSE({ event: "change", data: JSON.stringify(msg) }).catch(() => {});
+      });
+      try {
+        await stream.writeSSE({ event: "change", data: JSON.stringify({ kind: "hello", pending: hub.pendingCount() }) });
+        while (!stream.aborted && !stream.closed) {
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, KEEPALIVE_MS);
+            wake = () => {
+              clearTimeout(t);
+              resolve();
+            };
+          });
+          if (stream.aborted || stream.closed) break;
+          await stream.write(": keep-alive\n\n");
+        }
+      } finally {
+        off();
+      }
+    }),
+  );
+
+  app.get("/console/files/:session", ...guard, async (c) => {
+    const sid = c.req.param("session");
+    const p = c.req.query("path") ?? "";
+    if (!host.store.getSession(sid) || !isToolImage(p)) return c.text("not found", 404);
+    const session = host.session(sid);
+    await session.ready;
+    const { fs, cwd } = session.engine;
+    const full = fs.resolvePath(cwd, p);
+    if (!isToolImage(full)) return c.text("not found", 404);
+    let bytes: Uint8Array;
+    try {
+      bytes = await fs.readFileBuffer(full);
+    } catch {
+      return c.text("not found", 404);
+    }
+    const ext = full.slice(full.lastIndexOf(".") + 1).toLowerCase();
+    c.header("Content-Type", IMAGE_TYPES[ext] ?? "application/octet-stream");
+    c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+    return c.body(new Uint8Array(bytes));
+  });
+
+  // ── forms (sent on to the API) ──────────────────────────────────────────────
+  app.post("/console/answer", ...guard, async (c) => {
+    const form = await c.req.parseBody();
+    const sid = String(form.session_id ?? "");
+    const rid = String(form.request_id ?? "");
+    const decision = String(form.decision ?? "");
+    const label = ANSWERS.find((a) => a.decision === decision)?.label ?? decision;
+    const tool = host.store.pendingApprovals().find((r) => r.id === rid)?.tool ?? rid;
+    const result = await callApi(c, "POST", `/v1/sessions/${encodeURIComponent(sid)}/tool-approvals`, { decisions: [{ request_id: rid, decision }] });
+    return reply(c, result, `${label}: ${tool}`, "/");
+  });
+
+  app.post("/console/triggers/:id/enabled", ...guard, async (c) => {
+    const id = c.req.param("id");
+    const enabled = String((await c.req.parseBody()).enabled ?? "") === "true";
+    const t = host.store.getTrigger(id);
+    const result = await callApi(c, "PATCH", `/v1/agents/${encodeURIComponent(t?.agent_id ?? "-")}/triggers/${encodeURIComponent(id)}`, { enabled });
+    return reply(c, result, `${enabled ? "Enabled" : "Disabled"} trigger ${t?.name ?? id}`, "/triggers");
+  });
+
+  app.post("/console/triggers/:id/run", ...guard, async (c) => {
+    const id = c.req.param("id");
+    const t = host.store.getTrigger(id);
+    if (!t) return reply(c, { ok: false, status: 404, error: `no trigger ${id}` }, "", "/triggers");
+    // The run may take as long as its script: it is started, and the page follows it live.
+    void callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, {}).catch(() => {});
+    return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears below.`, "/triggers");
+  });
+
+  return app;
+}

@@ -1,0 +1,150 @@
+// toolshell console: live updates and forms without reloading the page.
+// The page works without this script (plain links and forms); with it, the page's live region
+// (#live) is fetched again (`?region=1`) when the server-sent event stream says it changed, and
+// the answer buttons send their form in the background.
+/* global document, window, location, fetch, EventSource, FormData, URL, URLSearchParams, setTimeout, clearTimeout, CustomEvent */
+
+const live = document.getElementById("live");
+const status = document.getElementById("status");
+const badge = document.getElementById("pending-count");
+const kind = live ? live.dataset.live || "" : "";
+
+/** Says `text` in the status line (announced by screen readers). */
+function say(text) {
+  if (!status) return;
+  status.textContent = "";
+  // A new text node after a tick makes screen readers announce the same text twice too.
+  setTimeout(() => {
+    status.textContent = text;
+  }, 30);
+}
+
+function setPending(n) {
+  if (!badge || typeof n !== "number") return;
+  badge.textContent = String(n);
+  badge.dataset.count = String(n);
+  badge.setAttribute("aria-label", `${n} pending`);
+}
+
+let inFlight = false;
+let again = false;
+let timer;
+
+/** Fetches the live region again and swaps it in, keeping open/closed sections and focus. */
+async function refresh() {
+  if (!live || !kind) return;
+  if (inFlight) {
+    again = true;
+    return;
+  }
+  inFlight = true;
+  try {
+    const url = new URL(location.href);
+    url.searchParams.set("region", "1");
+    url.searchParams.delete("note");
+    const res = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin", cache: "no-store" });
+    if (res.status === 401) {
+      location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
+      return;
+    }
+    if (!res.ok) return;
+    const text = await res.text();
+    const open = new Map();
+    for (const d of live.querySelectorAll("details[id]")) open.set(d.id, d.open);
+    const active = document.activeElement;
+    const focusId = active && live.contains(active) && active.id ? active.id : undefined;
+    const lostFocus = active && live.contains(active) && !focusId;
+    live.innerHTML = text;
+    for (const [id, isOpen] of open) {
+      const d = document.getElementById(id);
+      if (d && d.tagName === "DETAILS") d.open = isOpen;
+    }
+    if (focusId && document.getElementById(focusId)) document.getElementById(focusId).focus();
+    else if (lostFocus) document.getElementById("main")?.focus();
+    live.dispatchEvent(new CustomEvent("console:updated", { bubbles: true }));
+  } catch {
+    // The next message or reconnect fetches again.
+  } finally {
+    inFlight = false;
+    if (again) {
+      again = false;
+      schedule(50);
+    }
+  }
+}
+
+function schedule(ms) {
+  clearTimeout(timer);
+  timer = setTimeout(refresh, ms);
+}
+
+/** True when a live message changes what this page shows. */
+function concerns(msg) {
+  // On (re)connecting: whatever changed between the page's render and now is fetched once.
+  if (msg.kind === "hello") return true;
+  if (kind === "inbox") return msg.kind === "approvals";
+  if (kind === "sessions") return msg.kind === "session" || msg.kind === "approvals";
+  if (kind.startsWith("session:")) return msg.kind === "session" && msg.session_id === kind.slice("session:".length);
+  if (kind === "triggers") return msg.kind === "session" && (msg.type === "trigger.run" || String(msg.session_id).startsWith("trg_"));
+  if (kind === "scripts") return msg.kind === "session" && String(msg.type).startsWith("script.");
+  return false;
+}
+
+function listen() {
+  const es = new EventSource("/console/events");
+  es.addEventListener("change", (ev) => {
+    let msg;
+    try {
+      msg = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    if ("pending" in msg) setPending(msg.pending);
+    if (msg.kind === "hello") document.documentElement.dataset.live = "connected";
+    if (concerns(msg)) schedule(kind === "sessions" ? 300 : 60);
+  });
+  es.addEventListener("error", () => {
+    document.documentElement.dataset.live = "reconnecting";
+    if (es.readyState === EventSource.CLOSED) {
+      // Refused (signed out, or the server went away): check once, then try again later.
+      refresh();
+      setTimeout(listen, 5000);
+    }
+  });
+}
+
+/** Sends a form in the background and says what happened. */
+async function send(form, submitter) {
+  const data = new FormData(form, submitter || undefined);
+  const buttons = [...form.querySelectorAll("button")];
+  for (const b of buttons) b.disabled = true;
+  try {
+    const res = await fetch(form.action, {
+      method: "POST",
+      headers: { Accept: "application/json" },
+      body: new URLSearchParams(data),
+      credentials: "same-origin",
+    });
+    if (res.status === 401) {
+      location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
+      return;
+    }
+    const json = await res.json().catch(() => ({ ok: false, message: `the server answered ${res.status}` }));
+    say(json.message || (json.ok ? "Done." : "That did not work."));
+    if (!json.ok) for (const b of buttons) b.disabled = false;
+    schedule(0);
+  } catch {
+    for (const b of buttons) b.disabled = false;
+    say("The server could not be reached; nothing was sent.");
+  }
+}
+
+document.addEventListener("submit", (ev) => {
+  const form = ev.target;
+  if (!(form instanceof window.HTMLFormElement)) return;
+  if (!("answer" in form.dataset) && !("action" in form.dataset)) return;
+  ev.preventDefault();
+  send(form, ev.submitter);
+});
+
+if (live) listen();

@@ -1,0 +1,237 @@
+/**
+ * Saved scripts (versions, a diff between two versions) and triggers (schedule or webhook, last
+ * runs, enable/disable, run now).
+ *
+ * Rule source: seed "Tools in Shell" → Saved scripts (versioned, archived); README "Triggers"
+ * and "Console".
+ */
+import { diffLines } from "diff";
+import type { FC } from "hono/jsx";
+import type { ScriptRecord, ScriptVersion, TriggerRecord, TriggerRunRecord } from "../../../store/index.js";
+import { Status, Time } from "./parts.js";
+
+/** Every agent's saved scripts. */
+export const ScriptList: FC<{ byAgent: Array<{ agent: string; scripts: ScriptRecord[] }> }> = ({ byAgent }) => {
+  const any = byAgent.some((a) => a.scripts.length);
+  if (!any) return <p class="empty">No saved scripts yet. A script saved with <code>tools scripts save</code> or the API appears here.</p>;
+  return (
+    <>
+      {byAgent
+        .filter((a) => a.scripts.length)
+        .map((a) => (
+          <section class="card" aria-labelledby={`agent-${a.agent}`}>
+            <h2 id={`agent-${a.agent}`}>Agent {a.agent}</h2>
+            <div class="table-wrap">
+              <table class="list">
+                <thead>
+                  <tr>
+                    <th scope="col">Script</th>
+                    <th scope="col">Version</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Saved</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {a.scripts.map((s) => (
+                    <tr>
+                      <th scope="row" data-label="Script">
+                        <a href={`/scripts/${encodeURIComponent(a.agent)}/${encodeURIComponent(s.name)}`}>{s.name}</a>
+                        {s.archived ? <span class="pill"> archived</span> : null}
+                      </th>
+                      <td data-label="Version">v{s.version}</td>
+                      <td data-label="Description">{s.description}</td>
+                      <td data-label="Saved">
+                        <Time at={s.updated_at} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        ))}
+    </>
+  );
+};
+
+/** A line diff of two texts, `-` and `+` lines marked (and named for screen readers). */
+export const Diff: FC<{ from: ScriptVersion; to: ScriptVersion }> = ({ from, to }) => {
+  const parts = diffLines(from.body, to.body);
+  const changed = parts.some((p) => p.added || p.removed);
+  return (
+    <figure class="diff-wrap">
+      <figcaption>
+        Changes from v{from.version} to v{to.version}
+        {changed ? "" : ": the bodies are the same"}
+      </figcaption>
+      <pre class="diff">
+        {parts.flatMap((p) =>
+          p.value
+            .replace(/\n$/, "")
+            .split("\n")
+            .map((line) =>
+              p.added ? (
+                <ins class="add">
+                  <span class="sr-only">added: </span>+ {line}
+                  {"\n"}
+                </ins>
+              ) : p.removed ? (
+                <del class="del">
+                  <span class="sr-only">removed: </span>- {line}
+                  {"\n"}
+                </del>
+              ) : (
+                <span class="same">
+                  {"  "}
+                  {line}
+                  {"\n"}
+                </span>
+              ),
+            ),
+        )}
+      </pre>
+    </figure>
+  );
+};
+
+/** One script: its versions, the current body, a diff between two chosen versions. */
+export const ScriptPage: FC<{ script: ScriptRecord; versions: ScriptVersion[]; from?: ScriptVersion; to?: ScriptVersion }> = ({ script, versions, from, to }) => (
+  <>
+    <section class="card" aria-labelledby="versions-h">
+      <h2 id="versions-h">Versions</h2>
+      <div class="table-wrap">
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Saved</th>
+              <th scope="col">By</th>
+              <th scope="col">Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...versions].reverse().map((v) => (
+              <tr>
+                <th scope="row" data-label="Version">
+                  v{v.version}
+                </th>
+                <td data-label="Saved">
+                  <Time at={v.created_at} />
+                </td>
+                <td data-label="By">{v.created_by}</td>
+                <td data-label="Description">{v.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {versions.length > 1 ? (
+        <form method="get" class="diff-form">
+          <label>
+            From version{" "}
+            <select name="from">
+              {versions.map((v) => (
+                <option value={String(v.version)} selected={v.version === from?.version}>
+                  v{v.version}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            To version{" "}
+            <select name="to">
+              {versions.map((v) => (
+                <option value={String(v.version)} selected={v.version === to?.version}>
+                  v{v.version}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" class="secondary">
+            Show diff
+          </button>
+        </form>
+      ) : null}
+      {from && to ? <Diff from={from} to={to} /> : null}
+    </section>
+    <section class="card" aria-labelledby="body-h">
+      <h2 id="body-h">
+        v{script.version} {script.archived ? "(archived)" : ""}
+      </h2>
+      <p>{script.description}</p>
+      <details class="output">
+        <summary>Input schema</summary>
+        <pre>{JSON.stringify(script.input_schema, null, 2)}</pre>
+      </details>
+      <pre class="script-text">{script.body}</pre>
+    </section>
+  </>
+);
+
+function runKind(status: TriggerRunRecord["status"]): string {
+  return status === "ok" ? "ok" : status === "running" ? "running" : status === "stopped" ? "stopped" : "failed";
+}
+
+/** The triggers with their last runs and their buttons. */
+export const TriggerList: FC<{ triggers: Array<{ trigger: Omit<TriggerRecord, "secret_hash">; runs: TriggerRunRecord[] }> }> = ({ triggers }) =>
+  triggers.length ? (
+    <div class="cards">
+      {triggers.map(({ trigger: t, runs }) => (
+        <article class="card trigger" id={`trigger-${t.id}`} aria-labelledby={`${t.id}-title`}>
+          <header class="card-head">
+            <h2 id={`${t.id}-title`}>{t.name}</h2>
+            <Status kind={t.enabled ? "ok" : "unfinished"} text={t.enabled ? "enabled" : "disabled"} />
+          </header>
+          <dl class="facts">
+            <div>
+              <dt>{t.kind === "schedule" ? "Schedule" : "Webhook"}</dt>
+              <dd>
+                {t.kind === "schedule" ? (
+                  <>
+                    <code>{t.cron}</code> ({t.timezone ?? "UTC"}){t.next_run_at ? <> · next <Time at={t.next_run_at} /></> : null}
+                  </>
+                ) : (
+                  <code>POST /v1/webhooks/{t.id}</code>
+                )}
+              </dd>
+            </div>
+            <div>
+              <dt>Runs</dt>
+              <dd>
+                script <code>{t.script}</code> of agent {t.agent_id}
+              </dd>
+            </div>
+          </dl>
+          <h3>Last runs</h3>
+          {runs.length ? (
+            <ul class="runs">
+              {runs.map((r) => (
+                <li>
+                  <Status kind={runKind(r.status)} text={r.status} /> <Time at={r.started_at} /> ({r.reason}){" "}
+                  <a href={`/sessions/${encodeURIComponent(r.session_id)}`}>timeline</a>
+                  {r.error ? <span class="err"> {r.error}</span> : null}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="empty">Not run yet.</p>
+          )}
+          <div class="actions">
+            <form method="post" action={`/console/triggers/${encodeURIComponent(t.id)}/enabled`} data-action="">
+              <input type="hidden" name="enabled" value={t.enabled ? "false" : "true"} />
+              <button type="submit" class="secondary">
+                {t.enabled ? "Disable" : "Enable"}
+              </button>
+            </form>
+            <form method="post" action={`/console/triggers/${encodeURIComponent(t.id)}/run`} data-action="">
+              <button type="submit" class="primary">
+                Run now
+              </button>
+            </form>
+          </div>
+        </article>
+      ))}
+    </div>
+  ) : (
+    <p class="empty">No triggers. Add them in the config's <code>triggers</code> or with the API.</p>
+  );

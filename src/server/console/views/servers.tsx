@@ -1,0 +1,85 @@
+/**
+ * Servers and tools: each source's state (loaded, not loaded, failed with its log tail) and its
+ * tools with signature, hints and risk.
+ *
+ * Rule source: seed "Tools in Shell" → Configuration (servers, on-demand loading) and Approvals
+ * (risk from annotations); README "Console".
+ */
+import type { FC } from "hono/jsx";
+import type { SourceView } from "../data.js";
+import { whyText } from "../data.js";
+import { Status } from "./parts.js";
+
+const STATE: Record<string, { kind: string; text: string }> = {
+  ready: { kind: "ok", text: "loaded" },
+  not_loaded: { kind: "unfinished", text: "not loaded" },
+  failed: { kind: "failed", text: "failed" },
+};
+
+/** Every source with its tools. */
+export const Servers: FC<{ sources: SourceView[] }> = ({ sources }) =>
+  sources.length ? (
+    <div class="cards">
+      {sources.map((s) => {
+        const st = STATE[s.state] ?? { kind: "unfinished", text: s.state };
+        const id = `source-${s.name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+        return (
+          <section class="card source" id={id} aria-labelledby={`${id}-title`}>
+            <header class="card-head">
+              <h2 id={`${id}-title`}>{s.name}</h2>
+              <span class="pill">{s.kind === "mcp" ? "MCP server" : s.kind}</span>
+              <Status kind={st.kind} text={st.text} />
+            </header>
+            {s.failure ? (
+              <p class="error" role="note">
+                {s.failure}
+              </p>
+            ) : null}
+            {s.logTail ? (
+              <details class="output" open>
+                <summary>End of its log</summary>
+                <pre>{s.logTail}</pre>
+              </details>
+            ) : null}
+            {s.state === "not_loaded" ? <p class="help">Loaded on demand: the first script that names it starts it.</p> : null}
+            {s.tools.length ? (
+              <div class="table-wrap">
+                <table class="list tools">
+                  <caption class="sr-only">Tools of {s.name}</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Tool</th>
+                      <th scope="col">Risk</th>
+                      <th scope="col">Hints</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {s.tools.map((t) => (
+                      <tr>
+                        <th scope="row" data-label="Tool">
+                          <code>{t.command}</code>
+                          <div class="sig">
+                            <code>{t.signature}</code>
+                          </div>
+                          <div class="desc">{t.description.split("\n")[0]}</div>
+                        </th>
+                        <td data-label="Risk">
+                          <span class={`risk risk-${t.risk}`}>{t.risk.replace(/_/g, " ")}</span>
+                          {t.why ? <div class="why">{whyText(t.why)}</div> : null}
+                        </td>
+                        <td data-label="Hints">{t.hints.length ? t.hints.join(", ") : "none declared"}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            ) : s.state === "ready" ? (
+              <p class="empty">No tools.</p>
+            ) : null}
+          </section>
+        );
+      })}
+    </div>
+  ) : (
+    <p class="empty">No tool sources are configured.</p>
+  );
