@@ -6,7 +6,7 @@
  * The call pipeline applies it to every call's output and error (its `redact` step), whatever the
  * surface; sessions apply it to events and shell results. See docs/security.md ("Secrets").
  */
-import type { ServerConfig } from "../mcp/index.js";
+import type { ServerConfig } from "../config/index.js";
 import type { ToolOutput } from "../tool/index.js";
 
 /** What a redacted secret is replaced with. */
@@ -42,7 +42,8 @@ const SECRET_NAME = /key|token|secret|passw|pwd|auth|credential|signature|sig$/i
  * The secrets of a config: every `env` value of a stdio server and every `headers` value of an
  * HTTP server, plus the token part of `Bearer …`/`Basic …`-style header values; the user name and
  * password of a server URL and the values of its credential-named query parameters (`api_key=…`);
- * and the values of a stdio server's credential-named flags (`--token X`, `--api-key=X`).
+ * the values of a stdio server's credential-named flags (`--token X`, `--api-key=X`); and an HTTP
+ * server's `oauth.clientSecret`.
  * Values shorter than {@link MIN_SECRET_LENGTH} characters are left out.
  */
 export function configSecrets(config: { servers: readonly ServerConfig[] }): string[] {
@@ -64,6 +65,7 @@ export function configSecrets(config: { servers: readonly ServerConfig[] }): str
       });
     } else {
       for (const v of Object.values(s.headers)) add(v);
+      if (s.oauth) add(s.oauth.clientSecret);
       let url: URL | undefined;
       try {
         url = new URL(s.url);

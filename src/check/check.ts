@@ -20,6 +20,7 @@
  *   `keepVisible` entry or an `approval.tools` / `approval.servers` key that names nothing.
  * - `context.size` — info, cost (warning over 1,000 tokens): what the model's tool list costs
  *   with toolshell, against every tool listed directly.
+ * - `config.note` — info, structure: what loading the config noted (keys of other clients, kept).
  * - `config.invalid` — warning, structure: the config file does not load (see `checkConfigError`).
  *
  * Rule source: issue 6 → Checks and configuration; seed "Tools in Shell" → Tool search (Agent
@@ -168,6 +169,7 @@ export async function checkToolShell(shell: ToolShell, options: CheckOptions = {
   for (const key of Object.keys(shell.config.approval.servers ?? {})) {
     if (!shell.sources.some((s) => s.kind === "mcp" && foldName(s.name) === foldName(key))) add({ rule_id: "config.approval_unknown", severity: "warning", category: "structure", message: `approval.servers key ${JSON.stringify(key)} names no server`, location: `approval.servers.${key}` });
   }
+  for (const note of shell.config.notes) add({ rule_id: "config.note", severity: "info", category: "structure", message: note, location: shell.config.file ?? "config" });
 
   // What the model's tool list costs.
   try {

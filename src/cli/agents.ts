@@ -5,9 +5,8 @@
  *
  * Rule source: issue 6 → MCP gateway, Checks and configuration, What the model sees.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { findConfigFile } from "../runtime/config.js";
 import type { ToolShell, ToolShellOptions } from "../runtime/index.js";
 import type { CommonOptions } from "./commands.js";
 
@@ -49,13 +48,9 @@ function out(stream: NodeJS.WriteStream, text: string): Promise<void> {
 }
 
 /** Reads the config file's JSON as written (for merging). @throws Error naming the file. */
-function readRawConfig(file: string): Record<string, unknown> {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new Error(`${path.resolve(file)}: ${(err as Error).message}`, { cause: err });
-  }
+async function readRawConfig(file: string): Promise<Record<string, unknown>> {
+  const { readConfigJson } = await import("../config/index.js");
+  const json = readConfigJson(file);
   if (!json || typeof json !== "object" || Array.isArray(json)) throw new Error(`${path.resolve(file)}: (top level): expected a JSON object`);
   return json as Record<string, unknown>;
 }
@@ -89,8 +84,8 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
     const host = await openHost({ ...o, ...(options.storeFile ? { store: options.storeFile } : {}) });
     return { shell: host.shell, close: () => host.close() };
   };
-  const configFile = common.config ?? findConfigFile(process.cwd());
-  if (common.config && !existsSync(common.config)) throw new Error(`config file not found: ${common.config}`);
+  const { resolveConfigFile } = await import("../config/index.js");
+  const configFile = resolveConfigFile({ flag: common.config });
   const base: Omit<ToolShellOptions, "config" | "store"> = {};
   if (common.workspace) {
     const dir = path.resolve(common.workspace);
@@ -102,9 +97,10 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
     if (!Number.isInteger(t) || t <= 0) throw new Error(`--timeout takes a whole number of milliseconds, got ${common.timeout}`);
     base.timeoutMs = t;
   }
-  if (imports.length === 0) return { ...(await open({ ...base, config: configFile })), notes: [], configFile };
+  const withNotes = (o: { shell: ToolShell; close(): Promise<void> }, notes: string[] = []) => ({ ...o, notes: [...notes, ...o.shell.config.notes.map((n) => `${o.shell.config.file ?? "config"}: note: ${n}`)] });
+  if (imports.length === 0) return { ...withNotes(await open({ ...base, config: configFile })), configFile };
   const { importClientServers, mergeImported } = await import("../gateway/index.js");
-  let config: Record<string, unknown> = configFile ? readRawConfig(configFile) : {};
+  let config: Record<string, unknown> = configFile ? await readRawConfig(configFile) : {};
   const notes: string[] = [];
   for (const client of imports) {
     const found = importClientServers(client);
@@ -115,7 +111,7 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
     if (merged.skipped.length) notes.push(`kept the config's own entry for: ${merged.skipped.join(", ")}`);
   }
   const baseDir = configFile ? path.dirname(path.resolve(configFile)) : process.cwd();
-  return { ...(await open({ ...base, config, baseDir })), notes, config, configFile };
+  return { ...withNotes(await open({ ...base, config, baseDir }), notes), config, configFile };
 }
 
 /**
@@ -199,7 +195,12 @@ export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Pr
     const redactor = opened.shell.redactor;
     if (redactor?.active) findings = redactor.value(findings);
   } catch (err) {
-    findings = [checkConfigError(common.config ?? findConfigFile(process.cwd()) ?? "(no config file)", err)];
+    let file: string | undefined;
+    try {
+      const { resolveConfigFile } = await import("../config/index.js");
+      file = resolveConfigFile({ flag: common.config });
+    } catch {}
+    findings = [checkConfigError(file ?? common.config ?? "(no config file)", err)];
   } finally {
     await opened?.close().catch(() => {});
     try {

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
-import { findConfigFile } from "../runtime/config.js";
+import type { ToolshellConfig } from "../config/index.js";
 import type { ToolShell } from "../runtime/index.js";
 import type { Host, HostOptions } from "../server/host.js";
 
@@ -55,10 +55,10 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
 export async function openToolShell(options: CommonOptions, extra: Partial<HostOptions> = {}): Promise<Host> {
   const { openHost } = await import("../server/host.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
-  const configFile = options.config ?? findConfigFile(process.cwd());
-  if (options.config && !existsSync(options.config)) throw new Error(`config file not found: ${options.config}`);
+  const { resolveConfigFile } = await import("../config/index.js");
+  const configFile = resolveConfigFile({ flag: options.config });
   // Running without servers is allowed (local tools, saved scripts), but never silently.
-  if (!configFile) process.stderr.write(`toolshell: no toolshell.config.json or .mcp.json in ${process.cwd()}: no MCP servers (--config FILE names one)\n`);
+  if (!configFile) process.stderr.write(`toolshell: no toolshell.config.json or .mcp.json in ${process.cwd()}: no MCP servers (--config FILE or TOOLSHELL_CONFIG names one)\n`);
   let workspaceDir: string | undefined;
   if (options.workspace) {
     workspaceDir = path.resolve(options.workspace);
@@ -66,7 +66,7 @@ export async function openToolShell(options: CommonOptions, extra: Partial<HostO
   }
   const timeoutMs = options.timeout === undefined ? undefined : Number(options.timeout);
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new Error(`--timeout takes a whole number of milliseconds, got ${options.timeout}`);
-  return openHost({
+  const host = await openHost({
     config: configFile,
     store: options.store,
     workspaceDir,
@@ -75,6 +75,13 @@ export async function openToolShell(options: CommonOptions, extra: Partial<HostO
     helpFooter: SHELL_NOTES,
     ...extra,
   });
+  process.stderr.write(configNotes(host.config, "toolshell"));
+  return host;
+}
+
+/** The config's notes (keys kept as written, …) as stderr lines, `<prefix>: <file>: note: …`. */
+export function configNotes(config: Pick<ToolshellConfig, "file" | "notes">, prefix: string): string {
+  return config.notes.map((n) => `${prefix}: ${config.file ?? "config"}: note: ${n}\n`).join("");
 }
 
 /**

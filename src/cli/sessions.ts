@@ -13,7 +13,6 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { findConfigFile } from "../runtime/config.js";
 
 /** Exit code when the session is unknown or the store is missing. */
 export const EXIT_NOT_FOUND = 1;
@@ -34,10 +33,9 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
 
 async function storePath(options: SessionsCliOptions): Promise<string> {
   if (options.store) return path.resolve(options.store);
-  const { readConfigFile, parseConfig } = await import("../runtime/index.js");
+  const { readConfigFile, parseConfig, resolveConfigFile } = await import("../config/index.js");
   const { defaultStorePath } = await import("../server/index.js");
-  const file = options.config ?? findConfigFile(process.cwd());
-  if (options.config && !existsSync(options.config)) throw new Error(`config file not found: ${options.config}`);
+  const file = resolveConfigFile({ flag: options.config });
   const config = file ? readConfigFile(file) : parseConfig({}, { baseDir: process.cwd() });
   return defaultStorePath(config);
 }
@@ -92,10 +90,10 @@ export async function runEvents(sessionId: string, o: { json?: boolean; after?: 
 export async function runServe(o: { host?: string; port?: string; noTriggers?: boolean; options: SessionsCliOptions }): Promise<number> {
   const { openHost, startApi } = await import("../server/index.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
+  const { resolveConfigFile } = await import("../config/index.js");
   let host: Awaited<ReturnType<typeof openHost>> | undefined;
   try {
-    const file = o.options.config ?? findConfigFile(process.cwd());
-    if (o.options.config && !existsSync(o.options.config)) throw new Error(`config file not found: ${o.options.config}`);
+    const file = resolveConfigFile({ flag: o.options.config });
     const port = o.port === undefined ? undefined : Number(o.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--port takes a port number, got ${o.port}`);
     const timeoutMs = o.options.timeout === undefined ? undefined : Number(o.options.timeout);
@@ -108,6 +106,8 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
       engineCommands: defaultEngineCommands(),
       helpFooter: SHELL_NOTES,
     });
+    const { configNotes } = await import("./commands.js");
+    await write(process.stderr, configNotes(host.config, "toolshell"));
     const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers });
     await write(process.stderr, `toolshell: serving ${api.url} (store ${host.store.location}); OpenAPI at ${api.url}/openapi.json\ntoolshell: console at ${api.url}/ (sign in with an API token)\n`);
     await new Promise<void>((resolve) => {

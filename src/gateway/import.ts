@@ -18,9 +18,10 @@
  * Rule source: issue 6 → MCP gateway ("imports the configs of Claude Desktop, Cursor, Claude Code
  * and VS Code … paths per platform documented").
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { readConfigJson } from "../config/index.js";
 
 /** The clients whose configs can be imported. */
 export const CLIENTS = ["claude-desktop", "cursor", "claude-code", "vscode"] as const;
@@ -107,9 +108,10 @@ export function importClientServers(client: string, place: ImportPlace = {}): Im
     if (!existsSync(f.file)) continue;
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(f.file, "utf8"));
+      // VS Code's mcp.json may hold comments; errors name the line and column.
+      json = readConfigJson(f.file);
     } catch (err) {
-      out.notes.push(`${f.file}: not read: ${(err as Error).message}`);
+      out.notes.push(`not read: ${(err as Error).message}`);
       continue;
     }
     if (!json || typeof json !== "object") continue;

@@ -14,7 +14,7 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import type { ServerConfig } from "./config.js";
+import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError } from "./errors.js";
 import type { ServerLog } from "./log.js";
 import { withChildSignal } from "./signals.js";

@@ -4,7 +4,7 @@
  * covers a different server later configured under the same name (README "Approvals").
  */
 import { createHash } from "node:crypto";
-import type { ServerConfig } from "./config.js";
+import type { ServerConfig } from "../config/index.js";
 
 /** A short stable hash of what the server is: `stdio:` command, args and cwd, or the URL. Secrets (env, headers) are left out. */
 export function serverIdentity(config: ServerConfig): string {

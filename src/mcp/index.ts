@@ -1,23 +1,12 @@
 /**
- * The MCP layer's public face: server configuration, one {@link McpServerSource} per server,
+ * The MCP layer's public face: one {@link McpServerSource} per configured server (src/config/),
  * and helpers to create and start them.
  *
  * Rule source: issue 2 "MCP servers"; DESIGN.md "Layout" (mcp/).
  */
-import type { ServerConfig } from "./config.js";
+import type { ServerConfig } from "../config/index.js";
 import { McpServerSource, type McpSourceOptions } from "./source.js";
 
-export {
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  parseServersConfig,
-  type HttpServerConfig,
-  type LoadMode,
-  type ParseOptions,
-  type ServerConfig,
-  type StdioServerConfig,
-} from "./config.js";
-export { expandVars } from "./expand.js";
 export { serverIdentity } from "./identity.js";
 export { DEFAULT_LOG_DIR, logFileFor } from "./log.js";
 export { toToolOutput, type McpCallResult } from "./result.js";

@@ -1,4 +1,4 @@
-/** The runtime folder's public face: ToolShell, sessions, shell calls, config. */
+/** The runtime folder's public face: ToolShell, sessions, shell calls. */
 export { createToolShell, buildToolShell, checkWorkspace } from "./toolshell.js";
 export type { ToolShell, ToolShellOptions } from "./toolshell.js";
 export { ShellHost } from "./host.js";
@@ -8,8 +8,6 @@ export { Session } from "./session.js";
 export type { BashOptions, PreflightOutcome } from "./session.js";
 export { ShellCall } from "./shell-call.js";
 export type { StopState, ShellCallOptions } from "./shell-call.js";
-export { parseConfig, readConfigFile, findConfigFile, loadConfig, DEFAULT_CALL_LIMIT, DEFAULT_TIMEOUT_MS } from "./config.js";
-export type { ToolshellConfig, ApprovalConfig } from "./config.js";
 export { previewInput, trimResult, INPUT_PREVIEW_CHARS, createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "../call/index.js";
 export type { Redactor } from "../call/index.js";
 export type * from "./types.js";

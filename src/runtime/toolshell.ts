@@ -15,7 +15,7 @@ import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore
 import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
 import { defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
-import { loadConfig, type ToolshellConfig } from "./config.js";
+import { loadConfig, type ToolshellConfig } from "../config/index.js";
 import type { SessionStore } from "./durable.js";
 import { ShellHost, type RuntimeSubcommand } from "./host.js";
 import type { PreflightOutcome } from "./plan-command.js";

@@ -11,8 +11,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ServerConfig } from "../mcp/index.js";
-import type { ToolshellConfig } from "./config.js";
+import type { ServerConfig, ToolshellConfig } from "../config/index.js";
 
 /** Options of {@link checkWorkspace}: the host's own paths that a config does not hold. */
 export interface WorkspaceGuardOptions {

@@ -17,7 +17,7 @@ import { withDisplay, type Decision } from "../policy/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
-import { parseTriggerSpec } from "./config.js";
+import { parseTriggerSpec } from "../config/index.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
 import { openApiDocument } from "./openapi.js";

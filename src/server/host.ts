@@ -7,11 +7,11 @@
  * `buildToolShell` options (docs/architecture.md "The composition root").
  */
 import path from "node:path";
-import { buildToolShell, checkWorkspace, loadConfig, type Session, type SessionEvent, type ToolShell, type ToolShellOptions, type ToolshellConfig } from "../runtime/index.js";
+import { loadConfig, parseServerConfig, type HttpApiConfig, type ToolshellConfig, type TriggerSpec } from "../config/index.js";
+import { buildToolShell, checkWorkspace, type Session, type SessionEvent, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { SignInBroker } from "../mcp/index.js";
 import { openSqliteStore, otelEventSink, type Store } from "../store/index.js";
-import { parseServerConfig, parseTriggersConfig, type ServerConfig, type TriggerSpec } from "./config.js";
 import { TriggerService, type WakeCall } from "./triggers.js";
 
 /** Options of {@link openHost}: those of `createToolShell`, with `store` as a path or a Store. */
@@ -27,7 +27,7 @@ export interface Host {
   readonly shell: ToolShell;
   readonly store: Store;
   readonly config: ToolshellConfig;
-  readonly server: ServerConfig;
+  readonly server: HttpApiConfig;
   readonly triggers: TriggerService;
   /** The config file's triggers, parsed (started by {@link Host.startTriggers}). */
   readonly configTriggers: TriggerSpec[];
@@ -73,7 +73,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const env = options.env ?? process.env;
   const config: ToolshellConfig = loadConfig(options);
   const server = parseServerConfig(config, env);
-  const configTriggers = parseTriggersConfig(config, env);
+  const configTriggers = config.triggers;
   if (options.workspaceDir) {
     const storePath = typeof options.store === "object" ? undefined : options.store === ":memory:" ? undefined : (options.store ?? defaultStorePath(config));
     checkWorkspace(options.workspaceDir, config, { toolsDir: options.toolsDir, skillsDir: options.skillsDir, storePath });

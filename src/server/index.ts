@@ -9,5 +9,6 @@ export { openApiDocument } from "./openapi.js";
 export { TriggerService, publicTrigger, triggerSessionId, secretHash, sameSecret } from "./triggers.js";
 export type { WakeCall, TriggerServiceOptions } from "./triggers.js";
 export { fillTemplates, lookup } from "./template.js";
-export { parseServerConfig, parseTriggerSpec, parseTriggersConfig, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, MIN_TOKEN_LENGTH } from "./config.js";
-export type { ServerConfig, TriggerSpec, WakeAgentConfig } from "./config.js";
+// The `server` and `triggers` keys are part of the one config schema (src/config/); their names stay here too.
+export { parseServerConfig, parseTriggerSpec, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, MIN_TOKEN_LENGTH } from "../config/index.js";
+export type { HttpApiConfig as ServerConfig, TriggerSpec, WakeAgentConfig } from "../config/index.js";

@@ -18,7 +18,7 @@ import { Cron } from "croner";
 import type { ShellResult, ToolShell } from "../runtime/index.js";
 import { SCRIPTS_SOURCE } from "../scripts/index.js";
 import { DEFAULT_AGENT, type Store, type TriggerRecord, type TriggerRunRecord } from "../store/index.js";
-import type { TriggerSpec } from "./config.js";
+import type { TriggerSpec } from "../config/index.js";
 import { fillTemplates } from "./template.js";
 
 /** What the wake-agent callback receives. */

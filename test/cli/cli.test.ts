@@ -9,8 +9,10 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = path.join(root, "dist/cli/main.js");
 
-function toolshell(args: string[], options: { cwd?: string; input?: string } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: options.cwd ?? root, input: options.input ?? "", encoding: "utf8", timeout: 60_000 });
+function toolshell(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}) {
+  const env = { ...process.env, ...options.env };
+  if (!options.env?.TOOLSHELL_CONFIG) delete env.TOOLSHELL_CONFIG;
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: options.cwd ?? root, input: options.input ?? "", encoding: "utf8", timeout: 60_000, env });
   return { stdout: r.stdout, stderr: r.stderr, code: r.status };
 }
 
@@ -23,7 +25,7 @@ test("exec: stdout and stderr pass through and the exit code is the script's", (
   const r = toolshell(["exec", "echo out; echo err >&2; exit 7"], { cwd: dir });
   assert.equal(r.stdout, "out\n");
   // An empty folder has no config: the CLI says so once, then the script's own stderr follows.
-  assert.equal(r.stderr, `toolshell: no toolshell.config.json or .mcp.json in ${dir}: no MCP servers (--config FILE names one)\nerr\n`);
+  assert.equal(r.stderr, `toolshell: no toolshell.config.json or .mcp.json in ${dir}: no MCP servers (--config FILE or TOOLSHELL_CONFIG names one)\nerr\n`);
   assert.equal(r.code, 7);
 });
 
@@ -117,4 +119,60 @@ test("a workspace that holds the config's folder is refused: scripts cannot touc
   const ws = path.join(dir, "ws");
   mkdirSync(ws);
   assert.equal(toolshell(["exec", "--workspace", ws, "echo ok"], { cwd: dir }).stdout, "ok\n");
+});
+
+test("TOOLSHELL_CONFIG names the config when --config is not given; --config wins; a missing one is named", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  const cwd = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  const file = path.join(dir, "mine.json");
+  writeFileSync(file, JSON.stringify({ mcpServers: { memory: { command: path.join(root, "node_modules/.bin/mcp-server-memory"), load: "on_demand" } } }));
+  const viaEnv = toolshell(["list"], { cwd, env: { TOOLSHELL_CONFIG: file } });
+  assert.equal(viaEnv.code, 0, viaEnv.stderr);
+  assert.match(viaEnv.stdout, /memory +\(not loaded\)/);
+  writeFileSync(path.join(dir, "other.json"), JSON.stringify({ mcpServers: {} }));
+  const flag = toolshell(["list", "--config", path.join(dir, "other.json")], { cwd, env: { TOOLSHELL_CONFIG: file } });
+  assert.equal(flag.code, 0, flag.stderr);
+  assert.doesNotMatch(flag.stdout, /memory/);
+  const missing = toolshell(["list"], { cwd, env: { TOOLSHELL_CONFIG: path.join(dir, "gone.json") } });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /config file not found: .*gone\.json \(named by TOOLSHELL_CONFIG\)/);
+});
+
+test("`toolshell mcp` started by a client that owns --config (as the MCP Inspector's CLI is) takes its config from TOOLSHELL_CONFIG", async (t) => {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport, getDefaultEnvironment } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  const cwd = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  const file = path.join(dir, "toolshell.config.json");
+  writeFileSync(file, JSON.stringify({ mcpServers: { memory: { command: path.join(root, "node_modules/.bin/mcp-server-memory"), env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") }, load: "on_demand" } } }));
+  const client = new Client({ name: "inspector-like", version: "1.0.0" });
+  // Like `inspector --cli -e TOOLSHELL_CONFIG=FILE toolshell mcp`: the default environment plus the one variable.
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp"], cwd, env: { ...getDefaultEnvironment(), TOOLSHELL_CONFIG: file }, stderr: "pipe" }));
+  t.after(() => client.close());
+  const res = await client.callTool({ name: "bash", arguments: { command: "tools --help | grep memory" } });
+  const value = JSON.parse((res.content as Array<{ text: string }>)[0].text) as { stdout: string; exit_code: number };
+  assert.equal(value.exit_code, 0);
+  assert.match(value.stdout, /memory +\(not loaded\)/);
+});
+
+test("a Claude Desktop file loads: its other top-level keys are kept with a note on stderr; a near miss of a toolshell key is still an error", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  const file = path.join(dir, "claude_desktop_config.json");
+  writeFileSync(file, JSON.stringify({ globalShortcut: "Ctrl+Space", preferences: { menuBarEnabled: false }, mcpServers: { memory: { command: path.join(root, "node_modules/.bin/mcp-server-memory"), load: "on_demand" } } }, null, 2));
+  const r = toolshell(["list", "--config", file], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /memory +\(not loaded\)/);
+  assert.equal(r.stderr, `toolshell: ${file}: note: not toolshell keys, kept as written (another client's settings): globalShortcut, preferences\n`);
+  writeFileSync(file, JSON.stringify({ globalShortcut: "Ctrl+Space", mcpServer: {} }));
+  const typo = toolshell(["list", "--config", file], { cwd: dir });
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /claude_desktop_config\.json: mcpServer: unknown key; did you mean "mcpServers"\?/);
+});
+
+test("a JSON syntax error in the config names the line and the column", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
+  writeFileSync(path.join(dir, "toolshell.config.json"), '{\n  "mcpServers": {},\n  "callLimit": 5\n  "timeoutMs": 1000\n}\n');
+  const r = toolshell(["list"], { cwd: dir });
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, `toolshell: ${path.join(dir, "toolshell.config.json")}: not valid JSON at line 4, column 3: expected "," or a closing bracket\n`);
 });

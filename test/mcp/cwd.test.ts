@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { parseServersConfig, McpServerSource, type StdioServerConfig } from "../../src/mcp/index.js";
+import { parseServersConfig, type StdioServerConfig } from "../../src/config/index.js";
+import { McpServerSource } from "../../src/mcp/index.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
 import { tempDir } from "./helpers.js";
 

@@ -2,7 +2,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { McpServerSource, parseServersConfig } from "../../src/mcp/index.js";
+import { parseServersConfig } from "../../src/config/index.js";
+import { McpServerSource } from "../../src/mcp/index.js";
 import type { CatalogTool, InvokeContext, ToolOutput } from "../../src/tool/types.js";
 
 /** A fresh temporary folder. */

@@ -11,7 +11,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { test, type TestContext } from "node:test";
 import { createToolShell, type ToolShellOptions } from "../../src/index.js";
-import { checkWorkspace, loadConfig } from "../../src/runtime/index.js";
+import { loadConfig } from "../../src/config/index.js";
+import { checkWorkspace } from "../../src/runtime/index.js";
 import { openHost } from "../../src/server/index.js";
 import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
 

@@ -11,7 +11,8 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { context, trace, type Span, type SpanOptions, type Context } from "@opentelemetry/api";
 import { defineTool } from "../../src/index.js";
-import { configSecrets, createRedactor, REDACTED, parseConfig } from "../../src/runtime/index.js";
+import { parseConfig } from "../../src/config/index.js";
+import { configSecrets, createRedactor, REDACTED } from "../../src/runtime/index.js";
 import { openHost, type Host } from "../../src/server/index.js";
 import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
 

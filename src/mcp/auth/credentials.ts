@@ -13,7 +13,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { ServerConfig } from "../config.js";
+import type { OAuthConfig, ServerConfig } from "../../config/index.js";
 
 /** The principal of sessions that name none (and of `toolshell auth` without `--principal`). */
 export const DEFAULT_PRINCIPAL = "default";
@@ -62,44 +62,17 @@ export class MemoryCredentialStore implements CredentialStore {
   }
 }
 
-/** A server's `oauth` settings (config key `oauth`: an object, or `false` to turn sign-in off). */
-export interface OAuthSettings {
-  /** A client registered beforehand, for authorization servers without dynamic registration. */
-  clientId?: string;
-  clientSecret?: string;
-  /** Scopes to ask for when neither the server's challenge nor its metadata name any. */
-  scope?: string;
-  /** Loopback port of the redirect (default: any free port, RFC 8252 §7.3). */
-  callbackPort?: number;
-}
+/** A server's `oauth` settings: the config's `oauth` object (README "Configuration"; checked by the config schema). */
+export type OAuthSettings = OAuthConfig;
 
 /**
  * The OAuth settings of a server, or undefined when it does not sign in: stdio servers, an entry
  * with `"oauth": false`, and an entry that sets its own `Authorization` header.
- * Reads `config.oauth` when the config layer parsed it, else the raw entry's `oauth` key.
- * @throws Error naming the key when `oauth` is neither an object nor `false`, or a field has the wrong type.
  */
 export function oauthSettings(config: ServerConfig): OAuthSettings | undefined {
-  if (config.type === "stdio") return undefined;
-  const given = (config as { oauth?: unknown }).oauth ?? config.raw.oauth;
-  if (given === false) return undefined;
+  if (config.type === "stdio" || config.oauth === false) return undefined;
   if (Object.keys(config.headers).some((h) => h.toLowerCase() === "authorization")) return undefined;
-  if (given === undefined || given === true) return {};
-  if (typeof given !== "object" || given === null || Array.isArray(given)) throw new Error(`${config.key}.oauth: expected an object or false`);
-  const o = given as Record<string, unknown>;
-  const out: OAuthSettings = {};
-  for (const k of ["clientId", "clientSecret", "scope"] as const) {
-    if (o[k] === undefined) continue;
-    if (typeof o[k] !== "string" || o[k] === "") throw new Error(`${config.key}.oauth.${k}: expected a non-empty string`);
-    out[k] = o[k];
-  }
-  if (o.callbackPort !== undefined) {
-    const p = o.callbackPort;
-    if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p > 65535) throw new Error(`${config.key}.oauth.callbackPort: expected a port number (0–65535)`);
-    out.callbackPort = p;
-  }
-  if (out.clientSecret && !out.clientId) throw new Error(`${config.key}.oauth.clientSecret: needs clientId`);
-  return out;
+  return config.oauth ?? {};
 }
 
 /** The principal of a session: `metadata.principal`, else `metadata.agent_id`, else {@link DEFAULT_PRINCIPAL}. */

@@ -6,7 +6,7 @@
  */
 import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { HttpServerConfig, ServerConfig } from "../config.js";
+import type { HttpServerConfig, ServerConfig } from "../../config/index.js";
 import { oauthSettings } from "./credentials.js";
 import { signInStatus, type OAuthContext, type SignInStatus } from "./index.js";
 import { StoredOAuthProvider } from "./provider.js";

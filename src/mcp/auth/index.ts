@@ -5,7 +5,7 @@
  *
  * Rule source: MCP spec 2025-11-25 "Authorization"; README "Sign-in".
  */
-import type { HttpServerConfig, ServerConfig } from "../config.js";
+import type { HttpServerConfig, ServerConfig } from "../../config/index.js";
 import { expiresAt, oauthSettings, type CredentialStore } from "./credentials.js";
 import type { SignInBroker } from "./sign-in.js";
 

@@ -24,7 +24,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { HttpServerConfig } from "../config.js";
+import type { HttpServerConfig } from "../../config/index.js";
 import { expiresAt, subjectOf, type CredentialStore, type OAuthCredentials, type OAuthSettings } from "./credentials.js";
 import type { SignInBroker } from "./sign-in.js";
 

@@ -6,12 +6,12 @@ import { test } from "node:test";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
-  createMcpSources,
   parseServersConfig,
   type HttpServerConfig,
   type StdioServerConfig,
-} from "../../src/mcp/index.js";
-import { tempDir } from "./helpers.js";
+} from "../../src/config/index.js";
+import { createMcpSources } from "../../src/mcp/index.js";
+import { tempDir } from "../mcp/helpers.js";
 
 const baseDir = "/srv/project";
 const parse = (json: unknown, env: Record<string, string> = {}) => parseServersConfig(json, { baseDir, env });
@@ -37,7 +37,6 @@ test("mcpServers (Claude Desktop / Cursor / .mcp.json): stdio and HTTP entries w
     load: "eager",
     connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
     callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
-    trust: false,
     disabled: false,
     raw: {},
   });
@@ -134,7 +133,7 @@ test("a bare command is looked up on PATH; an unknown one is kept as written", (
 
 test("errors name the offending key", () => {
   const cases: Array<[unknown, RegExp]> = [
-    [[], /^config: expected a JSON object/],
+    [[], /^config: \(top level\): expected a JSON object/],
     [{ mcpServers: [] }, /^mcpServers: expected an object/],
     [{ mcpServers: { gh: "npx server" } }, /^mcpServers\.gh: expected an object/],
     [{ mcpServers: { gh: {} } }, /^mcpServers\.gh: expected "command" \(stdio\) or "url" \(HTTP\)/],

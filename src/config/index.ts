@@ -1,0 +1,36 @@
+/**
+ * The config folder's public face: the one schema of the config file, the types derived from it,
+ * and reading, checking and resolving a config (a whole file or one server entry).
+ *
+ * Rule source: README "Configuration"; docs/agents.md "Configuration".
+ */
+export {
+  configSchema,
+  serverEntrySchema,
+  approvalSchema,
+  httpApiSchema,
+  triggerSchema,
+  oauthSchema,
+  TOP_LEVEL_KEYS,
+  SERVER_ENTRY_KEYS,
+  SERVER_NAME,
+  DEFAULT_CALL_LIMIT,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_PORT,
+  DEFAULT_HOST,
+  DEFAULT_MAX_BODY_BYTES,
+  MIN_TOKEN_LENGTH,
+} from "./schema.js";
+export type { ConfigFile, ParsedConfigFile, ApprovalConfig, HttpApiConfig, WakeAgentConfig, TriggerSpec, OAuthConfig, ServerEntry, LoadMode } from "./schema.js";
+export { parseConfig, readConfigFile, readConfigJson, loadConfig, findConfigFile, resolveConfigFile } from "./load.js";
+export type { ToolshellConfig, ParseConfigOptions } from "./load.js";
+export { parseServerEntry, parseServersConfig } from "./servers.js";
+export type { ServerConfig, StdioServerConfig, HttpServerConfig, ServerParseOptions } from "./servers.js";
+export { parseServerConfig, parseTriggerSpec } from "./http-api.js";
+export { expandVars, expandDeep, workspaceFolderOf } from "./expand.js";
+export type { ExpandContext } from "./expand.js";
+export { ConfigError } from "./messages.js";
+export type { ConfigIssue } from "./messages.js";
+export { configJsonSchema, configJsonSchemaText } from "./json-schema.js";

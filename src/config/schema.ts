@@ -1,0 +1,342 @@
+/**
+ * The one schema of the config file (`toolshell.config.json`, `.mcp.json`, VS Code's `mcp.json`,
+ * Claude Desktop's file): every key, its type, its default and its rule. The TypeScript types
+ * below are derived from it, and `schema/toolshell.config.schema.json` is generated from it
+ * (`npm run schema`; json-schema.ts).
+ *
+ * What a schema cannot say is done around it (load.ts, servers.ts): `${VAR}` expansion before,
+ * keys of other clients (kept and noted) and near misses (errors) beside, relative paths and
+ * folders that must exist after.
+ *
+ * Rule source: README "Configuration"; docs/agents.md "Configuration"; docs/sessions.md (the
+ * HTTP API and triggers); MCP specification 2025-11-25 "Transports" (stdio, Streamable HTTP, the
+ * HTTP+SSE fallback) and "Authorization" (OAuth for remote servers).
+ */
+import { Cron } from "croner";
+import * as z from "zod";
+import { strictObject } from "./messages.js";
+
+/** Default nested calls per shell call (README "Configuration"). */
+export const DEFAULT_CALL_LIMIT = 50;
+/** Default time limit of one shell call, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Default time to start a server and list its tools, in milliseconds. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Default time one `tools/call` may take, in milliseconds. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** Default port of `toolshell serve`. */
+export const DEFAULT_PORT = 8787;
+/** Default host of `toolshell serve`: loopback only. */
+export const DEFAULT_HOST = "127.0.0.1";
+/** Default largest request body of the HTTP API, in bytes (1 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Shortest accepted HTTP API token, in characters. */
+export const MIN_TOKEN_LENGTH = 16;
+/** A server's name: its key in `mcpServers` / `servers`, and the first word of `tools <server> …`. */
+export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+const wholeNumber = (min: number, max: number, message: string) => z.int({ error: message }).min(min, { error: message }).max(max, { error: message });
+/** Strings, numbers and booleans, as strings (clients write `"N": 3` in `env`). */
+const stringish = z.union([z.string(), z.number(), z.boolean()], { error: "expected a string" }).transform(String);
+const stringMap = (values: z.ZodType<string, unknown> = stringish) => z.record(z.string(), values, { error: (iss) => (iss.code === "invalid_type" ? "expected an object of strings" : undefined) });
+const millis = (dflt: number) => z.int({ error: "expected a positive whole number of milliseconds" }).min(1, { error: "expected a positive whole number of milliseconds" }).default(dflt);
+
+/** An `http://` or `https://` URL (the message tells which of the two is wrong). */
+const httpUrl = z
+  .string()
+  .superRefine((s, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(s);
+    } catch {
+      ctx.addIssue({ code: "custom", message: `"${s}" is not a URL`, input: s });
+      return;
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: "must be http:// or https://", input: s });
+  })
+  .meta({ format: "uri", pattern: "^https?://" });
+
+const TRANSPORTS = ["stdio", "http", "sse", "streamable-http", "streamableHttp", "streamable_http"] as const;
+const transport = z.enum(TRANSPORTS, { error: (iss) => `${JSON.stringify(iss.input)} is not one of "stdio", "http", "sse"` });
+
+/** `oauth` of a remote server: how to sign in, or `false` to never try. */
+export const oauthSchema = z
+  .union(
+    [
+      z.literal(false),
+      strictObject({
+        clientId: z.string().min(1).optional().describe("A client id registered with the server's authorization server (default: dynamic client registration)."),
+        clientSecret: z.string().min(1).optional().describe("The secret of `clientId`, for a confidential client (redacted from every output)."),
+        scope: z.string().min(1).optional().describe("Scopes to ask for, space-separated (default: those the server's challenge names)."),
+        callbackPort: wholeNumber(1, 65535, "expected a port number from 1 to 65535").optional().describe("The loopback port of the sign-in redirect (default: one the system picks)."),
+      }).refine((o) => !o.clientSecret || o.clientId !== undefined, { message: "needs clientId", path: ["clientSecret"] }),
+    ],
+    { error: "expected an object or false" },
+  )
+  .describe("OAuth sign-in to a remote server (see README \"Sign-in\"); `false`: never try OAuth for this server.");
+
+const serverEntryShape = {
+  type: transport.optional().describe("stdio | http (Streamable HTTP, falling back to HTTP+SSE) | sse (HTTP+SSE only); streamable-http, streamableHttp and streamable_http mean http. Default: stdio with `command`, http with `url`."),
+  transport: transport.optional().describe("Another spelling of `type`."),
+  command: z
+    .string()
+    .refine((s) => s.trim() !== "", { error: "must not be empty" })
+    .meta({ minLength: 1 })
+    .optional()
+    .describe("stdio: the program to start (relative to `cwd` when it has a slash, else looked up on PATH)."),
+  args: z.array(stringish, { error: "expected an array of strings" }).optional().describe("stdio: its arguments."),
+  env: stringMap().optional().describe("stdio: added to a safe default environment (HOME, PATH, SHELL, TERM, USER, LOGNAME). Values are redacted from every output."),
+  cwd: z.string().optional().describe("stdio: its working folder, relative to the config's folder (the default)."),
+  url: httpUrl.optional().describe("HTTP: the server's endpoint."),
+  headers: stringMap().optional().describe("HTTP: sent with every request. Values are redacted from every output."),
+  load: z
+    .enum(["eager", "on_demand", "on-demand"], { error: (iss) => `${JSON.stringify(iss.input)} is not "eager" or "on_demand"` })
+    .default("eager")
+    .describe("eager: started with the host; on_demand: listed as (not loaded) until a command or search names it."),
+  connectTimeoutMs: millis(DEFAULT_CONNECT_TIMEOUT_MS).describe("Start + initialise + list tools, in milliseconds; past it: `unavailable`."),
+  callTimeoutMs: millis(DEFAULT_CALL_TIMEOUT_MS).describe("One `tools/call`, in milliseconds; past it: `unavailable`."),
+  trust: z.boolean().optional().describe("How this server's tool annotations are taken (see README \"Approvals\")."),
+  disabled: z.boolean().default(false).describe("Leave the server out."),
+  oauth: oauthSchema.optional(),
+};
+
+/** The keys a server entry may have; any other is another client's, kept as written. */
+export const SERVER_ENTRY_KEYS: readonly string[] = Object.keys(serverEntryShape);
+
+/**
+ * One server entry, as written → its transport and settings. The entry's other keys (other
+ * clients' settings) are kept in `raw`. Checks that need two keys at once are here too.
+ */
+export const serverEntrySchema = z
+  .looseObject(serverEntryShape, { error: (iss) => (iss.code === "invalid_type" ? 'expected an object with "command" or "url"' : undefined) })
+  .meta({
+    id: "server",
+    description: "One MCP server: stdio (`command`, `args`, `env`, `cwd`) or HTTP (`url`, `headers`, `oauth`). Other keys (other clients' settings) are kept as written.",
+    anyOf: [{ required: ["command"] }, { required: ["url"] }],
+  })
+  .transform((e, ctx) => {
+    const raw: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(e)) if (!SERVER_ENTRY_KEYS.includes(k)) raw[k] = v;
+    const common = {
+      load: e.load === "on-demand" ? ("on_demand" as const) : e.load,
+      connectTimeoutMs: e.connectTimeoutMs,
+      callTimeoutMs: e.callTimeoutMs,
+      ...(e.trust !== undefined ? { trust: e.trust } : {}),
+      disabled: e.disabled,
+      raw,
+    };
+    const fail = (message: string, path: string[] = []) => {
+      ctx.addIssue({ code: "custom", message, path, input: e });
+      return z.NEVER;
+    };
+    if (e.command !== undefined && e.url !== undefined) return fail('has both "command" and "url"; keep one');
+    const given = e.type ?? e.transport;
+    const type: "stdio" | "http" | "sse" | undefined =
+      given === undefined ? (e.command !== undefined ? "stdio" : e.url !== undefined ? "http" : undefined) : given === "stdio" ? "stdio" : given === "sse" ? "sse" : "http";
+    if (type === undefined) return fail('expected "command" (stdio) or "url" (HTTP)');
+    if (type === "stdio") {
+      if (e.command === undefined) return fail("a stdio server needs a command", ["command"]);
+      if (e.oauth !== undefined) return fail('only for servers with a "url" (OAuth signs in to remote servers)', ["oauth"]);
+      return { type, command: e.command, args: e.args ?? [], env: e.env ?? {}, ...(e.cwd !== undefined ? { cwd: e.cwd } : {}), ...common };
+    }
+    if (e.url === undefined) return fail(`a ${type} server needs a url`, ["url"]);
+    return { type, url: new URL(e.url).href, headers: e.headers ?? {}, ...(e.oauth !== undefined ? { oauth: e.oauth } : {}), ...common };
+  });
+
+const serverGroup = (description: string) =>
+  z
+    .record(z.string().regex(SERVER_NAME, { error: 'a server name must be letters, digits, ".", "_" or "-", starting with a letter or digit' }), serverEntrySchema, {
+      error: (iss) => (iss.code === "invalid_type" ? "expected an object of servers by name" : undefined),
+    })
+    .optional()
+    .describe(description);
+
+/** The two keys servers are written under: `mcpServers` (Claude Desktop, Cursor, Claude Code) and `servers` (VS Code). */
+export const serverGroupsShape = {
+  mcpServers: serverGroup("MCP servers by name (the format of Claude Desktop, Cursor, Claude Code). A server `s` with tool `x` is called as `tools s x`."),
+  servers: serverGroup("MCP servers by name in VS Code's `mcp.json` format (`type`: stdio | http | sse)."),
+};
+
+/** A server name used in both groups is an error at its second place. */
+export function checkDuplicateNames(o: { mcpServers?: Record<string, unknown>; servers?: Record<string, unknown> }, ctx: z.RefinementCtx): void {
+  for (const name of Object.keys(o.servers ?? {})) {
+    if (o.mcpServers && Object.hasOwn(o.mcpServers, name)) ctx.addIssue({ code: "custom", path: ["servers", name], message: `server "${name}" is also defined at mcpServers.${name}`, input: o });
+  }
+}
+
+const override = z.enum(["always", "never", "block"], { error: "expected always, never or block" });
+
+/** `approval`: when a person is asked before a call runs (README "Approvals"). Kept as written; the policy reads it. */
+export const approvalSchema = strictObject({
+  mode: z
+    .enum(["normal", "protective", "off"], { error: "expected normal, protective or off" })
+    .optional()
+    .describe("normal (default): ask for destructive or open-world-changing calls and where a tool's policy asks; protective: ask for anything not read-only; off: ask only where an override says `always`."),
+  tools: z.record(z.string(), override).optional().describe("Per-tool overrides by command (`github delete-branch`) or top-level name: always | never | block."),
+  servers: z.record(z.string(), override).optional().describe("Per-server overrides: always | never | block."),
+  trustAnnotations: z.boolean().optional().describe("How the servers' tool annotations are taken (see README \"Approvals\")."),
+}).describe("Tool Approval: when a person is asked before a call runs.");
+
+/** `server`: the HTTP API of `toolshell serve` (docs/sessions.md). */
+export const httpApiSchema = strictObject({
+  host: z.string({ error: "expected a host name or address" }).min(1, { error: "expected a host name or address" }).default(DEFAULT_HOST).describe("Address to listen on (loopback by default)."),
+  port: wholeNumber(0, 65535, "expected a port number from 0 to 65535").default(DEFAULT_PORT).describe("Port to listen on; 0 picks a free one."),
+  tokens: z
+    .array(z.string(), { error: "expected an array of strings" })
+    .superRefine((tokens, ctx) => {
+      tokens.forEach((t, i) => {
+        if (t && t.length < MIN_TOKEN_LENGTH) ctx.addIssue({ code: "custom", path: [i], message: `a token is shorter than ${MIN_TOKEN_LENGTH} characters`, input: t });
+      });
+    })
+    .transform((tokens) => tokens.filter(Boolean))
+    .default([])
+    .describe(`Bearer tokens (${MIN_TOKEN_LENGTH} characters or more); also from TOOLSHELL_API_TOKENS (comma-separated) and TOOLSHELL_API_TOKEN.`),
+  maxBodyBytes: wholeNumber(1024, 512 * 1024 * 1024, "expected a whole number of bytes from 1024 to 536870912").default(DEFAULT_MAX_BODY_BYTES).describe("Largest request body, in bytes."),
+  wakeAgent: strictObject(
+    {
+      url: httpUrl,
+      headers: stringMap(z.string()).default({}),
+    },
+    'expected { "url": "http(s)://…", "headers"?: {…} }',
+  )
+    .optional()
+    .describe("Where a failed or stopped trigger run's report is POSTed."),
+}).describe("`toolshell serve`: the HTTP API and its bearer tokens.");
+
+const TRIGGER_NAME_RULE = 'expected 1-64 letters, digits, ".", "_" or "-"';
+const CRON_RULE = 'expected a cron expression such as "0 3 * * *"';
+const SCRIPT_RULE = "expected the name of a saved script";
+
+/** One trigger (config entry or HTTP API body): a saved script run on a schedule or from a webhook. */
+export const triggerSchema = strictObject({
+  name: z.string({ error: TRIGGER_NAME_RULE }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { error: TRIGGER_NAME_RULE }),
+  agent_id: z.string({ error: "expected an agent id" }).min(1, { error: "expected an agent id" }).optional(),
+  kind: z.enum(["schedule", "webhook"]).optional().describe("Default: schedule with `schedule`, webhook with `webhook: true`."),
+  schedule: z.string({ error: CRON_RULE }).optional().describe('A cron expression such as "0 3 * * *".'),
+  cron: z.string({ error: CRON_RULE }).optional().describe("Another spelling of `schedule`."),
+  timezone: z.string({ error: 'expected an IANA time zone such as "Europe/Berlin"' }).optional().describe("An IANA time zone; default UTC."),
+  webhook: z.boolean().optional(),
+  // The name goes into the run's command line: only a plain script name is accepted.
+  script: z
+    .string({ error: SCRIPT_RULE })
+    .min(1, { error: SCRIPT_RULE })
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { error: (iss) => `${JSON.stringify(iss.input)} is not a script name (letters, digits, - and _)` })
+    .describe("The saved script to run."),
+  input: z
+    .record(z.string(), z.unknown(), { error: (iss) => (iss.code === "invalid_type" ? 'expected an object (strings may be templates such as "{{payload.ref}}")' : undefined) })
+    .default({}),
+  enabled: z.boolean().default(true),
+  wake_agent_on_failure: z.boolean().default(false),
+  webhook_wait: z.boolean().optional().describe("Webhook triggers only: a caller holding just the webhook secret may read the run with `?wait=true` (default false)."),
+}).transform((t, ctx) => {
+  const fail = (message: string, path: string[] = []) => {
+    ctx.addIssue({ code: "custom", message, path, input: t });
+    return z.NEVER;
+  };
+  const cron = t.schedule ?? t.cron;
+  const kind = t.kind ?? (t.webhook === true ? "webhook" : cron !== undefined ? "schedule" : undefined);
+  if (kind === undefined) return fail('say "schedule": "<cron>" or "webhook": true (or "kind")');
+  const timezone = t.timezone ?? "UTC";
+  if (kind === "schedule") {
+    if (cron === undefined || !cron.trim()) return fail(CRON_RULE, ["schedule"]);
+    try {
+      new Cron(cron, { timezone, paused: true }).stop();
+    } catch (err) {
+      return fail((err as Error).message, ["schedule"]);
+    }
+  } else if (cron !== undefined) return fail("a webhook trigger has no schedule");
+  if (t.webhook_wait === true && kind !== "webhook") return fail("only a webhook trigger has webhook callers", ["webhook_wait"]);
+  return {
+    name: t.name,
+    ...(t.agent_id !== undefined ? { agent_id: t.agent_id } : {}),
+    kind,
+    ...(kind === "schedule" ? { cron: cron!.trim(), timezone } : {}),
+    script: t.script.toLowerCase().replace(/_/g, "-"),
+    input: t.input,
+    enabled: t.enabled,
+    wake_agent_on_failure: t.wake_agent_on_failure,
+    ...(t.webhook_wait === true ? { webhook_wait: true as const } : {}),
+  };
+});
+
+/** `triggers`: config triggers, names unique per agent. */
+export const triggersSchema = z
+  .array(triggerSchema, { error: "expected an array" })
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    for (const t of list) {
+      const key = `${t.agent_id ?? ""}/${t.name}`;
+      if (seen.has(key)) ctx.addIssue({ code: "custom", message: `two triggers are named ${t.name}`, input: list });
+      seen.add(key);
+    }
+  })
+  .default([])
+  .describe("Run saved scripts on a schedule or from a webhook (docs/sessions.md).");
+
+const folder = z.string({ error: "expected a folder path" }).min(1, { error: "expected a folder path" });
+
+/** The keys of the top level. */
+const configShape = {
+  $schema: z.string().optional().describe("This schema, for editors."),
+  ...serverGroupsShape,
+  inputs: z.array(z.unknown()).optional().describe("VS Code's input prompts; allowed so a VS Code `mcp.json` loads as is. A `${input:…}` reference is an error: toolshell cannot prompt."),
+  tools: folder.optional().describe("Folder of the agent's own tools (`*.ts` / `*.js` files exporting defineTool). Default: `agent/tools` when it exists."),
+  skills: folder.optional().describe("Folder of skills (`<id>/SKILL.md`). Default: `agent/skills` when it exists."),
+  callLimit: wholeNumber(1, 10_000, "expected a whole number from 1 to 10000").default(DEFAULT_CALL_LIMIT).describe("Nested `tools` calls one shell call may make."),
+  timeoutMs: wholeNumber(100, 24 * 3600_000, "expected a whole number from 100 to 86400000")
+    .default(DEFAULT_TIMEOUT_MS)
+    .describe("Time limit of one shell call, in milliseconds (also the largest `timeout_ms` the bash tool accepts)."),
+  keepVisible: z
+    .array(z.string().min(1), { error: "expected an array of tool names" })
+    .default([])
+    .describe("Tools the model can still call directly; they stay callable from the shell too. A top-level tool by name (`web_fetch`); an MCP tool as `server tool`, `server__tool` or `mcp_server__tool`."),
+  manageScripts: z.boolean().default(false).describe("Let the agent save scripts with `tools scripts save`."),
+  rateUnlabeledTools: z
+    .boolean()
+    .default(true)
+    .describe("Rate tools that declare nothing about their risk (once, cached) and ask for approval before those that look like they change things. Off: such tools run without asking in `normal` mode."),
+  approval: approvalSchema.default({}),
+  store: z
+    .string({ error: 'expected a file path or ":memory:"' })
+    .min(1, { error: 'expected a file path or ":memory:"' })
+    .optional()
+    .describe('Where sessions, approvals, events and steps persist: a SQLite file, or ":memory:". Default `.toolshell/state.db`.'),
+  logDir: folder.optional().describe("Folder of the servers' stderr logs. Default `.toolshell/logs`."),
+  hooks: z.unknown().optional().describe("Reserved. Hooks are given in code: createToolShell({ hooks })."),
+  decisionService: z.unknown().optional().describe("Reserved. The decision service that rates tools is given in code: createToolShell({ decisionService })."),
+  server: httpApiSchema.prefault({}),
+  triggers: triggersSchema,
+};
+
+/** The top level. Keys of other clients (Claude Desktop's `globalShortcut`, …) are allowed: load.ts notes them. */
+export const configSchema = z
+  .looseObject(configShape, { error: (iss) => (iss.code === "invalid_type" ? "expected a JSON object" : undefined) })
+  .superRefine(checkDuplicateNames)
+  .meta({
+    title: "toolshell configuration (toolshell.config.json)",
+    description:
+      "Every tool an agent has behind one `tools` command in a sandboxed bash. Relative paths resolve against this file's folder; `${VAR}`, `${VAR:-default}`, `${env:VAR}`, `${TOOLSHELL_CONFIG_DIR}`, `${workspaceFolder}` and `${userHome}` expand in server entries, `server` and `triggers`. Keys of other clients are kept as written.",
+  });
+
+/** The keys toolshell reads at the top level of a config file. */
+export const TOP_LEVEL_KEYS: readonly string[] = Object.keys(configShape);
+
+// Typed without the other clients' keys, so that a type's known keys stay known.
+/** The config file as written (what {@link configSchema} accepts, other clients' keys aside). */
+export type ConfigFile = z.input<z.ZodObject<typeof configShape>>;
+/** The config file after the schema: defaults filled in, servers normalised, paths still as written. */
+export type ParsedConfigFile = z.output<z.ZodObject<typeof configShape>>;
+/** `approval`, as written (every key optional; the policy gives the defaults). */
+export type ApprovalConfig = z.output<typeof approvalSchema>;
+/** `server`: the HTTP API, defaults filled in. */
+export type HttpApiConfig = z.output<typeof httpApiSchema>;
+/** Where a failed or stopped trigger run's report goes. */
+export type WakeAgentConfig = NonNullable<HttpApiConfig["wakeAgent"]>;
+/** A trigger, normalised: `kind`, `cron` and `timezone` for a schedule, the script's canonical name. */
+export type TriggerSpec = z.output<typeof triggerSchema>;
+/** `oauth` of a remote server, when it is an object. */
+export type OAuthConfig = Exclude<z.output<typeof oauthSchema>, false>;
+/** One server entry after the schema (before its paths are resolved). */
+export type ServerEntry = z.output<typeof serverEntrySchema>;
+/** When a server connects: `eager` with the host, `on_demand` when a command or search names it. */
+export type LoadMode = ServerEntry["load"];
