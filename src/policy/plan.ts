@@ -8,7 +8,7 @@
  * … needs a person's answer, the script does not start at all"; `tools plan`, its JSON, `risk`,
  * `why`, `complete`); issue 4 → Before the script starts, `tools plan`, No way around it.
  */
-import { parse } from "just-bash";
+import { parse } from "../shell/just-bash.js";
 import type { Catalog } from "../catalog/index.js";
 import { buildInput, checkKnownFields, refuseUnsafeInput } from "../shell/index.js";
 import type { CatalogTool } from "../tool/index.js";

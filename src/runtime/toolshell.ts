@@ -12,7 +12,7 @@ import type { Command } from "just-bash";
 import { Catalog, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
-import { defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
+import { assertEngine, defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, type ToolshellConfig } from "./config.js";
 import { planCommand, preflight } from "./plan-command.js";
@@ -113,9 +113,11 @@ export interface ToolShell {
 /**
  * Creates a ToolShell: reads the config, loads local tool files (never running `execute`),
  * creates MCP sources and connects the eager ones (failures are kept per server, not thrown).
- * @throws Error on a bad config file or a tool file that does not load.
+ * @throws Error on a bad config file or a tool file that does not load, or when the shell engine
+ *   loaded is not the one this toolshell was built with (shell/just-bash.ts).
  */
 export async function createToolShell(options: ToolShellOptions = {}): Promise<ToolShell> {
+  assertEngine();
   const config = loadConfig(options);
   if (options.workspaceDir) checkWorkspace(options.workspaceDir, config, options);
   const defs: Record<string, ToolDefinition> = {};
