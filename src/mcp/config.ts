@@ -34,8 +34,11 @@ interface BaseServerConfig {
   connectTimeoutMs: number;
   /** Milliseconds one tool call may take. */
   callTimeoutMs: number;
-  /** Kept for the approvals layer; this folder does not interpret it. */
-  trust: boolean;
+  /**
+   * As written: `true`, `false`, or undefined when the entry says nothing (the approvals layer
+   * reads undefined as "follow `approval.trustAnnotations`"). This folder does not interpret it.
+   */
+  trust?: boolean;
   /** A disabled server gets no source (see createMcpSources). */
   disabled: boolean;
   /** Every key of the entry this parser does not know, as written (after `${VAR}` expansion). */
@@ -143,7 +146,7 @@ function parseEntry(
     load: loadMode(e.load, `${key}.load`),
     connectTimeoutMs: positiveInt(e.connectTimeoutMs, `${key}.connectTimeoutMs`, DEFAULT_CONNECT_TIMEOUT_MS),
     callTimeoutMs: positiveInt(e.callTimeoutMs, `${key}.callTimeoutMs`, DEFAULT_CALL_TIMEOUT_MS),
-    trust: bool(e.trust, `${key}.trust`),
+    trust: e.trust === undefined ? undefined : bool(e.trust, `${key}.trust`),
     disabled: bool(e.disabled, `${key}.disabled`),
     raw,
   };

@@ -19,7 +19,10 @@ export interface ApprovalConfig {
   tools?: Record<string, "always" | "never" | "block">;
   /** Per-server overrides: always | never | block. */
   servers?: Record<string, "always" | "never" | "block">;
-  /** Take annotations of untrusted servers as given (default false; see README). */
+  /**
+   * Take the annotations of servers whose entry says nothing about `trust` as given (default
+   * true; false = the stricter reading, see README "Approvals").
+   */
   trustAnnotations?: boolean;
 }
 

@@ -160,7 +160,8 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     tools: config.approval.tools,
     servers: config.approval.servers,
     trustAnnotations: config.approval.trustAnnotations,
-    trustedServers: config.servers.filter((s) => s.trust).map((s) => s.name),
+    trustedServers: config.servers.filter((s) => s.trust === true).map((s) => s.name),
+    untrustedServers: config.servers.filter((s) => s.trust === false).map((s) => s.name),
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
     book(sessionId: string) {
       // Answers given by another process (`toolshell approve` beside a server) are read before

@@ -37,7 +37,7 @@ test("mcpServers (Claude Desktop / Cursor / .mcp.json): stdio and HTTP entries w
     load: "eager",
     connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
     callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
-    trust: false,
+    trust: undefined,
     disabled: false,
     raw: {},
   });
