@@ -90,14 +90,22 @@ export function parseServerConfig(config: Pick<ToolshellConfig, "raw" | "file">,
   if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65535) fail(config, "server.port", "expected a port number from 0 to 65535");
   const maxBodyBytes = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (typeof maxBodyBytes !== "number" || !Number.isInteger(maxBodyBytes) || maxBodyBytes < 1024 || maxBodyBytes > 512 * 1024 * 1024) fail(config, "server.maxBodyBytes", "expected a whole number of bytes from 1024 to 536870912");
+  // Each token with where it came from, so a short one is reported at its source.
   const tokens: string[] = [];
+  const short = `a token is shorter than ${MIN_TOKEN_LENGTH} characters`;
   if (o.tokens !== undefined) {
     if (!Array.isArray(o.tokens) || o.tokens.some((t) => typeof t !== "string")) fail(config, "server.tokens", "expected an array of strings");
-    tokens.push(...(o.tokens as string[]).filter(Boolean));
+    (o.tokens as string[]).forEach((t, i) => {
+      if (t && t.length < MIN_TOKEN_LENGTH) fail(config, `server.tokens[${i}]`, short);
+      if (t) tokens.push(t);
+    });
   }
-  for (const t of (env.TOOLSHELL_API_TOKENS ?? "").split(",")) if (t.trim()) tokens.push(t.trim());
-  if (env.TOOLSHELL_API_TOKEN?.trim()) tokens.push(env.TOOLSHELL_API_TOKEN.trim());
-  for (const t of tokens) if (t.length < MIN_TOKEN_LENGTH) fail(config, "server.tokens", `a token is shorter than ${MIN_TOKEN_LENGTH} characters`);
+  const fromEnv = (name: "TOOLSHELL_API_TOKENS" | "TOOLSHELL_API_TOKEN", t: string) => {
+    if (t.length < MIN_TOKEN_LENGTH) throw new Error(`${name} (environment): ${short}`);
+    tokens.push(t);
+  };
+  for (const t of (env.TOOLSHELL_API_TOKENS ?? "").split(",")) if (t.trim()) fromEnv("TOOLSHELL_API_TOKENS", t.trim());
+  if (env.TOOLSHELL_API_TOKEN?.trim()) fromEnv("TOOLSHELL_API_TOKEN", env.TOOLSHELL_API_TOKEN.trim());
   let wakeAgent: WakeAgentConfig | undefined;
   if (o.wakeAgent !== undefined) {
     const w = o.wakeAgent as Record<string, unknown>;
