@@ -54,6 +54,7 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
 export async function openToolShell(options: CommonOptions): Promise<Host> {
   const { openHost } = await import("../server/host.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
+  const { describeServerWait } = await import("../mcp/index.js");
   const configFile = options.config ?? findConfigFile(process.cwd());
   if (options.config && !existsSync(options.config)) throw new Error(`config file not found: ${options.config}`);
   // Running without servers is allowed (local tools, saved scripts), but never silently.
@@ -72,6 +73,7 @@ export async function openToolShell(options: CommonOptions): Promise<Host> {
     timeoutMs,
     engineCommands: defaultEngineCommands(),
     helpFooter: SHELL_NOTES,
+    onServerWait: (waiting) => process.stderr.write(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`),
   });
 }
 

@@ -10,7 +10,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "just-bash";
 import { Catalog, renderIndex } from "../catalog/index.js";
-import { closeSources, createMcpSources, loadEagerSources, type McpServerSource } from "../mcp/index.js";
+import { closeSources, createMcpSources, loadEagerSources, type McpServerSource, type ServerWait } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type DecisionService, type RatingCache } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES, type SubcommandHandler } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, readSkill, type Skill, type ToolDefinition, type ToolSource } from "../tool/index.js";
@@ -72,6 +72,8 @@ export interface ToolShellOptions {
   secrets?: string[];
   /** Connect eager MCP servers before returning (default true). */
   connect?: boolean;
+  /** Told which eager servers are still starting after a short wait (the CLI says so on stderr). */
+  onServerWait?: (waiting: ServerWait[]) => void;
   /** Environment for `${VAR}` expansion (default process.env). */
   env?: Record<string, string | undefined>;
   /** Tools the model keeps as direct tools, added to the config's `keepVisible` (issue 6). */
@@ -141,7 +143,7 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
     }
   }
   const sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
-  if (options.connect !== false) await loadEagerSources(mcp);
+  if (options.connect !== false) await loadEagerSources(mcp, undefined, options.onServerWait);
   // The split (issue 6): the shell's catalog sees only the tools `tools` may reach.
   const splitRules: SplitRules = { keepVisible: [...config.keepVisible, ...(options.keepVisible ?? [])], allowed: options.allowedTools };
   const shellSources: ToolSource[] = sources.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
