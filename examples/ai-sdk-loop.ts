@@ -12,7 +12,7 @@ import type { ApprovalRequest, Session } from "toolshell";
 export async function agentTurn(options: {
   model: LanguageModel;
   tools: ToolSet;
-  session: Session;
+  session: Pick<Session, "pendingApprovals">;
   messages: ModelMessage[];
   approve: (waiting: ApprovalRequest[]) => Promise<boolean>;
 }): Promise<ModelMessage[]> {
