@@ -113,6 +113,26 @@ function applyEdits() {
   // of being cut short without a word ({1..150000} gave 10,000 items)
   rep('else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);return l}function gp(',
       'else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);if(l.length>=Math.min(dr,i.maxResults)&&(e<=t?e+a*l.length<=t:e-a*l.length>=t))throw new x(`brace expansion: {${r??e}..${s??t}${n!==void 0?`..${n}`:""}} has more than ${l.length} items`,"array_elements");return l}function gp(')
+
+  // H17: $( ) inside $(( )) is expanded as text before the arithmetic is parsed, as bash does
+  // (`$(( $(echo "1 + 2") * 2 ))` is 5): the text path that `$var` already takes now also runs
+  // command substitutions
+  rep('if(s&&/\\$[a-zA-Z_][a-zA-Z0-9_]*(?![{[(])/.test(s)){let o=await Bl(e,s)',
+    'if(s&&(/\\$[a-zA-Z_][a-zA-Z0-9_]*(?![{[(])/.test(s)||/\\$\\((?!\\()|`/.test(s))){let o=await Bl(e,s)');
+  rep('if(t[r+1]==="("){let s=1,i=r+2;for(;i<t.length&&s>0;)t[i]==="("?s++:t[i]===")"&&s--,i++;n+=t.slice(r,i),r=i;continue}',
+    'if(t[r+1]==="("){let s=1,i=r+2;for(;i<t.length&&s>0;)t[i]==="("?s++:t[i]===")"&&s--,i++;t[r+2]!=="("&&e.execFn?n+=await ns(e,t.slice(r+2,i-1)):n+=t.slice(r,i),r=i;continue}if(t[r]==="`"&&e.execFn){let s=t.indexOf("`",r+1);if(s>r){n+=await ns(e,t.slice(r+1,s)),r=s+1;continue}}');
+
+  // H18: a nameref to an array is the array: "${r[@]}", ${#r[@]}, ${!r[@]}, r+=(x) (the
+  // element forms already followed the reference)
+  rep('function K(e,t){return t==="FUNCNAME"', 'function K(e,t){t=__tsArrayName(e,t);return t==="FUNCNAME"');
+  rep('function Pe(e,t){return e.state.arrays?.get(t)}', 'function Pe(e,t){return e.state.arrays?.get(__tsArrayName(e,t))}');
+  rep('function Ne(e,t){return e.state.arrays?.has(t)??!1}', 'function Ne(e,t){return e.state.arrays?.has(__tsArrayName(e,t))??!1}');
+  rep('function rr(e,t,n="indexed"){e.state.arrays??=new Map;', 'function rr(e,t,n="indexed"){t=__tsArrayName(e,t);e.state.arrays??=new Map;');
+
+  // H19: an array literal item that looks like an assignment (`a=(k=v --opt=1)`) is an item; it
+  // was skipped
+  rep('e.isWord()?t.push(e.parseWord()):kd.has(e.current().type)',
+    'e.isWord()?t.push(e.parseWord()):e.check(E.ASSIGNMENT_WORD)?t.push(__tsAssignmentItem(e)):kd.has(e.current().type)');
 }
 
 const main = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
