@@ -88,3 +88,19 @@ EOF`);
     ["changes", "read_only", "changes"],
   );
 });
+
+test("toolshell check agrees: it names the claims the stricter reading does not take, and nothing by default", async (t) => {
+  const { checkToolShell } = await import("../../src/check/index.js");
+  const dir = tempDir(t);
+  const strict = await createToolShell({ baseDir: dir, config: { mcpServers: { memory: memory(dir, { trust: false }) } } });
+  t.after(() => strict.close());
+  const found = (await checkToolShell(strict)).filter((f) => f.rule_id === "servers.annotations_not_taken");
+  assert.equal(found.length, 1);
+  assert.equal(found[0]!.location, "mcpServers.memory");
+  assert.match(found[0]!.message, /^server memory is read with the stricter reading .*: the claims of \d+ of its tools that lower caution .* are not taken/);
+
+  const dir2 = tempDir(t);
+  const plain = await createToolShell({ baseDir: dir2, config: { mcpServers: { memory: memory(dir2) } } });
+  t.after(() => plain.close());
+  assert.deepEqual((await checkToolShell(plain)).filter((f) => f.rule_id === "servers.annotations_not_taken"), []);
+});
