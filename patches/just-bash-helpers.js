@@ -172,3 +172,16 @@ function __tsAfterYield(ctx) {
   const hooks = globalThis[Symbol.for("toolshell.afterYield")];
   if (hooks) for (const hook of hooks) hook(ctx);
 }
+// H18: the array a name stands for: the target of a nameref (`local -n r=arr`), else the name.
+function __tsArrayName(e, t) {
+  if (!e.state.namerefs || !e.state.namerefs.has(t)) return t;
+  const r = Fe(e, t);
+  return typeof r === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(r) ? r : t;
+}
+// H19: an assignment-looking word inside `( … )` of an array literal, parsed as the word it is
+// (the same way a simple command parses `k=v` given as an argument).
+function __tsAssignmentItem(e) {
+  const a = e.advance();
+  const f = e.parseWordFromString(a.value, a.quoted, a.singleQuoted, !0);
+  return e.parseAdjacentWordParts(f.parts, a.end, Re.Assignment);
+}

@@ -16,6 +16,10 @@
  * - `tools.schema_too_large` — warning, cost: an input schema over the size limit (o200k tokens).
  * - `tools.schema_uncompiled` — warning, completeness: an input schema toolshell cannot check.
  * - `servers.failed_to_start` — warning, completeness: a server that does not start or list.
+ * - `servers.annotations_not_taken` — info, safety: a server read with the stricter reading
+ *   (`"trust": false`, or `approval.trustAnnotations: false` without `trust`) whose tools claim
+ *   less risk (readOnlyHint, destructiveHint: false): those claims are not taken, the tools are
+ *   rated and count as changes (README "Approvals").
  * - `config.keep_visible_unknown`, `config.approval_unknown` — warning, structure: a
  *   `keepVisible` entry or an `approval.tools` / `approval.servers` key that names nothing.
  * - `context.size` — info, cost (warning over 1,000 tokens): what the model's tool list costs
@@ -89,6 +93,20 @@ export async function checkToolShell(shell: ToolShell, options: CheckOptions = {
   }
 
   const all = shell.sources.flatMap((s) => s.tools());
+
+  // The stricter reading of annotations: say which claims are not taken.
+  for (const s of shell.sources) {
+    if (s.kind !== "mcp" || shell.policy.trusts(s.name)) continue;
+    const lowering = s.tools().filter((t) => t.hints.readOnly === true || t.hints.destructive === false || t.hints.openWorld === false);
+    if (lowering.length === 0) continue;
+    add({
+      rule_id: "servers.annotations_not_taken",
+      severity: "info",
+      category: "safety",
+      message: `server ${s.name} is read with the stricter reading (its "trust": false, or approval.trustAnnotations: false): the claims of ${lowering.length} of its tools that lower caution (readOnlyHint, destructiveHint: false) are not taken, so they are rated and count as changes (${lowering.slice(0, 3).map(where).join(", ")}${lowering.length > 3 ? ", …" : ""})`,
+      location: serverKey(s),
+    });
+  }
 
   // Tool search is superseded.
   for (const s of shell.sources) {

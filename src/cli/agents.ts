@@ -73,7 +73,7 @@ export interface OpenedShell {
  * approvals and ratings, and saved scripts are a source.
  * @throws Error with a message for the user (bad config, missing file, unknown client).
  */
-export async function openAgentShell(common: CommonOptions, imports: string[] = [], options: { durable?: boolean; storeFile?: string } = {}): Promise<OpenedShell> {
+export async function openAgentShell(common: CommonOptions, imports: string[] = [], options: { durable?: boolean; storeFile?: string; connect?: boolean } = {}): Promise<OpenedShell> {
   const { createToolShell } = await import("../runtime/index.js");
   const open = async (o: Omit<ToolShellOptions, "store">): Promise<{ shell: ToolShell; close(): Promise<void> }> => {
     if (!options.durable) {
@@ -86,7 +86,11 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
   };
   const { resolveConfigFile } = await import("../config/index.js");
   const configFile = resolveConfigFile({ flag: common.config });
-  const base: Omit<ToolShellOptions, "config" | "store"> = {};
+  const { describeServerWait } = await import("../mcp/index.js");
+  const base: Omit<ToolShellOptions, "config" | "store"> = {
+    connect: options.connect,
+    onServerWait: (waiting) => process.stderr.write(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`),
+  };
   if (common.workspace) {
     const dir = path.resolve(common.workspace);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`workspace is not a folder: ${common.workspace}`);
@@ -134,10 +138,19 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       await opened.close();
       process.exit(0);
     }
-    opened = await openAgentShell(common, imports, { durable: true, storeFile: opts.store ?? (common as { store?: string }).store });
+    // The gateway answers `initialize` at once: servers start in the background and the client
+    // is told when their tools are there (tools/list_changed, see createGatewayServer).
+    opened = await openAgentShell(common, imports, { durable: true, storeFile: opts.store ?? (common as { store?: string }).store, connect: false });
     const shell = opened.shell;
     for (const n of opened.notes) await out(process.stderr, `toolshell mcp: ${n}\n`);
     const { serveHttp, serveStdio } = await import("../gateway/index.js");
+    const { loadEagerSources, McpServerSource, describeServerWait } = await import("../mcp/index.js");
+    const startServers = () =>
+      void loadEagerSources(
+        shell.sources.filter((s): s is InstanceType<typeof McpServerSource> => s instanceof McpServerSource),
+        undefined,
+        (waiting) => void out(process.stderr, `toolshell mcp: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell mcp: ")}\n`),
+      );
     const gatewayOptions = { elicitation: opts.elicitation !== false, approveTool: opts.approveTool !== false };
     if (opts.http !== undefined) {
       const port = Number(opts.http);
@@ -152,6 +165,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       const sessionIdleMs = whole(opts.sessionIdle, "--session-idle");
       const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs });
       await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}\n`);
+      startServers();
       const stop = async () => {
         await running.close().catch(() => {});
         await opened?.close().catch(() => {});
@@ -162,6 +176,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       return;
     }
     const running = await serveStdio(shell, { ...gatewayOptions, sessionId: opts.session });
+    startServers();
     await running.closed;
     await running.close().catch(() => {});
     await opened.close().catch(() => {});

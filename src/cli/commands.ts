@@ -56,6 +56,7 @@ export async function openToolShell(options: CommonOptions, extra: Partial<HostO
   const { openHost } = await import("../server/host.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
   const { resolveConfigFile } = await import("../config/index.js");
+  const { describeServerWait } = await import("../mcp/index.js");
   const configFile = resolveConfigFile({ flag: options.config });
   // Running without servers is allowed (local tools, saved scripts), but never silently.
   if (!configFile) process.stderr.write(`toolshell: no toolshell.config.json or .mcp.json in ${process.cwd()}: no MCP servers (--config FILE or TOOLSHELL_CONFIG names one)\n`);
@@ -73,6 +74,7 @@ export async function openToolShell(options: CommonOptions, extra: Partial<HostO
     timeoutMs,
     engineCommands: defaultEngineCommands(),
     helpFooter: SHELL_NOTES,
+    onServerWait: (waiting) => process.stderr.write(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`),
     ...extra,
   });
   process.stderr.write(configNotes(host.config, "toolshell"));

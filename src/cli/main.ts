@@ -11,6 +11,7 @@
  *   toolshell approvals            pending approval requests of the CLI session
  *   toolshell approve ID DECISION  answer one (allow, allow_always, reject, reject_always)
  *   toolshell auth SERVER          sign in to an MCP server that uses OAuth (--list, --logout)
+ *   toolshell completion SHELL     a completion script for bash, zsh or fish
  *
  * Common options: --config FILE (default: ./toolshell.config.json, then ./.mcp.json),
  * --workspace DIR (a real folder mounted read-write as the working directory).
@@ -89,7 +90,11 @@ program
   .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
   .option("--no-elicitation", "never ask through MCP elicitation; offer the toolshell_approve tool instead")
   .option("--no-approve-tool", "do not offer toolshell_approve: answers come only from `toolshell approve` or the HTTP API")
-  .action((opts: import("./agents.js").McpCliOptions) => import("./agents.js").then((m) => m.runMcp(opts, program.opts())));
+  // `--session` is also a program option, and commander gives it to the program wherever it is
+  // written: `toolshell mcp --session ID` lands there, so it is read from both.
+  .action((opts: import("./agents.js").McpCliOptions) =>
+    import("./agents.js").then((m) => m.runMcp({ ...opts, session: (program.opts() as { session?: string }).session ?? opts.session }, program.opts())),
+  );
 
 program
   .command("check")
@@ -137,6 +142,15 @@ program
   .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean }) => {
     const { runServe } = await import("./sessions.js");
     process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
+  });
+
+program
+  .command("completion")
+  .description("print a completion script for the CLI's commands and options: bash, zsh or fish")
+  .argument("<shell>", "bash, zsh or fish")
+  .action(async (shell: string) => {
+    const { completionScript } = await import("./completion.js");
+    process.stdout.write(completionScript(shell, program));
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

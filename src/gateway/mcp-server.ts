@@ -18,6 +18,7 @@ import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpServerSource } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool } from "../tool/index.js";
@@ -131,6 +132,12 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       }
     } catch {}
   };
+
+  // Servers still starting (`toolshell mcp` answers `initialize` before they are up): the client
+  // is told when their tools are there (MCP spec "Tools" → List Changed Notification).
+  for (const s of shell.sources) {
+    if (s instanceof McpServerSource && s.config.load === "eager" && s.state() === "not_loaded") void s.load().then(notifyIfChanged, notifyIfChanged);
+  }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     listed = listKey();

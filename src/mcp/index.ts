@@ -37,10 +37,38 @@ export function createMcpSources(configs: readonly ServerConfig[], options: McpS
  * Loads every source whose config says `load: "eager"` (the default), all at once, and
  * resolves when each has either listed its tools or failed (a failed one has state `failed`
  * and its `failure()`; its next load or call tries again). `on_demand` sources are left
- * `not_loaded`. Never rejects.
+ * `not_loaded`. With `onWaiting`, the servers still starting after {@link WAIT_NOTICE_MS} are
+ * named once, so a person at a terminal knows what the wait is. Never rejects.
  */
-export async function loadEagerSources(sources: readonly McpServerSource[], signal?: AbortSignal): Promise<void> {
-  await Promise.allSettled(sources.filter((source) => source.config.load === "eager").map((source) => source.load(signal)));
+export async function loadEagerSources(sources: readonly McpServerSource[], signal?: AbortSignal, onWaiting?: (waiting: ServerWait[]) => void): Promise<void> {
+  const eager = sources.filter((source) => source.config.load === "eager");
+  const loading = new Set(eager);
+  const timer = onWaiting
+    ? setTimeout(() => {
+        const waiting = [...loading].map((s) => ({ name: s.name, logFile: s.logFile, connectTimeoutMs: s.config.connectTimeoutMs }));
+        if (waiting.length) onWaiting(waiting);
+      }, WAIT_NOTICE_MS)
+    : undefined;
+  try {
+    await Promise.allSettled(eager.map((source) => source.load(signal).finally(() => loading.delete(source))));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long eager servers may take to start before `onWaiting` names the ones still starting. */
+export const WAIT_NOTICE_MS = 2000;
+
+/** A server still starting: its name, its stderr log and how long it may take in all. */
+export interface ServerWait {
+  name: string;
+  logFile: string;
+  connectTimeoutMs: number;
+}
+
+/** The line a terminal shows for servers still starting (CLI and gateway, on stderr). */
+export function describeServerWait(waiting: ServerWait[]): string {
+  return waiting.map((w) => `waiting for server ${w.name} to start (gives up after ${Math.round(w.connectTimeoutMs / 1000)} s; its stderr: ${w.logFile})`).join("\n");
 }
 
 /** Closes every source (processes ended, connections closed). Never rejects. */

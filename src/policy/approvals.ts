@@ -172,12 +172,13 @@ export class ApprovalBook {
    * @throws Error when the id is unknown, the request was already answered, or the decision is not one of the four.
    */
   answer(requestId: string, decision: Decision): ApprovalRequest {
-    const req = this.requests.get(requestId);
-    if (!req) throw new Error(`no approval request ${requestId} in session ${this.sessionId}`);
-    if (req.status !== "pending") throw new Error(`approval request ${requestId} was already answered (${req.decision})`);
+    // The decision first: a person who typed `maybe` learns the four answers, whatever the id.
     if (!["allow", "allow_always", "reject", "reject_always"].includes(decision)) {
       throw new Error(`decision must be allow, allow_always, reject or reject_always, got ${JSON.stringify(decision)}`);
     }
+    const req = this.requests.get(requestId);
+    if (!req) throw new Error(`no approval request ${requestId} in session ${this.sessionId}`);
+    if (req.status !== "pending") throw new Error(`approval request ${requestId} was already answered (${req.decision})`);
     const subject = req.subject ?? req.tool;
     const key = callKey(subject, req.input);
     const expires = this.now() + ALLOW_TTL_MS;

@@ -2,10 +2,12 @@
  * Tool Approval: the risk of every call, from hints, config overrides, the tool's own policy,
  * ratings and the person's answers.
  *
- * Rule source: seed "Tools in Shell" → Approvals; seed "Tools" → Gate a tool on human approval;
- * issue 4 → Risk of a call; MCP spec 2025-06-18 "Tools" → annotations ("clients MUST consider
- * tool annotations to be untrusted unless they come from trusted servers"; defaults
- * readOnlyHint false, destructiveHint true, openWorldHint true).
+ * Rule source: README "Approvals"; MCP spec 2025-06-18 "Tools" → annotations ("clients MUST
+ * consider tool annotations to be untrusted unless they come from trusted servers"; defaults
+ * readOnlyHint false, destructiveHint true, openWorldHint true). By default the servers the
+ * person configured are trusted (their declared annotations are taken; tools that declare
+ * nothing are rated); `approval.trustAnnotations: false` or a server's `"trust": false` opts
+ * into the stricter reading, where claims that lower caution are not taken.
  */
 import { foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";
@@ -27,10 +29,12 @@ export interface PolicyOptions {
   tools?: Record<string, Override>;
   /** By server name. */
   servers?: Record<string, Override>;
-  /** Take the annotations of every server as given (default false). */
+  /** Take the annotations of servers that say nothing about `trust` as given (default true). */
   trustAnnotations?: boolean;
-  /** Servers whose config says `trust: true`. */
+  /** Servers whose config says `trust: true` (taken as given whatever `trustAnnotations` says). */
   trustedServers?: Iterable<string>;
+  /** Servers whose config says `trust: false` (the stricter reading whatever `trustAnnotations` says). */
+  untrustedServers?: Iterable<string>;
   /** Rates tools that declare nothing (and untrusted claims); undefined = ratings off. */
   rater?: Rater;
   /** The approval book of a session. */
@@ -70,6 +74,7 @@ export class Policy implements CallJudge {
   readonly mode: ApprovalMode;
   private readonly options: PolicyOptions;
   private readonly trusted: Set<string>;
+  private readonly untrusted: Set<string>;
   private readonly toolOverrides = new Map<string, Override>();
   private readonly serverOverrides = new Map<string, Override>();
 
@@ -77,8 +82,19 @@ export class Policy implements CallJudge {
     this.options = options;
     this.mode = options.mode ?? "normal";
     this.trusted = new Set(options.trustedServers ?? []);
+    this.untrusted = new Set(options.untrustedServers ?? []);
     for (const [k, v] of Object.entries(options.tools ?? {})) this.toolOverrides.set(foldName(k.replace(/^tools\s+/, "").trim().replace(/\s+/g, " ")), v);
     for (const [k, v] of Object.entries(options.servers ?? {})) this.serverOverrides.set(foldName(k), v);
+  }
+
+  /**
+   * Whether a source's annotations are taken as given: toolshell's own sources always; a server
+   * with `trust` written, as written; any other server unless `trustAnnotations` is false.
+   */
+  trusts(source: string): boolean {
+    if (source === "local" || source === "scripts" || this.trusted.has(source)) return true;
+    if (this.untrusted.has(source)) return false;
+    return this.options.trustAnnotations !== false;
   }
 
   /** The approval book of a session. */
@@ -99,7 +115,7 @@ export class Policy implements CallJudge {
   assess(tool: CatalogTool, input: Record<string, unknown>, ctx: AssessContext): MaybePromise<Assessment> {
     const override = this.override(tool);
     if (override === "block") return { risk: "blocked", message: `${ctx.command} is blocked by configuration` };
-    const trusted = tool.source === "local" || tool.source === "scripts" || this.trusted.has(tool.source) || !!this.options.trustAnnotations;
+    const trusted = this.trusts(tool.source);
     const readOnly = trusted ? tool.hints.readOnly === true : false;
     const base: Assessment = { risk: readOnly ? "read_only" : "changes" };
     if (override === "always") return { risk: "needs_approval", why: "policy" };

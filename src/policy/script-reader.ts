@@ -10,7 +10,7 @@
  * (with a budget), and the event loop gets turns (see turns.ts).
  * See docs/security.md ("The preflight") for what `hidden` covers.
  */
-import { getCommandNames, parse } from "just-bash";
+import { getCommandNames, parse } from "../shell/just-bash.js";
 import { defaultEngineCommands } from "../shell/index.js";
 import type { Turns } from "./turns.js";
 

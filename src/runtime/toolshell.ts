@@ -11,9 +11,9 @@ import path from "node:path";
 import type { Command } from "just-bash";
 import { CallPipeline, configSecrets, createRedactor, type Hooks, type Redactor, type SessionEvent } from "../call/index.js";
 import { Catalog, renderIndex } from "../catalog/index.js";
-import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
+import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext, type ServerWait } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
-import { defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
+import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, type ToolshellConfig } from "../config/index.js";
 import type { SessionStore } from "./durable.js";
@@ -81,6 +81,8 @@ export interface ToolShellOptions {
   connect?: boolean;
   /** OAuth sign-in of remote MCP servers: where credentials live, the sign-in broker (default: in memory). */
   oauth?: OAuthContext;
+  /** Told which eager servers are still starting after a short wait (the CLI says so on stderr). */
+  onServerWait?: (waiting: ServerWait[]) => void;
   /** Environment for `${VAR}` expansion (default process.env). */
   env?: Record<string, string | undefined>;
   /** Tools the model keeps as direct tools, added to the config's `keepVisible` (issue 6). */
@@ -132,7 +134,8 @@ export interface ToolShell {
 /**
  * Creates a ToolShell: reads the config, loads local tool files (never running `execute`),
  * creates MCP sources and connects the eager ones (failures are kept per server, not thrown).
- * @throws Error on a bad config file or a tool file that does not load.
+ * @throws Error on a bad config file or a tool file that does not load, or when the shell engine
+ *   loaded is not the one this toolshell was built with (shell/just-bash.ts).
  */
 export async function createToolShell(options: ToolShellOptions = {}): Promise<ToolShell> {
   const config = loadConfig(options);
@@ -143,9 +146,11 @@ export async function createToolShell(options: ToolShellOptions = {}): Promise<T
 /**
  * Builds a ToolShell from a loaded config (the caller has checked the workspace): local tools,
  * MCP sources (eager ones connected), the policy, the call pipeline, the shell host.
- * @throws Error on a tool file that does not load or a server name that clashes.
+ * @throws Error on a tool file that does not load, a server name that clashes, or when the shell
+ *   engine loaded is not the one this toolshell was built with (shell/just-bash.ts).
  */
 export async function buildToolShell(config: ToolshellConfig, options: Omit<ToolShellOptions, "config" | "baseDir"> = {}): Promise<ToolShell> {
+  assertEngine();
   const defs: Record<string, ToolDefinition> = {};
   const toolsDir = options.toolsDir ?? config.toolsDir;
   if (toolsDir) Object.assign(defs, await loadToolsDir(path.resolve(toolsDir)));
@@ -177,7 +182,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     }
   }
   const sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
-  if (options.connect !== false) await loadEagerSources(mcp);
+  if (options.connect !== false) await loadEagerSources(mcp, undefined, options.onServerWait);
   // The split (issue 6): the shell's catalog sees only the tools `tools` may reach.
   const splitRules: SplitRules = { keepVisible: [...config.keepVisible, ...(options.keepVisible ?? [])], allowed: options.allowedTools };
   const shellSources: ToolSource[] = sources.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
@@ -198,7 +203,8 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     tools: config.approval.tools,
     servers: config.approval.servers,
     trustAnnotations: config.approval.trustAnnotations,
-    trustedServers: config.servers.filter((s) => s.trust).map((s) => s.name),
+    trustedServers: config.servers.filter((s) => s.trust === true).map((s) => s.name),
+    untrustedServers: config.servers.filter((s) => s.trust === false).map((s) => s.name),
     scope: options.approvalScope,
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
     book(sessionId: string) {

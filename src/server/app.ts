@@ -14,6 +14,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { withDisplay, type Decision } from "../policy/index.js";
+import type { StepRecord } from "../runtime/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
@@ -44,6 +45,24 @@ export interface AppOptions {
 
 const DECISIONS = new Set(["allow", "allow_always", "reject", "reject_always"]);
 const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
+function stepJson(s: StepRecord): Record<string, unknown> {
+  return {
+    session_id: s.sessionId,
+    step_id: s.stepId,
+    kind: s.kind,
+    tool_call_id: s.toolCallId,
+    request_hash: s.requestHash,
+    request: s.request,
+    status: s.status,
+    attempt: s.attempt,
+    result: s.result,
+    request_id: s.requestId,
+    started_at: s.startedAt,
+    ended_at: s.endedAt,
+  };
+}
 
 function digest(s: string): Buffer {
   return createHash("sha256").update(s, "utf8").digest();
@@ -209,7 +228,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/sessions/:id/steps", (c) => {
     const rec = sessionOr404(c.req.param("id"));
-    return c.json({ steps: store.listSteps(rec.id) });
+    return c.json({ steps: store.listSteps(rec.id).map(stepJson) });
   });
 
   // ── approvals ───────────────────────────────────────────────────────────────

@@ -8,7 +8,7 @@
  * command (inside the shell)"; seed "Tools in Shell" (the filesystem persists across shell calls of
  * a session, variables do not).
  */
-import { Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "just-bash";
+import { assertEngine, Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "./just-bash.js";
 import { HALT_LINE, installHaltAtYield } from "./halt.js";
 import { currentScope } from "./scope.js";
 import { createSleepCommand } from "./sleep.js";
@@ -90,6 +90,7 @@ function trackWrites(fs: IFileSystem): IFileSystem {
  * @throws Error when `workspaceDir` does not exist or is not a folder.
  */
 export function createEngine(options: EngineOptions = {}): Engine {
+  assertEngine();
   installHaltAtYield();
   // Command stubs in /bin and /usr/bin, as just-bash's default layout has, so `which`,
   // `/usr/bin/tools` and `command -v` behave as on a real system.

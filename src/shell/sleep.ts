@@ -7,7 +7,7 @@
  * Rule source: issue 4 → While it runs (the stop report carries `stdout`, `stderr`; the same
  * report when a shell call ends on a time limit).
  */
-import { defineCommand, type Command } from "just-bash";
+import { defineCommand, type Command } from "./just-bash.js";
 import { ToolCallError } from "../tool/index.js";
 import { haltScript } from "./halt.js";
 import { currentScope } from "./scope.js";

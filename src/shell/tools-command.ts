@@ -4,7 +4,7 @@
  *
  * Rule source: seed "Tools in Shell" → The tools command, Input, Output, Errors.
  */
-import { defineCommand, type Command } from "just-bash";
+import { decodeBytesToUtf8, defineCommand, type Command } from "./just-bash.js";
 import { renderSource, renderTool } from "../catalog/index.js";
 import { isPromiseLike, ToolCallError, toToolCallError } from "../tool/index.js";
 import { haltScript } from "./halt.js";
@@ -31,8 +31,7 @@ export function createToolsCommand(): Command {
     const scope = currentScope();
     if (!scope) return fail(new ToolCallError("unavailable", "the tools command runs only inside a toolshell shell call", false));
     if (scope.isStopped()) return fail(new ToolCallError("stopped", "an earlier call stopped the script, so this one did not run"));
-    const raw = ctx.stdin as unknown as string;
-    const stdin = raw.length ? Buffer.from(raw, "latin1").toString("utf8") : "";
+    const stdin = decodeBytesToUtf8(ctx.stdin);
     let result: Result;
     try {
       result = await dispatch(scope, args, stdin, ctx);

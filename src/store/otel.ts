@@ -6,17 +6,41 @@
  *
  * Rule source: issue 5 → Events ("Optional OpenTelemetry spans through `@opentelemetry/api`").
  */
-import { context, trace, SpanStatusCode, type Span } from "@opentelemetry/api";
+import { createRequire } from "node:module";
+import type { Span } from "@opentelemetry/api";
 import type { SessionEvent } from "../runtime/index.js";
+
+type OtelApi = typeof import("@opentelemetry/api");
+
+/**
+ * `@opentelemetry/api` when the host installed it (it is an optional peer dependency, see
+ * README "In your own project"), else null. Loaded once, synchronously (the package ships
+ * CommonJS), so the sink can be made without awaiting.
+ */
+let api: OtelApi | null | undefined;
+function loadApi(): OtelApi | null {
+  if (api === undefined) {
+    try {
+      api = createRequire(import.meta.url)("@opentelemetry/api") as OtelApi;
+    } catch {
+      api = null;
+    }
+  }
+  return api;
+}
 
 /** The tracer name spans are created under. */
 export const TRACER_NAME = "toolshell";
 
 /**
  * An event listener that turns events into spans. Spans of shell calls that never end (the
- * process dies) are simply not exported. Never throws.
+ * process dies) are simply not exported. Without `@opentelemetry/api` installed the listener
+ * does nothing. Never throws.
  */
 export function otelEventSink(): (event: SessionEvent) => void {
+  const otel = loadApi();
+  if (!otel) return () => {};
+  const { context, trace, SpanStatusCode } = otel;
   const tracer = trace.getTracer(TRACER_NAME);
   const open = new Map<string, Span>();
   return (event) => {

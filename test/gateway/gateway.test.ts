@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { serveHttp } from "../../src/gateway/index.js";
 import { createToolShell, type ToolShell } from "../../src/index.js";
 import { NPM_SERVERS, tsxCommand } from "../fixtures/mcp/index.js";
@@ -78,9 +78,22 @@ test("stdio: `toolshell mcp` lists bash and the direct tools; an approval is ask
   const { client, asked } = makeClient({ action: "accept", decision: "allow" });
   const cmd = tsxCommand(MAIN, ["mcp", "--config", file]);
   const transport = new StdioClientTransport({ command: cmd.command, args: cmd.args, cwd: dir, stderr: "pipe" });
+  let notices = 0;
+  let wake = () => {};
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    notices++;
+    wake();
+  });
   await client.connect(transport);
   closers.push(() => client.close());
-  const { tools } = await client.listTools();
+  // The gateway answers before the servers are up and says when their tools are there.
+  let seen = notices;
+  let { tools } = await client.listTools();
+  while (/memory \(not loaded\)/.test(tools.find((t) => t.name === "bash")?.description ?? "")) {
+    if (notices === seen) await new Promise<void>((resolve) => (wake = resolve));
+    seen = notices;
+    ({ tools } = await client.listTools());
+  }
   assert.deepEqual(tools.map((t) => t.name).sort(), ["bash", "everything__get-tiny-image"], "no approve tool for a client with elicitation");
   const bash = tools.find((t) => t.name === "bash")!;
   // The gateway runs on the host of `toolshell serve`: saved scripts are a source too.

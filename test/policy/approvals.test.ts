@@ -52,7 +52,7 @@ before(async () => {
     config: {
       mcpServers: {
         memory: { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") }, trust: true },
-        // An untrusted server whose tools declare nothing: each is rated once.
+        // A server whose tools declare nothing: each is rated once.
         kit: { ...tsxCommand(KIT_SERVER) },
       },
       approval: { tools: { "kit say-stderr": "block" } },
@@ -211,7 +211,7 @@ test("modes: protective asks for anything not read-only; off asks for nothing", 
   await off.close();
 });
 
-test("untrusted annotations only add caution (trustAnnotations default false)", async () => {
+test("the stricter reading (a server's `trust: false`): untrusted annotations only add caution", async () => {
   const cfg = (trust: boolean) => ({ mcpServers: { memory: { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, `m-${trust}.jsonl`) }, trust } } });
   const untrusted = await createToolShell({ baseDir: dir, config: cfg(false) });
   const u = await untrusted.session().bash(`tools memory read-graph >/dev/null; tools memory create-entities '${entity("u")}'`);

@@ -130,7 +130,8 @@ test("sessions: create, run a shell call, read its events and steps; a step id r
   const later = await call("GET", `/v1/sessions/s1/events?after=${events.json.events[1].seq}`);
   assert.deepEqual(later.json.events.map((e: any) => e.type), ["shell_call.ended", "step.replayed"]);
   const steps = await call("GET", "/v1/sessions/s1/steps");
-  assert.deepEqual(steps.json.steps.map((s: any) => [s.stepId, s.status]), [["step-1", "completed"]]);
+  assert.deepEqual(steps.json.steps.map((s: any) => [s.step_id, s.status]), [["step-1", "completed"]]);
+  for (const step of steps.json.steps) for (const key of Object.keys(step)) assert.match(key, /^[a-z0-9_]+$/, "snake_case like every other answer");
   const files = await call("POST", "/v1/sessions/s1/bash", { script: "cat f.txt" });
   assert.equal(files.json.stdout, "kept\n");
   const list = await call("GET", "/v1/sessions?agent_id=agent-a");

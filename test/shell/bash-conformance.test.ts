@@ -1,6 +1,6 @@
 /**
  * bash conformance (issue 3): scripts whose expected stdout, stderr class and exit status
- * come from the real bash 5.2. At least 97% must match, and every mismatch must be a
+ * come from the real bash 5.2. At least 98% must match, and every mismatch must be a
  * listed known gap (conformance/bash-known-gaps.json, docs/shell.md, SHELL_NOTES).
  */
 import assert from "node:assert/strict";
@@ -17,7 +17,7 @@ test("the corpus is large enough and every known gap names a vector", () => {
   for (const name of Object.keys(gaps)) assert.ok(names.has(name), `unknown vector in bash-known-gaps.json: ${name}`);
 });
 
-test("bash matches the real bash on ≥ 97% of scripts and every gap is listed", { timeout: 120_000 }, async () => {
+test("bash matches the real bash on ≥ 98% of scripts and every gap is listed", { timeout: 120_000 }, async () => {
   const unlisted: string[] = [];
   const fixed: string[] = [];
   let matched = 0;
@@ -31,7 +31,7 @@ test("bash matches the real bash on ≥ 97% of scripts and every gap is listed",
     }
   }
   const rate = matched / vectors.length;
-  assert.ok(rate >= 0.97, `match rate ${(rate * 100).toFixed(1)}% < 97%`);
+  assert.ok(rate >= 0.98, `match rate ${(rate * 100).toFixed(1)}% < 98%`);
   assert.deepEqual(unlisted, [], "mismatches that are not listed known gaps");
   assert.deepEqual(fixed, [], "listed as a gap but now matches: remove from bash-known-gaps.json");
 });

@@ -1,4 +1,4 @@
-import { defineCommand, type Command, type ExecResult } from "just-bash";
+import { defineCommand, type Command, type ExecResult } from "../just-bash.js";
 
 function shortFlags(args: string[]): string {
   let flags = "";
@@ -47,5 +47,32 @@ export function createWcCommand(): Command {
         .join(" "),
     );
     return { ...r, stdout };
+  });
+}
+
+/**
+ * Wrap just-bash's `ln` so a refused symbolic link says what GNU ln says on EPERM
+ * (`ln: failed to create symbolic link 'x': Operation not permitted`); the bundled command
+ * reports its hard-link message for every EPERM. The workspace folder (just-bash's
+ * `ReadWriteFs`) refuses symbolic links so none can point outside it. Everything else,
+ * output and status included, is the bundled command's. Source: GNU coreutils `ln`.
+ */
+export function createLnCommand(): Command {
+  return defineCommand("ln", async (args, ctx) => {
+    const r = await original("ln", args, ctx.origCommand);
+    if (r.exitCode === 0) return r;
+    let symbolic = false;
+    let i = 0;
+    for (; i < args.length && args[i]!.startsWith("-"); i++) {
+      const a = args[i]!;
+      if (a === "--") {
+        i++;
+        break;
+      }
+      if (a === "--symbolic" || (/^-[sfvn]+$/.test(a) && a.includes("s"))) symbolic = true;
+    }
+    const [target, link] = args.slice(i);
+    if (!symbolic || link === undefined || r.stderr !== `ln: '${target}': hard link not allowed for directory\n`) return r;
+    return { ...r, stderr: `ln: failed to create symbolic link '${link}': Operation not permitted\n` };
   });
 }

@@ -1,31 +1,32 @@
 import type { BashOptions, Command } from "just-bash";
 import { createJqCommand } from "./jq/command.js";
-import { createUniqCommand, createWcCommand } from "./coreutils.js";
+import { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils.js";
 import { createXargsCommand } from "./xargs.js";
 
 export { createJqCommand, scanJqArgv, JQ_VERSION, type JqArgvScan } from "./jq/command.js";
 export { JqEngine, sharedJqEngine, type JqRunRequest, type JqRunResult, type JqStagedFile } from "./jq/engine.js";
 export { createXargsCommand } from "./xargs.js";
-export { createUniqCommand, createWcCommand } from "./coreutils.js";
+export { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils.js";
 
 /**
  * The just-bash custom commands that make the shell behave like the real tools
  * (issue 3): `jq` (real jq 1.7.1 in WebAssembly, files from the session's virtual
  * filesystem), `xargs` (with `-I`, `-n`, `-L`, `-0`, `-d`, `-r`, `-t`), and thin
- * wrappers that give `uniq -c` and `wc` (stdin, several counts) GNU's column widths.
+ * wrappers that give `uniq -c` and `wc` (stdin, several counts) GNU's column widths and
+ * `ln -s` GNU's message for a refused symbolic link.
  * Returns new Command objects on each call; they hold no per-session state (jq runs
  * share one worker, queued). Pass them first in `customCommands` so they replace the
  * bundled commands of the same name.
  */
 export function compatCommands(): Command[] {
-  return [createJqCommand(), createXargsCommand(), createUniqCommand(), createWcCommand()];
+  return [createJqCommand(), createXargsCommand(), createUniqCommand(), createWcCommand(), createLnCommand()];
 }
 
 /**
  * Constructor options for `new Bash(...)` that the compatibility layer needs.
  * Currently none: the interpreter fixes (`$cmd`/`"$@"` as a command word, `trap`,
- * redirection errors) are applied to just-bash at install time by
- * `patches/just-bash+3.4.2.patch` (patch-package, root `postinstall`).
+ * redirection errors) are edits of just-bash's bundle (patches/README.md), shipped in the
+ * package as the bundled engine in `dist/engine/`.
  */
 export function compatBashOptions(): Partial<BashOptions> {
   return {};

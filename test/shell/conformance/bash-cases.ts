@@ -261,4 +261,21 @@ b("printf to stderr class", 'echo "warn" >&2; echo ok');
 b("syntax error", 'if then fi');
 b("unterminated quote", 'echo "abc');
 
+// --- namerefs, `=` inside array items, quoted arguments of $( ) inside $(( )): forms agents write
+b("nameref to indexed array", 'f() { local -n r=$1; r+=(x); echo "${#r[@]} ${r[1]} ${r[2]}"; }; a=(p q); f a; echo "${a[@]}"');
+b("nameref to assoc array keys", "declare -A m=([b]=2 [a]=1); f() { local -n r=$1; for k in $(printf '%s\\n' \"${!r[@]}\" | sort); do echo \"$k=${r[$k]}\"; done; }; f m");
+b("nameref assoc assignment", 'declare -A m; f() { local -n r=$1; r[key]=val; r[other]="a b"; }; f m; echo "${m[key]}|${m[other]}|${#m[@]}"');
+b("nameref indices of indexed array", 'a=(x y z); declare -n r=a; echo "${!r[@]}"; echo "${r[@]: -1}"');
+b("nameref scalar", 'x=1; declare -n r=x; r=2; echo "$x $r"');
+b("nameref passed array name in loop", 'sum() { local -n arr=$1; local t=0 v; for v in "${arr[@]}"; do t=$((t + v)); done; echo $t; }; n=(1 2 3 4); sum n');
+b("array literal items with =", "a=(k=v \"x=y\" z --opt=1); echo \"${#a[@]}\"; printf '%s\\n' \"${a[@]}\"");
+b("array literal item with two =", 'a=(--b=c=d e==f); echo "${a[0]}|${a[1]}"');
+b("assoc literal value with =", 'declare -A m=([k]=a=b [q]="x=y"); echo "${m[k]} ${m[q]}"');
+b("array append items with =", 'a=(); a+=(key=1 key=2); echo "${a[*]}"');
+b("arith command sub with quoted arg", 'echo $(( $(echo "1 + 2") * 2 ))');
+b("arith command sub printf quoted", "n=$(( $(printf '%s' \"4\") + 1 )); echo $n");
+b("arith command subs of a function", "f() { echo \"$1\"; }; echo $(( $(f \"3\") * $(f '2') ))");
+b("arith command sub pipeline with quotes", 'echo $(( $(echo "a b" | wc -w) + 10 ))');
+b("arith command sub building an expression", "x=\"2 3\"; echo $(( $(echo \"$x\" | tr ' ' '+') ))");
+
 export const BASH_CASES: BashCase[] = cases;

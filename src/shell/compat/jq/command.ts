@@ -1,4 +1,4 @@
-import { defineCommand, latin1FromBytes, type Command, type ResolvedCommandContext } from "just-bash";
+import { defineCommand, latin1FromBytes, type Command, type ResolvedCommandContext } from "../../just-bash.js";
 import { sharedJqEngine, type JqEngine, type JqStagedFile } from "./engine.js";
 
 /** The version our jq reports (`jq --version`); jq-web's build leaves it empty. */

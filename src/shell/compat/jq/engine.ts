@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { jqWorkerMain } from "./worker-main.js";
 
@@ -84,8 +86,11 @@ export class JqEngine {
    */
   constructor(private readonly options: { maxHeapBytes?: number; maxCallsPerInstance?: number } = {}) {
     const require = createRequire(import.meta.url);
-    this.jsPath = require.resolve("jq-web/jq.js");
-    this.wasmPath = path.join(path.dirname(this.jsPath), "jq.wasm");
+    const jqWeb = require.resolve("jq-web/jq.js");
+    // The built package carries the patched jq.js (patches/README.md) in dist/engine/.
+    const shipped = fileURLToPath(new URL("../../../engine/jq-web/jq.js", import.meta.url));
+    this.jsPath = existsSync(shipped) ? shipped : jqWeb;
+    this.wasmPath = path.join(path.dirname(jqWeb), "jq.wasm");
   }
 
   /**

@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// Applies toolshell's interpreter fixes to a clean just-bash 3.4.2 (its ESM bundle,
+// dist/bundle/index.js) and appends patches/just-bash-helpers.js plus the engine id. It is
+// how patches/just-bash+3.4.2.patch was made (see patches/README.md); it does not run at
+// install time. Each rep(old, new) is one exact replacement that must match exactly once.
+//
+//   node patches/just-bash-edits.mjs <folder of a clean just-bash 3.4.2>
+//   node patches/just-bash-edits.mjs --id      (prints the engine id these edits produce)
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const helpers = readFileSync(path.join(here, "just-bash-helpers.js"), "utf8");
+const edits = readFileSync(fileURLToPath(import.meta.url), "utf8");
+
+/** The engine id: just-bash's version and a digest of these edits and the helpers. */
+export const engineId = `just-bash@3.4.2+toolshell.${createHash("sha256").update(edits).update(helpers).digest("hex").slice(0, 12)}`;
+
+let s = "";
+function rep(old, replacement) {
+  const n = s.split(old).length - 1;
+  if (n !== 1) throw new Error(`expected one match, found ${n}: ${old.slice(0, 80)}`);
+  s = s.replace(old, () => replacement);
+}
+
+function applyEdits() {
+  // H1: command word goes through the same expansion as arguments (split, "$@", arrays, globs)
+  rep('let u=await se(this.ctx,t.name),f=[],d=[],',
+      'let __tsw=await gt(this.ctx,t.name),u=__tsw.values.length?__tsw.values[0]:"",f=[],d=[],')
+  rep('let m=t.name.parts.every(P=>P.type==="CommandSubstitution"||P.type==="ParameterExpansion"||P.type==="ArithmeticExpansion");',
+      '__tsw.values.length>1&&(f.unshift(...__tsw.values.slice(1)),d.unshift(...__tsw.values.slice(1).map(()=>__tsw.quoted)));let m=__tsw.values.length===0||t.name.parts.every(P=>P.type==="CommandSubstitution"||P.type==="ParameterExpansion"||P.type==="ArithmeticExpansion");')
+
+  // H2: "${v:-x}" alone in double quotes must not trip set -u
+  rep('else{let l=r.parameter,c=await St(e,l),u=await ie(e,l),',
+      'else{let l=r.parameter,c=await St(e,l),u=await ie(e,l,!1),')
+
+  // H3: redirecting onto a path whose directory is missing fails like bash (nothing created)
+  rep('async function Eh(e,t,n,r){try{if(!await e.fs.exists(t))return null;',
+      'async function Eh(e,t,n,r){try{if(!await e.fs.exists(t))return await __tsParentError(e,t,n);')
+
+  // H4: the trap builtin
+  rep('async function df(e,t,n,r,s,i,o,a,l=!1){let{ctx:c,runCommand:u}=e;',
+      'async function df(e,t,n,r,s,i,o,a,l=!1){let{ctx:c,runCommand:u}=e;if(t==="trap")return __tsTrap(c,n);')
+
+  // H5: ERR trap where errexit would act
+  rep('if(this.ctx.state.errexitSafe=o||i||a,this.ctx.state.options.errexit&&r!==0&&',
+      'if(this.ctx.state.errexitSafe=o||i||a,r!==0&&s===t.pipelines.length-1&&!i&&!this.ctx.state.inCondition&&!a&&await __tsErrTrap(this,n,r),this.ctx.state.options.errexit&&r!==0&&')
+
+  // H6: EXIT trap after the top-level script
+  rep('N=await new kr(k,m).executeScript(S);', 'N=await __tsRunWithExitTrap(new kr(k,m),S);')
+
+
+  // H7: a subshell has its own traps; its EXIT trap runs at its end, inside it
+  rep('async function Om(e,t,n,r,s){(s||n)&&(e.state.groupStdin=n);',
+      'async function Om(e,t,n,r,s){return __tsSubshellTraps(e,r,()=>__tsOm(e,t,n,r,s))}async function __tsOm(e,t,n,r,s){(s||n)&&(e.state.groupStdin=n);')
+
+  // H8: a loop left by `break` has status 0 (the status of break)
+  rep('n.replace(l.stdout,l.stderr),l.action==="break")break;', 'n.replace(l.stdout,l.stderr),l.action==="break"){r=0;break}')
+  rep('r.replace(a.stdout,a.stderr),a.action==="break")break;', 'r.replace(a.stdout,a.stderr),a.action==="break"){s=0;break}')
+  rep('s.replace(h.stdout,h.stderr),h.action==="break")break;', 's.replace(h.stdout,h.stderr),h.action==="break"){i=0;break}')
+  rep('s.replace(f.stdout,f.stderr),f.action==="break")break;', 's.replace(f.stdout,f.stderr),f.action==="break"){i=0;break}')
+
+  // H9: a non-interactive shell ends with status 127 on set -u and ${v:?} errors, like bash -c
+  rep('if(i instanceof Ve)return r.append("stdout",i.stdout,i.internalOutputAccounting.stdout),r.append("stderr",i.stderr,i.internalOutputAccounting.stderr),n=1,',
+      'if(i instanceof Ve)return r.append("stdout",i.stdout,i.internalOutputAccounting.stdout),r.append("stderr",i.stderr,i.internalOutputAccounting.stderr),n=127,')
+  rep(':`${t}: parameter null or not set`;throw new G(1,"",`bash: ${o}', ':`${t}: parameter null or not set`;throw new G(127,"",`bash: ${o}')
+
+  // H10: `return` outside a function fails with status 2; `[ 1 -eq x ]` says why it failed
+  rep('return D("bash: return: can only `return\' from a function or sourced script\\n");',
+      'return D("bash: return: can only `return\' from a function or sourced script\\n",2);')
+  rep('return!o.valid||!a.valid?L("","",2):be(ys(s,o.value,a.value))',
+      'return!o.valid||!a.valid?L("",`bash: test: ${o.valid?i:r}: integer expression expected\\n`,2):be(ys(s,o.value,a.value))')
+
+  // H11: $(...) and `...` inside $(( )) run in the current shell (functions visible), like other substitutions
+  rep('if(e.execFn){let u=await e.execFn(c,{signal:e.state.signal});i+=u.stdout.replace(/\\n+$/,""),u.stderr&&(e.state.expansionStderr=(e.state.expansionStderr||"")+u.stderr)}o=l}',
+      'if(e.execFn){i+=await ns(e,c)}o=l}')
+  rep('if(e.execFn){let c=await e.execFn(l,{signal:e.state.signal});i+=c.stdout.replace(/\\n+$/,""),c.stderr&&(e.state.expansionStderr=(e.state.expansionStderr||"")+c.stderr)}o=a+1}',
+      'if(e.execFn){i+=await ns(e,l)}o=a+1}')
+
+  rep('case"ArithCommandSubst":{if(e.execFn){let i=await e.execFn(t.command,{signal:e.state.signal});i.stderr&&(e.state.expansionStderr=(e.state.expansionStderr||"")+i.stderr);let o=i.stdout.trim();return Number.parseInt(o,10)||0}return 0}',
+      'case"ArithCommandSubst":{if(e.execFn){let o=(await ns(e,t.command)).trim();return Number.parseInt(o,10)||0}return 0}')
+  rep('case"ArithCommandSubst":return e.execFn?(await e.execFn(t.command,{signal:e.state.signal})).stdout.trim():"0";',
+      'case"ArithCommandSubst":return e.execFn?(await ns(e,t.command)).trim():"0";')
+
+
+  // H12: a redirect whose target cannot be written (read-only, full, no permission) fails the
+  // command with bash's message instead of throwing out of exec; limit errors still propagate
+  rep('catch(a){if(!s)throw a;return{error:L("",`bash: ${t}: cannot open redirect target\n`,1)}',
+      'catch(a){let __m=__tsFsErrorMessage(a);if(!s&&!__m)throw a;return{error:L("",__m?`bash: ${t}: ${__m}\n`:`bash: ${t}: cannot open redirect target\n`,1)}')
+  rep('let k=async(A,C,N)=>{A.append?await e.fs.appendFile(A.path,C,N):await e.fs.writeFile(A.path,C,N)};',
+      'let k=async(A,C,N)=>{try{A.append?await e.fs.appendFile(A.path,C,N):await e.fs.writeFile(A.path,C,N)}catch(__e){let __m=__tsFsErrorMessage(__e);if(!__m)throw __e;c+=`${a?"":"bash: "}${o}: write error: ${__m}\n`,u=1}};')
+
+  // H13 (speed only): a word that is one plain literal (no glob, brace, tilde, quote or expansion
+  // characters) expands to itself without the ~50 promises of the general path; behaviour unchanged
+  rep('async function Ic(e,t,n){e.coverage?.hit("bash:expansion:word_glob");',
+      'async function Ic(e,t,n){e.coverage?.hit("bash:expansion:word_glob");if(t.parts.length===1&&t.parts[0].type==="Literal"&&/^[A-Za-z0-9_.\\/=:@%+,-]+$/.test(t.parts[0].value))return{values:[t.parts[0].value],quoted:!1};')
+
+  // H15: a running script gives the event loop a turn at least every 20 ms (at a statement,
+  // command or conditional-term boundary), so timers fire (the shell call's time limit, other sessions, the HTTP API) even
+  // while a script computes without any I/O; after the turn, hooks registered under
+  // Symbol.for("toolshell.afterYield") may halt the script (a stopped shell call)
+  rep('async executeStatement(t){if(this.assertDefenseContext("statement"),',
+      'async executeStatement(t){if(__tsYieldDue()){await __tsYield();__tsAfterYield(this.ctx)}if(this.assertDefenseContext("statement"),')
+  // ... and before each command of a statement (`a || b || c`) and each term of `[[ … ]]`
+  rep('async executeCommand(t,n,r=!1){let s=jc(this.ctx),i;',
+      'async executeCommand(t,n,r=!1){if(__tsYieldDue()){await __tsYield();__tsAfterYield(this.ctx)}let s=jc(this.ctx),i;')
+  rep('async function Yt(e,t){switch(t.type){',
+      'async function Yt(e,t){if(__tsYieldDue()){await __tsYield();__tsAfterYield(e)}switch(t.type){')
+
+  // H16: a numeric brace range longer than the expansion cap (10,000 items) is an error instead
+  // of being cut short without a word ({1..150000} gave 10,000 items)
+  rep('else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);return l}function gp(',
+      'else for(let d=e,p=0;d>=t&&p<dr&&Jr(l,f(d),i,u);d-=a,p++);if(l.length>=Math.min(dr,i.maxResults)&&(e<=t?e+a*l.length<=t:e-a*l.length>=t))throw new x(`brace expansion: {${r??e}..${s??t}${n!==void 0?`..${n}`:""}} has more than ${l.length} items`,"array_elements");return l}function gp(')
+
+  // H17: $( ) inside $(( )) is expanded as text before the arithmetic is parsed, as bash does
+  // (`$(( $(echo "1 + 2") * 2 ))` is 5): the text path that `$var` already takes now also runs
+  // command substitutions
+  rep('if(s&&/\\$[a-zA-Z_][a-zA-Z0-9_]*(?![{[(])/.test(s)){let o=await Bl(e,s)',
+    'if(s&&(/\\$[a-zA-Z_][a-zA-Z0-9_]*(?![{[(])/.test(s)||/\\$\\((?!\\()|`/.test(s))){let o=await Bl(e,s)');
+  rep('if(t[r+1]==="("){let s=1,i=r+2;for(;i<t.length&&s>0;)t[i]==="("?s++:t[i]===")"&&s--,i++;n+=t.slice(r,i),r=i;continue}',
+    'if(t[r+1]==="("){let s=1,i=r+2;for(;i<t.length&&s>0;)t[i]==="("?s++:t[i]===")"&&s--,i++;t[r+2]!=="("&&e.execFn?n+=await ns(e,t.slice(r+2,i-1)):n+=t.slice(r,i),r=i;continue}if(t[r]==="`"&&e.execFn){let s=t.indexOf("`",r+1);if(s>r){n+=await ns(e,t.slice(r+1,s)),r=s+1;continue}}');
+
+  // H18: a nameref to an array is the array: "${r[@]}", ${#r[@]}, ${!r[@]}, r+=(x) (the
+  // element forms already followed the reference)
+  rep('function K(e,t){return t==="FUNCNAME"', 'function K(e,t){t=__tsArrayName(e,t);return t==="FUNCNAME"');
+  rep('function Pe(e,t){return e.state.arrays?.get(t)}', 'function Pe(e,t){return e.state.arrays?.get(__tsArrayName(e,t))}');
+  rep('function Ne(e,t){return e.state.arrays?.has(t)??!1}', 'function Ne(e,t){return e.state.arrays?.has(__tsArrayName(e,t))??!1}');
+  rep('function rr(e,t,n="indexed"){e.state.arrays??=new Map;', 'function rr(e,t,n="indexed"){t=__tsArrayName(e,t);e.state.arrays??=new Map;');
+
+  // H19: an array literal item that looks like an assignment (`a=(k=v --opt=1)`) is an item; it
+  // was skipped
+  rep('e.isWord()?t.push(e.parseWord()):kd.has(e.current().type)',
+    'e.isWord()?t.push(e.parseWord()):e.check(E.ASSIGNMENT_WORD)?t.push(__tsAssignmentItem(e)):kd.has(e.current().type)');
+}
+
+const main = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+const arg = process.argv[2];
+if (main && arg === "--id") {
+  console.log(engineId);
+} else if (main && arg) {
+  const bundle = path.join(arg, "dist", "bundle", "index.js");
+  s = readFileSync(bundle, "utf8");
+  if (s.includes("toolshell patch")) throw new Error(`${bundle} is already patched: start from a clean just-bash 3.4.2`);
+  applyEdits();
+  s = `${s.replace(/\n+$/, "")}\n${helpers}export const toolshellEngineId = ${JSON.stringify(engineId)};\n`;
+  writeFileSync(bundle, s);
+  console.log(`patched ${bundle} (${engineId})`);
+}

@@ -1,0 +1,134 @@
+/**
+ * The installed package is the tested package: `npm pack`, then `npm install <tarball>` into an
+ * empty ESM project, then `createToolShell` and a script with jq, `trap … EXIT`, `"$@"` and
+ * nested calls — with every install script switched off (toolshell needs none), again after
+ * the consumer's `npm ci` and after it installs a fresh just-bash of its own. The consumer's
+ * TypeScript checks the package's types without `skipLibCheck`, and an installed toolshell
+ * whose engine is not the one it was built with refuses to start (src/shell/just-bash.ts).
+ *
+ * Needs `dist/` (`npm run test:package` builds it; `npm test` builds before its tests).
+ * npm installs from its cache where it can (`--offline`), else from the registry.
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const quiet = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
+
+function run(cmd: string, args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 15 * 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `npm <args>` from the cache alone when it has everything, else from the registry. */
+function npmInstall(args: string[], cwd: string): void {
+  if (run(npm, [...args, ...quiet, "--offline"], cwd).status === 0) return;
+  const r = run(npm, [...args, ...quiet, "--prefer-offline"], cwd);
+  assert.equal(r.status, 0, `npm ${args.join(" ")} failed:\n${r.stderr}`);
+}
+
+const CONSUMER = `
+import { createToolShell, defineTool } from "toolshell";
+
+const shell = await createToolShell({
+  config: { mcpServers: {} },
+  tools: {
+    greet: defineTool({
+      description: "Greet someone.",
+      inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+      hints: { readOnly: true },
+      execute: async ({ name }) => ({ greeting: "hello " + name }),
+    }),
+  },
+});
+try {
+  const r = await shell.session("first-hour").bash(\`
+trap 'echo "cleanup done"' EXIT
+call() { "$@"; }
+call tools greet name=world | jq -r .greeting
+inner=$(tools greet name=inner | jq -r .greeting)
+tools greet name="$inner" | jq -c '{g: .greeting, n: (.greeting | length)}'
+\`);
+  process.stdout.write(JSON.stringify({ stdout: r.stdout, stderr: r.stderr, exit_code: r.exit_code }));
+} finally {
+  await shell.close();
+}
+`;
+
+const TYPES = `
+import { createToolShell, defineTool, type ToolShell } from "toolshell";
+import { openHost } from "toolshell/server";
+import * as gateway from "toolshell/gateway";
+
+const tool = defineTool({
+  description: "Add two numbers.",
+  inputSchema: { type: "object", properties: { a: { type: "number" } } },
+  execute: async () => ({ sum: 1 }),
+});
+export async function start(): Promise<ToolShell> {
+  return createToolShell({ config: { mcpServers: {} }, tools: { add: tool } });
+}
+export const host: typeof openHost = openHost;
+export const surface = gateway;
+`;
+
+test("the packed package works in an empty ESM project with no install script, after npm ci and other installs", { timeout: 30 * 60_000 }, async (t) => {
+  assert.ok(existsSync(path.join(root, "dist", "engine", "just-bash.js")), "dist/engine is missing: run `npm run build` first");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "toolshell-pkg-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const packed = JSON.parse(execFileSync(npm, ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: root, encoding: "utf8" })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const files = packed[0]!.files.map((f) => f.path);
+  assert.ok(files.includes("dist/engine/just-bash.js") && files.includes("dist/engine/LICENSES.txt"), "the tarball carries the bundled engine and its licences");
+  assert.ok(!files.some((f) => f.startsWith("src/") || f.startsWith("test/")), "no sources or tests in the tarball");
+  const tarball = path.join(dir, packed[0]!.filename);
+
+  const proj = path.join(dir, "consumer");
+  execFileSync("mkdir", [proj]);
+  writeFileSync(path.join(proj, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }, null, 2));
+  writeFileSync(path.join(proj, "first-hour.mjs"), CONSUMER);
+  npmInstall(["install", tarball], proj);
+
+  const manifest = JSON.parse(readFileSync(path.join(proj, "node_modules", "toolshell", "package.json"), "utf8")) as { scripts?: Record<string, string> };
+  for (const hook of ["preinstall", "install", "postinstall", "prepare"]) assert.equal(manifest.scripts?.[hook], undefined, `toolshell declares no ${hook} script`);
+  assert.ok(!existsSync(path.join(proj, "node_modules", "ai")), "`ai` is an optional peer: not installed for a user who never imports toolshell/ai");
+
+  const expected = { stdout: "hello world\n" + '{"g":"hello hello inner","n":17}\n' + "cleanup done\n", stderr: "", exit_code: 0 };
+  const firstHour = () => {
+    const r = run(process.execPath, ["first-hour.mjs"], proj);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), expected);
+  };
+  firstHour();
+
+  // npm ci (from the lock the install wrote) replaces node_modules: nothing of toolshell's is undone
+  npmInstall(["ci"], proj);
+  firstHour();
+  // a just-bash of the consumer's own, fresh from the registry, is not the engine that runs
+  npmInstall(["install", "just-bash@3.4.2"], proj);
+  firstHour();
+
+  // the consumer's TypeScript checks toolshell's types, skipLibCheck off
+  writeFileSync(path.join(proj, "types.ts"), TYPES);
+  writeFileSync(
+    path.join(proj, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["types.ts"] }),
+  );
+  const tsc = run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], proj);
+  assert.equal(tsc.status, 0, `tsc in the consumer:\n${tsc.stdout}${tsc.stderr}`);
+
+  // an engine that is not the one toolshell was built with: refused, with the reason
+  const enginePath = path.join(proj, "node_modules", "toolshell", "dist", "engine", "just-bash.js");
+  const engine = readFileSync(enginePath, "utf8");
+  const tampered = engine.replace(/toolshellEngineId\s*=\s*"just-bash@3\.4\.2\+toolshell\.[0-9a-f]+"/, 'toolshellEngineId="just-bash@3.4.2+toolshell.000000000000"');
+  assert.notEqual(tampered, engine, "the bundled engine carries its id");
+  writeFileSync(enginePath, tampered);
+  const refused = run(process.execPath, ["first-hour.mjs"], proj);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /toolshell: refusing to start: the shell engine loaded from \S+dist\/engine\/just-bash\.js is the engine just-bash@3\.4\.2\+toolshell\.000000000000, but this toolshell was built with just-bash@3\.4\.2\+toolshell\.[0-9a-f]{12}/);
+});
