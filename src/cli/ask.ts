@@ -6,7 +6,12 @@
  * Rule source: issue 4 → The person's side ("`toolshell run` on a terminal asks y / n / always").
  */
 import { createInterface } from "node:readline/promises";
-import type { Session, StopReport } from "../runtime/index.js";
+import type { StopReport } from "../runtime/index.js";
+
+/** Records a person's answer (on this process's session, or through the warm host). */
+export interface Answerer {
+  answer(requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always"): unknown;
+}
 
 const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_always"> = {
   y: "allow",
@@ -22,7 +27,7 @@ const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_alwa
  * Asks about the stopped call (and, before start, every other literal call that needs
  * approval) and records each answer. An empty or unknown answer records nothing for that call.
  */
-export async function askApproval(session: Session, stopped: NonNullable<StopReport["stopped"]>): Promise<void> {
+export async function askApproval(session: Answerer, stopped: NonNullable<StopReport["stopped"]>): Promise<void> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const where = stopped.before_start ? "The script did not start" : "The script stopped";
@@ -40,7 +45,7 @@ export async function askApproval(session: Session, stopped: NonNullable<StopRep
         process.stderr.write("No answer recorded for this call.\n");
         continue;
       }
-      session.answer(c.request_id!, decision);
+      await session.answer(c.request_id!, decision);
       if (decision.startsWith("allow")) approved++;
     }
     process.stderr.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");

@@ -6,8 +6,8 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { findConfigFile } from "../runtime/config.js";
-import type { ToolShell } from "../runtime/index.js";
+import { findConfigFile } from "../runtime/config-file.js";
+import type { StopReport } from "../runtime/index.js";
 import type { Host } from "../server/host.js";
 
 /** Options every subcommand shares. */
@@ -19,6 +19,21 @@ export interface CommonOptions {
   session?: string;
   /** The store file (default: config `store`, else `.toolshell/state.db` beside the config). */
   store?: string;
+  /** false (`--no-daemon`): run in this process instead of the config's warm host. */
+  daemon?: boolean;
+  /** Seconds a warm host started by this run stays without requests before it exits. */
+  daemonIdle?: string;
+}
+
+/** What one run prints and exits with, wherever it ran (this process or the warm host). */
+export interface CliOutcome {
+  stdout: string;
+  stderr: string;
+  code: number;
+  /** Set when the run stopped for a person's approval (the stop report's `stopped`). */
+  stopped?: NonNullable<StopReport["stopped"]>;
+  /** The stop report as one JSON line, printed on stderr when no person is asked. */
+  report?: string;
 }
 
 /** One parsed CLI invocation. */
@@ -75,58 +90,83 @@ export async function openToolShell(options: CommonOptions): Promise<Host> {
   });
 }
 
+/** The script a request runs: its text, the file's, or stdin's (`-`). @throws Error for the user. */
+export function readScript(req: CliRequest): string | undefined {
+  if (req.kind === "exec") return req.script;
+  if (req.kind === "run" || req.kind === "plan") {
+    try {
+      return req.file === "-" ? readFileSync(0, "utf8") : readFileSync(req.file, "utf8");
+    } catch (err) {
+      throw new Error(`cannot read script ${req.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    }
+  }
+  return undefined;
+}
+
 /**
- * Runs one CLI request and sets `process.exitCode`: the script's exit code for exec/run, 0 for
- * list, EXIT_USAGE when the CLI itself fails. Never throws.
+ * Does one request on an open host: the same work whether the host lives in this process or is
+ * the warm host. Never prints. @throws Error for the user (unknown request id, …).
+ */
+export async function runOnHost(host: Host, req: CliRequest, script: string | undefined): Promise<CliOutcome> {
+  const shell = host.shell;
+  const sessionId = req.options.session ?? CLI_SESSION;
+  if (req.kind === "list") return { stdout: shell.listing(), stderr: "", code: 0 };
+  if (req.kind === "plan") {
+    const { planScript } = await import("../policy/index.js");
+    const session = host.session(sessionId);
+    const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
+    return { stdout: JSON.stringify(plan, null, 2) + "\n", stderr: "", code: 0 };
+  }
+  if (req.kind === "approvals") return { stdout: JSON.stringify(host.session(sessionId).pendingApprovals(), null, 2) + "\n", stderr: "", code: 0 };
+  if (req.kind === "approve") {
+    const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
+    const answered = host.session(sessionId).answer(req.requestId, decision);
+    return { stdout: `${answered.decision}: ${answered.tool} ${JSON.stringify(answered.input)}\n`, stderr: "", code: 0 };
+  }
+  const result = await host.session(sessionId).bash(script ?? "");
+  const out: CliOutcome = { stdout: result.stdout, stderr: result.stderr, code: result.exit_code };
+  const stopped = result.tools?.stopped;
+  if (stopped?.reason === "needs_approval" && stopped.request_id) {
+    out.code = EXIT_NEEDS_APPROVAL;
+    out.stopped = stopped;
+  }
+  if (stopped) out.report = JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n";
+  return out;
+}
+
+/**
+ * Runs one CLI request and exits with its code: the script's exit code for exec/run, 0 for
+ * list, EXIT_NEEDS_APPROVAL when it stopped for approval, EXIT_USAGE when the CLI itself fails.
+ * The work runs on the config's warm host (`daemon-client.ts`) unless `--no-daemon` is given or
+ * there is no config file; the output and the exit code are the same either way. Never throws.
  */
 export async function runCli(req: CliRequest): Promise<void> {
   let host: Host | undefined;
-  let shell: ToolShell | undefined;
-  let code = 0;
+  let code: number;
   try {
-    let script: string | undefined;
-    if (req.kind === "exec") script = req.script;
-    if (req.kind === "run" || req.kind === "plan") {
-      try {
-        script = req.file === "-" ? readFileSync(0, "utf8") : readFileSync(req.file, "utf8");
-      } catch (err) {
-        throw new Error(`cannot read script ${req.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
-      }
+    const script = readScript(req);
+    const configFile = req.options.config ?? findConfigFile(process.cwd());
+    if (req.options.config && !existsSync(req.options.config)) throw new Error(`config file not found: ${req.options.config}`);
+    let outcome: CliOutcome;
+    let answer: (requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always") => Promise<unknown>;
+    if (req.options.daemon !== false && configFile) {
+      const { viaWarmHost } = await import("./daemon-client.js");
+      ({ outcome, answer } = await viaWarmHost(path.resolve(configFile), req, script));
+    } else {
+      host = await openToolShell(req.options);
+      const h = host;
+      outcome = await runOnHost(h, req, script);
+      answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision);
     }
-    host = await openToolShell(req.options);
-    shell = host.shell;
-    const sessionId = req.options.session ?? CLI_SESSION;
-    if (req.kind === "list") {
-      await write(process.stdout, shell.listing());
-    } else if (req.kind === "plan") {
-      const { planScript } = await import("../policy/index.js");
-      const session = host.session(sessionId);
-      const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
-      await write(process.stdout, JSON.stringify(plan, null, 2) + "\n");
-    } else if (req.kind === "approvals") {
-      await write(process.stdout, JSON.stringify(host.session(sessionId).pendingApprovals(), null, 2) + "\n");
-    } else if (req.kind === "approve") {
-      const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
-      const answered = host.session(sessionId).answer(req.requestId, decision);
-      await write(process.stdout, `${answered.decision}: ${answered.tool} ${JSON.stringify(answered.input)}\n`);
-    } else if (script !== undefined) {
-      const session = host.session(sessionId);
-      const result = await session.bash(script);
-      await write(process.stdout, result.stdout);
-      await write(process.stderr, result.stderr);
-      code = result.exit_code;
-      const stopped = result.tools?.stopped;
-      if (stopped?.reason === "needs_approval" && stopped.request_id) {
-        code = EXIT_NEEDS_APPROVAL;
-        if (process.stdin.isTTY && process.stderr.isTTY) {
-          const { askApproval } = await import("./ask.js");
-          await askApproval(session, stopped);
-        } else {
-          await write(process.stderr, JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n");
-        }
-      } else if (result.tools?.stopped) {
-        await write(process.stderr, JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n");
-      }
+    code = outcome.code;
+    const ask = outcome.stopped && process.stdin.isTTY && process.stderr.isTTY;
+    await write(process.stdout, outcome.stdout);
+    await write(process.stderr, outcome.stderr);
+    // On a terminal the person is asked; otherwise the stop report is one JSON line on stderr.
+    if (!ask && outcome.report) await write(process.stderr, outcome.report);
+    if (ask) {
+      const { askApproval } = await import("./ask.js");
+      await askApproval({ answer }, outcome.stopped!);
     }
   } catch (err) {
     await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -10,6 +10,8 @@
  *   toolshell plan FILE|-          each tools call a script would make, with its risk
  *   toolshell approvals            pending approval requests of the CLI session
  *   toolshell approve ID DECISION  answer one (allow, allow_always, reject, reject_always)
+ *   toolshell daemon status|stop   the config's warm host (exec, run, list, plan, approvals and
+ *                                  approve run there unless --no-daemon; README "The CLI")
  *
  * Common options: --config FILE (default: ./toolshell.config.json, then ./.mcp.json),
  * --workspace DIR (a real folder mounted read-write as the working directory).
@@ -34,6 +36,8 @@ program
   .option("--timeout <ms>", "time limit of the shell call in milliseconds")
   .option("--session <id>", "the session to run in (default: cli); its files, approvals and events persist")
   .option("--store <file>", "the state file (default: .toolshell/state.db beside the config)")
+  .option("--no-daemon", "run in this process instead of the config's warm host")
+  .option("--daemon-idle <seconds>", "idle time after which a warm host started now exits (default 300, or $TOOLSHELL_DAEMON_IDLE)")
   .version(VERSION, "-V, --version", "print the version")
   .showHelpAfterError();
 
@@ -74,6 +78,16 @@ program
   .argument("<request-id>", "the request id from the stop report (apr_…)")
   .argument("<decision>", "allow, allow_always, reject or reject_always")
   .action((requestId: string, decision: string) => runCli({ kind: "approve", requestId, decision, options: program.opts() }));
+
+program
+  .command("daemon")
+  .description("the config's warm host: status (is it running, since when) or stop")
+  .argument("<action>", "status | stop")
+  .addOption(new Option("--idle <seconds>", "with serve: idle time before exit").hideHelp())
+  .action(async (action: string, opts: { idle?: string }) => {
+    const { runDaemonCommand } = await import("./daemon.js");
+    process.exitCode = await runDaemonCommand(action, opts.idle, program.opts());
+  });
 
 program
   .command("mcp")

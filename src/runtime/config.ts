@@ -209,14 +209,4 @@ export function loadConfig(options: { config?: string | Record<string, unknown>;
     : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
 }
 
-/**
- * Finds the config file for a folder: `toolshell.config.json`, then `.mcp.json`.
- * @returns the path, or undefined when neither exists.
- */
-export function findConfigFile(dir: string): string | undefined {
-  for (const name of ["toolshell.config.json", ".mcp.json"]) {
-    const p = path.join(dir, name);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
+export { findConfigFile } from "./config-file.js";
