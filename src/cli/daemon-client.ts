@@ -206,13 +206,24 @@ export async function hostStatus(key: HostKey): Promise<DaemonAnswer["status"] |
 /** `toolshell daemon stop`: stops the host for `key`; false when none was running. */
 export async function stopHost(key: HostKey): Promise<boolean> {
   const { socket } = hostPaths(key);
+  let pid: number | undefined;
   try {
+    pid = (await request(socket, { kind: "status" })).status?.pid;
     await request(socket, { kind: "stop" });
   } catch (e) {
     if (gone(e)) return false;
     throw e;
   }
   await waitGone(socket);
+  // The host closes its servers and store before it exits: wait for that (up to 60 s).
+  for (let i = 0; pid && i < 3000; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
   return true;
 }
 
