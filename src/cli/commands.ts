@@ -137,8 +137,9 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
 /**
  * Runs one CLI request and exits with its code: the script's exit code for exec/run, 0 for
  * list, EXIT_NEEDS_APPROVAL when it stopped for approval, EXIT_USAGE when the CLI itself fails.
- * The work runs on the config's warm host (`daemon-client.ts`) unless `--no-daemon` is given or
- * there is no config file; the output and the exit code are the same either way. Never throws.
+ * The work runs on the config's warm host (`daemon-client.ts`) when one runs; otherwise here (and
+ * a host is started for the next run, unless `--no-daemon` is given or there is no config file).
+ * The output and the exit code are the same either way. Never throws.
  */
 export async function runCli(req: CliRequest): Promise<void> {
   let host: Host | undefined;
@@ -149,9 +150,9 @@ export async function runCli(req: CliRequest): Promise<void> {
     if (req.options.config && !existsSync(req.options.config)) throw new Error(`config file not found: ${req.options.config}`);
     let outcome: CliOutcome;
     let answer: (requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always") => Promise<unknown>;
-    if (req.options.daemon !== false && configFile) {
-      const { viaWarmHost } = await import("./daemon-client.js");
-      ({ outcome, answer } = await viaWarmHost(path.resolve(configFile), req, script));
+    const warm = req.options.daemon !== false && configFile ? await (await import("./daemon-client.js")).viaWarmHost(path.resolve(configFile), req, script) : null;
+    if (warm) {
+      ({ outcome, answer } = warm);
     } else {
       host = await openToolShell(req.options);
       const h = host;
@@ -174,5 +175,6 @@ export async function runCli(req: CliRequest): Promise<void> {
   } finally {
     await host?.close().catch(() => {});
   }
+  if (req.options.daemon !== false) await (await import("./daemon-client.js")).hostStarted();
   process.exit(code);
 }

@@ -128,57 +128,66 @@ export function request(socket: string, req: DaemonRequest): Promise<DaemonAnswe
 const gone = (e: unknown) => ["ENOENT", "ECONNREFUSED"].includes((e as NodeJS.ErrnoException).code ?? "");
 
 /**
- * Starts a host for `key` in the background and waits until it listens.
- * @throws Error with the host's own message when it could not start (bad config, …).
+ * Starts a host for `key` in the background and returns at once. The host listens right away
+ * but opens the config (servers, store) only once process `afterPid` (this CLI run, which does
+ * its own work in-process meanwhile) has exited, so the first run costs what a run without a
+ * host costs and the two never start the same servers side by side.
  */
-export async function startHost(key: HostKey, idleSeconds: number): Promise<void> {
+export function startHost(key: HostKey, idleSeconds: number, afterPid: number): void {
   const { log } = hostPaths(key);
   // The CLI's own entry (dist/cli/main.js, or main.ts under tsx in development).
   const main = process.argv[1] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), "main.js");
-  const args = [main, "daemon", "serve", "--config", key.config, "--idle", String(idleSeconds)];
-  if (key.store) args.push("--store", key.store);
-  if (key.workspace) args.push("--workspace", key.workspace);
-  if (key.timeout) args.push("--timeout", key.timeout);
+  const args = [main, "--config", key.config, "daemon", "serve", "--idle", String(idleSeconds), "--after-pid", String(afterPid)];
+  if (key.store) args.splice(3, 0, "--store", key.store);
+  if (key.workspace) args.splice(3, 0, "--workspace", key.workspace);
+  if (key.timeout) args.splice(3, 0, "--timeout", key.timeout);
   const child = spawn(process.execPath, [...process.execArgv, ...args], {
     detached: true,
-    stdio: ["ignore", "pipe", "ignore"],
+    stdio: "ignore",
     cwd: path.dirname(key.config),
     env: { ...process.env, TOOLSHELL_DAEMON_LOG: log },
   });
-  // The host prints one line when it listens ("ready") or cannot ("error: …"), then nothing more.
-  const line = await new Promise<string>((resolve) => {
-    let out = "";
-    child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (d: string) => {
-      out += d;
-      if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
-    });
-    child.on("exit", (code) => resolve(out.split("\n")[0] || `error: the toolshell host exited (${code})`));
-  });
-  child.stdout!.destroy();
+  child.on("error", () => {});
   child.unref();
-  if (line !== "ready") throw new Error(line.replace(/^error: /, ""));
+  // Waits (up to 10 s, while this run works) until the host listens, so the next run finds it.
+  starting = (async () => {
+    const { socket } = hostPaths(key);
+    for (let i = 0; i < 400; i++) {
+      try {
+        await request(socket, { kind: "status" });
+        return;
+      } catch {}
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  })();
+}
+
+let starting: Promise<void> | null = null;
+
+/** Resolves once a host this process started listens (at once when it started none). */
+export function hostStarted(): Promise<void> {
+  return starting ?? Promise.resolve();
 }
 
 /**
- * Sends a run to the host for `key`, starting it (or a fresh one after a config change) when
- * needed. Returns the host's answer.
+ * Sends a run to the host for `key`. Returns its answer, or null when no host can take it now
+ * (none runs, or it ran an older config and is exiting): then a host has been started for the
+ * next run and the caller does this one in-process.
  */
-export async function viaHost(key: HostKey, req: DaemonRequest, idleSeconds: number): Promise<DaemonAnswer> {
+export async function viaHost(key: HostKey, req: DaemonRequest, idleSeconds: number): Promise<DaemonAnswer | null> {
   const { socket } = hostPaths(key);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let answer: DaemonAnswer;
-    try {
-      answer = await request(socket, req);
-    } catch (e) {
-      if (!gone(e)) throw e;
-      await startHost(key, idleSeconds);
-      continue;
-    }
-    if (!answer.restart) return answer;
-    await waitGone(socket);
+  let answer: DaemonAnswer;
+  try {
+    answer = await request(socket, req);
+  } catch (e) {
+    if (!gone(e)) throw e;
+    startHost(key, idleSeconds, process.pid);
+    return null;
   }
-  throw new Error("the toolshell host could not be started");
+  if (!answer.restart) return answer;
+  await waitGone(socket);
+  startHost(key, idleSeconds, process.pid);
+  return null;
 }
 
 /** Waits (up to 10 s) until nothing answers on `socket`. */
@@ -248,19 +257,20 @@ export function idleSeconds(options: CommonOptions): number {
 
 /**
  * Runs a CLI request on the config's warm host: the outcome to print, and how to record a
- * person's answer afterwards (through the same host).
+ * person's answer afterwards (through the same host); null when the caller should run it
+ * in-process (no host yet: one is starting for the next run).
  * @throws Error for the user (the host's own error, or one it could not start with).
  */
 export async function viaWarmHost(
   configFile: string,
   req: CliRequest,
   script: string | undefined,
-): Promise<{ outcome: CliOutcome; answer: (requestId: string, decision: string) => Promise<unknown> }> {
+): Promise<{ outcome: CliOutcome; answer: (requestId: string, decision: string) => Promise<unknown> } | null> {
   const key = hostKey(configFile, req.options);
   const idle = idleSeconds(req.options);
   const session = req.options.session ?? "cli";
   const send = async (r: DaemonRequest): Promise<DaemonAnswer> => {
-    const a = await viaHost(key, r, idle);
+    const a = await request(hostPaths(key).socket, r);
     if (a.error !== undefined) throw new Error(a.error);
     return a;
   };
@@ -270,7 +280,9 @@ export async function viaWarmHost(
   else if (req.kind === "plan") r = { kind: "plan", script: script ?? "", session, fingerprint };
   else if (req.kind === "approve") r = { kind: "approve", requestId: req.requestId, decision: req.decision, session, fingerprint };
   else r = { kind: req.kind, session, fingerprint };
-  const a = await send(r);
+  const a = await viaHost(key, r, idle);
+  if (!a) return null;
+  if (a.error !== undefined) throw new Error(a.error);
   return {
     outcome: { stdout: a.stdout ?? "", stderr: a.stderr ?? "", code: a.code ?? 0, stopped: a.stopped, report: a.report },
     answer: (requestId, decision) => send({ kind: "approve", requestId, decision, session, fingerprint }),

@@ -13,10 +13,11 @@ import { configFingerprint, hostPaths, request, type DaemonAnswer, type DaemonRe
 import { openToolShell, runOnHost, type CliRequest } from "./commands.js";
 
 /**
- * Serves the host for `key` until stopped, idle or stale. Prints `ready` (or `error: …`) as one
- * line on stdout once, for the CLI that started it; later messages go to the log file.
+ * Serves the host for `key` until stopped, idle or stale. It listens at once; it opens the host
+ * when process `afterPid` (the CLI run that started it) has exited, and requests wait for that.
+ * Messages go to the log file (`$TOOLSHELL_DAEMON_LOG`).
  */
-export async function serveDaemon(key: HostKey, idleSeconds: number): Promise<void> {
+export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: number): Promise<void> {
   const { socket } = hostPaths(key);
   const logFile = process.env.TOOLSHELL_DAEMON_LOG;
   const log = (line: string) => {
@@ -26,11 +27,9 @@ export async function serveDaemon(key: HostKey, idleSeconds: number): Promise<vo
       } catch {}
     }
   };
-  const say = (line: string) => process.stdout.write(`${line}\n`);
   // Another host may already listen (two runs started at once): then this one is not needed.
   try {
     await request(socket, { kind: "status" });
-    say("ready");
     return;
   } catch {}
   try {
@@ -38,22 +37,31 @@ export async function serveDaemon(key: HostKey, idleSeconds: number): Promise<vo
   } catch {}
 
   const fingerprint = configFingerprint(key.config);
-  let host: Awaited<ReturnType<typeof openToolShell>>;
-  try {
-    host = await openToolShell({ config: key.config, store: key.store, workspace: key.workspace, timeout: key.timeout });
-  } catch (e) {
-    say(`error: ${(e as Error).message}`);
-    process.exit(2);
-  }
+  let host: Awaited<ReturnType<typeof openToolShell>> | undefined;
+  // Opened once the starting CLI run has exited (it ran its own request in-process meanwhile).
+  const hostReady = (async () => {
+    while (afterPid) {
+      try {
+        process.kill(afterPid, 0);
+      } catch {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    try {
+      host = await openToolShell({ config: key.config, store: key.store, workspace: key.workspace, timeout: key.timeout });
+      log("host open");
+      armIdle();
+    } catch (e) {
+      log(`cannot open the host: ${(e as Error).message}`);
+      void shutdown("cannot open the host");
+    }
+  })();
   const startedAt = new Date().toISOString();
   let served = 0;
   let inFlight = 0;
   let closing = false;
   let idleTimer: NodeJS.Timeout | undefined;
-  const armIdle = () => {
-    clearTimeout(idleTimer);
-    if (inFlight === 0) idleTimer = setTimeout(() => void shutdown("idle"), idleSeconds * 1000);
-  };
 
   const server: Server = createServer((conn: Socket) => {
     let buf = "";
@@ -78,6 +86,11 @@ export async function serveDaemon(key: HostKey, idleSeconds: number): Promise<vo
     });
   });
 
+  function armIdle(): void {
+    clearTimeout(idleTimer);
+    if (inFlight === 0) idleTimer = setTimeout(() => void shutdown("idle"), idleSeconds * 1000);
+  }
+
   async function handle(req: DaemonRequest): Promise<DaemonAnswer> {
     if (req.kind === "status") return { status: { pid: process.pid, config: key.config, startedAt, idleSeconds, served } };
     if (req.kind === "stop") return {};
@@ -85,6 +98,8 @@ export async function serveDaemon(key: HostKey, idleSeconds: number): Promise<vo
     inFlight++;
     clearTimeout(idleTimer);
     try {
+      await hostReady;
+      if (!host) return { restart: true };
       const options = { session: req.session };
       const cli: CliRequest =
         req.kind === "exec"
@@ -117,7 +132,7 @@ export async function serveDaemon(key: HostKey, idleSeconds: number): Promise<vo
     } catch {}
     // Let runs in flight finish (bounded), then close the host: servers, store.
     for (let i = 0; i < 600 && inFlight > 0; i++) await new Promise((r) => setTimeout(r, 100));
-    await host.close().catch(() => {});
+    await host?.close().catch(() => {});
     process.exit(0);
   }
 
@@ -126,13 +141,11 @@ export async function serveDaemon(key: HostKey, idleSeconds: number): Promise<vo
     server.once("error", reject);
     server.listen(socket, () => resolve());
   }).catch((e: Error) => {
-    say(`error: cannot listen on ${socket}: ${e.message}`);
+    log(`cannot listen on ${socket}: ${e.message}`);
     process.exit(2);
   });
   process.umask(oldMask);
   chmodSync(socket, 0o600);
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
   log(`listening on ${socket} (pid ${process.pid}, config ${key.config})`);
-  armIdle();
-  say("ready");
 }

@@ -11,7 +11,7 @@ import { hostKey, hostStatus, idleSeconds, stopHost } from "./daemon-client.js";
  * Runs `toolshell daemon ACTION` and returns the exit code: 0 done (status: running), 1 status:
  * not running, 2 usage error (no config, unknown action). Prints what it found.
  */
-export async function runDaemonCommand(action: string, idle: string | undefined, options: CommonOptions): Promise<number> {
+export async function runDaemonCommand(action: string, idle: string | undefined, options: CommonOptions, afterPid?: string): Promise<number> {
   const configFile = options.config ?? findConfigFile(process.cwd());
   if (!configFile || !existsSync(configFile)) {
     process.stderr.write(`toolshell: ${options.config ? `config file not found: ${options.config}` : `no toolshell.config.json or .mcp.json in ${process.cwd()}`}\n`);
@@ -21,7 +21,7 @@ export async function runDaemonCommand(action: string, idle: string | undefined,
   try {
     if (action === "serve") {
       const { serveDaemon } = await import("./daemon-host.js");
-      await serveDaemon(key, idleSeconds({ ...options, daemonIdle: idle ?? options.daemonIdle }));
+      await serveDaemon(key, idleSeconds({ ...options, daemonIdle: idle ?? options.daemonIdle }), afterPid ? Number(afterPid) : undefined);
       return 0;
     }
     if (action === "status") {

@@ -84,9 +84,10 @@ program
   .description("the config's warm host: status (is it running, since when) or stop")
   .argument("<action>", "status | stop")
   .addOption(new Option("--idle <seconds>", "with serve: idle time before exit").hideHelp())
-  .action(async (action: string, opts: { idle?: string }) => {
+  .addOption(new Option("--after-pid <pid>", "with serve: open the host once this process has exited").hideHelp())
+  .action(async (action: string, opts: { idle?: string; afterPid?: string }) => {
     const { runDaemonCommand } = await import("./daemon.js");
-    process.exitCode = await runDaemonCommand(action, opts.idle, program.opts());
+    process.exitCode = await runDaemonCommand(action, opts.idle, program.opts(), opts.afterPid);
   });
 
 program
