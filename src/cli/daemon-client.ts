@@ -125,7 +125,8 @@ export function request(socket: string, req: DaemonRequest): Promise<DaemonAnswe
   });
 }
 
-const gone = (e: unknown) => ["ENOENT", "ECONNREFUSED"].includes((e as NodeJS.ErrnoException).code ?? "");
+/** No host could answer: none listens, or it went away mid-request (it was exiting). */
+const gone = (e: unknown) => ["ENOENT", "ECONNREFUSED", "ECONNRESET", "EPIPE"].includes((e as NodeJS.ErrnoException).code ?? "");
 
 /**
  * Starts a host for `key` in the background and returns at once. The host listens right away
