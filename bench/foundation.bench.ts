@@ -5,7 +5,7 @@
  * 2. shell-call start: `session.bash('tools noop')` end to end, warm (goal: median ≤ 2 ms);
  * 3. MCP pass-through: 200 `tools everything echo` vs 200 direct SDK `callTool` on one
  *    connection (goal: ratio ≤ 1.10);
- * 4. CLI cold start: `toolshell exec 'tools --help'` with three on-demand servers: no server
+ * 4. CLI cold start: `toolshell --no-daemon exec 'tools --help'` with three on-demand servers: no server
  *    process started; whole-process median (goal: ≤ 350 ms).
  *
  * Run: `npm run build && node --import tsx bench/foundation.bench.ts`
@@ -156,7 +156,7 @@ function cliColdStart(): void {
   const times: number[] = [];
   for (let i = 0; i < 12; i++) {
     const t = performance.now();
-    const r = spawnSync(process.execPath, [cli, "exec", "tools --help"], { cwd: dir, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [cli, "--no-daemon", "exec", "tools --help"], { cwd: dir, encoding: "utf8" });
     times.push(performance.now() - t);
     if (r.status !== 0 || !r.stdout.includes("(not loaded)")) throw new Error(`cli failed: ${r.stderr}`);
   }

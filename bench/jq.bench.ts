@@ -5,7 +5,8 @@
  * our jq (real jq 1.7.1, wasm in a worker) and once with just-bash's own jq, in the same
  * process. Prints the median per call (timed around the command itself), the loop's wall
  * time per call (shell overhead included) and the ratio ours / just-bash's. Then runs
- * `memoryCalls` more calls and prints the process memory before and after. Goal: ≤ 2.5 ms.
+ * `memoryCalls` more calls and prints the process memory before and after. Goal: ≤ 1 ms (bashkit's
+ * jq and just-bash's in a loop are side by side in peers.bench.ts).
  */
 import { Bash, defineCommand, InMemoryFs, type Command } from "just-bash";
 import { createJqCommand, sharedJqEngine } from "../src/shell/compat/index.js";
@@ -71,7 +72,7 @@ console.log(`jq -c '.items|map(.id)' on 50 items, ${CALLS} calls in a shell loop
 console.log(`  ours (jq 1.7.1 wasm, worker): median ${mo.toFixed(3)} ms/call, loop ${a.wallPerCall.toFixed(3)} ms/call`);
 console.log(`  just-bash's jq (TypeScript):  median ${mt.toFixed(3)} ms/call, loop ${b.wallPerCall.toFixed(3)} ms/call`);
 console.log(`  ratio ours/just-bash: median ${(mo / mt).toFixed(2)}x, loop ${(a.wallPerCall / b.wallPerCall).toFixed(2)}x`);
-console.log(`  goal ≤ 2.5 ms/call: ${mo <= 2.5 ? "met" : "NOT met"}`);
+console.log(`  goal ≤ 1 ms/call (the command's median): ${mo <= 1 ? "met" : "NOT met"}`);
 
 if (MEMORY_CALLS > 0) {
   global.gc?.();

@@ -8,7 +8,6 @@
 //    dependencies inlined, licence texts in dist/engine/LICENSES.txt;
 // 3. copies just-bash's worker files next to the chunks that start them;
 // 4. points dist/shell/just-bash.js (the one door to the engine) at the bundle;
-// 5. copies jq-web's patched jq.js to dist/engine/jq-web/ (patches/jq-web+0.6.2.patch).
 import { build } from "esbuild";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -94,13 +93,6 @@ writeFileSync(door, text.replaceAll('"just-bash"', '"../engine/just-bash.js"'));
 for (const f of walk(dist).filter((f) => f.endsWith(".js") && !f.startsWith(out))) {
   if (/(from|import\()\s*"just-bash"/.test(readFileSync(f, "utf8"))) fail(`${f} imports just-bash directly: import it from src/shell/just-bash.ts`);
 }
-
-// 5. jq-web's patched jq.js
-const jqJs = require.resolve("jq-web/jq.js");
-if (!readFileSync(jqJs, "utf8").includes("Module['FS'] = FS;")) fail(`${jqJs} is not patched: run \`npx patch-package\``);
-mkdirSync(path.join(out, "jq-web"), { recursive: true });
-copyFileSync(jqJs, path.join(out, "jq-web", "jq.js"));
-copyFileSync(path.join(path.dirname(jqJs), "LICENSE"), path.join(out, "jq-web", "LICENSE"));
 
 if (!existsSync(path.join(out, "just-bash.js"))) fail("esbuild wrote no dist/engine/just-bash.js");
 console.log(`bundle-engine: ${engineId} → dist/engine/ (${outputs.length} files)`);

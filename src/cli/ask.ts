@@ -6,8 +6,15 @@
  * Rule source: issue 4 → The person's side ("`toolshell run` on a terminal asks y / n / always").
  */
 import { createInterface } from "node:readline/promises";
-import { describeFlags, describeScripts, showInput } from "../policy/index.js";
-import type { Session, StopReport } from "../runtime/index.js";
+import { describeFlags, describeScripts, showInput, type ApprovalRequest } from "../policy/index.js";
+import type { StopReport } from "../runtime/index.js";
+
+/** Records a person's answer (on this process's session, or through the warm host). */
+export interface Answerer {
+  answer(requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always"): unknown;
+  /** The session's pending requests, when the session is in this process (they name the saved scripts a call ran in). */
+  pendingApprovals?(): ApprovalRequest[];
+}
 
 const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_always"> = {
   y: "allow",
@@ -26,7 +33,7 @@ const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_alwa
  * to the terminal (stdin, stderr).
  */
 export async function askApproval(
-  session: Session,
+  session: Answerer,
   stopped: NonNullable<StopReport["stopped"]>,
   io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stderr },
 ): Promise<void> {
@@ -44,7 +51,7 @@ export async function askApproval(
       // Escaped and flagged: a terminal must not act on, hide or reorder what the person approves.
       const shown = showInput(c.call?.input ?? {});
       const warnings = describeFlags(shown.flags).map((l) => `  ⚠ ${l}\n`).join("");
-      const request = session.pendingApprovals().find((r) => r.id === c.request_id);
+      const request = session.pendingApprovals?.().find((r) => r.id === c.request_id);
       const scripts = request ? describeScripts(request) : undefined;
       out.write(`\n  ${c.call?.tool} ${shown.text}\n${warnings}${scripts ? `  ${scripts}\n` : ""}  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
       const answer = (await rl.question("Allow it? [y]es once, [a]lways in this session, [n]o, [r]eject always: ")).trim().toLowerCase();
@@ -53,7 +60,7 @@ export async function askApproval(
         out.write("No answer recorded for this call.\n");
         continue;
       }
-      session.answer(c.request_id!, decision);
+      await session.answer(c.request_id!, decision);
       if (decision.startsWith("allow")) approved++;
     }
     out.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");

@@ -8,7 +8,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
 import type { ToolshellConfig } from "../config/index.js";
-import type { ToolShell } from "../runtime/index.js";
+import { resolveConfigFile } from "../config/locate.js";
+import type { ApprovalRequest } from "../policy/index.js";
+import type { StopReport } from "../runtime/index.js";
 import type { Host, HostOptions } from "../server/host.js";
 
 /** Options every subcommand shares. */
@@ -20,6 +22,21 @@ export interface CommonOptions {
   session?: string;
   /** The store file (default: config `store`, else `.toolshell/state.db` beside the config). */
   store?: string;
+  /** false (`--no-daemon`): run in this process instead of the config's warm host. */
+  daemon?: boolean;
+  /** Seconds a warm host started by this run stays without requests before it exits. */
+  daemonIdle?: string;
+}
+
+/** What one run prints and exits with, wherever it ran (this process or the warm host). */
+export interface CliOutcome {
+  stdout: string;
+  stderr: string;
+  code: number;
+  /** Set when the run stopped for a person's approval (the stop report's `stopped`). */
+  stopped?: NonNullable<StopReport["stopped"]>;
+  /** The stop report as one JSON line, printed on stderr when no person is asked. */
+  report?: string;
 }
 
 /** One parsed CLI invocation. */
@@ -55,7 +72,6 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
 export async function openToolShell(options: CommonOptions, extra: Partial<HostOptions> = {}): Promise<Host> {
   const { openHost } = await import("../server/host.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
-  const { resolveConfigFile } = await import("../config/index.js");
   const { describeServerWait } = await import("../mcp/index.js");
   const configFile = resolveConfigFile({ flag: options.config });
   // Running without servers is allowed (local tools, saved scripts), but never silently.
@@ -86,63 +102,92 @@ export function configNotes(config: Pick<ToolshellConfig, "file" | "notes">, pre
   return config.notes.map((n) => `${prefix}: ${config.file ?? "config"}: note: ${n}\n`).join("");
 }
 
+/** The script a request runs: its text, the file's, or stdin's (`-`). @throws Error for the user. */
+export function readScript(req: CliRequest): string | undefined {
+  if (req.kind === "exec") return req.script;
+  if (req.kind === "run" || req.kind === "plan") {
+    try {
+      return req.file === "-" ? readFileSync(0, "utf8") : readFileSync(req.file, "utf8");
+    } catch (err) {
+      throw new Error(`cannot read script ${req.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    }
+  }
+  return undefined;
+}
+
 /**
- * Runs one CLI request and sets `process.exitCode`: the script's exit code for exec/run, 0 for
- * list, EXIT_USAGE when the CLI itself fails. Never throws.
+ * Does one request on an open host: the same work whether the host lives in this process or is
+ * the warm host. Never prints. @throws Error for the user (unknown request id, …).
+ */
+export async function runOnHost(host: Host, req: CliRequest, script: string | undefined): Promise<CliOutcome> {
+  const shell = host.shell;
+  const sessionId = req.options.session ?? CLI_SESSION;
+  // A session the CLI opens records the user who runs it (ctx.session.auth.client).
+  const cliSession = (id: string) => host.session(id, { client: `cli:${cliUser()}` });
+  if (req.kind === "list") return { stdout: shell.listing(), stderr: "", code: 0 };
+  if (req.kind === "plan") {
+    const { planScript } = await import("../policy/index.js");
+    const session = cliSession(sessionId);
+    const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
+    return { stdout: JSON.stringify(plan, null, 2) + "\n", stderr: "", code: 0 };
+  }
+  if (req.kind === "approvals") {
+    // Still JSON, parsed the same, but no invisible or bidirectional character reaches the terminal raw.
+    const { showInput, withDisplay } = await import("../policy/index.js");
+    return { stdout: showInput(withDisplay(cliSession(sessionId).pendingApprovals()), { pretty: true }).text + "\n", stderr: "", code: 0 };
+  }
+  if (req.kind === "approve") {
+    const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
+    const answered = cliSession(sessionId).answer(req.requestId, decision);
+    const { showInput } = await import("../policy/index.js");
+    return { stdout: `${answered.decision}: ${answered.tool} ${showInput(answered.input).text}\n`, stderr: "", code: 0 };
+  }
+  const result = await cliSession(sessionId).bash(script ?? "");
+  const out: CliOutcome = { stdout: result.stdout, stderr: result.stderr, code: result.exit_code };
+  const stopped = result.tools?.stopped;
+  if (stopped?.reason === "needs_approval" && stopped.request_id) {
+    out.code = EXIT_NEEDS_APPROVAL;
+    out.stopped = stopped;
+  }
+  if (stopped) out.report = JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n";
+  return out;
+}
+
+/**
+ * Runs one CLI request and exits with its code: the script's exit code for exec/run, 0 for
+ * list, EXIT_NEEDS_APPROVAL when it stopped for approval, EXIT_USAGE when the CLI itself fails.
+ * The work runs on the config's warm host (`daemon-client.ts`) when one runs; otherwise here (and
+ * a host is started for the next run, unless `--no-daemon` is given or there is no config file).
+ * The output and the exit code are the same either way. Never throws.
  */
 export async function runCli(req: CliRequest): Promise<void> {
   let host: Host | undefined;
-  let shell: ToolShell | undefined;
-  let code = 0;
+  let code: number;
   try {
-    let script: string | undefined;
-    if (req.kind === "exec") script = req.script;
-    if (req.kind === "run" || req.kind === "plan") {
-      try {
-        script = req.file === "-" ? readFileSync(0, "utf8") : readFileSync(req.file, "utf8");
-      } catch (err) {
-        throw new Error(`cannot read script ${req.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
-      }
+    const script = readScript(req);
+    const configFile = resolveConfigFile({ flag: req.options.config });
+    let outcome: CliOutcome;
+    let answer: (requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always") => Promise<unknown>;
+    let pending: (() => ApprovalRequest[]) | undefined;
+    const warm = req.options.daemon !== false && configFile ? await (await import("./daemon-client.js")).viaWarmHost(path.resolve(configFile), req, script) : null;
+    if (warm) {
+      ({ outcome, answer } = warm);
+    } else {
+      host = await openToolShell(req.options);
+      const h = host;
+      outcome = await runOnHost(h, req, script);
+      answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision);
+      pending = () => h.session(req.options.session ?? CLI_SESSION).pendingApprovals();
     }
-    host = await openToolShell(req.options);
-    shell = host.shell;
-    const sessionId = req.options.session ?? CLI_SESSION;
-    // A session the CLI opens acts for the user who runs it (ctx.session.auth).
-    const cliSession = (id: string) => host!.session(id, { client: `cli:${cliUser()}` });
-    if (req.kind === "list") {
-      await write(process.stdout, shell.listing());
-    } else if (req.kind === "plan") {
-      const { planScript } = await import("../policy/index.js");
-      const session = cliSession(sessionId);
-      const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
-      await write(process.stdout, JSON.stringify(plan, null, 2) + "\n");
-    } else if (req.kind === "approvals") {
-      // Still JSON, parsed the same, but no invisible or bidirectional character reaches the terminal raw.
-      const { showInput, withDisplay } = await import("../policy/index.js");
-      await write(process.stdout, showInput(withDisplay(cliSession(sessionId).pendingApprovals()), { pretty: true }).text + "\n");
-    } else if (req.kind === "approve") {
-      const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
-      const answered = cliSession(sessionId).answer(req.requestId, decision);
-      const { showInput } = await import("../policy/index.js");
-      await write(process.stdout, `${answered.decision}: ${answered.tool} ${showInput(answered.input).text}\n`);
-    } else if (script !== undefined) {
-      const session = cliSession(sessionId);
-      const result = await session.bash(script);
-      await write(process.stdout, result.stdout);
-      await write(process.stderr, result.stderr);
-      code = result.exit_code;
-      const stopped = result.tools?.stopped;
-      if (stopped?.reason === "needs_approval" && stopped.request_id) {
-        code = EXIT_NEEDS_APPROVAL;
-        if (process.stdin.isTTY && process.stderr.isTTY) {
-          const { askApproval } = await import("./ask.js");
-          await askApproval(session, stopped);
-        } else {
-          await write(process.stderr, JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n");
-        }
-      } else if (result.tools?.stopped) {
-        await write(process.stderr, JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n");
-      }
+    code = outcome.code;
+    const ask = outcome.stopped && process.stdin.isTTY && process.stderr.isTTY;
+    await write(process.stdout, outcome.stdout);
+    await write(process.stderr, outcome.stderr);
+    // On a terminal the person is asked; otherwise the stop report is one JSON line on stderr.
+    if (!ask && outcome.report) await write(process.stderr, outcome.report);
+    if (ask) {
+      const { askApproval } = await import("./ask.js");
+      await askApproval({ answer, pendingApprovals: pending }, outcome.stopped!);
     }
   } catch (err) {
     await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -150,6 +195,7 @@ export async function runCli(req: CliRequest): Promise<void> {
   } finally {
     await host?.close().catch(() => {});
   }
+  if (req.options.daemon !== false) await (await import("./daemon-client.js")).hostStarted();
   process.exit(code);
 }
 

@@ -12,6 +12,8 @@
  *   toolshell approve ID DECISION  answer one (allow, allow_always, reject, reject_always)
  *   toolshell auth SERVER          sign in to an MCP server that uses OAuth (--list, --logout)
  *   toolshell completion SHELL     a completion script for bash, zsh or fish
+ *   toolshell daemon status|stop   the config's warm host (exec, run, list, plan, approvals and
+ *                                  approve run there unless --no-daemon; README "The CLI")
  *
  * Common options: --config FILE (default: ./toolshell.config.json, then ./.mcp.json),
  * --workspace DIR (a real folder mounted read-write as the working directory).
@@ -36,6 +38,8 @@ program
   .option("--timeout <ms>", "time limit of the shell call in milliseconds")
   .option("--session <id>", "the session to run in (default: cli); its files, approvals and events persist")
   .option("--store <file>", "the state file (default: .toolshell/state.db beside the config)")
+  .option("--no-daemon", "run in this process instead of the config's warm host")
+  .option("--daemon-idle <seconds>", "idle time after which a warm host started now exits (default 300, or $TOOLSHELL_DAEMON_IDLE)")
   .version(VERSION, "-V, --version", "print the version")
   .showHelpAfterError();
 
@@ -76,6 +80,17 @@ program
   .argument("<request-id>", "the request id from the stop report (apr_…)")
   .argument("<decision>", "allow, allow_always, reject or reject_always")
   .action((requestId: string, decision: string) => runCli({ kind: "approve", requestId, decision, options: program.opts() }));
+
+program
+  .command("daemon")
+  .description("the config's warm host: status (is it running, since when) or stop")
+  .argument("<action>", "status | stop")
+  .addOption(new Option("--idle <seconds>", "with serve: idle time before exit").hideHelp())
+  .addOption(new Option("--after-pid <pid>", "with serve: open the host once this process has exited").hideHelp())
+  .action(async (action: string, opts: { idle?: string; afterPid?: string }) => {
+    const { runDaemonCommand } = await import("./daemon.js");
+    process.exitCode = await runDaemonCommand(action, opts.idle, program.opts(), opts.afterPid);
+  });
 
 program
   .command("mcp")

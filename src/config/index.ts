@@ -24,7 +24,8 @@ export {
   MIN_TOKEN_LENGTH,
 } from "./schema.js";
 export type { ConfigFile, ParsedConfigFile, ApprovalConfig, HttpApiConfig, WakeAgentConfig, TriggerSpec, OAuthConfig, ServerEntry, LoadMode } from "./schema.js";
-export { parseConfig, readConfigFile, readConfigJson, loadConfig, findConfigFile, resolveConfigFile } from "./load.js";
+export { parseConfig, readConfigFile, readConfigJson, loadConfig } from "./load.js";
+export { findConfigFile, resolveConfigFile } from "./locate.js";
 export type { ToolshellConfig, ParseConfigOptions } from "./load.js";
 export { parseServerEntry, parseServersConfig } from "./servers.js";
 export type { ServerConfig, StdioServerConfig, HttpServerConfig, ServerParseOptions } from "./servers.js";

@@ -189,30 +189,3 @@ export function loadConfig(options: { config?: string | Record<string, unknown>;
   return typeof options.config === "string" ? readConfigFile(options.config, env) : parseConfig(options.config ?? {}, { baseDir: options.baseDir ?? process.cwd(), env });
 }
 
-/**
- * Finds the config file for a folder: `toolshell.config.json`, then `.mcp.json`.
- * @returns the path, or undefined when neither exists.
- */
-export function findConfigFile(dir: string): string | undefined {
-  for (const name of ["toolshell.config.json", ".mcp.json"]) {
-    const p = path.join(dir, name);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
-
-/**
- * The config file of a CLI run: `--config` when given, else the `TOOLSHELL_CONFIG` environment
- * variable (for tools that own `--config`, such as the MCP Inspector's CLI), else
- * {@link findConfigFile} in `cwd`.
- * @returns the path, or undefined when none is named and none is found.
- * @throws Error `config file not found: FILE` when a named file does not exist.
- */
-export function resolveConfigFile(options: { flag?: string; env?: Readonly<Record<string, string | undefined>>; cwd?: string } = {}): string | undefined {
-  const fromEnv = (options.env ?? process.env).TOOLSHELL_CONFIG || undefined;
-  const named = options.flag ?? fromEnv;
-  if (named === undefined) return findConfigFile(options.cwd ?? process.cwd());
-  const full = path.resolve(options.cwd ?? process.cwd(), named);
-  if (!existsSync(full)) throw new Error(`config file not found: ${named}${options.flag === undefined ? " (named by TOOLSHELL_CONFIG)" : ""}`);
-  return full;
-}

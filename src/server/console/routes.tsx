@@ -160,7 +160,8 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const pick = (q: string | undefined, fallback: number) => versions.find((v) => v.version === Number(q)) ?? versions.find((v) => v.version === fallback);
     const to = versions.length > 1 ? pick(c.req.query("to"), script.version) : undefined;
     const from = versions.length > 1 ? pick(c.req.query("from"), (to?.version ?? script.version) - 1) : undefined;
-    return render(c, { title: `Script ${script.name}`, section: "scripts", live: "scripts" }, <ScriptPage script={script} versions={versions} from={from} to={to} />);
+    // No live refresh here: it would reset the version pickers while a person uses them.
+    return render(c, { title: `Script ${script.name}`, section: "scripts" }, <ScriptPage script={script} versions={versions} from={from} to={to} />);
   });
 
   app.get("/triggers", ...guard, (c) => {

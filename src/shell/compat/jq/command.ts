@@ -117,9 +117,15 @@ export function scanJqArgv(args: string[]): JqArgvScan {
   return scan;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 function toBytes(s: string): Uint8Array {
-  return new TextEncoder().encode(s);
+  return encoder.encode(s);
 }
+
+/** Names the shim defines: a run that can reach none of them goes without `~/.jq`'s shim. */
+const SHIM_NAMES = /leaf_paths|recurse_down|strftime|strflocaltime/;
 
 async function stage(
   ctx: ResolvedCommandContext,
@@ -128,17 +134,15 @@ async function stage(
 ): Promise<Uint8Array | null> {
   const abs = ctx.fs.resolvePath(ctx.cwd, written);
   if (files.has(abs)) return files.get(abs)?.data ?? null;
+  // One read in the common case (a file); only a failed read asks whether it was a directory.
   try {
-    if (!(await ctx.fs.exists(abs))) return null;
-    const st = await ctx.fs.stat(abs);
-    if (st.isDirectory) {
-      files.set(abs, { path: abs, dir: true });
-      return null;
-    }
     const data = await ctx.fs.readFileBuffer(abs);
     files.set(abs, { path: abs, data });
     return data;
   } catch {
+    try {
+      if ((await ctx.fs.stat(abs)).isDirectory) files.set(abs, { path: abs, dir: true });
+    } catch {}
     return null;
   }
 }
@@ -209,7 +213,7 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
     let programText = scan.programIndex >= 0 && !scan.fromFile ? argv[scan.programIndex] : "";
     if (scan.programIndex >= 0 && scan.fromFile) {
       const data = await stage(ctx, argv[scan.programIndex], files);
-      programText = data ? new TextDecoder().decode(data) : "";
+      programText = data ? decoder.decode(data) : "";
     }
     for (const i of [...scan.inputFileIndexes, ...scan.operandFileIndexes]) {
       if (argv[i] !== "-") await stage(ctx, argv[i], files);
@@ -253,7 +257,7 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
     }
 
     // stdin: a file named `<stdin>` (what jq calls stdin) when argv can name it.
-    const stdinBytes = Uint8Array.from(latin1FromBytes(ctx.stdin), (c) => c.charCodeAt(0));
+    const stdinBytes = new Uint8Array(Buffer.from(latin1FromBytes(ctx.stdin), "latin1"));
     let realStdin: Uint8Array | null = null;
     const stdinPath = ctx.fs.resolvePath(ctx.cwd, "<stdin>");
     const dashes = scan.inputFileIndexes.filter((i) => argv[i] === "-");
@@ -271,16 +275,19 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
     }
     // ~/.jq is imported by jq as a library: ours restores two 1.6 builtins that 1.7
     // removed and makes strftime's %Z print "UTC" (the wasm libc leaves it empty).
-    const env = exportedEnv(ctx);
     const useEnv = /env|ENV/.test(programText) || scan.fromFile || scan.libDirs.length > 0;
+    const env = useEnv ? exportedEnv(ctx) : [];
     const home = useEnv ? env.find((e) => e.startsWith("HOME="))?.slice(5) : "/";
     if (home) {
       const rc = ctx.fs.resolvePath("/", `${home}/.jq`);
       const own = await stage(ctx, rc, files);
       const entry = files.get(rc);
       if (!entry?.dir) {
-        const mine = own ? new TextDecoder().decode(own) : "";
-        files.set(rc, { path: rc, data: toBytes(`${JQ_SHIM}\n${mine}`) });
+        const mine = own ? decoder.decode(own) : "";
+        // The shim costs every run a parse; a plain program that names none of its
+        // definitions (and no ~/.jq of the session's) runs without it, with the same result.
+        if (useEnv || mine || SHIM_NAMES.test(programText)) files.set(rc, { path: rc, data: toBytes(`${JQ_SHIM}\n${mine}`) });
+        else files.delete(rc);
       }
     }
     const argvBytes = argv.reduce((n, a) => n + toBytes(a).length + 1, 0);
@@ -306,7 +313,6 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
       timeoutMs,
       signal: ctx.signal,
     });
-    const dec = new TextDecoder();
-    return { stdout: dec.decode(res.stdout), stderr: dec.decode(res.stderr), exitCode: res.exitCode };
+    return { stdout: decoder.decode(res.stdout), stderr: decoder.decode(res.stderr), exitCode: res.exitCode };
   });
 }

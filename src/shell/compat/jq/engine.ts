@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { jqWorkerMain } from "./worker-main.js";
 
@@ -51,6 +49,9 @@ interface Pending {
   resolve: (r: JqRunResult) => void;
 }
 
+/** The most memory one jq instance may use (its WebAssembly memory maximum), bytes. */
+export const JQ_MAX_MEMORY = 256 * 1024 * 1024;
+
 const enc = new TextEncoder();
 const failure = (message: string, exitCode: number): JqRunResult => ({
   stdout: new Uint8Array(0),
@@ -81,16 +82,18 @@ export class JqEngine {
 
   /**
    * @param options.maxHeapBytes heap size (bytes) past which an instance is replaced; default 64 MiB
+   * @param options.maxMemoryBytes the most memory one jq instance may have (its WebAssembly
+   *   memory maximum); a run that needs more ends with `jq: error: memory limit exceeded`, exit 5;
+   *   default 256 MiB, a multiple of 64 KiB
    * @param options.maxCallsPerInstance runs after which an instance is replaced; default 5000
    * @throws Error when the `jq-web` package cannot be resolved
    */
-  constructor(private readonly options: { maxHeapBytes?: number; maxCallsPerInstance?: number } = {}) {
+  constructor(
+    private readonly options: { maxHeapBytes?: number; maxMemoryBytes?: number; maxCallsPerInstance?: number } = {},
+  ) {
     const require = createRequire(import.meta.url);
-    const jqWeb = require.resolve("jq-web/jq.js");
-    // The built package carries the patched jq.js (patches/README.md) in dist/engine/.
-    const shipped = fileURLToPath(new URL("../../../engine/jq-web/jq.js", import.meta.url));
-    this.jsPath = existsSync(shipped) ? shipped : jqWeb;
-    this.wasmPath = path.join(path.dirname(jqWeb), "jq.wasm");
+    this.jsPath = require.resolve("jq-web/jq.js");
+    this.wasmPath = path.join(path.dirname(this.jsPath), "jq.wasm");
   }
 
   /**
@@ -121,14 +124,16 @@ export class JqEngine {
         jsPath: this.jsPath,
         wasmPath: this.wasmPath,
         maxHeapBytes: this.options.maxHeapBytes ?? 64 * 1024 * 1024,
+        maxMemoryBytes: this.options.maxMemoryBytes ?? JQ_MAX_MEMORY,
         maxCallsPerInstance: this.options.maxCallsPerInstance ?? 5000,
       },
       // jq-web's glue reads nothing from stdin/stdout of the process; keep them detached.
       stdout: true,
       stderr: true,
       execArgv: [],
-      // A runaway program ends the worker (the run answers an error), never the host process.
-      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
+      // The worker's own JavaScript heap is small (jq's data lives in the wasm memory, capped
+      // above); a runaway ends the worker (the run answers an error), never the host process.
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
     });
     w.unref();
     this.worker = w;

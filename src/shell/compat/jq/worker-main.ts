@@ -34,13 +34,19 @@ export function jqWorkerMain(): void {
     jsPath: string;
     wasmPath: string;
     maxHeapBytes: number;
+    maxMemoryBytes: number;
     maxCallsPerInstance: number;
   };
 
   // Load the Emscripten factory: run jq.js as a CommonJS body whose `module.exports`
   // setter keeps the first value (the factory) and stops the file right there, before
   // it creates the default instance of its own.
-  const src: string = nodeFs.readFileSync(data.jsPath, "utf8");
+  // jq-web keeps Emscripten's FS inside its closure; one added line, next to where the glue
+  // publishes `callMain`, exposes it on the module object (what jq-web's own `raw()` reads).
+  const EXPOSE_AT = "Module['callMain'] = callMain;";
+  const text: string = nodeFs.readFileSync(data.jsPath, "utf8");
+  if (text.split(EXPOSE_AT).length !== 2) throw new Error("jq-web: unexpected jq.js (cannot expose its FS)");
+  const src = text.replace(EXPOSE_AT, `${EXPOSE_AT} Module['FS'] = FS;`);
   const STOP = { stop: true };
   let factory: any = null;
   const fakeModule: any = {};
@@ -62,7 +68,59 @@ export function jqWorkerMain(): void {
     if (e !== STOP) throw e;
   }
   if (typeof factory !== "function") throw new Error("jq-web: could not load the jq factory");
-  const wasmModule = new WebAssembly.Module(nodeFs.readFileSync(data.wasmPath));
+  const wasmModule = new WebAssembly.Module(withMemoryMaximum(nodeFs.readFileSync(data.wasmPath), data.maxMemoryBytes));
+
+  /**
+   * The wasm binary with its memory's maximum lowered to `maxBytes` (WebAssembly core spec,
+   * §5.5.8 memory section: `flags min [max]`, sizes in 64 KiB pages), so the engine itself
+   * refuses to grow past it. Only that section's bytes change; the others are copied as they are.
+   */
+  function withMemoryMaximum(bin: Uint8Array, maxBytes: number): Uint8Array<ArrayBuffer> {
+    const maxPages = Math.floor(maxBytes / 65536);
+    const leb = (n: number): number[] => {
+      const out: number[] = [];
+      do {
+        let b = n & 0x7f;
+        n = Math.floor(n / 128);
+        if (n) b |= 0x80;
+        out.push(b);
+      } while (n);
+      return out;
+    };
+    let at = 8;
+    const read = (): number => {
+      let r = 0;
+      let mul = 1;
+      let b: number;
+      do {
+        b = bin[at++];
+        r += (b & 0x7f) * mul;
+        mul *= 128;
+      } while (b & 0x80);
+      return r;
+    };
+    while (at < bin.length) {
+      const start = at;
+      const id = bin[at++];
+      const size = read();
+      const body = at;
+      if (id === 5) {
+        const count = read();
+        const flags = read();
+        const min = read();
+        if (count !== 1 || flags > 1) throw new Error("jq-web: unexpected memory section");
+        if (min > maxPages) throw new Error(`jq-web: needs ${min * 64} KiB of memory at start, over the limit`);
+        const section = [5, ...leb(leb(1).length + 1 + leb(min).length + leb(maxPages).length), ...leb(1), 1, ...leb(min), ...leb(maxPages)];
+        const out = new Uint8Array(bin.length - (body + size - start) + section.length);
+        out.set(bin.subarray(0, start), 0);
+        out.set(section, start);
+        out.set(bin.subarray(body + size), start + section.length);
+        return out;
+      }
+      at = body + size;
+    }
+    throw new Error("jq-web: no memory section");
+  }
   const enc = new TextEncoder();
 
   class JqExit {
@@ -111,6 +169,8 @@ export function jqWorkerMain(): void {
     overflow: boolean;
     /** Bytes written this run (both streams), checked against `maxOutput`. */
     accounted: number;
+    /** Set when jq asked for more memory than `maxMemoryBytes` allows. */
+    outOfMemory: boolean;
   }
 
   async function createInstance(envStrings: string[], envKey: string): Promise<Inst> {
@@ -127,6 +187,7 @@ export function jqWorkerMain(): void {
       maxOutput: Infinity,
       overflow: false,
       accounted: 0,
+      outOfMemory: false,
     };
     const mem = () => ex.memory.buffer as ArrayBuffer;
     const writeCString = (ptr: number, s: string) => {
@@ -144,6 +205,14 @@ export function jqWorkerMain(): void {
         const env = imports.env;
         const wasi = imports.wasi_snapshot_preview1;
         const gmtime = env._gmtime_js;
+        const resize = env.emscripten_resize_heap;
+        // malloc grows the heap through this import; past the cap it fails, jq prints
+        // "cannot allocate memory" and aborts, and the run ends with the limit error below.
+        env.emscripten_resize_heap = (requested: number) => {
+          const ok = (requested >>> 0) <= data.maxMemoryBytes && resize(requested);
+          if (!ok) inst.outOfMemory = true;
+          return ok ? 1 : 0;
+        };
         wasi.environ_sizes_get = (pCount: number, pSize: number) => {
           const v = new DataView(mem());
           v.setUint32(pCount, envBytes.length, true);
@@ -186,7 +255,7 @@ export function jqWorkerMain(): void {
         return {};
       },
     });
-    if (!M.FS) throw new Error("jq-web is not patched (toolshell's patches/jq-web+0.6.2.patch): see \"Use it from code\" in toolshell's README");
+    if (!M.FS) throw new Error("jq-web: its FS is not exposed");
     inst.FS = M.FS;
     inst.ex = ex;
     const FS = M.FS;
@@ -264,6 +333,7 @@ export function jqWorkerMain(): void {
     inst.maxOutput = req.maxOutput;
     inst.overflow = false;
     inst.accounted = 0;
+    inst.outOfMemory = false;
     inst.calls++;
     const createdFiles: string[] = [];
     const createdDirs: string[] = [];
@@ -329,6 +399,10 @@ export function jqWorkerMain(): void {
         inst.broken = true;
         exitCode = 2;
         append(inst.err, enc.encode("jq: error: output limit exceeded\n"));
+      } else if (inst.outOfMemory) {
+        inst.broken = true;
+        exitCode = 5;
+        append(inst.err, enc.encode(`jq: error: memory limit exceeded (${data.maxMemoryBytes / 1048576} MiB)\n`));
       } else {
         inst.broken = true;
         exitCode = 5;

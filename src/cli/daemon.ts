@@ -1,0 +1,46 @@
+/**
+ * `toolshell daemon status|stop` (and `serve`, which the CLI itself starts): the config's warm
+ * host, found the same way a run finds it (README "The CLI").
+ */
+import { existsSync } from "node:fs";
+import { resolveConfigFile } from "../config/locate.js";
+import type { CommonOptions } from "./commands.js";
+import { hostKey, hostStatus, idleSeconds, stopHost } from "./daemon-client.js";
+
+/**
+ * Runs `toolshell daemon ACTION` and returns the exit code: 0 done (status: running), 1 status:
+ * not running, 2 usage error (no config, unknown action). Prints what it found.
+ */
+export async function runDaemonCommand(action: string, idle: string | undefined, options: CommonOptions, afterPid?: string): Promise<number> {
+  const configFile = resolveConfigFile({ flag: options.config });
+  if (!configFile || !existsSync(configFile)) {
+    process.stderr.write(`toolshell: ${options.config ? `config file not found: ${options.config}` : `no toolshell.config.json or .mcp.json in ${process.cwd()}`}\n`);
+    return 2;
+  }
+  const key = hostKey(configFile, options);
+  try {
+    if (action === "serve") {
+      const { serveDaemon } = await import("./daemon-host.js");
+      await serveDaemon(key, idleSeconds({ ...options, daemonIdle: idle ?? options.daemonIdle }), afterPid ? Number(afterPid) : undefined);
+      return 0;
+    }
+    if (action === "status") {
+      const st = await hostStatus(key);
+      if (!st) {
+        process.stdout.write(`not running (config ${key.config})\n`);
+        return 1;
+      }
+      process.stdout.write(`running: pid ${st.pid}, config ${st.config}, since ${st.startedAt}, ${st.served} runs served, exits after ${st.idleSeconds} s idle\n`);
+      return 0;
+    }
+    if (action === "stop") {
+      process.stdout.write((await stopHost(key)) ? "stopped\n" : "not running\n");
+      return 0;
+    }
+  } catch (e) {
+    process.stderr.write(`toolshell: ${(e as Error).message}\n`);
+    return 2;
+  }
+  process.stderr.write(`toolshell: unknown daemon action ${action} (status | stop)\n`);
+  return 2;
+}

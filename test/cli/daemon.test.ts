@@ -1,0 +1,136 @@
+/**
+ * The CLI's warm host (README "The CLI" → "The warm host"), through the built CLI: started on
+ * first use, reused (the same server process answers), restarted when the config changes,
+ * stopped by `toolshell daemon stop`, gone after its idle time, bypassed by `--no-daemon`, and an
+ * approval given through it. Each test has its own private socket folder.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test, type TestContext } from "node:test";
+import { KIT_SERVER, NPM_SERVERS, REPO_ROOT, tsxCommand } from "../fixtures/mcp/index.js";
+
+const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
+
+function setup(t: TestContext, config?: object) {
+  assert.ok(existsSync(CLI), "run `npm run build` first");
+  const work = mkdtempSync(path.join(tmpdir(), "toolshell-daemon-"));
+  const sockets = path.join(work, "sockets");
+  const starts = path.join(work, "starts.txt");
+  writeFileSync(starts, "");
+  const kit = { ...tsxCommand(KIT_SERVER), env: { FIXTURE_STARTS_FILE: starts }, trust: true };
+  const cfg = path.join(work, "toolshell.config.json");
+  writeFileSync(cfg, JSON.stringify(config ?? { mcpServers: { kit } }));
+  const cli = (args: string[], input = "") => {
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      cwd: work,
+      input,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, TOOLSHELL_DAEMON_DIR: sockets },
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  t.after(() => {
+    cli(["daemon", "stop"]);
+    rmSync(work, { recursive: true, force: true });
+  });
+  const serverStarts = () => readFileSync(starts, "utf8").trim().split("\n").filter(Boolean).length;
+  return { work, sockets, cfg, kit, cli, serverStarts };
+}
+
+const pidOf = (status: string) => Number(/pid (\d+)/.exec(status)?.[1]);
+
+test("the first run starts the warm host, later runs reuse it and its servers", async (t) => {
+  const { sockets, cli, serverStarts } = setup(t);
+  assert.equal(cli(["daemon", "status"]).status, 1, "no host before the first run");
+  // The first run works in-process (its own server) and leaves a host starting for the next.
+  const first = cli(["exec", "tools kit pid"]);
+  assert.equal(first.status, 0, first.stderr);
+  const status = cli(["daemon", "status"]);
+  assert.equal(status.status, 0);
+  assert.match(status.stdout, /running: pid \d+/);
+  const second = cli(["exec", "tools kit pid; tools kit plain text=hi"]);
+  assert.equal(second.status, 0, second.stderr);
+  const third = cli(["exec", "tools kit pid"]);
+  assert.equal(third.stdout, second.stdout.split("\n")[0] + "\n", "the same server process answered both later runs");
+  assert.notEqual(third.stdout, first.stdout, "the first run's server was its own");
+  assert.equal(serverStarts(), 2, "one start for the first run, one for the host");
+  assert.equal(pidOf(cli(["daemon", "status"]).stdout), pidOf(status.stdout), "the same host");
+  // The socket folder is private, the socket 0600.
+  assert.equal(statSync(sockets).mode & 0o777, 0o700);
+  const sock = readdirSync(sockets).find((f) => f.endsWith(".sock"))!;
+  assert.equal(statSync(path.join(sockets, sock)).mode & 0o777, 0o600);
+  // A script's exit code and both streams come through.
+  const failing = cli(["exec", "echo out; echo err >&2; exit 7"]);
+  assert.deepEqual([failing.status, failing.stdout, failing.stderr], [7, "out\n", "err\n"]);
+});
+
+/** True once process `pid` has exited (it closes its servers first), looking for up to 20 s. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+test("a changed config restarts the host; daemon stop stops it", async (t) => {
+  const { cfg, kit, cli } = setup(t);
+  assert.equal(cli(["exec", "tools kit pid"]).status, 0);
+  assert.equal(cli(["exec", "tools kit pid"]).status, 0);
+  const before = pidOf(cli(["daemon", "status"]).stdout);
+  writeFileSync(cfg, JSON.stringify({ mcpServers: { kit, again: kit } }));
+  const r = cli(["exec", "tools again pid"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(cli(["exec", "tools again pid"]).status, 0);
+  const after = pidOf(cli(["daemon", "status"]).stdout);
+  assert.notEqual(after, before, "a new host for the new config");
+  assert.ok(await gone(before), "the old host is gone");
+  assert.equal(cli(["daemon", "stop"]).stdout, "stopped\n");
+  assert.equal(cli(["daemon", "status"]).status, 1);
+  assert.ok(await gone(after), "the host process is gone");
+});
+
+test("an idle host exits after its idle time; --no-daemon starts none", async (t) => {
+  const { cli } = setup(t);
+  const plain = cli(["--no-daemon", "exec", "tools kit plain text=direct"]);
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.equal(cli(["daemon", "status"]).status, 1, "--no-daemon ran in-process");
+  assert.equal(cli(["--daemon-idle", "1", "exec", "echo hi"]).status, 0);
+  const pid = pidOf(cli(["daemon", "status"]).stdout);
+  assert.ok(pid > 0);
+  for (let i = 0; i < 100 && cli(["daemon", "status"]).status === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(cli(["daemon", "status"]).status, 1, "gone after 1 s idle");
+});
+
+test("an approval through the warm host: stop report, approve, run again; the events match --no-daemon", async (t) => {
+  const work0 = mkdtempSync(path.join(tmpdir(), "toolshell-daemon-mem-"));
+  t.after(() => rmSync(work0, { recursive: true, force: true }));
+  const memory = { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(work0, "m.jsonl") }, trust: true };
+  const { work, cli } = setup(t, { mcpServers: { memory } });
+  writeFileSync(path.join(work, "s.sh"), `tools memory delete-entities entityNames='["q"]' && echo deleted\n`);
+  const run = cli(["run", "s.sh"]);
+  assert.equal(run.status, 3, run.stderr);
+  const report = JSON.parse(run.stderr.trim().split("\n").pop()!);
+  assert.equal(report.tools.stopped.reason, "needs_approval");
+  assert.match(cli(["approvals"]).stdout, new RegExp(report.tools.stopped.request_id), "the pending request is listed");
+  const approve = cli(["approve", report.tools.stopped.request_id, "allow"]);
+  assert.equal(approve.status, 0, approve.stderr);
+  const again = cli(["run", "s.sh"]);
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /deleted\n$/);
+  // The same run in-process sees the same session (its approvals and events are in the store).
+  const events = spawnSync(process.execPath, [CLI, "events", "cli", "--json"], { cwd: work, encoding: "utf8" });
+  assert.equal(events.status, 0, events.stderr);
+  const kinds = events.stdout.trim().split("\n").map((l) => JSON.parse(l).type as string);
+  assert.ok(kinds.includes("approval.requested") && kinds.includes("approval.answered"), kinds.join(","));
+  const third = cli(["--no-daemon", "run", "s.sh"]);
+  assert.equal(third.status, 3, "allow was once: the in-process run stops again, as the host's would");
+});
