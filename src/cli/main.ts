@@ -22,6 +22,8 @@
 import { Command, Option } from "commander";
 import { createRequire } from "node:module";
 import { runCli } from "./commands.js";
+import { registerScriptsCommands } from "./scripts.js";
+import { registerTriggersCommands } from "./triggers.js";
 
 const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -120,6 +122,10 @@ program
     const { runServe } = await import("./sessions.js");
     process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
   });
+
+// Saved scripts and triggers over the store beside the config (src/cli/scripts.ts, src/cli/triggers.ts).
+registerScriptsCommands(program, () => program.opts());
+registerTriggersCommands(program, () => program.opts());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -20,7 +20,7 @@ import { ToolCallError } from "../tool/index.js";
 import { parseTriggerSpec } from "./config.js";
 import type { Host } from "./host.js";
 import { openApiDocument } from "./openapi.js";
-import { publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
+import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
 /** An API error: HTTP status, a stable code, a message. */
 export class ApiError extends Error {
@@ -42,7 +42,8 @@ export interface AppOptions {
 }
 
 const DECISIONS = new Set(["allow", "allow_always", "reject", "reject_always"]);
-const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */
+export const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 function digest(s: string): Buffer {
   return createHash("sha256").update(s, "utf8").digest();
@@ -319,8 +320,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   // ── triggers ────────────────────────────────────────────────────────────────
   const triggerOr404 = (agent: string, key: string) => {
-    const t = store.getTrigger(key) ?? store.findTrigger(agent, key);
-    if (!t || t.agent_id !== agent) throw new ApiError(404, "not_found", `no trigger ${key} for agent ${agent}`);
+    const t = findAgentTrigger(store, agent, key);
+    if (!t) throw new ApiError(404, "not_found", `no trigger ${key} for agent ${agent}`);
     return t;
   };
   const spec = (b: Record<string, unknown>, where: string) => {
@@ -347,18 +348,13 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const agent = agentParam(c);
     const cur = triggerOr404(agent, c.req.param("trigger_id"));
     const b = await body(c);
-    const merged: Record<string, unknown> = {
-      name: cur.name,
-      kind: cur.kind,
-      ...(cur.kind === "schedule" ? { schedule: cur.cron, timezone: cur.timezone } : {}),
-      script: cur.script,
-      input: cur.input,
-      enabled: cur.enabled,
-      wake_agent_on_failure: cur.wake_agent_on_failure,
-      ...b,
-    };
-    if (b.cron !== undefined) delete merged.schedule;
-    const updated = host.triggers.update(cur.id, spec(merged, "trigger"));
+    let next;
+    try {
+      next = patchTriggerSpec(cur, b);
+    } catch (err) {
+      throw new ApiError(400, "invalid_request", (err as Error).message);
+    }
+    const updated = host.triggers.update(cur.id, next);
     return c.json(publicTrigger(updated!));
   });
 

@@ -131,7 +131,10 @@ export function parseTriggerSpec(x: unknown, where: string): TriggerSpec {
   if (kind === "schedule") {
     if (typeof cron !== "string" || !cron.trim()) throw new Error(`${where}.schedule: expected a cron expression such as "0 3 * * *"`);
     try {
-      new Cron(cron, { timezone, paused: true }).stop();
+      const job = new Cron(cron, { timezone, paused: true });
+      // An unknown time zone is refused only when a run time is computed.
+      job.nextRun();
+      job.stop();
     } catch (err) {
       throw new Error(`${where}.schedule: ${(err as Error).message}`, { cause: err });
     }
