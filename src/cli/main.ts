@@ -10,6 +10,8 @@
  *   toolshell plan FILE|-          each tools call a script would make, with its risk
  *   toolshell approvals            pending approval requests of the CLI session
  *   toolshell approve ID DECISION  answer one (allow, allow_always, reject, reject_always)
+ *   toolshell scripts …            saved scripts: list, show, save, versions, diff, archive, restore, run
+ *   toolshell triggers …           triggers: list, show, create, update, delete, run, runs
  *
  * Common options: --config FILE (default: ./toolshell.config.json, then ./.mcp.json),
  * --workspace DIR (a real folder mounted read-write as the working directory).

@@ -14,7 +14,7 @@
  * HTTP API, it is the operator's door: the config's `manageScripts` (which governs saving from
  * inside the shell) does not apply here.
  *
- * Rule source: README "Saved scripts from the command line"; docs/sessions.md (saved scripts).
+ * Rule source: docs/sessions.md → Commands (saved scripts and triggers from the command line).
  */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
