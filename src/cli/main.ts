@@ -14,6 +14,8 @@
  *   toolshell completion SHELL     a completion script for bash, zsh or fish
  *   toolshell daemon status|stop   the config's warm host (exec, run, list, plan, approvals and
  *                                  approve run there unless --no-daemon; README "The CLI")
+ *   toolshell scripts …            saved scripts: list, show, save, versions, diff, archive, restore, run
+ *   toolshell triggers …           triggers: list, show, create, update, delete, run, runs
  *
  * Common options: --config FILE (default: ./toolshell.config.json, then ./.mcp.json),
  * --workspace DIR (a real folder mounted read-write as the working directory).
@@ -26,6 +28,8 @@
 import { Command, Option } from "commander";
 import { createRequire } from "node:module";
 import { runCli } from "./commands.js";
+import { registerScriptsCommands } from "./scripts.js";
+import { registerTriggersCommands } from "./triggers.js";
 
 const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -167,6 +171,9 @@ program
     const { completionScript } = await import("./completion.js");
     process.stdout.write(completionScript(shell, program));
   });
+// Saved scripts and triggers over the store beside the config (src/cli/scripts.ts, src/cli/triggers.ts).
+registerScriptsCommands(program, () => program.opts());
+registerTriggersCommands(program, () => program.opts());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -31,7 +31,12 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => (text ? stream.write(text, () => resolve()) : resolve()));
 }
 
-async function storePath(options: SessionsCliOptions): Promise<string> {
+/**
+ * The store file of a CLI invocation: `--store`, else the config's `store`, else
+ * `.toolshell/state.db` beside the config (or in the working directory without one).
+ * @throws Error when `--config` names a missing file or the config does not parse.
+ */
+export async function storePath(options: SessionsCliOptions): Promise<string> {
   if (options.store) return path.resolve(options.store);
   const { readConfigFile, parseConfig, resolveConfigFile } = await import("../config/index.js");
   const { defaultStorePath } = await import("../server/index.js");

@@ -240,7 +240,10 @@ export const triggerSchema = strictObject({
   if (kind === "schedule") {
     if (cron === undefined || !cron.trim()) return fail(CRON_RULE, ["schedule"]);
     try {
-      new Cron(cron, { timezone, paused: true }).stop();
+      const job = new Cron(cron, { timezone, paused: true });
+      // An unknown time zone is refused only when a run time is computed.
+      job.nextRun();
+      job.stop();
     } catch (err) {
       return fail((err as Error).message, ["schedule"]);
     }

@@ -22,7 +22,7 @@ import { parseTriggerSpec } from "../config/index.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
 import { openApiDocument } from "./openapi.js";
-import { publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
+import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
 /** An API error: HTTP status, a stable code, a message. */
 export class ApiError extends Error {
@@ -44,7 +44,8 @@ export interface AppOptions {
 }
 
 const DECISIONS = new Set(["allow", "allow_always", "reject", "reject_always"]);
-const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */
+export const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
 function stepJson(s: StepRecord): Record<string, unknown> {
@@ -359,8 +360,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   // ── triggers ────────────────────────────────────────────────────────────────
   const triggerOr404 = (agent: string, key: string) => {
-    const t = store.getTrigger(key) ?? store.findTrigger(agent, key);
-    if (!t || t.agent_id !== agent) throw new ApiError(404, "not_found", `no trigger ${key} for agent ${agent}`);
+    const t = findAgentTrigger(store, agent, key);
+    if (!t) throw new ApiError(404, "not_found", `no trigger ${key} for agent ${agent}`);
     return t;
   };
   const spec = (b: Record<string, unknown>, where: string) => {
@@ -387,19 +388,13 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const agent = agentParam(c);
     const cur = triggerOr404(agent, c.req.param("trigger_id"));
     const b = await body(c);
-    const merged: Record<string, unknown> = {
-      name: cur.name,
-      kind: cur.kind,
-      ...(cur.kind === "schedule" ? { schedule: cur.cron, timezone: cur.timezone } : {}),
-      script: cur.script,
-      input: cur.input,
-      enabled: cur.enabled,
-      wake_agent_on_failure: cur.wake_agent_on_failure,
-      ...(cur.webhook_wait ? { webhook_wait: true } : {}),
-      ...b,
-    };
-    if (b.cron !== undefined) delete merged.schedule;
-    const updated = host.triggers.update(cur.id, spec(merged, "trigger"));
+    let next;
+    try {
+      next = patchTriggerSpec(cur, b);
+    } catch (err) {
+      throw new ApiError(400, "invalid_request", (err as Error).message);
+    }
+    const updated = host.triggers.update(cur.id, next);
     return c.json(publicTrigger(updated!));
   });
 

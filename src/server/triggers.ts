@@ -18,7 +18,7 @@ import { Cron } from "croner";
 import type { ShellResult, ToolShell } from "../runtime/index.js";
 import { SCRIPTS_SOURCE } from "../scripts/index.js";
 import { DEFAULT_AGENT, type Store, type TriggerRecord, type TriggerRunRecord } from "../store/index.js";
-import type { TriggerSpec } from "../config/index.js";
+import { parseTriggerSpec, type TriggerSpec } from "../config/index.js";
 import { fillTemplates } from "./template.js";
 
 /** What the wake-agent callback receives. */
@@ -31,7 +31,8 @@ export interface WakeCall {
 
 /** What the service needs. */
 export interface TriggerServiceOptions {
-  shell: ToolShell;
+  /** Runs the triggers. Without one, the service only creates, changes and deletes them. */
+  shell?: ToolShell;
   store: Store;
   /** Called (awaited, errors ignored) for failed or stopped runs of triggers that ask for it. */
   wakeAgent?: (call: WakeCall) => void | Promise<void>;
@@ -53,6 +54,33 @@ export function sameSecret(a: string, b: string): boolean {
 export function publicTrigger(t: TriggerRecord): Omit<TriggerRecord, "secret_hash"> {
   const { secret_hash: _s, ...rest } = t;
   return rest;
+}
+
+/** A trigger of `agentId` by id or name; undefined when there is none or it is another agent's. */
+export function findAgentTrigger(store: Store, agentId: string, idOrName: string): TriggerRecord | undefined {
+  const t = store.getTrigger(idOrName) ?? store.findTrigger(agentId, idOrName);
+  return t && t.agent_id === agentId ? t : undefined;
+}
+
+/**
+ * The spec of a trigger after a partial change (an API PATCH body, CLI options): the current
+ * record's fields, overridden by those in `patch`; `cron` in the patch replaces the schedule.
+ * @throws Error `trigger…: …` as {@link parseTriggerSpec} on a bad field.
+ */
+export function patchTriggerSpec(cur: TriggerRecord, patch: Record<string, unknown>): TriggerSpec {
+  const merged: Record<string, unknown> = {
+    name: cur.name,
+    kind: cur.kind,
+    ...(cur.kind === "schedule" ? { schedule: cur.cron, timezone: cur.timezone } : {}),
+    script: cur.script,
+    input: cur.input,
+    enabled: cur.enabled,
+    wake_agent_on_failure: cur.wake_agent_on_failure,
+    ...(cur.webhook_wait ? { webhook_wait: true } : {}),
+    ...patch,
+  };
+  if (patch.cron !== undefined) delete merged.schedule;
+  return parseTriggerSpec(merged, "trigger");
 }
 
 /** The session a trigger's runs are recorded in. */
@@ -225,6 +253,7 @@ export class TriggerService {
     const { store, shell } = this.o;
     const t = store.getTrigger(triggerId);
     if (!t) throw new Error(`no trigger ${triggerId}`);
+    if (!shell) throw new Error("this trigger service has no shell to run triggers in");
     const started = new Date(this.now()).toISOString();
     const payload = extra.payload ?? {};
     const run: TriggerRunRecord = {

@@ -6,19 +6,19 @@
  * Rule source: README "Sign-in"; MCP spec 2025-11-25 "Authorization" → Token Handling
  * ("implement secure token storage").
  */
-import type Database from "better-sqlite3";
+import type { SqlDatabase, SqlStatement } from "./driver.js";
 import type { CredentialStore, OAuthCredentials } from "../mcp/auth/index.js";
 
 type Row = { server: string; principal: string; data: string; updated_at: string };
 
 /** The {@link CredentialStore} of a SQLite store. Reads go to the file each time, so a sign-in made by another process (`toolshell auth`) is seen at once. */
 export class SqliteCredentialStore implements CredentialStore {
-  readonly #get: Database.Statement;
-  readonly #put: Database.Statement;
-  readonly #del: Database.Statement;
-  readonly #all: Database.Statement;
+  readonly #get: SqlStatement;
+  readonly #put: SqlStatement;
+  readonly #del: SqlStatement;
+  readonly #all: SqlStatement;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.#get = db.prepare("SELECT data FROM oauth_credentials WHERE server = ? AND principal = ?");
     this.#put = db.prepare("INSERT OR REPLACE INTO oauth_credentials (server, principal, data, updated_at) VALUES (?, ?, ?, ?)");
     this.#del = db.prepare("DELETE FROM oauth_credentials WHERE server = ? AND principal = ?");
@@ -35,7 +35,7 @@ export class SqliteCredentialStore implements CredentialStore {
   }
 
   delete(server: string, principal: string): boolean {
-    return this.#del.run(server, principal).changes > 0;
+    return Number((this.#del.run(server, principal) as { changes?: number | bigint }).changes ?? 0) > 0;
   }
 
   list(): Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }> {

@@ -1,6 +1,8 @@
 /** The store folder's public face: the Store interface, the SQLite default, timelines, spans. */
 export { SqliteStore, openSqliteStore } from "./sqlite.js";
 export type { SqliteStoreOptions } from "./sqlite.js";
+export { openDatabase, sqliteDriver } from "./driver.js";
+export type { SqlDatabase, SqlStatement, SqliteDriverName } from "./driver.js";
 export { DEFAULT_AGENT } from "./types.js";
 export type { Store, SessionRecord, StoredEvent, ScriptRecord, ScriptVersion, ScriptInput, TriggerRecord, TriggerRunRecord } from "./types.js";
 export { MIGRATIONS, migrate } from "./migrations.js";

@@ -5,7 +5,7 @@
  *
  * Rule source: issue 5 → Store ("schema migrations versioned in code").
  */
-import type Database from "better-sqlite3";
+import type { SqlDatabase } from "./driver.js";
 
 /** The migrations, oldest first. Index + 1 is the schema version it brings the database to. */
 export const MIGRATIONS: readonly string[] = [
@@ -153,8 +153,8 @@ export const MIGRATIONS: readonly string[] = [
  * @returns the schema version.
  * @throws Error when the database's version is newer than {@link MIGRATIONS}, or a migration fails (rolled back).
  */
-export function migrate(db: Database.Database): number {
-  const current = db.pragma("user_version", { simple: true }) as number;
+export function migrate(db: SqlDatabase): number {
+  const current = Number(db.pragma("user_version"));
   if (current > MIGRATIONS.length) {
     throw new Error(`the store's schema is version ${current}, newer than this toolshell knows (${MIGRATIONS.length}); upgrade toolshell`);
   }

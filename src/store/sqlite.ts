@@ -1,5 +1,5 @@
 /**
- * The embedded default store: one SQLite file through better-sqlite3 12.x (WAL mode, schema
+ * The embedded default store: one SQLite file through node:sqlite or better-sqlite3 12.x (driver.ts; WAL mode, schema
  * migrations in code). `:memory:` keeps everything in memory (tests, benchmarks).
  *
  * Durability: WAL with `synchronous=NORMAL` — a committed transaction survives the process being
@@ -9,15 +9,16 @@
  *
  * One process writes a store file at a time; other processes may read it (`toolshell events`).
  *
- * Rule source: issue 5 → Store; DESIGN.md engineering rules (SQLite via better-sqlite3 12.x).
+ * Rule source: issue 5 → Store; DESIGN.md engineering rules (SQLite via better-sqlite3 12.x, or
+ * node:sqlite where Node has it).
  */
 import { randomUUID } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { ApprovalBook, type ApprovalRequest, type ApprovalSnapshot, type Rating, type RatingCache } from "../policy/index.js";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../runtime/index.js";
 import { SqliteCredentialStore } from "./credentials.js";
+import { openDatabase, type SqlDatabase, type SqlStatement } from "./driver.js";
 import { readTree, writeTree, type FileEntry } from "./files.js";
 import { migrate } from "./migrations.js";
 import {
@@ -62,7 +63,8 @@ export function openSqliteStore(file: string): SqliteStore {
 /** The SQLite implementation of {@link Store}. Synchronous underneath; the async methods resolve at once. */
 export class SqliteStore implements Store {
   readonly location: string;
-  readonly db: Database.Database;
+  /** The database, through whichever driver opened it (driver.ts). */
+  readonly db: SqlDatabase;
   readonly ratings: RatingCache;
   /** OAuth sign-ins to MCP servers (tokens: the file is created readable by its owner only). */
   readonly credentials: SqliteCredentialStore;
@@ -70,7 +72,7 @@ export class SqliteStore implements Store {
   private readonly pending = new Map<string, { sessionId: string; toolCallId: string; call: RecordedCall }>();
   /** Hash of every saved file per session, to write only what changed. */
   private readonly fileHashes = new Map<string, Map<string, string>>();
-  private readonly st: Record<string, Database.Statement>;
+  private readonly st: Record<string, SqlStatement>;
 
   constructor(options: SqliteStoreOptions) {
     const file = options.file === ":memory:" ? ":memory:" : path.resolve(options.file);
@@ -84,7 +86,7 @@ export class SqliteStore implements Store {
       } catch {}
     }
     this.location = file;
-    this.db = new Database(file);
+    this.db = openDatabase(file);
     if (file !== ":memory:") this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("foreign_keys = ON");
@@ -182,7 +184,8 @@ export class SqliteStore implements Store {
       path: r.path,
       kind: r.kind,
       mode: r.mode,
-      ...(r.content ? { content: r.content as Buffer } : {}),
+      // better-sqlite3 reads a BLOB as a Buffer, node:sqlite as a Uint8Array.
+      ...(r.content ? { content: Buffer.from(r.content.buffer, r.content.byteOffset, r.content.byteLength) } : {}),
       ...(r.target !== null ? { target: r.target } : {}),
       hash: r.hash,
     }));
@@ -268,7 +271,8 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       const t = now();
       this.st.insertSession.run(step.sessionId, DEFAULT_AGENT, "{}", t, t);
-      this.st.upsertStep.run({ ...step, request: json(step.request) });
+      const { sessionId, stepId, kind, toolCallId, requestHash, attempt, startedAt } = step;
+      this.st.upsertStep.run({ sessionId, stepId, kind, toolCallId, requestHash, request: json(step.request), attempt, startedAt });
       this.st.touchSession.run(t, shellCalls, step.sessionId);
     })();
   }
@@ -313,7 +317,7 @@ export class SqliteStore implements Store {
 
   /** See Store.changedElsewhere; SQLite's data_version moves when another connection commits. */
   changedElsewhere(): boolean {
-    const version = this.db.pragma("data_version", { simple: true }) as number;
+    const version = this.db.pragma("data_version") as number;
     const changed = this.dataVersion !== undefined && version !== this.dataVersion;
     this.dataVersion = version;
     return changed;
@@ -441,7 +445,7 @@ export class SqliteStore implements Store {
   }
 
   deleteTrigger(id: string): boolean {
-    return this.st.delTrigger.run(id).changes > 0;
+    return Number((this.st.delTrigger.run(id) as { changes: number | bigint }).changes) > 0;
   }
 
   putTriggerRun(run: TriggerRunRecord): void {

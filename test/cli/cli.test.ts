@@ -34,11 +34,13 @@ test("run FILE and run - (script on stdin) with the example config; list prints 
   const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
   const file = path.join(dir, "s.sh");
   writeFileSync(file, "tools word-stats text='a b c dd dd' top=1 | jq -c .\n");
-  const r = toolshell(["run", "--config", config, file], { cwd: dir });
+  // Its own store: other test files may use the example config at the same time.
+  const store = ["--store", path.join(dir, "state.db")];
+  const r = toolshell(["run", "--config", config, ...store, file], { cwd: dir });
   assert.equal(r.stdout, '{"words":5,"frequent":[]}\n', r.stderr);
-  const fromStdin = toolshell(["run", "--config", config, "-"], { cwd: dir, input: "tools triage title=outage text='latency spike' | jq -r .priority" });
+  const fromStdin = toolshell(["run", "--config", config, ...store, "-"], { cwd: dir, input: "tools triage title=outage text='latency spike' | jq -r .priority" });
   assert.equal(fromStdin.stdout, "high\n", fromStdin.stderr);
-  const list = toolshell(["list", "--config", config], { cwd: dir });
+  const list = toolshell(["list", "--config", config, ...store], { cwd: dir });
   assert.equal(list.code, 0);
   assert.match(list.stdout, /^  everything +\(not loaded\)$/m);
   assert.match(list.stdout, /^  triage +Rate the priority/m);

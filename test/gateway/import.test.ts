@@ -102,7 +102,9 @@ test("toolshell mcp --import cursor --write FILE writes a config with the import
 });
 
 test("toolshell list --tokens prints the bash tool's size in o200k tokens", () => {
-  const r = cli(["list", "--tokens", "--config", path.join(root, "examples/toolshell.config.json")], path.join(root, "examples"));
+  // Its own store: other test files may use the example config at the same time.
+  const store = path.join(mkdtempSync(path.join(tmpdir(), "ts-tokens-")), "state.db");
+  const r = cli(["list", "--tokens", "--config", path.join(root, "examples/toolshell.config.json"), "--store", store], path.join(root, "examples"));
   assert.equal(r.code, 0, r.stderr);
   const m = /^  bash tool +(\d+) +\(description (\d+) characters\)$/m.exec(r.stdout);
   assert.ok(m, r.stdout);

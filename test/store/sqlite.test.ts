@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import Database from "better-sqlite3";
 import { createEngine } from "../../src/shell/index.js";
-import { MIGRATIONS, openSqliteStore, readTree, renderTimeline, type StoredEvent } from "../../src/store/index.js";
+import { MIGRATIONS, openDatabase, openSqliteStore, readTree, renderTimeline, sqliteDriver, type StoredEvent } from "../../src/store/index.js";
 
 const dirs: string[] = [];
 after(() => {
@@ -25,11 +24,12 @@ function dbFile(): string {
 test("a new file gets the latest schema in WAL mode; a newer schema is refused", () => {
   const file = dbFile();
   const store = openSqliteStore(file);
-  assert.equal(store.db.pragma("user_version", { simple: true }), MIGRATIONS.length);
-  assert.equal(store.db.pragma("journal_mode", { simple: true }), "wal");
+  assert.equal(store.db.driver, sqliteDriver());
+  assert.equal(store.db.pragma("user_version"), MIGRATIONS.length);
+  assert.equal(store.db.pragma("journal_mode"), "wal");
   store.close();
-  const raw = new Database(file);
-  raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+  const raw = openDatabase(file);
+  raw.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
   raw.close();
   assert.throws(() => openSqliteStore(file), /newer than this toolshell knows/);
 });

@@ -1,0 +1,138 @@
+/**
+ * What `toolshell scripts …` and `toolshell triggers …` share: the store beside the config
+ * (opened by file, so these commands work whether or not a `toolshell serve` is running on the
+ * same store), the `--agent` and `--json` options, readable tables, and errors that say what
+ * went wrong — as `toolshell: …` for people, or as the JSON error line
+ * `{"error":{"code","message"}}` with `--json`.
+ *
+ * Exit codes: 0 done; 1 bad input or nothing found (the error says which); 2 the store or
+ * config could not be opened; 3 a run stopped for a person's approval.
+ *
+ * Rule source: README "The CLI" (exit codes, the store beside the config).
+ */
+import { existsSync } from "node:fs";
+import type { Store } from "../store/index.js";
+import { ToolCallError } from "../tool/index.js";
+import type { CommonOptions } from "./commands.js";
+
+/** Options every `scripts` / `triggers` subcommand takes. */
+export interface ManageOptions {
+  /** The agent whose scripts or triggers these are (default `default`). */
+  agent?: string;
+  /** Print JSON (the HTTP API's shapes) instead of tables. */
+  json?: boolean;
+}
+
+/** A failure to report: a stable code (the HTTP API's codes) and the exit code. */
+export class ManageError extends Error {
+  constructor(
+    readonly code: "invalid_input" | "not_found" | "conflict" | "unavailable",
+    message: string,
+    readonly exitCode: 1 | 2 = code === "unavailable" ? 2 : 1,
+  ) {
+    super(message);
+  }
+}
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => (text ? stream.write(text, () => resolve()) : resolve()));
+}
+
+/** Prints `value` as one JSON document (with `--json`) or `text` (for people). */
+export function print(o: ManageOptions, value: unknown, text: () => string): Promise<void> {
+  return write(process.stdout, o.json ? JSON.stringify(value, null, 2) + "\n" : text());
+}
+
+/**
+ * Checks an agent id the way the HTTP API checks `{agent_id}`.
+ * @throws ManageError `invalid_input`.
+ */
+export async function agentId(o: ManageOptions): Promise<string> {
+  const { DEFAULT_AGENT } = await import("../store/index.js");
+  const { ID } = await import("../server/app.js");
+  const agent = o.agent ?? DEFAULT_AGENT;
+  if (!ID.test(agent)) throw new ManageError("invalid_input", `--agent must be 1-128 letters, digits, ".", "_", ":" or "-", got ${JSON.stringify(agent)}`);
+  return agent;
+}
+
+/**
+ * Runs `fn` over the store named by the config (`store`, default `<config dir>/.toolshell/state.db`)
+ * or `--store FILE`, closes it, and sets `process.exitCode`. `create` opens a store that does not
+ * exist yet (saving, creating); otherwise a missing store is "nothing found". Never throws.
+ */
+export async function withStore(options: CommonOptions, o: ManageOptions & { create?: boolean }, fn: (store: Store, agent: string) => Promise<number | void>): Promise<void> {
+  let store: Store | undefined;
+  try {
+    const agent = await agentId(o);
+    const { storePath } = await import("./sessions.js");
+    let file: string;
+    try {
+      file = await storePath(options);
+    } catch (err) {
+      throw new ManageError("unavailable", (err as Error).message);
+    }
+    if (file !== ":memory:" && !existsSync(file) && !o.create) throw new ManageError("not_found", `no store at ${file} (nothing has been saved with this config yet)`);
+    const { openSqliteStore } = await import("../store/index.js");
+    try {
+      store = openSqliteStore(file);
+    } catch (err) {
+      throw new ManageError("unavailable", `cannot open the store ${file}: ${(err as Error).message}`);
+    }
+    process.exitCode = (await fn(store, agent)) ?? 0;
+  } catch (err) {
+    process.exitCode = await fail(o, err);
+  } finally {
+    try {
+      store?.close();
+    } catch {}
+  }
+}
+
+/** Reports an error on stderr (JSON with `--json`) and returns its exit code. */
+export async function fail(o: ManageOptions, err: unknown): Promise<number> {
+  const e =
+    err instanceof ManageError
+      ? err
+      : err instanceof ToolCallError
+        ? new ManageError(err.code === "unknown_command" ? "not_found" : "invalid_input", err.message)
+        : new ManageError("unavailable", err instanceof Error ? err.message : String(err));
+  await write(process.stderr, o.json ? JSON.stringify({ error: { code: e.code, message: e.message } }) + "\n" : `toolshell: ${e.message}\n`);
+  return e.exitCode;
+}
+
+/**
+ * Parses a JSON object given on the command line (`--input`, `--payload`, `--input-schema`).
+ * @throws ManageError `invalid_input` naming the option.
+ */
+export function jsonObject(text: string, option: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new ManageError("invalid_input", `${option} is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ManageError("invalid_input", `${option} must be a JSON object`);
+  return v as Record<string, unknown>;
+}
+
+const MAX_CELL = 60;
+
+/** A plain-text table: a header row, then one row per item; long cells end in "…". */
+export function table(headers: string[], rows: string[][]): string {
+  const cells = rows.map((r) => r.map((c) => (c.length > MAX_CELL ? c.slice(0, MAX_CELL - 1) + "…" : c).replace(/\s+/g, " ")));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  ").trimEnd();
+  return [line(headers), ...cells.map(line)].join("\n") + "\n";
+}
+
+/** An ISO time as `YYYY-MM-DD HH:MM:SS` (UTC), or `-`. */
+export function when(iso: string | undefined): string {
+  return iso ? iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "") : "-";
+}
+
+/** Reads all of stdin. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
