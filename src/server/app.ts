@@ -7,45 +7,26 @@
  * tokens (compared in constant time), except `POST /v1/webhooks/{trigger_id}`, which takes the
  * trigger's own secret (or an API token). `/openapi.json` and `/healthz` are open.
  *
- * Rule source: issue 5 → HTTP API; seed "Tools in Shell" → Saved scripts (the
- * `/v1/agents/{agent_id}/scripts` API).
+ * Sessions, shell calls, events, steps, approvals and sign-ins are here; saved scripts,
+ * triggers and webhooks are in agents-api.ts; request helpers in http.ts. Rule source:
+ * docs/sessions.md "HTTP API".
  */
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { Hono, type Context } from "hono";
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { withDisplay, type Decision } from "../policy/index.js";
 import type { StepRecord } from "../runtime/index.js";
-import { checkScriptInput, scriptName } from "../scripts/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
-import { ToolCallError } from "../tool/index.js";
-import { parseTriggerSpec } from "../config/index.js";
+import { mountAgentRoutes } from "./agents-api.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
+import { ApiError, bearer, body, id, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
 import { openApiDocument } from "./openapi.js";
-import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
-/** An API error: HTTP status, a stable code, a message. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 500 | 503,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Options of {@link createApp}. */
-export interface AppOptions {
-  /** Accepted bearer tokens. With none, every authenticated route answers 401. */
-  tokens: string[];
-  /** Largest request body in bytes. */
-  maxBodyBytes: number;
-}
+export { ApiError, ID, tokenMatches } from "./http.js";
+export type { AppOptions } from "./http.js";
 
 const DECISIONS = new Set(["allow", "allow_always", "reject", "reject_always"]);
-/** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */
-export const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
 function stepJson(s: StepRecord): Record<string, unknown> {
@@ -63,69 +44,6 @@ function stepJson(s: StepRecord): Record<string, unknown> {
     started_at: s.startedAt,
     ended_at: s.endedAt,
   };
-}
-
-function digest(s: string): Buffer {
-  return createHash("sha256").update(s, "utf8").digest();
-}
-
-/** True when `presented` equals one of `tokens`; every token is compared, in constant time each. */
-export function tokenMatches(presented: string, tokens: readonly string[]): boolean {
-  return tokenIndex(presented, tokens) >= 0;
-}
-
-/** The index of `presented` in `tokens` (-1 when absent); every token is compared, in constant time each. */
-function tokenIndex(presented: string, tokens: readonly string[]): number {
-  const p = digest(presented);
-  let found = -1;
-  tokens.forEach((t, i) => {
-    if (timingSafeEqual(p, digest(t))) found = i;
-  });
-  return found;
-}
-
-function bearer(c: Context): string | undefined {
-  const h = c.req.header("authorization") ?? "";
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m?.[1];
-}
-
-async function body(c: Context): Promise<Record<string, unknown>> {
-  const type = c.req.header("content-type") ?? "";
-  const text = await c.req.text();
-  if (!text.trim()) return {};
-  if (type && !/^application\/(.+\+)?json\b/i.test(type)) throw new ApiError(415, "unsupported_media_type", "send JSON (content-type: application/json)");
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (err) {
-    throw new ApiError(400, "invalid_json", `the body is not JSON: ${(err as Error).message}`);
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ApiError(400, "invalid_request", "the body must be a JSON object");
-  return v as Record<string, unknown>;
-}
-
-function str(o: Record<string, unknown>, key: string, required: true): string;
-function str(o: Record<string, unknown>, key: string, required?: false): string | undefined;
-function str(o: Record<string, unknown>, key: string, required = false): string | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) {
-    if (required) throw new ApiError(400, "invalid_request", `"${key}" is required`);
-    return undefined;
-  }
-  if (typeof v !== "string") throw new ApiError(400, "invalid_request", `"${key}" must be a string`);
-  return v;
-}
-
-function id(v: string | undefined, what: string): string {
-  if (!v || !ID.test(v)) throw new ApiError(400, "invalid_request", `${what} must be 1-128 letters, digits, ".", "_", ":" or "-"`);
-  return v;
-}
-
-function fromToolError(err: unknown): never {
-  if (err instanceof ApiError) throw err;
-  if (err instanceof ToolCallError) throw new ApiError(err.code === "unknown_command" ? 404 : 400, err.code, err.message);
-  throw new ApiError(400, "invalid_request", err instanceof Error ? err.message : String(err));
 }
 
 /**
@@ -281,180 +199,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return c.json({ pending: oauth.broker.pending(principal === undefined ? {} : { principal }), sign_ins: states });
   });
 
-  // ── saved scripts ───────────────────────────────────────────────────────────
-  const agentParam = (c: Context): string => id(c.req.param("agent_id"), "agent_id");
-  const scriptOr404 = (agent: string, key: string, version?: number) => {
-    const s = store.getScript(agent, key, { version }) ?? (safeName(key) ? store.getScript(agent, safeName(key)!, { version }) : undefined);
-    if (!s) throw new ApiError(404, "not_found", `no script ${key}${version ? ` version ${version}` : ""} for agent ${agent}`);
-    return s;
-  };
-
-  app.get("/v1/agents/:agent_id/scripts", (c) => {
-    const include = /^(1|true|yes)$/i.test(c.req.query("include_archived") ?? "");
-    return c.json({ scripts: store.listScripts(agentParam(c), { includeArchived: include }) });
-  });
-
-  app.post("/v1/agents/:agent_id/scripts", async (c) => {
-    const agent = agentParam(c);
-    const b = await body(c);
-    let checked;
-    try {
-      checked = checkScriptInput({ name: b.name, description: b.description, input_schema: b.input_schema, body: b.body });
-    } catch (err) {
-      fromToolError(err);
-    }
-    if (store.getScript(agent, checked.name)) throw new ApiError(409, "conflict", `script ${checked.name} exists; PUT /v1/agents/${agent}/scripts/${checked.name} saves a new version`);
-    const saved = store.saveScript(agent, { ...checked, created_by: "api" });
-    return c.json(saved, 201);
-  });
-
-  app.get("/v1/agents/:agent_id/scripts/:script_id", (c) => {
-    const v = c.req.query("version");
-    const version = v === undefined ? undefined : Number(v);
-    if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new ApiError(400, "invalid_request", "version must be a whole number ≥ 1");
-    return c.json(scriptOr404(agentParam(c), c.req.param("script_id"), version));
-  });
-
-  app.get("/v1/agents/:agent_id/scripts/:script_id/versions", (c) => {
-    const agent = agentParam(c);
-    const s = scriptOr404(agent, c.req.param("script_id"));
-    return c.json({ versions: store.scriptVersions(agent, s.id) });
-  });
-
-  const saveVersion = async (c: Context, partial: boolean) => {
-    const agent = agentParam(c);
-    const key = c.req.param("script_id") ?? "";
-    const b = await body(c);
-    const cur = store.getScript(agent, key) ?? (safeName(key) ? store.getScript(agent, safeName(key)!) : undefined);
-    if (!cur && partial) throw new ApiError(404, "not_found", `no script ${key} for agent ${agent}`);
-    let result = cur;
-    const content = ["description", "input_schema", "body"].some((k) => b[k] !== undefined);
-    if (content || !partial) {
-      let checked;
-      try {
-        checked = checkScriptInput({
-          name: cur?.name ?? key,
-          description: b.description ?? (partial ? cur?.description : undefined),
-          input_schema: b.input_schema ?? (partial ? cur?.input_schema : undefined),
-          body: b.body ?? (partial ? cur?.body : undefined),
-        });
-      } catch (err) {
-        fromToolError(err);
-      }
-      result = store.saveScript(agent, { ...checked, created_by: "api" });
-    }
-    if (b.archived !== undefined) {
-      if (typeof b.archived !== "boolean") throw new ApiError(400, "invalid_request", '"archived" must be true or false');
-      result = store.setScriptArchived(agent, result!.id, b.archived);
-    }
-    return c.json(result, cur ? 200 : 201);
-  };
-  app.put("/v1/agents/:agent_id/scripts/:script_id", (c) => saveVersion(c, false));
-  app.patch("/v1/agents/:agent_id/scripts/:script_id", (c) => saveVersion(c, true));
-
-  app.delete("/v1/agents/:agent_id/scripts/:script_id", (c) => {
-    const agent = agentParam(c);
-    const s = scriptOr404(agent, c.req.param("script_id"));
-    return c.json(store.setScriptArchived(agent, s.id, true));
-  });
-
-  // ── triggers ────────────────────────────────────────────────────────────────
-  const triggerOr404 = (agent: string, key: string) => {
-    const t = findAgentTrigger(store, agent, key);
-    if (!t) throw new ApiError(404, "not_found", `no trigger ${key} for agent ${agent}`);
-    return t;
-  };
-  const spec = (b: Record<string, unknown>, where: string) => {
-    try {
-      return parseTriggerSpec(b, where);
-    } catch (err) {
-      throw new ApiError(400, "invalid_request", (err as Error).message);
-    }
-  };
-
-  app.get("/v1/agents/:agent_id/triggers", (c) => c.json({ triggers: store.listTriggers({ agentId: agentParam(c) }).map(publicTrigger) }));
-
-  app.post("/v1/agents/:agent_id/triggers", async (c) => {
-    const agent = agentParam(c);
-    const s = spec(await body(c), "trigger");
-    if (store.findTrigger(agent, s.name)) throw new ApiError(409, "conflict", `a trigger named ${s.name} exists`);
-    const { trigger, secret } = host.triggers.create(agent, s);
-    return c.json({ ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) }, 201);
-  });
-
-  app.get("/v1/agents/:agent_id/triggers/:trigger_id", (c) => c.json(publicTrigger(triggerOr404(agentParam(c), c.req.param("trigger_id")))));
-
-  app.patch("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => {
-    const agent = agentParam(c);
-    const cur = triggerOr404(agent, c.req.param("trigger_id"));
-    const b = await body(c);
-    let next;
-    try {
-      next = patchTriggerSpec(cur, b);
-    } catch (err) {
-      throw new ApiError(400, "invalid_request", (err as Error).message);
-    }
-    const updated = host.triggers.update(cur.id, next);
-    return c.json(publicTrigger(updated!));
-  });
-
-  app.delete("/v1/agents/:agent_id/triggers/:trigger_id", (c) => {
-    const t = triggerOr404(agentParam(c), c.req.param("trigger_id"));
-    host.triggers.delete(t.id);
-    return c.json({ deleted: t.id });
-  });
-
-  app.post("/v1/agents/:agent_id/triggers/:trigger_id/run", async (c) => {
-    const t = triggerOr404(agentParam(c), c.req.param("trigger_id"));
-    const b = await body(c);
-    const run = await host.triggers.run(t.id, "manual", b.payload ?? {});
-    return c.json(run, 201);
-  });
-
-  app.get("/v1/agents/:agent_id/triggers/:trigger_id/runs", (c) => {
-    const t = triggerOr404(agentParam(c), c.req.param("trigger_id"));
-    const limit = Number(c.req.query("limit") ?? 100);
-    return c.json({ runs: store.listTriggerRuns(t.id, { limit: Number.isInteger(limit) && limit > 0 ? limit : 100 }) });
-  });
-
-  app.get("/v1/agents/:agent_id/triggers/:trigger_id/runs/:run_id", (c) => {
-    const t = triggerOr404(agentParam(c), c.req.param("trigger_id"));
-    const run = store.getTriggerRun(c.req.param("run_id"));
-    if (!run || run.trigger_id !== t.id) throw new ApiError(404, "not_found", `no run ${c.req.param("run_id")} of trigger ${t.id}`);
-    return c.json(run);
-  });
-
-  // ── webhooks ────────────────────────────────────────────────────────────────
-  app.post("/v1/webhooks/:trigger_id", async (c) => {
-    const t = store.getTrigger(c.req.param("trigger_id"));
-    const presented = bearer(c) ?? c.req.header("x-toolshell-secret") ?? "";
-    const bySecret = !!t?.secret_hash && !!presented && sameSecret(secretHash(presented), t.secret_hash);
-    const byToken = !!presented && options.tokens.length > 0 && tokenMatches(presented, options.tokens);
-    if (!bySecret && !byToken) throw new ApiError(401, "unauthorized", "send the trigger's secret as Authorization: Bearer <secret> (or X-Toolshell-Secret)");
-    if (!t || t.kind !== "webhook") throw new ApiError(404, "not_found", `no webhook trigger ${c.req.param("trigger_id")}`);
-    if (!t.enabled) throw new ApiError(409, "conflict", `trigger ${t.name} is disabled`);
-    const payload = await body(c);
-    if (/^(1|true|yes)$/i.test(c.req.query("wait") ?? "")) {
-      // The finished run holds the script's output and stop report: only for an API token, or a
-      // trigger that says webhook_wait (docs/sessions.md → Triggers).
-      if (!byToken && !t.webhook_wait) throw new ApiError(403, "forbidden", `trigger ${t.name} does not return its run to webhook callers (webhook_wait is off); drop ?wait=true for 202 and a run id, or set "webhook_wait": true on the trigger`);
-      return c.json(await host.triggers.run(t.id, "webhook", payload), 200);
-    }
-    const runId = TriggerService.newRunId();
-    void host.triggers.run(t.id, "webhook", payload, runId).catch(() => {});
-    return c.json({ run_id: runId, trigger_id: t.id, status: "accepted" }, 202);
-  });
+  mountAgentRoutes(app, host, options);
 
   app.all("/v1/*", (c) => {
     throw new ApiError(404, "not_found", `no route ${c.req.method} ${c.req.path}`);
   });
   return app;
-}
-
-function safeName(key: string): string | undefined {
-  try {
-    return scriptName(key);
-  } catch {
-    return undefined;
-  }
 }

@@ -21,6 +21,8 @@ import { SqliteCredentialStore } from "./credentials.js";
 import { openDatabase, type SqlDatabase, type SqlStatement } from "./driver.js";
 import { readTree, writeTree, type FileEntry } from "./files.js";
 import { migrate } from "./migrations.js";
+import { parse, scriptRecord, sessionRow, stepRow, type Row } from "./rows.js";
+import { prepareStatements } from "./statements.js";
 import {
   DEFAULT_AGENT,
   type ScriptInput,
@@ -33,18 +35,9 @@ import {
   type TriggerRunRecord,
 } from "./types.js";
 
-type Row = Record<string, any>;
 
 const now = (): string => new Date().toISOString();
 const json = (v: unknown): string => JSON.stringify(v ?? null);
-const parse = <T>(s: string | null | undefined, dflt: T): T => {
-  if (s === null || s === undefined) return dflt;
-  try {
-    return JSON.parse(s) as T;
-  } catch {
-    return dflt;
-  }
-};
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -92,51 +85,7 @@ export class SqliteStore implements Store {
     this.db.pragma("foreign_keys = ON");
     this.db.pragma("busy_timeout = 5000");
     migrate(this.db);
-    const p = (sql: string) => this.db.prepare(sql);
-    this.st = {
-      getSession: p("SELECT * FROM sessions WHERE id = ?"),
-      insertSession: p("INSERT OR IGNORE INTO sessions (id, agent_id, metadata, shell_calls, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)"),
-      touchSession: p("UPDATE sessions SET updated_at = ?, shell_calls = MAX(shell_calls, ?) WHERE id = ?"),
-      files: p("SELECT path, kind, mode, content, target, hash FROM session_files WHERE session_id = ? ORDER BY path"),
-      fileHashes: p("SELECT path, hash FROM session_files WHERE session_id = ?"),
-      putFile: p("INSERT OR REPLACE INTO session_files (session_id, path, kind, mode, content, target, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      delFile: p("DELETE FROM session_files WHERE session_id = ? AND path = ?"),
-      insertEvent: p("INSERT INTO events (session_id, type, tool_call_id, at, data) VALUES (?, ?, ?, ?, ?)"),
-      events: p("SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
-      getStep: p("SELECT * FROM steps WHERE session_id = ? AND step_id = ?"),
-      upsertStep: p(`INSERT INTO steps (session_id, step_id, kind, tool_call_id, request_hash, request, status, attempt, started_at)
-        VALUES (@sessionId, @stepId, @kind, @toolCallId, @requestHash, @request, 'running', @attempt, @startedAt)
-        ON CONFLICT (session_id, step_id) DO UPDATE SET status = 'running', attempt = excluded.attempt, started_at = excluded.started_at, ended_at = NULL`),
-      endStep: p("UPDATE steps SET status = ?, result = ?, request_id = ?, ended_at = ? WHERE session_id = ? AND step_id = ?"),
-      steps: p("SELECT * FROM steps WHERE session_id = ? ORDER BY started_at, rowid"),
-      putCall: p(`INSERT OR REPLACE INTO step_calls (session_id, tool_call_id, idx, call_id, command, input_key, output, read_only, done, at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      calls: p("SELECT * FROM step_calls WHERE session_id = ? AND tool_call_id = ? ORDER BY idx"),
-      approvalState: p("SELECT data FROM approval_state WHERE session_id = ?"),
-      approvalRequests: p("SELECT data FROM approval_requests WHERE session_id = ? ORDER BY created_at, rowid"),
-      putApprovalState: p("INSERT OR REPLACE INTO approval_state (session_id, data, updated_at) VALUES (?, ?, ?)"),
-      putApprovalRequest: p("INSERT OR REPLACE INTO approval_requests (id, session_id, status, tool, created_at, answered_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      getRating: p("SELECT * FROM ratings WHERE key = ?"),
-      putRating: p("INSERT OR REPLACE INTO ratings (key, probability, rated_at, by) VALUES (?, ?, ?, ?)"),
-      scriptByKey: p("SELECT * FROM scripts WHERE agent_id = ? AND (id = ? OR name = ?)"),
-      scripts: p("SELECT * FROM scripts WHERE agent_id = ? ORDER BY name"),
-      insertScript: p("INSERT INTO scripts (id, agent_id, name, version, archived, created_at, updated_at) VALUES (?, ?, ?, 1, 0, ?, ?)"),
-      bumpScript: p("UPDATE scripts SET version = ?, archived = 0, updated_at = ? WHERE id = ?"),
-      archiveScript: p("UPDATE scripts SET archived = ?, updated_at = ? WHERE id = ?"),
-      insertVersion: p("INSERT INTO script_versions (script_id, version, description, input_schema, body, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      version: p("SELECT * FROM script_versions WHERE script_id = ? AND version = ?"),
-      versions: p("SELECT * FROM script_versions WHERE script_id = ? ORDER BY version"),
-      triggers: p("SELECT data FROM triggers ORDER BY agent_id, name"),
-      triggersOf: p("SELECT data FROM triggers WHERE agent_id = ? ORDER BY name"),
-      trigger: p("SELECT data FROM triggers WHERE id = ?"),
-      triggerByName: p("SELECT data FROM triggers WHERE agent_id = ? AND name = ?"),
-      putTrigger: p(`INSERT INTO triggers (id, agent_id, name, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, name = excluded.name, data = excluded.data, updated_at = excluded.updated_at`),
-      delTrigger: p("DELETE FROM triggers WHERE id = ?"),
-      putRun: p("INSERT OR REPLACE INTO trigger_runs (id, trigger_id, started_at, data) VALUES (?, ?, ?, ?)"),
-      run: p("SELECT data FROM trigger_runs WHERE id = ?"),
-      runs: p("SELECT data FROM trigger_runs WHERE trigger_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?"),
-    };
+    this.st = prepareStatements(this.db);
     this.credentials = new SqliteCredentialStore(this.db);
     const { getRating, putRating } = this.st;
     this.ratings = {
@@ -154,13 +103,10 @@ export class SqliteStore implements Store {
 
   // ── sessions and their files ────────────────────────────────────────────────
 
-  private sessionRow(r: Row): SessionRecord {
-    return { id: r.id, agent_id: r.agent_id, metadata: parse(r.metadata, {}), shell_calls: r.shell_calls, created_at: r.created_at, updated_at: r.updated_at };
-  }
 
   getSession(id: string): SessionRecord | undefined {
     const r = this.st.getSession.get(id) as Row | undefined;
-    return r ? this.sessionRow(r) : undefined;
+    return r ? sessionRow(r) : undefined;
   }
 
   listSessions(options: { agentId?: string; limit?: number } = {}): SessionRecord[] {
@@ -168,7 +114,7 @@ export class SqliteStore implements Store {
     const rows = (options.agentId
       ? this.db.prepare("SELECT * FROM sessions WHERE agent_id = ? ORDER BY created_at DESC LIMIT ?").all(options.agentId, limit)
       : this.db.prepare("SELECT * FROM sessions ORDER BY created_at DESC LIMIT ?").all(limit)) as Row[];
-    return rows.map((r) => this.sessionRow(r));
+    return rows.map((r) => sessionRow(r));
   }
 
   async openSession(session: { id: string; metadata: Record<string, unknown>; files: SessionFiles }): Promise<SessionSnapshot> {
@@ -240,30 +186,14 @@ export class SqliteStore implements Store {
 
   // ── steps ───────────────────────────────────────────────────────────────────
 
-  private stepRow(r: Row): StepRecord {
-    return {
-      sessionId: r.session_id,
-      stepId: r.step_id,
-      kind: r.kind,
-      toolCallId: r.tool_call_id,
-      requestHash: r.request_hash,
-      request: parse(r.request, null),
-      status: r.status,
-      attempt: r.attempt,
-      ...(r.result !== null ? { result: parse(r.result, null) } : {}),
-      ...(r.request_id ? { requestId: r.request_id } : {}),
-      startedAt: r.started_at,
-      ...(r.ended_at ? { endedAt: r.ended_at } : {}),
-    };
-  }
 
   async getStep(sessionId: string, stepId: string): Promise<StepRecord | undefined> {
     const r = this.st.getStep.get(sessionId, stepId) as Row | undefined;
-    return r ? this.stepRow(r) : undefined;
+    return r ? stepRow(r) : undefined;
   }
 
   listSteps(sessionId: string, options: { status?: StepStatus } = {}): StepRecord[] {
-    const rows = (this.st.steps.all(sessionId) as Row[]).map((r) => this.stepRow(r));
+    const rows = (this.st.steps.all(sessionId) as Row[]).map((r) => stepRow(r));
     return options.status ? rows.filter((s) => s.status === options.status) : rows;
   }
 
@@ -352,27 +282,13 @@ export class SqliteStore implements Store {
 
   // ── saved scripts ───────────────────────────────────────────────────────────
 
-  private scriptRecord(s: Row, v: Row): ScriptRecord {
-    return {
-      id: s.id,
-      agent_id: s.agent_id,
-      name: s.name,
-      version: v.version,
-      description: v.description,
-      input_schema: parse(v.input_schema, {}),
-      body: v.body,
-      archived: s.archived === 1,
-      created_at: s.created_at,
-      updated_at: s.updated_at,
-    };
-  }
 
   listScripts(agentId: string, options: { includeArchived?: boolean } = {}): ScriptRecord[] {
     const out: ScriptRecord[] = [];
     for (const s of this.st.scripts.all(agentId) as Row[]) {
       if (s.archived === 1 && !options.includeArchived) continue;
       const v = this.st.version.get(s.id, s.version) as Row | undefined;
-      if (v) out.push(this.scriptRecord(s, v));
+      if (v) out.push(scriptRecord(s, v));
     }
     return out;
   }
@@ -381,7 +297,7 @@ export class SqliteStore implements Store {
     const s = this.st.scriptByKey.get(agentId, idOrName, idOrName) as Row | undefined;
     if (!s) return undefined;
     const v = this.st.version.get(s.id, options.version ?? s.version) as Row | undefined;
-    return v ? this.scriptRecord(s, v) : undefined;
+    return v ? scriptRecord(s, v) : undefined;
   }
 
   saveScript(agentId: string, input: ScriptInput): ScriptRecord {

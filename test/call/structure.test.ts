@@ -4,7 +4,7 @@
  * `src/` grows past 400 lines. See docs/architecture.md.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,7 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../sr
 function files(dir = SRC): string[] {
   return readdirSync(dir).flatMap((n) => {
     const p = path.join(dir, n);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
+    return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(p) ? [p] : [];
   });
 }
 
@@ -42,7 +42,7 @@ test("the policy judge, the redaction of call results and the call event are eac
 test("no circular imports between modules of src/ (type-only imports aside)", () => {
   const graph = new Map<string, string[]>();
   for (const f of files()) {
-    const sf = ts.createSourceFile(f, readFileSync(f, "utf8"), ts.ScriptTarget.Latest, false);
+    const sf = ts.createSourceFile(f, readFileSync(f, "utf8"), ts.ScriptTarget.Latest, false, f.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
     const deps: string[] = [];
     for (const st of sf.statements) {
       let spec: ts.Expression | undefined;
@@ -51,7 +51,10 @@ test("no circular imports between modules of src/ (type-only imports aside)", ()
         const allTypes = named && ts.isNamedImports(named) && !st.importClause?.name && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
         if (!allTypes) spec = st.moduleSpecifier;
       } else if (ts.isExportDeclaration(st) && !st.isTypeOnly && st.moduleSpecifier) spec = st.moduleSpecifier;
-      if (spec && ts.isStringLiteral(spec) && spec.text.startsWith(".")) deps.push(path.resolve(path.dirname(f), spec.text.replace(/\.js$/, ".ts")));
+      if (spec && ts.isStringLiteral(spec) && spec.text.startsWith(".")) {
+        const target = path.resolve(path.dirname(f), spec.text.replace(/\.js$/, ".ts"));
+        deps.push(existsSync(target) ? target : target.replace(/\.ts$/, ".tsx"));
+      }
     }
     graph.set(f, deps);
   }

@@ -12,7 +12,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { tokenMatches } from "../app.js";
+import { tokenMatches } from "../http.js";
 
 /** The name of the cookie that holds the token. */
 export const COOKIE = "__Host-toolshell-token";

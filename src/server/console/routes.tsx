@@ -15,7 +15,7 @@ import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import { streamSSE } from "hono/streaming";
 import { showInput } from "../../policy/index.js";
-import { tokenMatches } from "../app.js";
+import { tokenMatches } from "../http.js";
 import type { Host } from "../host.js";
 import { localPath, requireSignIn, signedInToken, signIn, signOut, crossSite } from "./auth.js";
 import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } from "./data.js";

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { append, reset, withMemoryMaximum } from "./worker-helpers.js";
 import { jqWorkerMain } from "./worker-main.js";
 
 /** One file or directory to place in the jq instance's filesystem for one run. */
@@ -117,7 +118,7 @@ export class JqEngine {
 
   private start(): Promise<void> {
     if (this.ready) return this.ready;
-    const code = `var __name = (f) => f;\n(${jqWorkerMain.toString()})();`;
+    const code = `var __name = (f) => f;\n${[withMemoryMaximum, append, reset].map(String).join("\n")}\n(${jqWorkerMain.toString()})();`;
     const w = new Worker(code, {
       eval: true,
       workerData: {

@@ -1,10 +1,13 @@
+import type { Sink } from "./worker-helpers.js";
+
 /**
  * The body of the jq worker thread.
  *
  * `jqWorkerMain` is serialised with `Function.prototype.toString()` and run as the
  * source of a `worker_threads` Worker (`eval: true`), so it must stay self-contained:
  * no imports, no references to anything outside its own body (it uses `require`, which
- * an eval worker has).
+ * an eval worker has) except the helpers of worker-helpers.ts, which the engine puts in the
+ * same source before it.
  *
  * What it does: loads jq-web's Emscripten glue (jq 1.7.1 compiled to WebAssembly)
  * without letting the glue start an instance of its own, instantiates the wasm itself
@@ -22,6 +25,11 @@
  * An instance that hit an abnormal end (trap, output cap, stdin left half-read), grew
  * its heap past the limit, or served too many calls is dropped and a new one is made.
  */
+// Defined beside this function in the worker's source (worker-helpers.ts; engine.ts puts them there).
+declare function withMemoryMaximum(bin: Uint8Array, maxBytes: number): Uint8Array<ArrayBuffer>;
+declare function append(sink: Sink, data: Uint8Array): void;
+declare function reset(sink: Sink): void;
+
 export function jqWorkerMain(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const wt = require("node:worker_threads");
@@ -70,57 +78,6 @@ export function jqWorkerMain(): void {
   if (typeof factory !== "function") throw new Error("jq-web: could not load the jq factory");
   const wasmModule = new WebAssembly.Module(withMemoryMaximum(nodeFs.readFileSync(data.wasmPath), data.maxMemoryBytes));
 
-  /**
-   * The wasm binary with its memory's maximum lowered to `maxBytes` (WebAssembly core spec,
-   * §5.5.8 memory section: `flags min [max]`, sizes in 64 KiB pages), so the engine itself
-   * refuses to grow past it. Only that section's bytes change; the others are copied as they are.
-   */
-  function withMemoryMaximum(bin: Uint8Array, maxBytes: number): Uint8Array<ArrayBuffer> {
-    const maxPages = Math.floor(maxBytes / 65536);
-    const leb = (n: number): number[] => {
-      const out: number[] = [];
-      do {
-        let b = n & 0x7f;
-        n = Math.floor(n / 128);
-        if (n) b |= 0x80;
-        out.push(b);
-      } while (n);
-      return out;
-    };
-    let at = 8;
-    const read = (): number => {
-      let r = 0;
-      let mul = 1;
-      let b: number;
-      do {
-        b = bin[at++];
-        r += (b & 0x7f) * mul;
-        mul *= 128;
-      } while (b & 0x80);
-      return r;
-    };
-    while (at < bin.length) {
-      const start = at;
-      const id = bin[at++];
-      const size = read();
-      const body = at;
-      if (id === 5) {
-        const count = read();
-        const flags = read();
-        const min = read();
-        if (count !== 1 || flags > 1) throw new Error("jq-web: unexpected memory section");
-        if (min > maxPages) throw new Error(`jq-web: needs ${min * 64} KiB of memory at start, over the limit`);
-        const section = [5, ...leb(leb(1).length + 1 + leb(min).length + leb(maxPages).length), ...leb(1), 1, ...leb(min), ...leb(maxPages)];
-        const out = new Uint8Array(bin.length - (body + size - start) + section.length);
-        out.set(bin.subarray(0, start), 0);
-        out.set(section, start);
-        out.set(bin.subarray(body + size), start + section.length);
-        return out;
-      }
-      at = body + size;
-    }
-    throw new Error("jq-web: no memory section");
-  }
   const enc = new TextEncoder();
 
   class JqExit {
@@ -130,32 +87,6 @@ export function jqWorkerMain(): void {
     constructor(public which: string) {}
   }
 
-  /** One stream's output: a buffer that doubles as it fills, and the bytes used in it. */
-  interface Sink {
-    buf: Uint8Array;
-    bytes: number;
-  }
-
-  const SINK_START = 64 * 1024;
-
-  function append(sink: Sink, data: Uint8Array): void {
-    const need = sink.bytes + data.length;
-    if (need > sink.buf.length) {
-      let size = sink.buf.length || SINK_START;
-      while (size < need) size *= 2;
-      const grown = new Uint8Array(size);
-      grown.set(sink.buf.subarray(0, sink.bytes));
-      sink.buf = grown;
-    }
-    sink.buf.set(data, sink.bytes);
-    sink.bytes = need;
-  }
-
-  /** Empties a sink for the next run; a buffer grown past 1 MiB is let go. */
-  function reset(sink: Sink): void {
-    if (sink.buf.length > 1024 * 1024) sink.buf = new Uint8Array(SINK_START);
-    sink.bytes = 0;
-  }
   interface Inst {
     FS: any;
     ex: any;
@@ -182,8 +113,8 @@ export function jqWorkerMain(): void {
       envKey,
       calls: 0,
       broken: false,
-      out: { buf: new Uint8Array(SINK_START), bytes: 0 },
-      err: { buf: new Uint8Array(SINK_START), bytes: 0 },
+      out: { buf: new Uint8Array(64 * 1024), bytes: 0 },
+      err: { buf: new Uint8Array(64 * 1024), bytes: 0 },
       maxOutput: Infinity,
       overflow: false,
       accounted: 0,

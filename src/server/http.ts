@@ -1,0 +1,94 @@
+/**
+ * Request helpers of the HTTP API: the error shape, bearer tokens (compared in constant time),
+ * JSON bodies, ids, and the conversion of a tool error into an API error.
+ *
+ * Rule source: docs/sessions.md "HTTP API" (bearer tokens, error bodies, ids).
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Context } from "hono";
+import { ToolCallError } from "../tool/index.js";
+
+/** An API error: HTTP status, a stable code, a message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 500 | 503,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** Accepted bearer tokens. With none, every authenticated route answers 401. */
+  tokens: string[];
+  /** Largest request body in bytes. */
+  maxBodyBytes: number;
+}
+
+/** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */
+export const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export function digest(s: string): Buffer {
+  return createHash("sha256").update(s, "utf8").digest();
+}
+
+/** True when `presented` equals one of `tokens`; every token is compared, in constant time each. */
+export function tokenMatches(presented: string, tokens: readonly string[]): boolean {
+  return tokenIndex(presented, tokens) >= 0;
+}
+
+/** The index of `presented` in `tokens` (-1 when absent); every token is compared, in constant time each. */
+export function tokenIndex(presented: string, tokens: readonly string[]): number {
+  const p = digest(presented);
+  let found = -1;
+  tokens.forEach((t, i) => {
+    if (timingSafeEqual(p, digest(t))) found = i;
+  });
+  return found;
+}
+
+export function bearer(c: Context): string | undefined {
+  const h = c.req.header("authorization") ?? "";
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+export async function body(c: Context): Promise<Record<string, unknown>> {
+  const type = c.req.header("content-type") ?? "";
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  if (type && !/^application\/(.+\+)?json\b/i.test(type)) throw new ApiError(415, "unsupported_media_type", "send JSON (content-type: application/json)");
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new ApiError(400, "invalid_json", `the body is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ApiError(400, "invalid_request", "the body must be a JSON object");
+  return v as Record<string, unknown>;
+}
+
+export function str(o: Record<string, unknown>, key: string, required: true): string;
+export function str(o: Record<string, unknown>, key: string, required?: false): string | undefined;
+export function str(o: Record<string, unknown>, key: string, required = false): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) {
+    if (required) throw new ApiError(400, "invalid_request", `"${key}" is required`);
+    return undefined;
+  }
+  if (typeof v !== "string") throw new ApiError(400, "invalid_request", `"${key}" must be a string`);
+  return v;
+}
+
+export function id(v: string | undefined, what: string): string {
+  if (!v || !ID.test(v)) throw new ApiError(400, "invalid_request", `${what} must be 1-128 letters, digits, ".", "_", ":" or "-"`);
+  return v;
+}
+
+export function fromToolError(err: unknown): never {
+  if (err instanceof ApiError) throw err;
+  if (err instanceof ToolCallError) throw new ApiError(err.code === "unknown_command" ? 404 : 400, err.code, err.message);
+  throw new ApiError(400, "invalid_request", err instanceof Error ? err.message : String(err));
+}
