@@ -15,7 +15,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { bashToolSpec, directDescription, directTools, directToolName, type ToolSpec } from "../src/gateway/index.js";
-import { toolListTokens } from "../src/gateway/tokens.js";
+import { toolListTokens } from "../src/surface/tokens.js";
 import { createToolShell, type ToolShell } from "../src/runtime/index.js";
 import type { CatalogTool, JsonSchema, ToolSource } from "../src/tool/index.js";
 

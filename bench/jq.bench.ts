@@ -9,7 +9,7 @@
  * jq and just-bash's in a loop are side by side in peers.bench.ts).
  */
 import { Bash, defineCommand, InMemoryFs, type Command } from "just-bash";
-import { createJqCommand, sharedJqEngine } from "../src/shell/compat/index.js";
+import { createJqCommand, sharedJqEngine } from "../src/shell/commands/index.js";
 
 const CALLS = Number(process.argv[2] ?? 1000);
 const MEMORY_CALLS = Number(process.argv[3] ?? 10_000);

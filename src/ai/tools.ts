@@ -34,7 +34,7 @@ import {
   type BashToolInput,
   type BashToolResult,
   type DirectOutcome,
-} from "../gateway/index.js";
+} from "../surface/index.js";
 import type { Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool } from "../tool/index.js";

@@ -31,9 +31,10 @@
  * Checks report the redundant capability as a `capabilities.superseded` suggestion).
  */
 import { foldName, RESERVED_WORDS } from "../catalog/index.js";
-import { bashToolSpec, commandOf, directDescription, directTools, directToolName, toolListTokens, countTokens } from "../gateway/index.js";
+import { bashToolSpec, commandOf, directDescription, directTools, directToolName, toolListTokens, countTokens } from "../surface/index.js";
 import { ratingKey, type RatingCache } from "../policy/index.js";
-import { namesTool, type ToolShell } from "../runtime/index.js";
+import type { ToolShell } from "../runtime/index.js";
+import { namesTool } from "../surface/index.js";
 import type { CatalogTool, ToolSource } from "../tool/index.js";
 
 /** How much a finding matters. */

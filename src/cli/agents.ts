@@ -233,7 +233,7 @@ export async function runListTokens(common: CommonOptions): Promise<void> {
   try {
     opened = await openAgentShell(common);
     const shell = opened.shell;
-    const { bashToolSpec, directDescription, directTools, directToolName, toolListTokens, toolTokens } = await import("../gateway/index.js");
+    const { bashToolSpec, directDescription, directTools, directToolName, toolListTokens, toolTokens } = await import("../surface/index.js");
     const bash = bashToolSpec(shell);
     const direct = directTools(shell).map((d) => ({ name: d.name, description: directDescription(d.tool), inputSchema: d.tool.inputSchema }));
     const loaded = shell.sources.flatMap((s) => s.tools());

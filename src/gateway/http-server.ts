@@ -17,7 +17,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolShell } from "../runtime/index.js";
 import { createGatewayServer, type GatewayOptions, type RunningGateway } from "./mcp-server.js";
-import { loadKeptServers } from "./surface.js";
+import { loadKeptServers } from "../surface/index.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 

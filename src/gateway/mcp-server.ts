@@ -22,7 +22,7 @@ import { McpServerSource } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool } from "../tool/index.js";
-import { callDirect, type DirectOutcome } from "./direct.js";
+import { callDirect, type DirectOutcome } from "../surface/index.js";
 import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
 import {
   APPROVE_TOOL_NAME,
@@ -34,7 +34,7 @@ import {
   loadKeptServers,
   runBashTool,
   type BashToolResult,
-} from "./surface.js";
+} from "../surface/index.js";
 
 /** Options of the gateway. */
 export interface GatewayOptions {

@@ -14,5 +14,3 @@ export type * from "./types.js";
 export { runShellStep, runStep, requestHash, createReplayer, waitingRequestId } from "./durable.js";
 export type { SessionStore, SessionSnapshot, SessionFiles, StepRecord, StepStatus, RecordedCall, Replayer, DurableRun } from "./durable.js";
 export type { Replayed } from "../call/index.js";
-export { placeTool, explainPlacement, splitTools, reachableFromShell, callableDirectly, namesTool, toolKeys, FilteredSource, TURN_CONTROL_NAMES, IMAGE_RESULT_NAMES, FILE_EDIT_NAMES } from "./split.js";
-export type { Placement, PlacementReason, SplitRules, ToolSplit } from "./split.js";

@@ -20,7 +20,7 @@ import type { SessionStore } from "./durable.js";
 import { ShellHost, type RuntimeSubcommand } from "./host.js";
 import type { PreflightOutcome } from "./plan-command.js";
 import { Session } from "./session.js";
-import { FilteredSource, reachableFromShell, splitTools, type SplitRules, type ToolSplit } from "./split.js";
+import { FilteredSource, reachableFromShell, splitTools, type SplitRules, type ToolSplit } from "../surface/index.js";
 import { checkWorkspace } from "./workspace-guard.js";
 
 export { checkWorkspace };
@@ -87,7 +87,7 @@ export interface ToolShellOptions {
   env?: Record<string, string | undefined>;
   /** Tools the model keeps as direct tools, added to the config's `keepVisible` (issue 6). */
   keepVisible?: string[];
-  /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (issue 6, runtime/split.ts). */
+  /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (surface/split.ts). */
   allowedTools?: SplitRules["allowed"];
   /** Replaces the preflight that stops a script before it starts (tests and embedders). */
   preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal) => Promise<PreflightOutcome>;
@@ -117,7 +117,7 @@ export interface ToolShell {
   readonly redactor: Redactor;
   /** The same listing as `tools --help`. */
   listing(): string;
-  /** What decides which tools are direct and which sit behind `tools` (runtime/split.ts). */
+  /** What decides which tools are direct and which sit behind `tools` (surface/split.ts). */
   readonly splitRules: SplitRules;
   /** The tools known now, split into direct, behind `tools`, and hidden (issue 6). */
   split(): ToolSplit;

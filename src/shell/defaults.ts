@@ -6,7 +6,7 @@
  * Rule source: issue 3 (jq and bash that behave like the real ones).
  */
 import type { Command } from "just-bash";
-import { compatCommands, SHELL_NOTES as COMPAT_NOTES } from "./compat/index.js";
+import { compatCommands, SHELL_NOTES as COMPAT_NOTES } from "./commands/index.js";
 
 /** The shell's notes for `tools --help` and the `bash` tool's description. */
 export const SHELL_NOTES: string = COMPAT_NOTES;

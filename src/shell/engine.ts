@@ -11,8 +11,8 @@
 import { assertEngine, Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "./just-bash.js";
 import { HALT_LINE, installHaltAtYield } from "./halt.js";
 import { currentScope } from "./scope.js";
-import { createSleepCommand } from "./sleep.js";
-import { createToolsCommand } from "./tools-command.js";
+import { createSleepCommand } from "./commands/sleep/sleep.js";
+import { createToolsCommand } from "./commands/tools/command.js";
 
 /** Where the working directory is inside the sandbox. */
 export const WORKDIR = "/workspace";

@@ -2,12 +2,12 @@
 export { createEngine, WORKDIR } from "./engine.js";
 export { assertEngine, engineMismatch, ENGINE_ID } from "./just-bash.js";
 export type { Engine, EngineOptions, EngineResult } from "./engine.js";
-export { createToolsCommand } from "./tools-command.js";
+export { createToolsCommand } from "./commands/tools/command.js";
 export { runInScope, currentScope } from "./scope.js";
 export type { ShellScope, NestedCallRequest, SubcommandHandler, SubcommandResult, CommandIo } from "./scope.js";
-export { buildInput, checkKnownFields, readValue, mapKey, refuseUnsafeInput } from "./input.js";
-export { renderOutput, errorLine, MEDIA_DIR } from "./output.js";
-export { SHELL_SUBCOMMANDS, helpCommand, searchCommand } from "./subcommands/index.js";
-export type { SubcommandFactory } from "./subcommands/index.js";
+export { buildInput, checkKnownFields, readValue, mapKey, refuseUnsafeInput } from "./commands/tools/input.js";
+export { renderOutput, errorLine, MEDIA_DIR } from "./commands/tools/output.js";
+export { SHELL_SUBCOMMANDS, helpCommand, searchCommand } from "./commands/tools/subcommands/index.js";
+export type { SubcommandFactory } from "./commands/tools/subcommands/index.js";
 export { haltScript, HALT_KIND } from "./halt.js";
 export { defaultEngineCommands, SHELL_NOTES } from "./defaults.js";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Bash, InMemoryFs } from "just-bash";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { compatBashOptions, compatCommands, SHELL_NOTES } from "../../src/shell/compat/index.js";
+import { compatBashOptions, compatCommands, SHELL_NOTES } from "../../src/shell/commands/index.js";
 import { makeShell } from "./harness.js";
 
 function fsError(code: string, message: string): Error {

@@ -1,5 +1,5 @@
 import { Bash, InMemoryFs } from "just-bash";
-import { compatBashOptions, compatCommands } from "../../src/shell/compat/index.js";
+import { compatBashOptions, compatCommands } from "../../src/shell/commands/index.js";
 
 /** The working directory scripts start in (the product uses a similar home). */
 export const HOME = "/home/user";

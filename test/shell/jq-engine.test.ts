@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { Bash, InMemoryFs } from "just-bash";
-import { compatCommands, JqEngine, scanJqArgv } from "../../src/shell/compat/index.js";
+import { compatCommands, JqEngine, scanJqArgv } from "../../src/shell/commands/index.js";
 import { makeShell, writeFiles } from "./harness.js";
 
 const hostDir = mkdtempSync(path.join(tmpdir(), "jq-host-"));

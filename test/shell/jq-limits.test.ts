@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createToolShell } from "../../src/index.js";
-import { JqEngine } from "../../src/shell/compat/index.js";
+import { JqEngine } from "../../src/shell/commands/index.js";
 
 test("a runaway jq program ends with an output-limit error; the host process lives on", async () => {
   const ts = await createToolShell({ timeoutMs: 60_000 });

@@ -38,7 +38,7 @@ export interface ConsoleOptions {
 /** How long a streamed page waits between keep-alive comments, in milliseconds. */
 const KEEPALIVE_MS = 20_000;
 
-/** Content types of the images tools save (shell/output.ts). */
+/** Content types of the images tools save (shell/commands/tools/output.ts). */
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml" };
 
 const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";

@@ -7,10 +7,10 @@
  * Rule source: issue 4 → While it runs (the stop report carries `stdout`, `stderr`; the same
  * report when a shell call ends on a time limit).
  */
-import { defineCommand, type Command } from "./just-bash.js";
-import { ToolCallError } from "../tool/index.js";
-import { haltScript } from "./halt.js";
-import { currentScope } from "./scope.js";
+import { defineCommand, type Command } from "../../just-bash.js";
+import { ToolCallError } from "../../../tool/index.js";
+import { haltScript } from "../../halt.js";
+import { currentScope } from "../../scope.js";
 
 const UNITS: Record<string, number> = { "": 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

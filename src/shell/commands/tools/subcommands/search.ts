@@ -4,9 +4,9 @@
  *
  * Rule source: README "The tools command".
  */
-import { renderSearch } from "../../catalog/index.js";
-import { ToolCallError } from "../../tool/index.js";
-import type { ShellScope, SubcommandHandler } from "../scope.js";
+import { renderSearch } from "../../../../catalog/index.js";
+import { ToolCallError } from "../../../../tool/index.js";
+import type { ShellScope, SubcommandHandler } from "../../../scope.js";
 
 /** The search handler of one shell call. @throws ToolCallError `invalid_input` without words. */
 export function searchCommand(scope: ShellScope): SubcommandHandler {

@@ -4,13 +4,13 @@
  *
  * Rule source: seed "Tools in Shell" → The tools command, Input, Output, Errors.
  */
-import { decodeBytesToUtf8, defineCommand, type Command } from "./just-bash.js";
-import { renderSource, renderTool } from "../catalog/index.js";
-import { isPromiseLike, ToolCallError, toToolCallError } from "../tool/index.js";
-import { haltScript } from "./halt.js";
+import { decodeBytesToUtf8, defineCommand, type Command } from "../../just-bash.js";
+import { renderSource, renderTool } from "../../../catalog/index.js";
+import { isPromiseLike, ToolCallError, toToolCallError } from "../../../tool/index.js";
+import { haltScript } from "../../halt.js";
 import { buildInput } from "./input.js";
 import { errorLine, renderOutput } from "./output.js";
-import { currentScope, type ShellScope } from "./scope.js";
+import { currentScope, type ShellScope } from "../../scope.js";
 
 type Result = { stdout: string; stderr: string; exitCode: number };
 

@@ -10,7 +10,7 @@
 import type { CallScope } from "../call/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool, ErrorCode, MediaBlock, ToolCall, ToolOutput } from "../tool/index.js";
-import { commandOf } from "./surface.js";
+import { commandOf } from "./bash-tool.js";
 
 /** What a direct tool call shows the model. */
 export type ModelView =

@@ -1,4 +1,4 @@
-import { defineCommand, type Command, type ExecResult } from "../just-bash.js";
+import { defineCommand, type Command, type ExecResult } from "../../just-bash.js";
 
 function shortFlags(args: string[]): string {
   let flags = "";

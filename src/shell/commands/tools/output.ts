@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { IFileSystem } from "just-bash";
-import { ToolCallError, type MaybePromise, type ToolOutput } from "../tool/index.js";
+import { ToolCallError, type MaybePromise, type ToolOutput } from "../../../tool/index.js";
 
 const EXT: Record<string, string> = {
   "image/png": "png",

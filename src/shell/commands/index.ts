@@ -1,12 +1,12 @@
 import type { BashOptions, Command } from "just-bash";
 import { createJqCommand } from "./jq/command.js";
-import { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils.js";
-import { createXargsCommand } from "./xargs.js";
+import { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils/coreutils.js";
+import { createXargsCommand } from "./xargs/xargs.js";
 
 export { createJqCommand, scanJqArgv, JQ_VERSION, type JqArgvScan } from "./jq/command.js";
 export { JqEngine, sharedJqEngine, type JqRunRequest, type JqRunResult, type JqStagedFile } from "./jq/engine.js";
-export { createXargsCommand } from "./xargs.js";
-export { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils.js";
+export { createXargsCommand } from "./xargs/xargs.js";
+export { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils/coreutils.js";
 
 /**
  * The just-bash custom commands that make the shell behave like the real tools

@@ -3,7 +3,7 @@
  * `plan`, and a host adds its own (`scripts`); all are looked up in one registry (see
  * `ShellScope.subcommand`).
  */
-import type { ShellScope, SubcommandHandler } from "../scope.js";
+import type { ShellScope, SubcommandHandler } from "../../../scope.js";
 import { helpCommand } from "./help.js";
 import { searchCommand } from "./search.js";
 

@@ -7,8 +7,8 @@
  * unless the tool's schema says the key is a string." Issue 2: kebab and snake case map to the same
  * field; unknown or mistyped fields are refused with the tool's signature, never dropped.
  */
-import { signature } from "../catalog/index.js";
-import { ToolCallError, type CatalogTool, type JsonSchema } from "../tool/index.js";
+import { signature } from "../../../catalog/index.js";
+import { ToolCallError, type CatalogTool, type JsonSchema } from "../../../tool/index.js";
 
 /** The words after the tool name, and the command's stdin as text. */
 export interface RawInput {

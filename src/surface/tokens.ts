@@ -12,7 +12,7 @@
  * tokenizer"), Context economy figure.
  */
 import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
-import type { ToolSpec } from "./surface.js";
+import type { ToolSpec } from "./bash-tool.js";
 
 /** Tokens of a text in o200k_base. */
 export function countTokens(text: string): number {

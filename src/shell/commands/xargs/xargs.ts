@@ -1,4 +1,4 @@
-import { decodeBytesToUtf8, defineCommand, type Command, type ExecResult } from "../just-bash.js";
+import { decodeBytesToUtf8, defineCommand, type Command, type ExecResult } from "../../just-bash.js";
 
 interface XargsOptions {
   replace: string | null;
