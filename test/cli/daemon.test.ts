@@ -103,7 +103,8 @@ test("an idle host exits after its idle time; --no-daemon starts none", async (t
   const plain = cli(["--no-daemon", "exec", "tools kit plain text=direct"]);
   assert.equal(plain.status, 0, plain.stderr);
   assert.equal(cli(["daemon", "status"]).status, 1, "--no-daemon ran in-process");
-  assert.equal(cli(["--daemon-idle", "1", "exec", "echo hi"]).status, 0);
+  const started = cli(["--daemon-idle", "1", "exec", "echo hi"]);
+  assert.equal(started.status, 0, started.stderr);
   const pid = pidOf(cli(["daemon", "status"]).stdout);
   assert.ok(pid > 0);
   for (let i = 0; i < 100 && cli(["daemon", "status"]).status === 0; i++) await new Promise((r) => setTimeout(r, 100));
