@@ -97,11 +97,15 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   let re: RegExp | undefined;
   const learn = (more: Iterable<string>): void => {
     const size = list.size;
-    for (const s of more) {
-      if (typeof s !== "string" || s.length < MIN_SECRET_LENGTH) continue;
-      list.add(s);
-      const json = JSON.stringify(s).slice(1, -1);
-      if (json !== s) list.add(json);
+    for (const secret of more) {
+      if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH) continue;
+      // Also as toolshell itself rewrites names a server gives (an untrusted server may name a
+      // tool after its key): shown with hyphens (displayName), looked up folded (foldName).
+      for (const s of new Set([secret, secret.replace(/_/g, "-"), secret.replace(/-/g, "_").toLowerCase()])) {
+        list.add(s);
+        const json = JSON.stringify(s).slice(1, -1);
+        if (json !== s) list.add(json);
+      }
     }
     if (list.size === size && re !== undefined) return;
     const sorted = [...list].sort((a, b) => b.length - a.length);

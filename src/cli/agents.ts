@@ -163,8 +163,11 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       };
       const maxSessions = whole(opts.maxSessions, "--max-sessions");
       const sessionIdleMs = whole(opts.sessionIdle, "--session-idle");
-      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs });
-      await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}\n`);
+      // The HTTP API's tokens (config `server.tokens`, TOOLSHELL_API_TOKEN(S)) guard the gateway too.
+      const { parseServerConfig } = await import("../config/index.js");
+      const tokens = parseServerConfig(shell.config).tokens;
+      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens });
+      await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}${tokens.length ? " (Authorization: Bearer <token> required)" : " (no token: any local process can use it and answer its approvals; set TOOLSHELL_API_TOKEN)"}\n`);
       startServers();
       const stop = async () => {
         await running.close().catch(() => {});

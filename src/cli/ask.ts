@@ -6,7 +6,7 @@
  * Rule source: issue 4 → The person's side ("`toolshell run` on a terminal asks y / n / always").
  */
 import { createInterface } from "node:readline/promises";
-import { describeFlags, describeScripts, showInput, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, describeScripts, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { StopReport } from "../runtime/index.js";
 
 /** Records a person's answer (on this process's session, or through the warm host). */
@@ -50,10 +50,11 @@ export async function askApproval(
     for (const c of calls) {
       // Escaped and flagged: a terminal must not act on, hide or reorder what the person approves.
       const shown = showInput(c.call?.input ?? {});
-      const warnings = describeFlags(shown.flags).map((l) => `  ⚠ ${l}\n`).join("");
+      const name = showName(c.call?.tool ?? "");
+      const warnings = [...name.warnings, ...describeFlags(shown.flags)].map((l) => `  ⚠ ${l}\n`).join("");
       const request = session.pendingApprovals?.().find((r) => r.id === c.request_id);
       const scripts = request ? describeScripts(request) : undefined;
-      out.write(`\n  ${c.call?.tool} ${shown.text}\n${warnings}${scripts ? `  ${scripts}\n` : ""}  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
+      out.write(`\n  ${name.text} ${shown.text}\n${warnings}${scripts ? `  ${scripts}\n` : ""}  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
       const answer = (await rl.question("Allow it? [y]es once, [a]lways in this session, [n]o, [r]eject always: ")).trim().toLowerCase();
       const decision = CHOICES[answer];
       if (!decision) {

@@ -109,10 +109,29 @@ function table(rows: SignInStatus[]): string {
   return [head, ...body].map((cols) => cols.map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i]))).join("  ")).join("\n") + "\n";
 }
 
+/**
+ * The command that opens `url` in a browser on `platform`, or undefined when none should run. The
+ * URL comes from the authorization server's metadata (an MCP server's claim, not trusted): only
+ * http(s) URLs are opened, and never through `cmd`, whose parser would run what follows an `&`
+ * (every OAuth query has one) as a command (the mcp-remote CVE-2025-6514 class).
+ */
+export function browserCommand(url: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== "https:" && u.protocol !== "http:") return undefined;
+  const href = u.href;
+  if (platform === "darwin") return ["open", href];
+  if (platform === "win32") return ["rundll32", "url.dll,FileProtocolHandler", href];
+  return env.DISPLAY || env.WAYLAND_DISPLAY ? ["xdg-open", href] : undefined;
+}
+
 /** Opens `url` in the person's browser when there is one (a desktop session); failures are ignored: the URL is printed. */
 function openBrowser(url: string): void {
-  const cmd =
-    process.platform === "darwin" ? ["open", url] : process.platform === "win32" ? ["cmd", "/c", "start", "", url] : process.env.DISPLAY || process.env.WAYLAND_DISPLAY ? ["xdg-open", url] : undefined;
+  const cmd = browserCommand(url);
   if (!cmd) return;
   try {
     const child = spawn(cmd[0], cmd.slice(1), { stdio: "ignore", detached: true });

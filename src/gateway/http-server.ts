@@ -9,7 +9,7 @@
  * at any time, after which it answers requests with that session id with 404 and the client
  * starts a new session with an initialize request).
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -46,6 +46,25 @@ export interface HttpGatewayOptions extends GatewayOptions {
   sessionIdleMs?: number;
   /** The clock, in epoch milliseconds (tests move it). */
   now?: () => number;
+  /**
+   * Bearer tokens a client must send (`Authorization: Bearer <token>`) on every request. Without
+   * them any process that can reach the port opens a session, runs scripts with the config's
+   * servers and answers its own approval requests (elicitation or `toolshell_approve`): it is the
+   * person. Required when `host` is not a loopback address.
+   */
+  tokens?: readonly string[];
+}
+
+const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+
+/** True when the request carries one of `tokens` as a bearer token (each compared in constant time). */
+function bearerOk(req: IncomingMessage, tokens: readonly string[]): boolean {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ""));
+  if (!m) return false;
+  const p = digest(m[1]);
+  let ok = false;
+  for (const t of tokens) if (timingSafeEqual(p, digest(t))) ok = true;
+  return ok;
 }
 
 /** Reads a request body up to `limit` bytes. @returns undefined past the limit. */
@@ -79,6 +98,10 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
   const idleMs = options.sessionIdleMs ?? DEFAULT_HTTP_SESSION_IDLE_MS;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new Error(`serveHttp: maxSessions must be a whole number ≥ 1, got ${maxSessions}`);
   if (!Number.isInteger(idleMs) || idleMs < 1) throw new Error(`serveHttp: sessionIdleMs must be a whole number of milliseconds ≥ 1, got ${idleMs}`);
+  const tokens = (options.tokens ?? []).filter((t) => typeof t === "string" && t.length > 0);
+  if (!tokens.length && !LOOPBACK.has(host)) {
+    throw new Error(`serveHttp: bound to ${host}, the gateway needs API tokens (anyone who reaches it could run scripts and answer its approvals); set tokens (TOOLSHELL_API_TOKEN or the config's server.tokens)`);
+  }
   const now = options.now ?? Date.now;
   await loadKeptServers(shell);
   type Live = { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number; inFlight: number };
@@ -137,6 +160,10 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
         const url = new URL(req.url ?? "/", "http://localhost");
         if (url.pathname !== route) return fail(res, 404, `not found; the MCP endpoint is ${route}`);
         if (!hostOk(req)) return fail(res, 403, "forbidden host or origin");
+        if (tokens.length && !bearerOk(req, tokens)) {
+          res.setHeader("www-authenticate", 'Bearer realm="toolshell"');
+          return fail(res, 401, "unauthorized: send Authorization: Bearer <token> with one of the gateway's tokens");
+        }
         const sid = req.headers["mcp-session-id"];
         const id = Array.isArray(sid) ? sid[0] : sid;
         let entry = id ? live.get(id) : undefined;

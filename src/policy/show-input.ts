@@ -233,6 +233,16 @@ export function describeFlags(flags: InputFlag[]): string[] {
 }
 
 /**
+ * A tool name (an MCP server's, not trusted) for a person: as is when plain, else as a JSON
+ * string with every flagged character escaped, and one warning line per character.
+ */
+export function showName(name: string): { text: string; warnings: string[] } {
+  const shown = showInput(name);
+  if (!shown.flags.length) return { text: name, warnings: [] };
+  return { text: shown.text, warnings: shown.flags.map((f) => `hidden character ${f.codePoint}${f.name ? ` ${f.name}` : ""} in the tool name`) };
+}
+
+/**
  * Adds `display` — `showInput(input, { pretty: true })` — to each approval request, keeping
  * `input` raw (the API's `pending` entries and `toolshell approvals`).
  */

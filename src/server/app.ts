@@ -102,7 +102,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
     if (store.getSession(sid)) throw new ApiError(409, "conflict", `session ${sid} exists`);
     // The client is the token that created the session, named by its place in the config (never the token itself).
     const client = `api:token-${tokenIndex(bearer(c) ?? "", options.tokens) + 1}`;
-    const session = host.session(sid, { client, ...(metadata as Record<string, unknown>), agent_id: agent });
+    // The client goes last: metadata a caller sends cannot claim another (cli:…, trigger:…).
+    const session = host.session(sid, { ...(metadata as Record<string, unknown>), client, agent_id: agent });
     await session.ready;
     return c.json(store.getSession(sid), 201);
   });

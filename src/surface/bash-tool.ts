@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
-import { describeFlags, describeScripts, planScript, showInput, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, describeScripts, planScript, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
 // The shell's own notes for agents (issue 3); the CLI reads them from the same file.
 import { SHELL_NOTES } from "../shell/defaults.js";
@@ -281,9 +281,10 @@ export function describeRequests(requests: readonly ApprovalRequest[]): string {
   return requests
     .map((r) => {
       const shown = showInput(r.input, { pretty: true });
-      const warnings = describeFlags(shown.flags).map((l) => `\n⚠ ${l}`).join("");
+      const name = showName(r.tool);
+      const warnings = [...name.warnings, ...describeFlags(shown.flags)].map((l) => `\n⚠ ${l}`).join("");
       const scripts = describeScripts(r);
-      return `${r.tool}${r.why ? ` (${r.why})` : ""}${scripts ? `\n${scripts}` : ""}\n${shown.text}${warnings}`;
+      return `${name.text}${r.why ? ` (${r.why})` : ""}${scripts ? `\n${scripts}` : ""}\n${shown.text}${warnings}`;
     })
     .join("\n");
 }

@@ -157,3 +157,37 @@ test("HTTP gateway: idle MCP sessions expire and their number is bounded", async
   assert.equal(gw.sessions(), 2);
   assert.ok((await a.client.listTools()).tools.some((x) => x.name === "bash"));
 });
+
+test("HTTP gateway: a client without the gateway's token cannot open a session, so cannot answer for the person (control: with it, it works)", async (t) => {
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const { serveHttp } = await import("../../src/gateway/index.js");
+  const { shell, ran } = await payShell(t);
+  const token = "gw-token-0123456789abcdef";
+  const gw = await serveHttp(shell, { port: 0, tokens: [token] });
+  t.after(() => gw.close());
+  // Any local process (another user, a script on the machine) as a client that answers its own
+  // elicitation form: with no token it must not get a session at all.
+  const attach = async (headers?: Record<string, string>) => {
+    const client = new Client({ name: "intruder", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { decision: "allow" } }));
+    const transport = new StreamableHTTPClientTransport(new URL(gw.url), headers ? { requestInit: { headers } } : undefined);
+    t.after(() => client.close().catch(() => {}));
+    await client.connect(transport);
+    return client;
+  };
+  await assert.rejects(attach(), /401|unauthorized/i);
+  await assert.rejects(attach({ authorization: "Bearer wrong-token-0123456789" }), /401|unauthorized/i);
+  assert.equal(gw.sessions(), 0);
+  assert.deepEqual(ran, []);
+  // Control: the person's own client, with the token.
+  const ok = await attach({ authorization: `Bearer ${token}` });
+  const r = valueOf(await ok.callTool({ name: "bash", arguments: { command: "tools pay to=bob" } }));
+  assert.equal(r.exit_code, 0, JSON.stringify(r));
+  assert.deepEqual(ran, ["bob"]);
+});
+
+test("HTTP gateway: bound to a non-loopback address it refuses to start without tokens", async (t) => {
+  const { serveHttp } = await import("../../src/gateway/index.js");
+  const { shell } = await payShell(t);
+  await assert.rejects(serveHttp(shell, { port: 0, host: "0.0.0.0" }), /token/);
+});

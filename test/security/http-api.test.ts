@@ -126,3 +126,26 @@ test("HTTP API: `?wait=true` returns the run to a webhook caller only when the t
   assert.equal(bad.status, 400);
   assert.match(bad.json.error.message, /webhook_wait/);
 });
+
+test("HTTP API: a session's `client` is the token that created it; metadata cannot claim another (control: other metadata is kept)", async (t) => {
+  const seen: unknown[] = [];
+  const { call } = await start(t, {
+    tools: {
+      who: defineTool({
+        description: "Says who reached it.",
+        inputSchema: { type: "object", properties: {} },
+        execute: (_input, ctx) => {
+          seen.push(ctx.session.auth);
+          return "ok";
+        },
+      }),
+    },
+  });
+  const made = await call("POST", "/v1/sessions", { id: "spoof", metadata: { client: "cli:root", team: "blue" } });
+  assert.equal(made.status, 201, JSON.stringify(made.json));
+  assert.equal(made.json.metadata?.client, "api:token-1", JSON.stringify(made.json));
+  assert.equal(made.json.metadata?.team, "blue");
+  const r = await call("POST", "/v1/sessions/spoof/bash", { script: "tools who" });
+  assert.equal(r.json.exit_code, 0, JSON.stringify(r.json));
+  assert.equal((seen[0] as { client?: string }).client, "api:token-1");
+});

@@ -148,3 +148,21 @@ test("checkWorkspace runs again on a changed config (a reload) and through openH
   const host = await openHost({ baseDir: root, workspaceDir: ws, store: ":memory:", connect: false, config: { mcpServers: { l: { command: "node", args: [path.join(ws, "s.mjs")], disabled: true } } } });
   t.after(() => host.close());
 });
+
+test("a sign-in URL from an authorization server's metadata never reaches a command parser: http(s) only, no cmd on Windows (control: an https URL opens)", async () => {
+  const { browserCommand } = await import("../../src/cli/auth.js");
+  // The SDK builds the URL from the server's authorization_endpoint and adds `&`-joined parameters.
+  const evil = "https://as.example/authorize?x=1&calc.exe&response_type=code&client_id=toolshell";
+  const win = browserCommand(evil, "win32", {});
+  assert.ok(win, "an https URL is opened");
+  assert.notEqual(win![0].toLowerCase(), "cmd", `cmd /c start would run "calc.exe": ${JSON.stringify(win)}`);
+  assert.ok(!win!.some((a) => /^\/c$/i.test(a)));
+  assert.equal(win!.at(-1), evil);
+  for (const bad of ["file:///System/Applications/Calculator.app?response_type=code", "smb://as.example/share/x.exe", "ms-msdt:/id PCWDiagnostic", "not a url"]) {
+    for (const platform of ["darwin", "linux", "win32"] as const) assert.equal(browserCommand(bad, platform, { DISPLAY: ":0" }), undefined, `${platform} opened ${bad}`);
+  }
+  // Controls.
+  assert.deepEqual(browserCommand(evil, "darwin", {}), ["open", evil]);
+  assert.deepEqual(browserCommand(evil, "linux", { DISPLAY: ":0" }), ["xdg-open", evil]);
+  assert.equal(browserCommand(evil, "linux", {}), undefined);
+});

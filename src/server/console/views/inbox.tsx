@@ -42,7 +42,7 @@ export const ApprovalCardView: FC<{ card: ApprovalCard; shown: ShownInput }> = (
     <article class="card approval" id={`card-${r.id}`} aria-labelledby={`${r.id}-title`} data-request={r.id}>
       <header class="card-head">
         <h2 id={`${r.id}-title`}>
-          <code>{r.tool}</code>
+          <code><SafeLine text={r.tool} /></code>
         </h2>
         <span class="pill">{card.server ? `server ${card.server}` : "top-level tool"}</span>
       </header>

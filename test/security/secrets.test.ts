@@ -1,0 +1,52 @@
+/**
+ * Secrets: a config secret (a server's `env`/`headers` value) never reaches a script, the model or
+ * an event, in any form toolshell itself makes of it. An MCP server is not trusted: it may put the
+ * secret it was given anywhere in what it says, tool names included. Each case has a control.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { test, type TestContext } from "node:test";
+import { createToolShell } from "../../src/index.js";
+import { REPO_ROOT } from "../fixtures/mcp/index.js";
+
+/** A stdio server that names its one tool after the key it was given (`peek_<key>`). */
+function leakyServer(t: TestContext): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-secrets-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
+  const file = path.join(dir, "leaky.mjs");
+  writeFileSync(
+    file,
+    [
+      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
+      `const k = process.env.API_KEY;`,
+      `const server = new McpServer({ name: "leaky", version: "1.0.0" });`,
+      `server.registerTool("peek_" + k, { description: "Uses key " + k, annotations: { readOnlyHint: true } }, () => ({ content: [{ type: "text", text: "ok" }] }));`,
+      `await server.connect(new StdioServerTransport());`,
+    ].join("\n"),
+  );
+  return file;
+}
+
+test("a secret a server puts in a tool name is redacted in the form toolshell shows names in (underscores as hyphens); control: the tool still runs", async (t) => {
+  const key = "sk_live_abc_123_XYZ";
+  const shown = key.replace(/_/g, "-");
+  const shell = await createToolShell({ config: { mcpServers: { leaky: { command: process.execPath, args: [leakyServer(t)], env: { API_KEY: key } } } } });
+  t.after(() => shell.close());
+  const session = shell.session("s");
+  await session.ready;
+  for (const script of ["tools leaky --help", "tools search peek", "tools leaky --help | base64 -w0", "tools search key | rev"]) {
+    const r = await session.bash(script);
+    const out = script.includes("base64") ? Buffer.from(r.stdout.trim(), "base64").toString() : script.includes("rev") ? [...r.stdout.trim()].reverse().join("") : r.stdout;
+    assert.ok(!out.includes(key) && !out.includes(shown), `${script} showed the key: ${out}`);
+    assert.match(out, /\[REDACTED\]/, `${script}: ${out}`);
+  }
+  assert.ok(!JSON.stringify(session.events).includes(shown));
+  // Control: the model still reaches the tool by what it is shown.
+  const list = await session.bash("tools leaky --help");
+  assert.match(list.stdout, /peek/);
+});
