@@ -269,7 +269,7 @@ test("the CLI prompt and the elicitation form show a server's tool name escaped:
   const { PassThrough } = await import("node:stream");
   const { createToolShell } = await import("../../src/index.js");
   const { askApproval } = await import("../../src/cli/ask.js");
-  const { describeRequests } = await import("../../src/gateway/surface.js");
+  const { describeRequests } = await import("../../src/surface/index.js");
   const { REPO_ROOT } = await import("../fixtures/mcp/index.js");
   const dir = mkdtempSync(path.join(tmpdir(), "ts-name-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
