@@ -11,11 +11,16 @@
  * Rule source: issue 6 → What the model sees ("Measure its size in tokens with a real
  * tokenizer"), Context economy figure.
  */
-import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
 import type { ToolSpec } from "./bash-tool.js";
+
+// The encoding's tables take about 100 ms to load: they are loaded the first time a count is
+// asked for, not when a ToolShell starts (surface/ is on every start's path).
+let o200k: ((text: string) => number) | undefined;
 
 /** Tokens of a text in o200k_base. */
 export function countTokens(text: string): number {
+  o200k ??= (createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as { countTokens: (text: string) => number }).countTokens;
   return o200k(text);
 }
 
