@@ -1,10 +1,11 @@
 /**
- * Foundation benchmarks (issue 2), each measured side by side in one run:
+ * Foundation benchmarks, each measured side by side in one run:
  * 1. nested-call overhead: 1,000 `tools noop` vs 1,000 calls of a bare just-bash command calling
- *    the same function (goal: ratio ≤ 1.3);
+ *    the same function (goal: ratio ≤ 1.2, the whole call pipeline included);
  * 2. shell-call start: `session.bash('tools noop')` end to end, warm (goal: median ≤ 2 ms);
  * 3. MCP pass-through: 200 `tools everything echo` vs 200 direct SDK `callTool` on one
- *    connection (goal: ratio ≤ 1.10);
+ *    connection (the old goal ≤ 1.10; README "Performance" now judges the added cost per call
+ *    on a 5 ms tool, bench/peers.bench.ts);
  * 4. CLI cold start: `toolshell --no-daemon exec 'tools --help'` with three on-demand servers: no server
  *    process started; whole-process median (goal: ≤ 350 ms).
  *
@@ -64,7 +65,7 @@ async function nestedCallOverhead(defenseInDepth: boolean): Promise<void> {
   const paired = median(viaTools.map((t, i) => t / viaBare[i]));
   console.log(
     `nested-call overhead${defenseInDepth ? " (defense-in-depth on)" : ""}: 1000 × tools noop ${fmt(mt, 1)} ms, 1000 × bare command ${fmt(mb, 1)} ms → ` +
-      `ratio ${fmt(mt / mb)} (median of 21 paired rounds ${fmt(paired)}; goal ≤ 1.3); ${fmt((mt - mb) / 1000, 3)} ms added per call`,
+      `ratio ${fmt(mt / mb)} (median of 21 paired rounds ${fmt(paired)}; goal ≤ 1.2); ${fmt((mt - mb) / 1000, 3)} ms added per call`,
   );
   await ts.close();
 }

@@ -72,6 +72,8 @@ export interface CallScope {
   stopState?(): StopState | undefined;
   /** Stops the shell call (the first stop wins). */
   setStop?(state: StopState): void;
+  /** The script line of a call written out literally (asked when a request is raised). */
+  lineOf?(call: ToolCall): number | undefined;
   /** The recorded call at this position of an earlier attempt, when it matches (durable steps). */
   replay?(index: number, command: string, givenKey: string): Replayed | undefined;
   /** Keeps the outcome (the stop report's `done` list, the durable record). */

@@ -11,7 +11,7 @@
  * `toToolCallError`); the pipeline itself never throws. A step added later (a rate limit, an
  * audit sink, a cache) is added here once. See docs/architecture.md.
  */
-import { isPromiseLike, toToolCallError, type ToolCall } from "../tool/index.js";
+import { isPromiseLike, toToolCallError, type MaybePromise, type ToolCall } from "../tool/index.js";
 import { going, type CallEnv, type CallScope, type CallState, type Step } from "./call.js";
 import { budget } from "./steps/budget.js";
 import { event } from "./steps/event.js";
@@ -32,16 +32,30 @@ function fail(s: CallState, err: unknown): void {
   s.error ??= toToolCallError(err);
 }
 
-/** Runs `steps` over `s` from `from`, awaiting only steps that return a promise. Never throws. */
-async function runFrom(steps: readonly Step[], s: CallState, from: number): Promise<CallState> {
+/**
+ * Runs `steps` over `s` from `from`. Synchronous steps run in one go; the pipeline waits only
+ * where a step returns a promise (the hot path of a nested call awaits nothing it need not).
+ * Never throws, never rejects.
+ */
+function runFrom(steps: readonly Step[], s: CallState, from: number): MaybePromise<CallState> {
   for (let i = from; i < steps.length; i++) {
     const step = steps[i];
     if (!(step.when ? step.when(s) : going(s))) continue;
+    let r: MaybePromise<void>;
     try {
-      const r = step.run(s);
-      if (isPromiseLike(r)) await r;
+      r = step.run(s);
     } catch (err) {
       fail(s, err);
+      continue;
+    }
+    if (isPromiseLike(r)) {
+      return Promise.resolve(r).then(
+        () => runFrom(steps, s, i + 1),
+        (err: unknown) => {
+          fail(s, err);
+          return runFrom(steps, s, i + 1);
+        },
+      );
     }
   }
   return s;
@@ -59,10 +73,11 @@ export class CallPipeline {
   }
 
   /**
-   * Makes one call through every step. Never throws: the returned state holds the output or the
-   * error (a ToolCallError with the seed's codes), the judgement and any request raised.
+   * Makes one call through every step. Never throws: the state (returned, or promised when a
+   * step waits) holds the output or the error (a ToolCallError with the seed's codes), the
+   * judgement and any request raised.
    */
-  run(call: ToolCall, scope: CallScope): Promise<CallState> {
+  run(call: ToolCall, scope: CallScope): MaybePromise<CallState> {
     return runFrom(this.steps, this.state(call, scope), 0);
   }
 

@@ -10,7 +10,7 @@
 import { trimResult, type CallPipeline, type CallScope, type CallState, type Replayed, type StopState } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
 import type { NestedCallRequest, ShellScope, SubcommandHandler } from "../shell/index.js";
-import { canonicalJson, ToolCallError, type ToolCall, type ToolOutput } from "../tool/index.js";
+import { canonicalJson, isPromiseLike, ToolCallError, type ToolCall, type ToolOutput } from "../tool/index.js";
 import type { RecordedCall, Replayer } from "./durable.js";
 import type { Session } from "./session.js";
 import type { DoneCall } from "./types.js";
@@ -71,6 +71,8 @@ export class ShellCall implements ShellScope, CallScope {
     this.helpFooter = o.helpFooter;
     this.signal = AbortSignal.any([o.signal, this.toolController.signal]);
     this.lineKeys = o.lines?.length ? new Map(o.lines.map((l) => [`${l.command}\u0000${canonicalJson(l.input)}`, l.line])) : undefined;
+    const replayer = o.replayer;
+    if (replayer) this.replay = (index, command, givenKey) => replayer.take(index, command, givenKey);
   }
 
   /** Marks the call stopped (first stop wins) and aborts tool calls in flight. */
@@ -104,8 +106,12 @@ export class ShellCall implements ShellScope, CallScope {
     return this.o.subcommand?.(word, this);
   }
 
-  replay(index: number, command: string, givenKey: string): Replayed | undefined {
-    return this.o.replayer?.take(index, command, givenKey);
+  /** The pipeline's `replay`: present only inside a durable step that runs again (hot path: no key is computed otherwise). */
+  readonly replay?: (index: number, command: string, givenKey: string) => Replayed | undefined;
+
+  /** The pipeline's `lineOf`: the script line of a literal call, asked only when a request is raised. */
+  lineOf(call: ToolCall): number | undefined {
+    return this.lineKeys?.get(`${call.command}\u0000${canonicalJson(call.given)}`);
   }
 
   /** Runs one nested call through the pipeline. @throws ToolCallError (stopping ones after the stop is set). */
@@ -123,10 +129,10 @@ export class ShellCall implements ShellScope, CallScope {
       via: "shell",
       parentId: this.id,
       index,
-      line: this.lineKeys?.get(`${req.command}\u0000${canonicalJson(req.input)}`),
       ...(this.o.stepId ? { stepId: this.o.stepId } : {}),
     };
-    const s = await this.o.pipeline.run(call, this);
+    const running = this.o.pipeline.run(call, this);
+    const s = isPromiseLike(running) ? await running : running;
     if (s.error) throw s.error;
     if (s.stoppedWhileRunning) {
       // The call finished after the shell call stopped (time limit): its result is in `done`,

@@ -4,31 +4,43 @@
  * stop report but the script does not go on; a failure caused by that stop answers `stopped`.
  * A saved script's inner call that stopped the shell call stops this call too.
  */
-import { ToolCallError, toToolCallError } from "../../tool/index.js";
+import { ToolCallError, toToolCallError, type ToolOutput } from "../../tool/index.js";
 import type { CallState, Step } from "../call.js";
 
 const STOPPING: ReadonlySet<string> = new Set(["needs_approval", "call_limit", "stopped"]);
 
+/** Records how a failed tool call ends: stopped with its shell call, or its own error. */
+function failed(s: CallState, err: unknown): void {
+  const e = toToolCallError(err);
+  const stop = s.scope.stopState?.();
+  if (stop && STOPPING.has(e.code)) {
+    s.status = "stopped";
+    s.error = e;
+  } else if (stop && s.scope.signal.aborted) {
+    s.status = "stopped";
+    s.error = new ToolCallError("stopped", `the shell call stopped (${stop.reason}) while ${s.call.command} ran`);
+  } else s.error = e;
+}
+
 export const invoke: Step = {
   name: "invoke",
-  async run(s: CallState) {
+  run(s: CallState) {
     const { call, scope } = s;
     s.invoked = true;
+    let running: Promise<ToolOutput>;
     try {
-      s.output = await call.tool.invoke(call.input, scope.session.invokeContext(call, scope.signal));
+      running = call.tool.invoke(call.input, scope.session.invokeContext(call, scope.signal));
     } catch (err) {
-      const e = toToolCallError(err);
-      const stop = scope.stopState?.();
-      if (stop && STOPPING.has(e.code)) {
-        s.status = "stopped";
-        s.error = e;
-      } else if (stop && scope.signal.aborted) {
-        s.status = "stopped";
-        s.error = new ToolCallError("stopped", `the shell call stopped (${stop.reason}) while ${call.command} ran`);
-      } else s.error = e;
+      failed(s, err);
       return;
     }
-    const stop = scope.stopState?.();
-    if (stop) s.stoppedWhileRunning = stop;
+    return running.then(
+      (output) => {
+        s.output = output;
+        const stop = scope.stopState?.();
+        if (stop) s.stoppedWhileRunning = stop;
+      },
+      (err: unknown) => failed(s, err),
+    );
   },
 };

@@ -15,6 +15,7 @@ function apply(s: CallState, j: Judgement): void {
   const { call } = s;
   if (j.risk === "blocked" || j.rejected) throw new ToolCallError("denied", j.message ?? `${call.command} is blocked by policy`);
   if (j.risk !== "needs_approval" || j.approved) return;
+  call.line ??= s.scope.lineOf?.(call);
   const requestId = raiseRequest(s.env, s.scope, call, j.why);
   const err = new ToolCallError(
     "needs_approval",
