@@ -8,7 +8,6 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -18,6 +17,7 @@ import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError } from "./errors.js";
 import type { ServerLog } from "./log.js";
 import { withChildSignal } from "./signals.js";
+import { GroupStdioTransport } from "./stdio.js";
 
 /** What we tell servers we are (MCP `initialize` → clientInfo). */
 export const CLIENT_INFO = { name: "toolshell", version: "0.1.0" } as const;
@@ -120,25 +120,19 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     closing = true;
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
-    // The SDK closes gently (stdin end, then SIGTERM after 2 s); a server that failed to
-    // start is ended now so nothing outlives the failed attempt.
-    if (transport instanceof TrackedStdioTransport) killQuietly(transport.startedPid);
+    // Closing is gentle (stdin end, then SIGTERM after 2 s); a server that failed to start is
+    // ended now, with everything it started, so nothing outlives the failed attempt.
+    if (transport instanceof GroupStdioTransport) transport.kill();
     throw error;
   }
-  if (transport instanceof TrackedStdioTransport) startedPid = transport.startedPid;
+  if (transport instanceof GroupStdioTransport) startedPid = transport.pid;
   options.log.line(`connected over ${kind}${startedPid ? ` (pid ${startedPid})` : ""}`);
   return connection;
 }
 
 function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog, auth: OpenOptions["auth"]): Transport {
   if (config.type === "stdio") {
-    const transport = new TrackedStdioTransport({
-      command: config.command,
-      args: config.args,
-      env: config.env,
-      cwd: config.cwd,
-      stderr: "pipe",
-    });
+    const transport = new GroupStdioTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
     log.attach(transport.stderr);
     log.line(`starting ${config.command} ${config.args.join(" ")}`.trimEnd());
     return transport;
@@ -151,22 +145,6 @@ function makeTransport(config: ServerConfig, kind: Connection["transport"], log:
     return new SSEClientTransport(url, { requestInit, ...authOptions });
   }
   return new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
-}
-
-/** The SDK's stdio transport, remembering the pid it spawned (the SDK forgets it on close). */
-class TrackedStdioTransport extends StdioClientTransport {
-  startedPid: number | undefined;
-  override async start(): Promise<void> {
-    await super.start();
-    this.startedPid = this.pid ?? undefined;
-  }
-}
-
-function killQuietly(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {}
 }
 
 /** Most pages one listing may take before we call the server's paging broken. */
