@@ -7,7 +7,7 @@
  * the SSE stream instead); "Tools" → Listing Tools (pagination), List Changed Notification.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -80,10 +80,18 @@ export async function openConnection(config: ServerConfig, options: OpenOptions)
 }
 
 async function attempt(config: ServerConfig, kind: Connection["transport"], options: OpenOptions): Promise<Connection> {
-  const transport = makeTransport(config, kind, options.log, options.auth);
-  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: ACCEPT_ALL });
   let closing = false;
   let closed = false;
+  let connected = false;
+  // A dropped response stream leaves its request unanswered until the call timeout: end the
+  // connection instead, so pending calls answer `unavailable` now and the next call reconnects.
+  const drop = (why: string) => {
+    if (closing || closed || !connected) return;
+    options.log.line(`connection dropped: ${why}`);
+    void client.close().catch(() => {});
+  };
+  const transport = makeTransport(config, kind, options.log, options.auth, drop);
+  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: ACCEPT_ALL });
   let startedPid: number | undefined;
   const connection: Connection = {
     client,
@@ -104,7 +112,12 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
       closed = true;
     },
   };
-  client.onerror = (error) => options.log.line(`error: ${error.message}`);
+  client.onerror = (error) => {
+    options.log.line(`error: ${error.message}`);
+    // The HTTP+SSE stream carries every answer; once it breaks, the EventSource's reconnection
+    // opens a new session that will never answer the requests sent on the old one.
+    if (kind === "sse" && error instanceof SseError) drop(error.message);
+  };
   client.onclose = () => {
     closed = true;
     if (closing) return;
@@ -126,11 +139,12 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     throw error;
   }
   if (transport instanceof GroupStdioTransport) startedPid = transport.pid;
+  connected = true;
   options.log.line(`connected over ${kind}${startedPid ? ` (pid ${startedPid})` : ""}`);
   return connection;
 }
 
-function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog, auth: OpenOptions["auth"]): Transport {
+function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog, auth: OpenOptions["auth"], onDrop: (why: string) => void): Transport {
   if (config.type === "stdio") {
     const transport = new GroupStdioTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
     log.attach(transport.stderr);
@@ -140,7 +154,7 @@ function makeTransport(config: ServerConfig, kind: Connection["transport"], log:
   const url = new URL(config.url);
   const requestInit = { headers: config.headers };
   log.line(`connecting to ${url.origin}${url.pathname} over ${kind}`);
-  const authOptions = auth ? { authProvider: auth.provider, ...(auth.fetch ? { fetch: auth.fetch } : {}) } : {};
+  const authOptions = { ...(auth ? { authProvider: auth.provider } : {}), fetch: watchingFetch(auth?.fetch, onDrop) };
   if (kind === "sse") {
     return new SSEClientTransport(url, { requestInit, ...authOptions });
   }
@@ -171,6 +185,35 @@ export async function listAllTools(client: Client, deadline: AbortSignal | undef
     seen.add(cursor);
   }
   throw new Error(`tools/list gave more than ${MAX_PAGES} pages`);
+}
+
+/**
+ * `base` (or the global fetch), with each POST answered by an SSE stream (Streamable HTTP
+ * "Sending Messages to the Server": the answer comes on that stream) watched: when the stream
+ * breaks (socket closed, network gone) and the request was not aborted by us, `onDrop` is told.
+ * The SDK's transport itself only logs such a break and leaves the request pending.
+ */
+function watchingFetch(base: FetchLike | undefined, onDrop: (why: string) => void): FetchLike {
+  return async (url, init) => {
+    const response = await (base ?? fetch)(url, init);
+    const isStream = response.headers.get("content-type")?.includes("text/event-stream");
+    if (init?.method !== "POST" || !isStream || !response.body) return response;
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { value, done } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (error) {
+          if (!init.signal?.aborted) onDrop(`the response stream broke (${(error as Error).message ?? String(error)})`);
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }
 
 function delay(ms: number): Promise<void> {
