@@ -11,7 +11,7 @@ import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError } from "./errors.js";
@@ -124,6 +124,11 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     options.log.line("connection closed by the server (process exited or stream ended)");
     options.onLost(connection);
   };
+  // Server log messages (spec "Utilities" → Logging) go to the server's log file, as its stderr does.
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+    options.log.line(`log ${params.level}${params.logger ? ` ${params.logger}` : ""}: ${data}`);
+  });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     options.onToolsChanged(connection);
   });
