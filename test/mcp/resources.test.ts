@@ -8,7 +8,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { createToolShell, type ToolShell } from "../../src/index.js";
 import { FEATURE_SERVER, tsxCommand } from "../fixtures/mcp/index.js";
-import { TINY_PNG } from "../fixtures/mcp/feature-server.js";
+import { TINY_PNG } from "../fixtures/mcp/constants.js";
 import { tempDir } from "./helpers.js";
 
 let ts: ToolShell;
