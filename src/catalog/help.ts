@@ -8,6 +8,7 @@
 import type { CatalogTool, ToolSource } from "../tool/index.js";
 import type { Catalog, SearchHit } from "./catalog.js";
 import { displayName } from "./names.js";
+import { objectFields } from "./schema.js";
 import { signature, typeOf } from "./signature.js";
 
 /** Lines with a description in a source page before the rest are listed by name only. */
@@ -108,9 +109,8 @@ export function renderSearch(hits: SearchHit[], words: string[]): string {
   return (
     hits
       .map((h) => {
-        const props = (h.tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-        const required = Array.isArray(h.tool.inputSchema.required) ? (h.tool.inputSchema.required as string[]) : [];
-        const args = required.map((k) => `${k}=<${typeOf(props[k], 2)}>`);
+        const { properties: props, required } = objectFields(h.tool.inputSchema);
+        const args = [...required].map((k) => `${k}=<${typeOf(props[k], 2)}>`);
         return `${[h.command, ...args].join(" ")}  # ${shortDescription(h.tool.description, 70)}`;
       })
       .join("\n") + "\n"

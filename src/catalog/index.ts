@@ -4,3 +4,4 @@ export type { Resolution, SearchHit } from "./catalog.js";
 export { foldName, displayName, closest, editDistance } from "./names.js";
 export { signature, typeOf } from "./signature.js";
 export { renderIndex, renderSource, renderTool, renderSearch, shortDescription, sourceSummary } from "./help.js";
+export { effectiveSchema, objectFields } from "./schema.js";

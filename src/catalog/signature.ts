@@ -5,10 +5,11 @@
  */
 import type { JsonSchema } from "../tool/index.js";
 import { displayName } from "./names.js";
+import { objectFields } from "./schema.js";
 
 const MAX_DEPTH = 2;
 
-/** The type of one schema node in TypeScript-like shorthand. */
+/** The type of one schema node in TypeScript-like shorthand (give it an effective node: see schema.ts). */
 export function typeOf(schema: unknown, depth = 0): string {
   if (!schema || typeof schema !== "object") return "any";
   const s = schema as JsonSchema;
@@ -36,10 +37,12 @@ function objectShape(s: JsonSchema, depth: number): string {
   return parts.length ? `{ ${parts.join(", ")} }` : "{}";
 }
 
-/** `name({ a: string, b?: integer })` for a tool; required fields first. */
+/**
+ * `name({ a: string, b?: integer })` for a tool; required fields first. The schema is read
+ * through `effectiveSchema` (`$ref`, `allOf` resolved), so every field shows its real type.
+ */
 export function signature(name: string, schema: JsonSchema): string {
-  const props = (schema.properties ?? {}) as Record<string, unknown>;
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const { properties: props, required } = objectFields(schema);
   const keys = Object.keys(props).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
   const parts = keys.map((k) => `${k}${required.has(k) ? "" : "?"}: ${typeOf(props[k], 1)}`);
   return `${displayName(name)}(${parts.length ? `{ ${parts.join(", ")} }` : "{}"})`;

@@ -7,17 +7,17 @@
  * the SSE stream instead); "Tools" → Listing Tools (pagination), List Changed Notification.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError } from "./errors.js";
 import type { ServerLog } from "./log.js";
 import { withChildSignal } from "./signals.js";
+import { GroupStdioTransport } from "./stdio.js";
 
 /** What we tell servers we are (MCP `initialize` → clientInfo). */
 export const CLIENT_INFO = { name: "toolshell", version: "0.1.0" } as const;
@@ -80,10 +80,18 @@ export async function openConnection(config: ServerConfig, options: OpenOptions)
 }
 
 async function attempt(config: ServerConfig, kind: Connection["transport"], options: OpenOptions): Promise<Connection> {
-  const transport = makeTransport(config, kind, options.log, options.auth);
-  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: ACCEPT_ALL });
   let closing = false;
   let closed = false;
+  let connected = false;
+  // A dropped response stream leaves its request unanswered until the call timeout: end the
+  // connection instead, so pending calls answer `unavailable` now and the next call reconnects.
+  const drop = (why: string) => {
+    if (closing || closed || !connected) return;
+    options.log.line(`connection dropped: ${why}`);
+    void client.close().catch(() => {});
+  };
+  const transport = makeTransport(config, kind, options.log, options.auth, drop);
+  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: ACCEPT_ALL });
   let startedPid: number | undefined;
   const connection: Connection = {
     client,
@@ -104,13 +112,23 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
       closed = true;
     },
   };
-  client.onerror = (error) => options.log.line(`error: ${error.message}`);
+  client.onerror = (error) => {
+    options.log.line(`error: ${error.message}`);
+    // The HTTP+SSE stream carries every answer; once it breaks, the EventSource's reconnection
+    // opens a new session that will never answer the requests sent on the old one.
+    if (kind === "sse" && error instanceof SseError) drop(error.message);
+  };
   client.onclose = () => {
     closed = true;
     if (closing) return;
     options.log.line("connection closed by the server (process exited or stream ended)");
     options.onLost(connection);
   };
+  // Server log messages (spec "Utilities" → Logging) go to the server's log file, as its stderr does.
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+    options.log.line(`log ${params.level}${params.logger ? ` ${params.logger}` : ""}: ${data}`);
+  });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     options.onToolsChanged(connection);
   });
@@ -120,25 +138,20 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     closing = true;
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
-    // The SDK closes gently (stdin end, then SIGTERM after 2 s); a server that failed to
-    // start is ended now so nothing outlives the failed attempt.
-    if (transport instanceof TrackedStdioTransport) killQuietly(transport.startedPid);
+    // Closing is gentle (stdin end, then SIGTERM after 2 s); a server that failed to start is
+    // ended now, with everything it started, so nothing outlives the failed attempt.
+    if (transport instanceof GroupStdioTransport) transport.kill();
     throw error;
   }
-  if (transport instanceof TrackedStdioTransport) startedPid = transport.startedPid;
+  if (transport instanceof GroupStdioTransport) startedPid = transport.pid;
+  connected = true;
   options.log.line(`connected over ${kind}${startedPid ? ` (pid ${startedPid})` : ""}`);
   return connection;
 }
 
-function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog, auth: OpenOptions["auth"]): Transport {
+function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog, auth: OpenOptions["auth"], onDrop: (why: string) => void): Transport {
   if (config.type === "stdio") {
-    const transport = new TrackedStdioTransport({
-      command: config.command,
-      args: config.args,
-      env: config.env,
-      cwd: config.cwd,
-      stderr: "pipe",
-    });
+    const transport = new GroupStdioTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
     log.attach(transport.stderr);
     log.line(`starting ${config.command} ${config.args.join(" ")}`.trimEnd());
     return transport;
@@ -146,27 +159,11 @@ function makeTransport(config: ServerConfig, kind: Connection["transport"], log:
   const url = new URL(config.url);
   const requestInit = { headers: config.headers };
   log.line(`connecting to ${url.origin}${url.pathname} over ${kind}`);
-  const authOptions = auth ? { authProvider: auth.provider, ...(auth.fetch ? { fetch: auth.fetch } : {}) } : {};
+  const authOptions = { ...(auth ? { authProvider: auth.provider } : {}), fetch: watchingFetch(auth?.fetch, onDrop) };
   if (kind === "sse") {
     return new SSEClientTransport(url, { requestInit, ...authOptions });
   }
   return new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
-}
-
-/** The SDK's stdio transport, remembering the pid it spawned (the SDK forgets it on close). */
-class TrackedStdioTransport extends StdioClientTransport {
-  startedPid: number | undefined;
-  override async start(): Promise<void> {
-    await super.start();
-    this.startedPid = this.pid ?? undefined;
-  }
-}
-
-function killQuietly(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {}
 }
 
 /** Most pages one listing may take before we call the server's paging broken. */
@@ -193,6 +190,35 @@ export async function listAllTools(client: Client, deadline: AbortSignal | undef
     seen.add(cursor);
   }
   throw new Error(`tools/list gave more than ${MAX_PAGES} pages`);
+}
+
+/**
+ * `base` (or the global fetch), with each POST answered by an SSE stream (Streamable HTTP
+ * "Sending Messages to the Server": the answer comes on that stream) watched: when the stream
+ * breaks (socket closed, network gone) and the request was not aborted by us, `onDrop` is told.
+ * The SDK's transport itself only logs such a break and leaves the request pending.
+ */
+function watchingFetch(base: FetchLike | undefined, onDrop: (why: string) => void): FetchLike {
+  return async (url, init) => {
+    const response = await (base ?? fetch)(url, init);
+    const isStream = response.headers.get("content-type")?.includes("text/event-stream");
+    if (init?.method !== "POST" || !isStream || !response.body) return response;
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { value, done } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (error) {
+          if (!init.signal?.aborted) onDrop(`the response stream broke (${(error as Error).message ?? String(error)})`);
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }
 
 function delay(ms: number): Promise<void> {

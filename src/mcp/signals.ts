@@ -9,6 +9,7 @@
  *
  * Rule source: MCP spec 2025-06-18 "Cancellation".
  */
+import { ToolCallError } from "../tool/types.js";
 
 /**
  * Runs `fn` with a signal that aborts (with the parent's reason) when `parent` aborts before
@@ -26,4 +27,28 @@ export async function withChildSignal<T>(parent: AbortSignal | undefined, fn: (s
   } finally {
     parent.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * Waits for `promise`, or rejects with `unavailable` (retryable) when `signal` aborts first;
+ * the promise itself goes on (other callers may share it).
+ */
+export function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, server: string): Promise<T> {
+  if (!signal) return promise;
+  const aborted = () => new ToolCallError("unavailable", `MCP server "${server}": waiting for it to start was aborted`, true);
+  if (signal.aborted) return Promise.reject(aborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -16,9 +16,12 @@ import type { StoredOAuthProvider } from "./auth/provider.js";
 import { SignInBroker } from "./auth/sign-in.js";
 import type { Connection } from "./connection.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { syntheticTools } from "./resources.js";
 import type { McpCallResult } from "./result.js";
 import { loadSdk, sdkIfLoaded } from "./sdk.js";
-import { withChildSignal } from "./signals.js";
+import { waitFor, withChildSignal } from "./signals.js";
 import { serverIdentity } from "./identity.js";
 import { toCatalogTool } from "./tool.js";
 
@@ -105,9 +108,7 @@ export class McpServerSource implements ToolSource {
   }
 
   /** Why the last start failed, while state() is `failed`. */
-  failure(): ToolCallError | undefined {
-    return this.#state === "failed" ? this.#failure : undefined;
-  }
+  failure = (): ToolCallError | undefined => (this.#state === "failed" ? this.#failure : undefined);
 
   /** The tools as last listed (empty until loaded). */
   tools(): CatalogTool[] {
@@ -121,9 +122,7 @@ export class McpServerSource implements ToolSource {
   #leftOut: Array<{ name: string; kept: string }> = [];
 
   /** The pid of the running stdio server process, or undefined when none runs (or for HTTP). */
-  pid(): number | undefined {
-    return this.#conn?.pid;
-  }
+  pid = (): number | undefined => this.#conn?.pid;
 
   /**
    * Calls `listener` with the new tool list each time it changes after
@@ -198,7 +197,7 @@ export class McpServerSource implements ToolSource {
       });
       const listed = await connection.listAllTools(conn.client, deadline, timeoutMs);
       if (this.#closed) throw this.#closedError();
-      this.#tools = this.#catalogTools(listed);
+      this.#tools = this.#catalogTools(listed, conn);
       this.#conn = conn;
       this.#listedAs = principal;
       this.#state = "ready";
@@ -232,11 +231,15 @@ export class McpServerSource implements ToolSource {
   }
 
   /** Sends one tools/call on the live connection (restarting the server when it is down). */
-  #call = async (name: string, args: Record<string, unknown>, ctx: InvokeContext): Promise<McpCallResult> => {
+  #call = (name: string, args: Record<string, unknown>, ctx: InvokeContext): Promise<McpCallResult> =>
+    this.#request(name, ctx, (client, options) => client.callTool({ name, arguments: args }, undefined, options) as Promise<McpCallResult>);
+
+  /** Sends what `send` sends for the tool `name` on the live connection, with the call's timeout, signal and errors. */
+  #request = async (name: string, ctx: InvokeContext, send: (client: Client, options: RequestOptions) => Promise<McpCallResult>): Promise<McpCallResult> => {
     const timeoutMs = this.config.callTimeoutMs;
     const place = { server: this.name, phase: "call" as const, tool: name, timeoutMs };
     // Awaits only what is not ready yet: a call on a live connection goes straight to the SDK.
-    const { errors, types } = sdkIfLoaded() ?? (await loadSdk());
+    const { errors } = sdkIfLoaded() ?? (await loadSdk());
     if (ctx.signal.aborted) throw errors.toCallError(ctx.signal.reason, { ...place, aborted: true });
     const principal = this.#oauthSettings ? principalOf(ctx.session.metadata) : DEFAULT_PRINCIPAL;
     const provider = this.#oauthSettings ? await this.#provider(principal, ctx.session.id) : undefined;
@@ -252,10 +255,7 @@ export class McpServerSource implements ToolSource {
       throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
     }
     try {
-      const result = await withChildSignal(ctx.signal, (signal) =>
-        conn.client.callTool({ name, arguments: args }, types.CallToolResultSchema, { signal, timeout: timeoutMs }),
-      );
-      return result as McpCallResult;
+      return await withChildSignal(ctx.signal, (signal) => send(conn.client, { signal, timeout: timeoutMs }));
     } catch (error) {
       throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
     }
@@ -326,14 +326,8 @@ export class McpServerSource implements ToolSource {
       const { connection } = await loadSdk();
       const timeoutMs = this.config.connectTimeoutMs;
       const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#closing.signal]);
-      opening = connection.openConnection(this.config, {
-        log: this.#log,
-        deadline,
-        timeoutMs,
-        onLost: () => {},
-        onToolsChanged: () => {},
-        auth: { provider, fetch: provider.fetch },
-      });
+      const auth = { provider, fetch: provider.fetch };
+      opening = connection.openConnection(this.config, { log: this.#log, deadline, timeoutMs, onLost: () => {}, onToolsChanged: () => {}, auth });
       this.#others.set(principal, opening);
       opening.catch(() => {
         if (this.#others.get(principal) === opening) this.#others.delete(principal);
@@ -347,7 +341,7 @@ export class McpServerSource implements ToolSource {
    * that differ only in `-` and `_`, such as `delete_file` and `delete-file`) is left out and the
    * log says so: one command calls one tool, and a person's answer covers exactly that tool.
    */
-  #catalogTools(listed: Tool[]): CatalogTool[] {
+  #catalogTools(listed: Tool[], conn: Connection): CatalogTool[] {
     const taken = new Map<string, string>();
     const out: CatalogTool[] = [];
     this.#leftOut = [];
@@ -361,6 +355,11 @@ export class McpServerSource implements ToolSource {
       }
       taken.set(words, tool.name);
       const t = toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note));
+      t.identity = this.identity;
+      out.push(t);
+    }
+    for (const s of syntheticTools(conn.client, new Set(taken.values()))) {
+      const t = toCatalogTool(s.tool, this.name, (name, args, ctx) => this.#request(name, ctx, (client, options) => s.send(client, args, options)));
       t.identity = this.identity;
       out.push(t);
     }
@@ -381,7 +380,7 @@ export class McpServerSource implements ToolSource {
           const timeoutMs = this.config.connectTimeoutMs;
           const listed = await (await loadSdk()).connection.listAllTools(conn.client, undefined, timeoutMs);
           if (this.#closed || this.#conn !== conn) break;
-          this.#tools = this.#catalogTools(listed);
+          this.#tools = this.#catalogTools(listed, conn);
           this.#log.line(`tools changed: listed ${this.#tools.length} tools`);
           for (const listener of this.#listeners) {
             try {
@@ -396,31 +395,5 @@ export class McpServerSource implements ToolSource {
     })();
   }
 
-  #closedError(): ToolCallError {
-    return new ToolCallError("unavailable", `MCP server "${this.name}" is closed`, false);
-  }
-}
-
-/**
- * Waits for `promise`, or rejects with `unavailable` (retryable) when `signal` aborts first;
- * the promise itself goes on (other callers may share it).
- */
-function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, server: string): Promise<T> {
-  if (!signal) return promise;
-  const aborted = () => new ToolCallError("unavailable", `MCP server "${server}": waiting for it to start was aborted`, true);
-  if (signal.aborted) return Promise.reject(aborted());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(aborted());
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+  #closedError = () => new ToolCallError("unavailable", `MCP server "${this.name}" is closed`, false);
 }

@@ -97,7 +97,7 @@ test("stdio: `toolshell mcp` lists bash and the direct tools; an approval is ask
   assert.deepEqual(tools.map((t) => t.name).sort(), ["bash", "everything__get-tiny-image"], "no approve tool for a client with elicitation");
   const bash = tools.find((t) => t.name === "bash")!;
   // The gateway runs on the host of `toolshell serve`: saved scripts are a source too.
-  assert.match(bash.description ?? "", /^Sources: memory \(9 tools\), everything \(\d+ tools\), scripts \(0 scripts\)$/m);
+  assert.match(bash.description ?? "", /^Sources: memory \(11 tools\), everything \(\d+ tools\), scripts \(0 scripts\)$/m);
   assert.deepEqual(bash.inputSchema.required, ["command"]);
   const made = bashValue(await client.callTool({ name: "bash", arguments: { command: createScript } }));
   assert.equal(made.exit_code, 0, made.stderr);

@@ -111,7 +111,7 @@ test("toolshell list --tokens prints the bash tool's size in o200k tokens", () =
   const tokens = Number(m[1]);
   assert.ok(tokens > 100 && tokens < 1000, `bash tool: ${tokens} tokens`);
   assert.ok(tokens < Number(m[2]) / 2, "tokens are counted, not characters");
-  assert.match(r.stdout, /^  all 25 loaded tools listed directly instead: \d+ +\(toolshell: [\d.]+% fewer\); not loaded, not counted: everything$/m);
+  assert.match(r.stdout, /^  all 27 loaded tools listed directly instead: \d+ +\(toolshell: [\d.]+% fewer\); not loaded, not counted: everything$/m);
 });
 
 test("toolshell mcp --http 0 serves a real MCP client on 127.0.0.1 until stopped", async () => {

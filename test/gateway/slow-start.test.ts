@@ -55,6 +55,6 @@ test("the gateway answers initialize before the server is up and tells the clien
   assert.match(bash(), /slow \(not loaded\)/, "initialize and tools/list were answered while the server was still starting");
   await listChanged;
   const second = await client.listTools();
-  assert.match(second.tools.find((x) => x.name === "bash")!.description ?? "", /slow \(9 tools\)/);
+  assert.match(second.tools.find((x) => x.name === "bash")!.description ?? "", /slow \(11 tools\)/);
   assert.match(stderr, /toolshell mcp: waiting for server slow to start \(gives up after 30 s; its stderr: /);
 });

@@ -43,7 +43,7 @@ const errorOf = (stderr: string) => JSON.parse(stderr.trim().split("\n").pop()!)
 test("tools --help lists servers with counts and on-demand ones as (not loaded), spawning nothing", async () => {
   const r = await ts.session().bash("tools --help");
   assert.match(r.stdout, /^  filesystem +\d+ tools$/m);
-  assert.match(r.stdout, /^  memory +9 tools$/m);
+  assert.match(r.stdout, /^  memory +11 tools$/m);
   assert.match(r.stdout, /^  everything +\(not loaded\)$/m);
   assert.equal(source("everything").pid(), undefined, "the on-demand server is not spawned by help");
 });

@@ -80,7 +80,7 @@ test("the ToolShell's catalog follows the split; directTools names MCP tools ser
   assert.deepEqual(split.hidden.map((t) => t.name), ["delete_entities"]);
   assert.ok(split.shell.some((t) => t.name === "read_graph"), "kept visible, still in the shell");
   assert.deepEqual(directTools(shell).map((d) => d.name).sort(), ["ask_user", "memory__read_graph"]);
-  assert.match(describeSources(shell.catalog()), /^memory \(8 tools\); top-level: stats$/);
+  assert.match(describeSources(shell.catalog()), /^memory \(10 tools\); top-level: stats$/);
   assert.doesNotMatch(shell.listing(), /ask-user/);
   const s = shell.session();
   const hidden = await s.bash(`tools memory delete-entities '{"entityNames":["x"]}'`);

@@ -7,7 +7,7 @@
  * unless the tool's schema says the key is a string." Issue 2: kebab and snake case map to the same
  * field; unknown or mistyped fields are refused with the tool's signature, never dropped.
  */
-import { signature } from "../../../catalog/index.js";
+import { effectiveSchema, objectFields, signature } from "../../../catalog/index.js";
 import { ToolCallError, type CatalogTool, type JsonSchema } from "../../../tool/index.js";
 
 /** The words after the tool name, and the command's stdin as text. */
@@ -21,9 +21,9 @@ function keyFold(key: string): string {
   return key.replace(/[-_]/g, "").toLowerCase();
 }
 
+/** The schema's effective properties (`$ref`, `allOf` resolved: see catalog/schema.ts). */
 function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {
-  const p = schema.properties;
-  return p && typeof p === "object" ? (p as Record<string, JsonSchema>) : {};
+  return objectFields(schema).properties;
 }
 
 /** The schema's property name a written key refers to (exact first, then folded), or the key itself. */
@@ -202,7 +202,7 @@ export function refuseUnsafeInput(value: unknown, depth = 0): void {
  * tool's signature. @throws ToolCallError `invalid_input`.
  */
 export function checkKnownFields(tool: CatalogTool, input: Record<string, unknown>): void {
-  const schema = tool.inputSchema;
+  const schema = effectiveSchema(tool.inputSchema);
   const props = propertiesOf(schema);
   const extra = schema.additionalProperties;
   if (extra === true || (typeof extra === "object" && extra !== null)) return;
