@@ -15,7 +15,7 @@ import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore
 import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
-import { loadConfig, type ToolshellConfig } from "../config/index.js";
+import { loadConfig, parseServerEntry, type ToolshellConfig } from "../config/index.js";
 import type { SessionStore } from "./durable.js";
 import { ShellHost, type RuntimeSubcommand } from "./host.js";
 import type { PreflightOutcome } from "./plan-command.js";
@@ -127,6 +127,16 @@ export interface ToolShell {
   readonly pipeline: CallPipeline;
   /** OAuth sign-in of remote MCP servers: credentials, pending sign-ins (README "Sign-in"). */
   readonly oauth: OAuthContext;
+  /**
+   * Adds an MCP server while running, checked like a config file entry (`parseServerEntry`), the
+   * reserved names, local-tool clashes and the workspace guard. The next shell call of every
+   * session sees it. @throws Error on bad input; nothing changes then.
+   */
+  addServer(name: string, entry: unknown): Promise<void>;
+  /** Replaces a server's entry (same checks as `addServer`); its old process ends. @throws Error when unknown or bad. */
+  updateServer(name: string, entry: unknown): Promise<void>;
+  /** Removes a server and ends its process. @throws Error when no server has that name. */
+  removeServer(name: string): Promise<void>;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }
@@ -171,21 +181,23 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
       options.oauth?.onSecret?.(secret);
     },
   };
-  const mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
-  for (const s of mcp) {
+  let mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
+  const checkName = (name: string) => {
     // `local` and `scripts` name toolshell's own sources (trusted by name in the policy).
-    if (["search", "plan", "help", "scripts", "local"].includes(s.name.replace(/-/g, "_").toLowerCase())) {
-      throw new Error(`${config.file ?? "config"}: server name "${s.name}" is reserved (search, plan, help, scripts, local): rename it`);
+    if (["search", "plan", "help", "scripts", "local"].includes(name.replace(/-/g, "_").toLowerCase())) {
+      throw new Error(`${config.file ?? "config"}: server name "${name}" is reserved (search, plan, help, scripts, local): rename it`);
     }
-    if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === s.name.replace(/-/g, "_").toLowerCase())) {
-      throw new Error(`server ${s.name} has the same name as a local tool`);
+    if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === name.replace(/-/g, "_").toLowerCase())) {
+      throw new Error(`server ${name} has the same name as a local tool`);
     }
-  }
-  const sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
+  };
+  for (const s of mcp) checkName(s.name);
+  let sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
   if (options.connect !== false) await loadEagerSources(mcp, undefined, options.onServerWait);
   // The split (issue 6): the shell's catalog sees only the tools `tools` may reach.
   const splitRules: SplitRules = { keepVisible: [...config.keepVisible, ...(options.keepVisible ?? [])], allowed: options.allowedTools };
-  const shellSources: ToolSource[] = sources.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
+  const toShell = (list: ToolSource[]) => list.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
+  let shellSources: ToolSource[] = toShell(sources);
   const skillsDir = options.skillsDir ?? config.skillsDir;
   const sessions = new Map<string, Session>();
   const maxSessions = options.maxSessionsInMemory ?? 1000;
@@ -239,10 +251,44 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     onEvent: options.onEvent,
     preflight: options.preflight,
   });
+  // Runtime server changes (README "Changing servers while running"): one at a time, each checked
+  // in full before anything changes; new arrays replace the old so a running call keeps its catalog.
+  let changing: Promise<unknown> = Promise.resolve();
+  const change = (name: string, entry: unknown | undefined, mode: "add" | "update" | "remove") => {
+    const run = changing.then(async () => {
+      const old = mcp.find((s) => s.name === name);
+      if (mode === "add" && (old || config.servers.some((s) => s.name === name))) throw new Error(`server ${name} already exists: use update`);
+      if (mode !== "add" && !old && !config.servers.some((s) => s.name === name)) throw new Error(`no server named ${name}`);
+      let servers = config.servers.filter((s) => s.name !== name);
+      let added: McpServerSource[] = [];
+      if (mode !== "remove") {
+        checkName(name);
+        const parsed = parseServerEntry(name, entry, { baseDir: config.file ? path.dirname(config.file) : process.cwd(), file: config.file, env: options.env });
+        servers = [...servers, parsed];
+        if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
+        added = createMcpSources([parsed], { logDir: config.logDir, oauth });
+        for (const secret of configSecrets({ ...config, servers: [parsed] })) redactor.add(secret);
+        if (options.connect !== false) await loadEagerSources(added, undefined, options.onServerWait);
+      } else if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
+      (config as { servers: typeof servers }).servers = servers;
+      mcp = [...mcp.filter((s) => s !== old), ...added];
+      sources = [local, ...mcp, ...(options.sources ?? [])];
+      shellSources = toShell(sources);
+      host.setSources(shellSources);
+      if (old) await old.close();
+    });
+    changing = run.catch(() => {});
+    return run;
+  };
   return {
     config,
     timeoutMs: host.timeoutMs,
-    sources,
+    get sources() {
+      return sources;
+    },
+    addServer: (name, entry) => change(name, entry, "add"),
+    updateServer: (name, entry) => change(name, entry, "update"),
+    removeServer: (name) => change(name, undefined, "remove"),
     session(id?: string, metadata: Record<string, unknown> = {}) {
       const key = id ?? `session_${randomUUID()}`;
       // An evicted session still held by someone (a gateway connection) is the same object again:

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { createToolShell } from "../../src/index.js";
+import type { McpServerSource } from "../../src/mcp/index.js";
+import { NPM_SERVERS } from "../fixtures/mcp/index.js";
+
+test("addServer / updateServer / removeServer: the next shell call sees the change; bad input changes nothing", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {}, approval: { mode: "off" } }, tools: { hello: { name: "hello", description: "hi", inputSchema: { type: "object" }, execute: () => "hi" } } as never });
+  t.after(() => ts.close());
+  const s = ts.session();
+  assert.doesNotMatch((await s.bash("tools --help")).stdout, /memory/);
+
+  await ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
+  const listed = await s.bash("tools --help");
+  assert.match(listed.stdout, /^  memory +9 tools$/m, listed.stderr);
+  const read = await s.bash("tools memory read_graph");
+  assert.equal(read.exit_code, 0, read.stderr);
+  const pid = (ts.sources.find((x) => x.name === "memory") as McpServerSource).pid();
+  assert.equal(typeof pid, "number");
+
+  // Bad input: a clear error and nothing changed.
+  await assert.rejects(ts.addServer("memory", { command: "x" }), /already exists/);
+  await assert.rejects(ts.addServer("help", { command: "x" }), /reserved/);
+  await assert.rejects(ts.addServer("hello", { command: "x" }), /same name as a local tool/);
+  await assert.rejects(ts.addServer("bad name!", { command: "x" }), /server name/);
+  await assert.rejects(ts.addServer("other", { command: 42 }), /command/);
+  await assert.rejects(ts.updateServer("nope", { command: "x" }), /no server named nope/);
+  await assert.rejects(ts.removeServer("nope"), /no server named nope/);
+  assert.deepEqual(ts.config.servers.map((x) => x.name), ["memory"]);
+  assert.equal((await s.bash("tools memory read_graph")).exit_code, 0);
+
+  // Removing ends the process; the next call answers unknown_command.
+  const source = ts.sources.find((x) => x.name === "memory") as McpServerSource;
+  await ts.removeServer("memory");
+  assert.equal(source.pid(), undefined, "its process ended");
+  const gone = await s.bash("tools memory read_graph");
+  assert.equal(gone.exit_code, 1);
+  assert.match(gone.stderr, /"code":"unknown_command"/);
+  assert.deepEqual(ts.config.servers, []);
+});
+
+test("a shell call already running keeps the catalog it started with", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {}, approval: { mode: "off" } } });
+  t.after(() => ts.close());
+  const s = ts.session();
+  const running = s.bash("sleep 1; tools --help");
+  await new Promise((r) => setTimeout(r, 200));
+  await ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
+  assert.doesNotMatch((await running).stdout, /memory/);
+  assert.match((await s.bash("tools --help")).stdout, /memory/);
+});
