@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -53,4 +53,33 @@ test("a shell call already running keeps the catalog it started with", async (t)
   await ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
   assert.doesNotMatch((await running).stdout, /memory/);
   assert.match((await s.bash("tools --help")).stdout, /memory/);
+});
+
+test("allow_always for a removed server's tool does not cover a different server added later under the same name", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {} } });
+  t.after(() => ts.close());
+  const env = { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") };
+  const first = { command: NPM_SERVERS.memory, env };
+  await ts.addServer("memory", first);
+  const s = ts.session();
+  const script = `tools memory delete_entities '{"entityNames":["x"]}'`;
+  const asked = await s.bash(script);
+  const id = asked.tools?.stopped?.request_id;
+  assert.ok(id, `the call asks first: ${asked.stderr}`);
+  s.answer(id, "allow_always");
+  assert.equal((await s.bash(script)).exit_code, 0, "allowed now");
+
+  // Control: the same command again under the same name keeps the answer.
+  await ts.updateServer("memory", first);
+  const same = await s.bash(script);
+  assert.equal(same.exit_code, 0, same.stderr);
+  assert.equal(same.tools?.stopped, undefined);
+
+  // A different command under the same name asks again.
+  await ts.removeServer("memory");
+  await ts.addServer("memory", { command: process.execPath, args: [realpathSync(NPM_SERVERS.memory)], env });
+  const other = await s.bash(script);
+  assert.ok(other.tools?.stopped?.request_id, "a different server under the same name asks again");
+  assert.notEqual(other.tools?.stopped?.request_id, id);
 });
