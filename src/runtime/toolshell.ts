@@ -25,6 +25,16 @@ import { checkWorkspace } from "./workspace-guard.js";
 
 export { checkWorkspace };
 
+/** A runtime server change that names a server wrongly: `not_found` (no such server) or `conflict` (it exists). */
+export class ServerChangeError extends Error {
+  constructor(
+    readonly code: "not_found" | "conflict",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Options of `createToolShell`. Everything is optional. */
 export interface ToolShellOptions {
   /** A config file (`toolshell.config.json`, `.mcp.json`) or a config object. */
@@ -257,13 +267,13 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   const change = (name: string, entry: unknown | undefined, mode: "add" | "update" | "remove") => {
     const run = changing.then(async () => {
       const old = mcp.find((s) => s.name === name);
-      if (mode === "add" && (old || config.servers.some((s) => s.name === name))) throw new Error(`server ${name} already exists: use update`);
-      if (mode !== "add" && !old && !config.servers.some((s) => s.name === name)) throw new Error(`no server named ${name}`);
+      if (mode === "add" && (old || config.servers.some((s) => s.name === name))) throw new ServerChangeError("conflict", `server ${name} already exists: use update`);
+      if (mode !== "add" && !old && !config.servers.some((s) => s.name === name)) throw new ServerChangeError("not_found", `no server named ${name}`);
       let servers = config.servers.filter((s) => s.name !== name);
       let added: McpServerSource[] = [];
       if (mode !== "remove") {
         checkName(name);
-        const parsed = parseServerEntry(name, entry, { baseDir: config.file ? path.dirname(config.file) : process.cwd(), file: config.file, env: options.env });
+        const parsed = parseServerEntry(name, entry, { baseDir: config.baseDir, file: config.file, env: options.env });
         servers = [...servers, parsed];
         if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
         added = createMcpSources([parsed], { logDir: config.logDir, oauth });

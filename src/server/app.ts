@@ -22,6 +22,7 @@ import { parseTriggerSpec } from "../config/index.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
 import { openApiDocument } from "./openapi.js";
+import { serversRoutes } from "./servers-api.js";
 import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
 /** An API error: HTTP status, a stable code, a message. */
@@ -167,6 +168,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/openapi.json", (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
   app.route("/", createConsole(host, { tokens: options.tokens, api: app }));
+  app.route("/", serversRoutes(host, { body, fail: (status, code, message) => new ApiError(status, code, message) }));
 
   // ── sessions ────────────────────────────────────────────────────────────────
   const sessionOr404 = (sid: string) => {
