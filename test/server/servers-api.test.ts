@@ -28,6 +28,9 @@ test("GET/POST/PUT/DELETE /v1/servers manage the servers of a running host", asy
   };
 
   assert.equal((await call("GET", "/v1/servers", undefined, "wrong")).status, 401);
+  const doc = (await call("GET", "/openapi.json")).json;
+  assert.deepEqual(Object.keys(doc.paths["/v1/servers"]).sort(), ["get", "post"]);
+  assert.deepEqual(Object.keys(doc.paths["/v1/servers/{name}"]).sort(), ["delete", "put"]);
   assert.deepEqual((await call("GET", "/v1/servers")).json, { servers: [] });
 
   const entry = { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } };
