@@ -15,7 +15,7 @@ import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore
 import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
-import { loadConfig, parseServerEntry, type ToolshellConfig } from "../config/index.js";
+import { loadConfig, parseServerEntry, type ServerConfig, type ToolshellConfig } from "../config/index.js";
 import type { SessionStore } from "./durable.js";
 import { ShellHost, type RuntimeSubcommand } from "./host.js";
 import type { PreflightOutcome } from "./plan-command.js";
@@ -147,6 +147,11 @@ export interface ToolShell {
   updateServer(name: string, entry: unknown): Promise<void>;
   /** Removes a server and ends its process. @throws Error when no server has that name. */
   removeServer(name: string): Promise<void>;
+  /**
+   * Makes the servers those of a reloaded config file: removed ones end, changed ones restart,
+   * new ones start (each checked like `addServer`). @throws Error at the first change refused.
+   */
+  setServers(servers: readonly ServerConfig[]): Promise<void>;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }
@@ -264,16 +269,15 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   // Runtime server changes (README "Changing servers while running"): one at a time, each checked
   // in full before anything changes; new arrays replace the old so a running call keeps its catalog.
   let changing: Promise<unknown> = Promise.resolve();
-  const change = (name: string, entry: unknown | undefined, mode: "add" | "update" | "remove") => {
+  const change = (name: string, parsed: ServerConfig | undefined, mode: "add" | "update" | "remove") => {
     const run = changing.then(async () => {
       const old = mcp.find((s) => s.name === name);
       if (mode === "add" && (old || config.servers.some((s) => s.name === name))) throw new ServerChangeError("conflict", `server ${name} already exists: use update`);
       if (mode !== "add" && !old && !config.servers.some((s) => s.name === name)) throw new ServerChangeError("not_found", `no server named ${name}`);
       let servers = config.servers.filter((s) => s.name !== name);
       let added: McpServerSource[] = [];
-      if (mode !== "remove") {
+      if (parsed) {
         checkName(name);
-        const parsed = parseServerEntry(name, entry, { baseDir: config.baseDir, file: config.file, env: options.env });
         servers = [...servers, parsed];
         if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
         added = createMcpSources([parsed], { logDir: config.logDir, oauth });
@@ -290,15 +294,25 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     changing = run.catch(() => {});
     return run;
   };
+  const parse = (name: string, entry: unknown) => parseServerEntry(name, entry, { baseDir: config.baseDir, file: config.file, env: options.env });
   return {
     config,
     timeoutMs: host.timeoutMs,
     get sources() {
       return sources;
     },
-    addServer: (name, entry) => change(name, entry, "add"),
-    updateServer: (name, entry) => change(name, entry, "update"),
+    addServer: async (name, entry) => change(name, parse(name, entry), "add"),
+    updateServer: async (name, entry) => change(name, parse(name, entry), "update"),
     removeServer: (name) => change(name, undefined, "remove"),
+    async setServers(next) {
+      const key = (c: ServerConfig) => JSON.stringify(c);
+      for (const old of config.servers) if (!next.some((c) => c.name === old.name)) await change(old.name, undefined, "remove");
+      for (const c of next) {
+        const old = config.servers.find((o) => o.name === c.name);
+        if (!old) await change(c.name, c, "add");
+        else if (key(old) !== key(c)) await change(c.name, c, "update");
+      }
+    },
     session(id?: string, metadata: Record<string, unknown> = {}) {
       const key = id ?? `session_${randomUUID()}`;
       // An evicted session still held by someone (a gateway connection) is the same object again:

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { createToolShell } from "../../src/index.js";
 import type { McpServerSource } from "../../src/mcp/index.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
+import { watchConfigFile } from "../../src/runtime/config-watch.js";
 
 test("addServer / updateServer / removeServer: the next shell call sees the change; bad input changes nothing", async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
@@ -82,4 +83,36 @@ test("allow_always for a removed server's tool does not cover a different server
   const other = await s.bash(script);
   assert.ok(other.tools?.stopped?.request_id, "a different server under the same name asks again");
   assert.notEqual(other.tools?.stopped?.request_id, id);
+});
+
+test("a watched config file: a change reaches the next shell call; a broken edit is reported and the last good config kept", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const file = path.join(dir, "toolshell.config.json");
+  const memory = { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } };
+  writeFileSync(file, JSON.stringify({ mcpServers: {}, approval: { mode: "off" } }));
+  const ts = await createToolShell({ config: file });
+  const reported: string[] = [];
+  const w = watchConfigFile(ts, file, { debounceMs: 50, onError: (m) => reported.push(m) });
+  t.after(async () => {
+    w.close();
+    await ts.close();
+  });
+  const s = ts.session();
+  const waitFor = async (ok: () => boolean) => {
+    for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+    await w.settled();
+  };
+  writeFileSync(file, JSON.stringify({ mcpServers: { memory }, approval: { mode: "off" } }));
+  await waitFor(() => ts.config.servers.length === 1 && (ts.sources.find((x) => x.name === "memory") as McpServerSource | undefined)?.state() === "ready");
+  assert.equal((await s.bash("tools memory read_graph")).exit_code, 0);
+
+  writeFileSync(file, "{ broken");
+  await waitFor(() => reported.length > 0);
+  assert.equal(w.errors().length, 1);
+  assert.equal((await s.bash("tools memory read_graph")).exit_code, 0, "the last good config is kept");
+
+  writeFileSync(file, JSON.stringify({ mcpServers: {}, approval: { mode: "off" } }));
+  await waitFor(() => ts.config.servers.length === 0);
+  assert.deepEqual(w.errors(), []);
+  assert.match((await s.bash("tools memory read_graph")).stderr, /"code":"unknown_command"/);
 });
