@@ -152,6 +152,9 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
         (waiting) => void out(process.stderr, `toolshell mcp: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell mcp: ")}\n`),
       );
     const gatewayOptions = { elicitation: opts.elicitation !== false, approveTool: opts.approveTool !== false };
+    // The gateway follows its config file while it runs (README "Changing servers while running").
+    const { watchConfigFile } = await import("../runtime/index.js");
+    const watch = shell.config.file ? watchConfigFile(shell, shell.config.file) : undefined;
     if (opts.http !== undefined) {
       const port = Number(opts.http);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http takes a port number, got ${opts.http}`);
@@ -170,6 +173,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}${tokens.length ? " (Authorization: Bearer <token> required)" : " (no token: any local process can use it and answer its approvals; set TOOLSHELL_API_TOKEN)"}\n`);
       startServers();
       const stop = async () => {
+        watch?.close();
         await running.close().catch(() => {});
         await opened?.close().catch(() => {});
         process.exit(0);
@@ -181,6 +185,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
     const running = await serveStdio(shell, { ...gatewayOptions, sessionId: opts.session });
     startServers();
     await running.closed;
+    watch?.close();
     await running.close().catch(() => {});
     await opened.close().catch(() => {});
     process.exit(0);

@@ -114,12 +114,17 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     const { configNotes } = await import("./commands.js");
     await write(process.stderr, configNotes(host.config, "toolshell"));
     const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers });
+    // A running host follows its config file: servers added, changed or removed there are seen
+    // by the next shell call of every session (README "Changing servers while running").
+    const { watchConfigFile } = await import("../runtime/index.js");
+    const watch = file ? watchConfigFile(host.shell, file) : undefined;
     await write(process.stderr, `toolshell: serving ${api.url} (store ${host.store.location}); OpenAPI at ${api.url}/openapi.json\ntoolshell: console at ${api.url}/ (sign in with an API token)\n`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
+    watch?.close();
     await api.close();
     await host.close();
     return 0;

@@ -133,6 +133,17 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     } catch {}
   };
 
+  // A server added, changed or removed while the gateway runs changes the sources line: the
+  // client is told (README "Changing servers while running").
+  const offServers = shell.onServersChanged(() => {
+    void notifyIfChanged();
+  });
+  const closing = server.onclose;
+  server.onclose = () => {
+    offServers();
+    closing?.();
+  };
+
   // Servers still starting (`toolshell mcp` answers `initialize` before they are up): the client
   // is told when their tools are there (MCP spec "Tools" → List Changed Notification).
   for (const s of shell.sources) {

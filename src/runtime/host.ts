@@ -56,7 +56,7 @@ export class ShellHost {
   readonly engineCommands: Command[];
   readonly store?: SessionStore;
   readonly onEvent?: (event: SessionEvent) => void;
-  private readonly parts: ShellHostParts;
+  private parts: ShellHostParts;
   private readonly subcommands: Map<string, RuntimeSubcommand>;
 
   constructor(parts: ShellHostParts) {
@@ -78,6 +78,14 @@ export class ShellHost {
       ["plan", (call: ShellCall) => planCommand(policy, call.session, call)],
       ...Object.entries(parts.subcommands ?? {}),
     ]);
+  }
+
+  /**
+   * Replaces the shared sources the next shell call's catalog is built from; a shell call already
+   * running keeps the catalog it started with (README "Changing servers while running").
+   */
+  setSources(shellSources: ToolSource[]): void {
+    this.parts = { ...this.parts, shellSources };
   }
 
   /** The sources a session's catalog is built from: the shared ones, then the session's own. */

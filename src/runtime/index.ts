@@ -1,5 +1,6 @@
 /** The runtime folder's public face: ToolShell, sessions, shell calls. */
-export { createToolShell, buildToolShell, checkWorkspace } from "./toolshell.js";
+export { createToolShell, buildToolShell, checkWorkspace, ServerChangeError } from "./toolshell.js";
+export { watchConfigFile, type ConfigWatch } from "./config-watch.js";
 export type { ToolShell, ToolShellOptions } from "./toolshell.js";
 export { ShellHost } from "./host.js";
 export { withOrigin, currentOrigins, authOf, sessionOrigins } from "./lineage.js";

@@ -15,7 +15,7 @@ import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore
 import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
-import { loadConfig, type ToolshellConfig } from "../config/index.js";
+import { loadConfig, parseServerEntry, type ServerConfig, type ToolshellConfig } from "../config/index.js";
 import type { SessionStore } from "./durable.js";
 import { ShellHost, type RuntimeSubcommand } from "./host.js";
 import type { PreflightOutcome } from "./plan-command.js";
@@ -24,6 +24,16 @@ import { FilteredSource, reachableFromShell, splitTools, type SplitRules, type T
 import { checkWorkspace } from "./workspace-guard.js";
 
 export { checkWorkspace };
+
+/** A runtime server change that names a server wrongly: `not_found` (no such server) or `conflict` (it exists). */
+export class ServerChangeError extends Error {
+  constructor(
+    readonly code: "not_found" | "conflict",
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Options of `createToolShell`. Everything is optional. */
 export interface ToolShellOptions {
@@ -127,6 +137,23 @@ export interface ToolShell {
   readonly pipeline: CallPipeline;
   /** OAuth sign-in of remote MCP servers: credentials, pending sign-ins (README "Sign-in"). */
   readonly oauth: OAuthContext;
+  /**
+   * Adds an MCP server while running, checked like a config file entry (`parseServerEntry`), the
+   * reserved names, local-tool clashes and the workspace guard. The next shell call of every
+   * session sees it. @throws Error on bad input; nothing changes then.
+   */
+  addServer(name: string, entry: unknown): Promise<void>;
+  /** Replaces a server's entry (same checks as `addServer`); its old process ends. @throws Error when unknown or bad. */
+  updateServer(name: string, entry: unknown): Promise<void>;
+  /** Removes a server and ends its process. @throws Error when no server has that name. */
+  removeServer(name: string): Promise<void>;
+  /**
+   * Makes the servers those of a reloaded config file: removed ones end, changed ones restart,
+   * new ones start (each checked like `addServer`). @throws Error at the first change refused.
+   */
+  setServers(servers: readonly ServerConfig[]): Promise<void>;
+  /** Calls `listener` after each server change (the MCP gateway then sends `tools/list_changed`). @returns unsubscribe. */
+  onServersChanged(listener: () => void): () => void;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }
@@ -171,21 +198,23 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
       options.oauth?.onSecret?.(secret);
     },
   };
-  const mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
-  for (const s of mcp) {
+  let mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
+  const checkName = (name: string) => {
     // `local` and `scripts` name toolshell's own sources (trusted by name in the policy).
-    if (["search", "plan", "help", "scripts", "local"].includes(s.name.replace(/-/g, "_").toLowerCase())) {
-      throw new Error(`${config.file ?? "config"}: server name "${s.name}" is reserved (search, plan, help, scripts, local): rename it`);
+    if (["search", "plan", "help", "scripts", "local"].includes(name.replace(/-/g, "_").toLowerCase())) {
+      throw new Error(`${config.file ?? "config"}: server name "${name}" is reserved (search, plan, help, scripts, local): rename it`);
     }
-    if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === s.name.replace(/-/g, "_").toLowerCase())) {
-      throw new Error(`server ${s.name} has the same name as a local tool`);
+    if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === name.replace(/-/g, "_").toLowerCase())) {
+      throw new Error(`server ${name} has the same name as a local tool`);
     }
-  }
-  const sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
+  };
+  for (const s of mcp) checkName(s.name);
+  let sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
   if (options.connect !== false) await loadEagerSources(mcp, undefined, options.onServerWait);
   // The split (issue 6): the shell's catalog sees only the tools `tools` may reach.
   const splitRules: SplitRules = { keepVisible: [...config.keepVisible, ...(options.keepVisible ?? [])], allowed: options.allowedTools };
-  const shellSources: ToolSource[] = sources.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
+  const toShell = (list: ToolSource[]) => list.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
+  let shellSources: ToolSource[] = toShell(sources);
   const skillsDir = options.skillsDir ?? config.skillsDir;
   const sessions = new Map<string, Session>();
   const maxSessions = options.maxSessionsInMemory ?? 1000;
@@ -239,10 +268,63 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     onEvent: options.onEvent,
     preflight: options.preflight,
   });
+  // Runtime server changes (README "Changing servers while running"): one at a time, each checked
+  // in full before anything changes; new arrays replace the old so a running call keeps its catalog.
+  let changing: Promise<unknown> = Promise.resolve();
+  const serverListeners = new Set<() => void>();
+  const change = (name: string, parsed: ServerConfig | undefined, mode: "add" | "update" | "remove") => {
+    const run = changing.then(async () => {
+      const old = mcp.find((s) => s.name === name);
+      if (mode === "add" && (old || config.servers.some((s) => s.name === name))) throw new ServerChangeError("conflict", `server ${name} already exists: use update`);
+      if (mode !== "add" && !old && !config.servers.some((s) => s.name === name)) throw new ServerChangeError("not_found", `no server named ${name}`);
+      let servers = config.servers.filter((s) => s.name !== name);
+      let added: McpServerSource[] = [];
+      if (parsed) {
+        checkName(name);
+        servers = [...servers, parsed];
+        if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
+        added = createMcpSources([parsed], { logDir: config.logDir, oauth });
+        for (const secret of configSecrets({ ...config, servers: [parsed] })) redactor.add(secret);
+        if (options.connect !== false) await loadEagerSources(added, undefined, options.onServerWait);
+      } else if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
+      (config as { servers: typeof servers }).servers = servers;
+      mcp = [...mcp.filter((s) => s !== old), ...added];
+      sources = [local, ...mcp, ...(options.sources ?? [])];
+      shellSources = toShell(sources);
+      host.setSources(shellSources);
+      for (const l of serverListeners) {
+        try {
+          l();
+        } catch {}
+      }
+      if (old) await old.close();
+    });
+    changing = run.catch(() => {});
+    return run;
+  };
+  const parse = (name: string, entry: unknown) => parseServerEntry(name, entry, { baseDir: config.baseDir, file: config.file, env: options.env });
   return {
     config,
     timeoutMs: host.timeoutMs,
-    sources,
+    get sources() {
+      return sources;
+    },
+    addServer: async (name, entry) => change(name, parse(name, entry), "add"),
+    updateServer: async (name, entry) => change(name, parse(name, entry), "update"),
+    removeServer: (name) => change(name, undefined, "remove"),
+    onServersChanged(listener) {
+      serverListeners.add(listener);
+      return () => void serverListeners.delete(listener);
+    },
+    async setServers(next) {
+      const key = (c: ServerConfig) => JSON.stringify(c);
+      for (const old of config.servers) if (!next.some((c) => c.name === old.name)) await change(old.name, undefined, "remove");
+      for (const c of next) {
+        const old = config.servers.find((o) => o.name === c.name);
+        if (!old) await change(c.name, c, "add");
+        else if (key(old) !== key(c)) await change(c.name, c, "update");
+      }
+    },
     session(id?: string, metadata: Record<string, unknown> = {}) {
       const key = id ?? `session_${randomUUID()}`;
       // An evicted session still held by someone (a gateway connection) is the same object again:

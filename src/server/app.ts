@@ -22,6 +22,7 @@ import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
 import { ApiError, bearer, body, id, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
 import { openApiDocument } from "./openapi.js";
+import { serversRoutes } from "./servers-api.js";
 
 export { ApiError, ID, tokenMatches } from "./http.js";
 export type { AppOptions } from "./http.js";
@@ -85,6 +86,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/openapi.json", (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
   app.route("/", createConsole(host, { tokens: options.tokens, api: app }));
+  app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────
   const sessionOr404 = (sid: string) => {

@@ -1,0 +1,71 @@
+/**
+ * The HTTP API's MCP server routes (`/v1/servers`): list the servers with their state, add,
+ * change and remove one while `toolshell serve` runs. Entries are checked like the config file's
+ * `mcpServers` entries. Changes made here are not written back to the config file: they last
+ * until the process ends or the config file changes (README "Changing servers while running").
+ */
+import { Hono } from "hono";
+import { ConfigError } from "../config/index.js";
+import type { McpServerSource } from "../mcp/index.js";
+import { ServerChangeError } from "../runtime/index.js";
+import type { Host } from "./host.js";
+import { ApiError, body } from "./http.js";
+
+/** One server as `GET /v1/servers` lists it. */
+export interface ServerListing {
+  name: string;
+  type: string;
+  /** `loaded`, `not_loaded`, `failed` (with `message`), or `disabled`. */
+  state: "loaded" | "not_loaded" | "failed" | "disabled";
+  message?: string;
+  tools?: number;
+}
+
+/** The servers of a running host with their state (what `GET /v1/servers` answers). */
+export function listServers(host: Host): ServerListing[] {
+  return host.shell.config.servers.map((config) => {
+    const source = host.shell.sources.find((s) => s.name === config.name) as McpServerSource | undefined;
+    if (!source || config.disabled) return { name: config.name, type: config.type, state: "disabled" };
+    const state = source.state();
+    if (state === "failed") return { name: config.name, type: config.type, state: "failed", message: host.shell.redactor.text(source.failure()?.message ?? "failed") };
+    if (state === "ready") return { name: config.name, type: config.type, state: "loaded", tools: source.tools().length };
+    return { name: config.name, type: config.type, state: "not_loaded" };
+  });
+}
+
+/**
+ * The `/v1/servers` routes, mounted by `createApp` behind its bearer-token check.
+ * @returns a Hono app with GET/POST `/v1/servers` and PUT/DELETE `/v1/servers/:name`.
+ */
+export function serversRoutes(host: Host): Hono {
+  const fail = (status: 400 | 404 | 409, code: string, message: string) => new ApiError(status, code, message);
+  const app = new Hono();
+  // A server change's errors as API errors: 400 bad entry, 404 unknown server, 409 it exists.
+  const apply = async (fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (err) {
+      if (err instanceof ServerChangeError) throw fail(err.code === "not_found" ? 404 : 409, err.code, err.message);
+      throw fail(400, "invalid_request", err instanceof ConfigError || err instanceof Error ? err.message : String(err));
+    }
+  };
+  app.get("/v1/servers", (c) => c.json({ servers: listServers(host) }));
+  app.post("/v1/servers", async (c) => {
+    const b = await body(c);
+    if (typeof b.name !== "string") throw fail(400, "invalid_request", '"name" must be a string');
+    const name = b.name;
+    await apply(() => host.shell.addServer(name, b.entry));
+    return c.json(listServers(host).find((s) => s.name === name), 201);
+  });
+  app.put("/v1/servers/:name", async (c) => {
+    const b = await body(c);
+    const name = c.req.param("name");
+    await apply(() => host.shell.updateServer(name, b.entry));
+    return c.json(listServers(host).find((s) => s.name === name));
+  });
+  app.delete("/v1/servers/:name", async (c) => {
+    await apply(() => host.shell.removeServer(c.req.param("name")));
+    return c.body(null, 204);
+  });
+  return app;
+}

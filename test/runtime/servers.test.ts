@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { createToolShell } from "../../src/index.js";
+import type { McpServerSource } from "../../src/mcp/index.js";
+import { NPM_SERVERS } from "../fixtures/mcp/index.js";
+import { watchConfigFile } from "../../src/runtime/config-watch.js";
+
+test("addServer / updateServer / removeServer: the next shell call sees the change; bad input changes nothing", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {}, approval: { mode: "off" } }, tools: { hello: { name: "hello", description: "hi", inputSchema: { type: "object" }, execute: () => "hi" } } as never });
+  t.after(() => ts.close());
+  const s = ts.session();
+  assert.doesNotMatch((await s.bash("tools --help")).stdout, /memory/);
+
+  await ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
+  const listed = await s.bash("tools --help");
+  assert.match(listed.stdout, /^  memory +11 tools$/m, listed.stderr);
+  const read = await s.bash("tools memory read_graph");
+  assert.equal(read.exit_code, 0, read.stderr);
+  const pid = (ts.sources.find((x) => x.name === "memory") as McpServerSource).pid();
+  assert.equal(typeof pid, "number");
+
+  // Bad input: a clear error and nothing changed.
+  await assert.rejects(ts.addServer("memory", { command: "x" }), /already exists/);
+  await assert.rejects(ts.addServer("help", { command: "x" }), /reserved/);
+  await assert.rejects(ts.addServer("hello", { command: "x" }), /same name as a local tool/);
+  await assert.rejects(ts.addServer("bad name!", { command: "x" }), /server name/);
+  await assert.rejects(ts.addServer("other", { command: 42 }), /command/);
+  await assert.rejects(ts.updateServer("nope", { command: "x" }), /no server named nope/);
+  await assert.rejects(ts.removeServer("nope"), /no server named nope/);
+  assert.deepEqual(ts.config.servers.map((x) => x.name), ["memory"]);
+  assert.equal((await s.bash("tools memory read_graph")).exit_code, 0);
+
+  // Removing ends the process; the next call answers unknown_command.
+  const source = ts.sources.find((x) => x.name === "memory") as McpServerSource;
+  await ts.removeServer("memory");
+  assert.equal(source.pid(), undefined, "its process ended");
+  const gone = await s.bash("tools memory read_graph");
+  assert.equal(gone.exit_code, 1);
+  assert.match(gone.stderr, /"code":"unknown_command"/);
+  assert.deepEqual(ts.config.servers, []);
+});
+
+test("a shell call already running keeps the catalog it started with", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {}, approval: { mode: "off" } } });
+  t.after(() => ts.close());
+  const s = ts.session();
+  const running = s.bash("sleep 1; tools --help");
+  await new Promise((r) => setTimeout(r, 200));
+  await ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
+  assert.doesNotMatch((await running).stdout, /memory/);
+  assert.match((await s.bash("tools --help")).stdout, /memory/);
+});
+
+test("allow_always for a removed server's tool does not cover a different server added later under the same name", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {} } });
+  t.after(() => ts.close());
+  const env = { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") };
+  const first = { command: NPM_SERVERS.memory, env };
+  await ts.addServer("memory", first);
+  const s = ts.session();
+  const script = `tools memory delete_entities '{"entityNames":["x"]}'`;
+  const asked = await s.bash(script);
+  const id = asked.tools?.stopped?.request_id;
+  assert.ok(id, `the call asks first: ${asked.stderr}`);
+  s.answer(id, "allow_always");
+  assert.equal((await s.bash(script)).exit_code, 0, "allowed now");
+
+  // Control: the same command again under the same name keeps the answer.
+  await ts.updateServer("memory", first);
+  const same = await s.bash(script);
+  assert.equal(same.exit_code, 0, same.stderr);
+  assert.equal(same.tools?.stopped, undefined);
+
+  // A different command under the same name asks again.
+  await ts.removeServer("memory");
+  await ts.addServer("memory", { command: process.execPath, args: [realpathSync(NPM_SERVERS.memory)], env });
+  const other = await s.bash(script);
+  assert.ok(other.tools?.stopped?.request_id, "a different server under the same name asks again");
+  assert.notEqual(other.tools?.stopped?.request_id, id);
+});
+
+test("a watched config file: a change reaches the next shell call; a broken edit is reported and the last good config kept", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const file = path.join(dir, "toolshell.config.json");
+  const memory = { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } };
+  writeFileSync(file, JSON.stringify({ mcpServers: {}, approval: { mode: "off" } }));
+  const ts = await createToolShell({ config: file });
+  const reported: string[] = [];
+  const w = watchConfigFile(ts, file, { debounceMs: 50, onError: (m) => reported.push(m) });
+  t.after(async () => {
+    w.close();
+    await ts.close();
+  });
+  const s = ts.session();
+  const waitFor = async (ok: () => boolean) => {
+    for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+    await w.settled();
+  };
+  writeFileSync(file, JSON.stringify({ mcpServers: { memory }, approval: { mode: "off" } }));
+  await waitFor(() => ts.config.servers.length === 1 && (ts.sources.find((x) => x.name === "memory") as McpServerSource | undefined)?.state() === "ready");
+  assert.equal((await s.bash("tools memory read_graph")).exit_code, 0);
+
+  writeFileSync(file, "{ broken");
+  await waitFor(() => reported.length > 0);
+  assert.equal(w.errors().length, 1);
+  assert.equal((await s.bash("tools memory read_graph")).exit_code, 0, "the last good config is kept");
+
+  writeFileSync(file, JSON.stringify({ mcpServers: {}, approval: { mode: "off" } }));
+  await waitFor(() => ts.config.servers.length === 0);
+  assert.deepEqual(w.errors(), []);
+  assert.match((await s.bash("tools memory read_graph")).stderr, /"code":"unknown_command"/);
+});

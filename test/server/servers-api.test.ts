@@ -1,0 +1,61 @@
+/**
+ * The HTTP API's `/v1/servers` routes on a real server on 127.0.0.1 over a real stdio MCP server:
+ * list with state, add, change, remove, and the errors of bad input.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { openHost, startApi } from "../../src/server/index.js";
+import { NPM_SERVERS } from "../fixtures/mcp/index.js";
+
+const TOKEN = "test-token-0123456789abcdef";
+
+test("GET/POST/PUT/DELETE /v1/servers manage the servers of a running host", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-api-"));
+  const host = await openHost({ store: path.join(dir, "state.db"), config: { manageScripts: false, approval: { mode: "off" }, server: { tokens: [TOKEN] } } });
+  const api = await startApi(host, { host: "127.0.0.1", port: 0 });
+  t.after(async () => {
+    await api.close();
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const call = async (method: string, p: string, body?: unknown, token = TOKEN) => {
+    const res = await fetch(api.url + p, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  };
+
+  assert.equal((await call("GET", "/v1/servers", undefined, "wrong")).status, 401);
+  const doc = (await call("GET", "/openapi.json")).json;
+  assert.deepEqual(Object.keys(doc.paths["/v1/servers"]).sort(), ["get", "post"]);
+  assert.deepEqual(Object.keys(doc.paths["/v1/servers/{name}"]).sort(), ["delete", "put"]);
+  assert.deepEqual((await call("GET", "/v1/servers")).json, { servers: [] });
+
+  const entry = { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } };
+  const added = await call("POST", "/v1/servers", { name: "memory", entry });
+  assert.equal(added.status, 201, JSON.stringify(added.json));
+  assert.deepEqual(added.json, { name: "memory", type: "stdio", state: "loaded", tools: 11 });
+
+  const session = host.session("s1");
+  await session.ready;
+  assert.equal((await session.bash("tools memory read_graph")).exit_code, 0);
+
+  assert.equal((await call("POST", "/v1/servers", { name: "memory", entry })).status, 409);
+  const bad = await call("POST", "/v1/servers", { name: "x", entry: { command: 42 } });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.error.code, "invalid_request");
+  assert.equal((await call("PUT", "/v1/servers/nope", { entry })).status, 404);
+
+  // A server that fails to start is listed as failed with its message.
+  const failing = await call("PUT", "/v1/servers/memory", { entry: { command: path.join(dir, "no-such-program") } });
+  assert.equal(failing.status, 200);
+  assert.equal(failing.json.state, "failed");
+  assert.match(failing.json.message, /no-such-program|ENOENT|not found/i);
+
+  assert.equal((await call("DELETE", "/v1/servers/memory")).status, 204);
+  assert.deepEqual((await call("GET", "/v1/servers")).json, { servers: [] });
+  assert.equal((await call("DELETE", "/v1/servers/memory")).status, 404);
+  assert.match((await session.bash("tools memory read_graph")).stderr, /"code":"unknown_command"/);
+});
