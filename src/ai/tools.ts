@@ -17,7 +17,7 @@
  *   the held call runs, with the answer covering the approved calls.
  * `toModelOutput` of direct tools is honoured; images of direct tools reach the model as files.
  *
- * Rule source: issue 6 → AI SDK adapter; seed "Tools in Shell" → Approvals; seed "Tools" →
+ * Rule source: docs/agents.md → AI SDK adapter; README → Approvals; README "Use it from code" →
  * toModelOutput; AI SDK 7 tool approval (`needsApproval`, `tool-approval-request`/`-response`).
  */
 import { jsonSchema, tool, type JSONValue, type ModelMessage, type Tool, type ToolSet } from "ai";

@@ -2,7 +2,7 @@
  * Help pages of the `tools` command: the index (`tools --help`), one source (`tools <server>
  * --help`), one tool (`tools [<server>] <tool> --help`), and search results. All bounded in size.
  *
- * Rule source: seed "Tools in Shell" → The tools command (table of commands); issue 2 (help is
+ * Rule source: README → The tools command (table of commands); README (help is
  * bounded: a server with 300 tools still prints a readable page).
  */
 import type { CatalogTool, ToolSource } from "../tool/index.js";

@@ -1,7 +1,7 @@
 /**
  * Tool and source names as the `tools` command spells them.
  *
- * Rule source: seed "Tools in Shell" → The tools command ("Hyphens and underscores are
+ * Rule source: README → The tools command ("Hyphens and underscores are
  * interchangeable"; `mcp_github__list_pulls` is `tools github list-pulls`).
  */
 

@@ -4,7 +4,7 @@
  *
  * Rules (rule_id — severity, category):
  * - `capabilities.superseded` — suggestion, structure: a tool-search tool or server is configured
- *   while toolshell is on (toolshell replaces tool search; seed "Tools in Shell" → Tool search).
+ *   while toolshell is on (toolshell replaces tool search; README → Tool search).
  * - `tools.no_description` — warning, completeness: a tool with no description.
  * - `tools.short_description` — suggestion, effectiveness: a description under 20 characters.
  * - `tools.unrated` — info, safety: a tool that declares no hints and has no rating yet (it is
@@ -27,7 +27,7 @@
  * - `config.note` — info, structure: what loading the config noted (keys of other clients, kept).
  * - `config.invalid` — warning, structure: the config file does not load (see `checkConfigError`).
  *
- * Rule source: issue 6 → Checks and configuration; seed "Tools in Shell" → Tool search (Agent
+ * Rule source: docs/agents.md → Checks and configuration; README → Tool search (Agent
  * Checks report the redundant capability as a `capabilities.superseded` suggestion).
  */
 import { foldName, RESERVED_WORDS } from "../catalog/index.js";

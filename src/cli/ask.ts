@@ -3,7 +3,7 @@
  * session), n (reject), r (reject always). A stopped script is not resumed: on yes the person is
  * told to run it again.
  *
- * Rule source: issue 4 → The person's side ("`toolshell run` on a terminal asks y / n / always").
+ * Rule source: README "Approvals" → The person's side ("`toolshell run` on a terminal asks y / n / always").
  */
 import { createInterface } from "node:readline/promises";
 import { describeFlags, describeScripts, showInput, showName, type ApprovalRequest } from "../policy/index.js";

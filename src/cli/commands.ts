@@ -2,7 +2,7 @@
  * What each `toolshell` subcommand does. Kept apart from argument parsing so the work can be
  * tested and so start-up loads only what a command needs.
  *
- * Rule source: issue 2 "The CLI and the demo".
+ * Rule source: README "The CLI and the demo".
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";

@@ -23,7 +23,7 @@
  * stopped for a person's approval (without a terminal the stop report is printed on stderr as
  * JSON; on a terminal the person is asked y / a / n / r).
  *
- * Rule source: issue 2 "The CLI and the demo"; issue 4 "The person's side".
+ * Rule source: README "The CLI and the demo"; README "Approvals" "The person's side".
  */
 import { Command, Option } from "commander";
 import { createRequire } from "node:module";

@@ -9,7 +9,7 @@
  * Both read the store named by the config (`store`, default `<config dir>/.toolshell/state.db`)
  * or `--store FILE`.
  *
- * Rule source: issue 5 → Events (`toolshell events SESSION`, `--json`), HTTP API (`toolshell serve`).
+ * Rule source: docs/sessions.md → Events (`toolshell events SESSION`, `--json`), HTTP API (`toolshell serve`).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";

@@ -15,7 +15,7 @@
  * fronts itself. An entry toolshell cannot use (VS Code `${input:…}` prompts, for one) is kept as
  * written; the config parser then names it in its error.
  *
- * Rule source: issue 6 → MCP gateway ("imports the configs of Claude Desktop, Cursor, Claude Code
+ * Rule source: docs/agents.md → MCP gateway ("imports the configs of Claude Desktop, Cursor, Claude Code
  * and VS Code … paths per platform documented").
  */
 import { existsSync } from "node:fs";

@@ -9,7 +9,7 @@
  * and a `toolshell_approve {request_id, decision}` tool (a direct tool) to record the person's
  * answer.
  *
- * Rule source: issue 6 → MCP gateway; MCP spec 2025-06-18 "Tools" (tools/list, tools/call,
+ * Rule source: docs/agents.md → MCP gateway; MCP spec 2025-06-18 "Tools" (tools/list, tools/call,
  * content blocks, isError, structuredContent), "Elicitation" (form requests, accept / decline /
  * cancel), "Transports" (stdio; Streamable HTTP: one MCP session per `Mcp-Session-Id`, servers
  * SHOULD bind to localhost and MUST validate the Origin header against DNS rebinding).

@@ -2,7 +2,7 @@
  * One live connection to an MCP server: the SDK client on a stdio, Streamable HTTP or HTTP+SSE
  * transport, and the paged tool listing.
  *
- * Rule source: issue 2 "MCP servers"; MCP spec 2025-06-18 "Transports" → stdio, Streamable HTTP,
+ * Rule source: README "MCP servers"; MCP spec 2025-06-18 "Transports" → stdio, Streamable HTTP,
  * "Backwards Compatibility" (a POST answered with HTTP 4xx means an old HTTP+SSE server: open
  * the SSE stream instead); "Tools" → Listing Tools (pagination), List Changed Notification.
  */

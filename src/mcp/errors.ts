@@ -1,9 +1,9 @@
 /**
  * Every failure of an MCP connection or call → one {@link ToolCallError}.
  *
- * Rule source: issue 2 "MCP servers" (timeouts answer `unavailable` retryable; a call in flight
+ * Rule source: README "MCP servers" (timeouts answer `unavailable` retryable; a call in flight
  * when the server died answers `unavailable`; HTTP 401/403 answers `connection_required` naming
- * the server; the SDK's own errors become `tool_error`, never a crash); seed "Tools in Shell" →
+ * the server; the SDK's own errors become `tool_error`, never a crash); README →
  * Errors.
  */
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";

@@ -2,7 +2,7 @@
  * The MCP layer's public face: one {@link McpServerSource} per configured server (src/config/),
  * and helpers to create and start them.
  *
- * Rule source: issue 2 "MCP servers"; DESIGN.md "Layout" (mcp/).
+ * Rule source: README "MCP servers"; docs/architecture.md (mcp/).
  */
 import type { ServerConfig } from "../config/index.js";
 import { McpServerSource, type McpSourceOptions } from "./source.js";

@@ -1,7 +1,7 @@
 /**
  * One MCP server's log file: its stderr and our connection events, never the script's output.
  *
- * Rule source: issue 2 "MCP servers" ("Server stderr goes to a log file, never into the
+ * Rule source: README "MCP servers" ("Server stderr goes to a log file, never into the
  * script's output").
  */
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";

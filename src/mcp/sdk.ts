@@ -1,7 +1,7 @@
 /**
  * The MCP SDK and the modules built on it, loaded on first use. A host whose servers are all
  * on demand (or that only prints help) never loads the SDK, which keeps CLI start-up short
- * (issue 2: `toolshell exec 'tools --help'` with on-demand servers, median ≤ 350 ms).
+ * (README: `toolshell exec 'tools --help'` with on-demand servers, median ≤ 350 ms).
  */
 type SdkModules = {
   connection: typeof import("./connection.js");

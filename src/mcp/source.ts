@@ -2,7 +2,7 @@
  * One MCP server as a {@link ToolSource}: loads on demand or at start, lists its tools, calls
  * them with timeouts, restarts a server that died, follows `tools/list_changed`.
  *
- * Rule source: issue 2 "MCP servers"; seed "Tools in Shell" → "Load tools on demand", Errors;
+ * Rule source: README "MCP servers"; README → "Load tools on demand", Errors;
  * MCP spec 2025-06-18 "Tools" (list, call, list_changed), "Lifecycle" (initialize, shutdown).
  */
 import path from "node:path";

@@ -1,7 +1,7 @@
 /**
  * One MCP tool definition (from `tools/list`) → a {@link CatalogTool} of its server.
  *
- * Rule source: issue 2 "MCP servers"; DESIGN.md "Words" (hints); MCP spec 2025-06-18 "Tools" →
+ * Rule source: README "MCP servers"; docs/architecture.md (hints); MCP spec 2025-06-18 "Tools" →
  * Tool (name, description, inputSchema, outputSchema, annotations) and Structured Content
  * ("clients SHOULD validate structured results against this schema").
  */

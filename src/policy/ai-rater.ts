@@ -3,7 +3,7 @@
  * declares nothing about its risk changes or deletes anything outside the session, and reads a
  * probability from its structured answer.
  *
- * Rule source: issue 4 → Ratings ("an adapter for an AI SDK model"); seed "Tools in Shell" →
+ * Rule source: README "Approvals" → Ratings ("an adapter for an AI SDK model"); README →
  * Approvals (the decision service question).
  */
 import type { DecisionService, RatedTool } from "./rating.js";

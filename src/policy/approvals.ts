@@ -16,8 +16,8 @@
  * given outside any saved script holds for the whole session, scripts included. See
  * docs/security.md.
  *
- * Rule source: DESIGN.md "Words" (approval answer); seed "Tools in Shell" → Approvals ("A
- * one-off approval covers that exact call (the tool and its input) once"); issue 4 → Answers,
+ * Rule source: docs/architecture.md (approval answer); README → Approvals ("A
+ * one-off approval covers that exact call (the tool and its input) once"); README "Approvals" → Answers,
  * `once()` semantics.
  */
 import { randomUUID } from "node:crypto";

@@ -1,7 +1,7 @@
 /**
  * Canonical JSON: object keys sorted at every depth, so `{a,b}` and `{b,a}` are one call.
  *
- * Rule source: issue 4 → Answers ("`allow` covers one exact call (tool + input, object keys in
+ * Rule source: README "Approvals" → Answers ("`allow` covers one exact call (tool + input, object keys in
  * any order)").
  */
 import { createHash } from "node:crypto";

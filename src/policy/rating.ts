@@ -3,8 +3,8 @@
  * tool change or delete anything outside the session?" with a probability; ≥ 0.5 makes the tool
  * `rated_changes`. Rated once per tool name + hash of description and schema, cached.
  *
- * Rule source: seed "Tools in Shell" → Approvals ("such a tool is rated once the first time a
- * script calls it … A rating only ever adds a question"); issue 4 → Ratings.
+ * Rule source: README → Approvals ("such a tool is rated once the first time a
+ * script calls it … A rating only ever adds a question"); README "Approvals" → Ratings.
  */
 import type { CatalogTool } from "../tool/index.js";
 import { hashOf } from "./canonical.js";

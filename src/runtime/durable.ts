@@ -12,10 +12,10 @@
  * - A shell call that did not start because a literal call needs approval (`before_start`) waits:
  *   asked again while the request is pending, it returns the same report; once answered it runs.
  *
- * The runtime defines this port; `store/` implements it (layering rule of DESIGN.md).
+ * The runtime defines this port; `store/` implements it (layering rule of docs/architecture.md).
  *
- * Rule source: issue 5 → Durable steps; seed "Tools" ("Completed steps never re-run; eve replays
- * the recorded result. A step interrupted mid-execution re-runs"); seed "Tools in Shell" →
+ * Rule source: docs/sessions.md → Durable steps; README "Use it from code" ("Completed steps never re-run; eve replays
+ * the recorded result. A step interrupted mid-execution re-runs"); README →
  * Approvals ("after they answer the agent can run the same script again").
  */
 import { createHash } from "node:crypto";

@@ -2,8 +2,8 @@
  * A session: durable state across shell calls — the sandbox filesystem, events, approvals — and
  * `bash(script)`, one shell call end to end (preflight → exec → budget → stop report).
  *
- * Rule source: seed "Tools in Shell" (the list is rebuilt on every shell call; variables do not
- * persist, files do; the `bash` result and its report); DESIGN.md "The path of one nested call".
+ * Rule source: README (the list is rebuilt on every shell call; variables do not
+ * persist, files do; the `bash` result and its report); docs/architecture.md.
  */
 import type { CallSession, SessionEvent, SessionEventInput } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";

@@ -79,7 +79,7 @@ export interface ToolShellOptions {
   /** Receives every session event. */
   onEvent?: (event: SessionEvent) => void;
   /**
-   * Durable state (issue 5): sessions, their files, events and steps survive a restart. The
+   * Durable state (docs/sessions.md): sessions, their files, events and steps survive a restart. The
    * default SQLite store is in `store/`; the top-level factory (`server/`'s `openHost`) wires it.
    */
   store?: SessionStore;
@@ -95,7 +95,7 @@ export interface ToolShellOptions {
   onServerWait?: (waiting: ServerWait[]) => void;
   /** Environment for `${VAR}` expansion (default process.env). */
   env?: Record<string, string | undefined>;
-  /** Tools the model keeps as direct tools, added to the config's `keepVisible` (issue 6). */
+  /** Tools the model keeps as direct tools, added to the config's `keepVisible` (docs/agents.md). */
   keepVisible?: string[];
   /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (surface/split.ts). */
   allowedTools?: SplitRules["allowed"];
@@ -129,7 +129,7 @@ export interface ToolShell {
   listing(): string;
   /** What decides which tools are direct and which sit behind `tools` (surface/split.ts). */
   readonly splitRules: SplitRules;
-  /** The tools known now, split into direct, behind `tools`, and hidden (issue 6). */
+  /** The tools known now, split into direct, behind `tools`, and hidden (docs/agents.md). */
   split(): ToolSplit;
   /** The hooks every call runs through (direct calls included). */
   readonly hooks: Hooks;
@@ -211,7 +211,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   for (const s of mcp) checkName(s.name);
   let sources: ToolSource[] = [local, ...mcp, ...(options.sources ?? [])];
   if (options.connect !== false) await loadEagerSources(mcp, undefined, options.onServerWait);
-  // The split (issue 6): the shell's catalog sees only the tools `tools` may reach.
+  // The split (docs/agents.md): the shell's catalog sees only the tools `tools` may reach.
   const splitRules: SplitRules = { keepVisible: [...config.keepVisible, ...(options.keepVisible ?? [])], allowed: options.allowedTools };
   const toShell = (list: ToolSource[]) => list.map((s) => new FilteredSource(s, (t) => reachableFromShell(t, splitRules)));
   let shellSources: ToolSource[] = toShell(sources);

@@ -8,8 +8,8 @@
  *   tools scripts archive NAME | unarchive NAME      (needs manageScripts)
  *   tools scripts NAME k=v | '{…}' | -               run one (the normal nested-call path)
  *
- * Rule source: seed "Tools in Shell" → Saved scripts ("tools scripts save … --description …
- * --input-schema …", "Saving needs the `manage_scripts` setting"); issue 5 → Saved scripts
+ * Rule source: README → Saved scripts ("tools scripts save … --description …
+ * --input-schema …", "Saving needs the `manage_scripts` setting"); docs/sessions.md → Saved scripts
  * (`denied` without manageScripts; versioned; archived).
  */
 import type { Session } from "../runtime/index.js";

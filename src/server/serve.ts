@@ -1,7 +1,7 @@
 /**
  * Starts the HTTP API on Node (`@hono/node-server`) over a host, and the triggers.
  *
- * Rule source: issue 5 → HTTP API (`toolshell serve`, Hono on Node).
+ * Rule source: docs/sessions.md → HTTP API (`toolshell serve`, Hono on Node).
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";

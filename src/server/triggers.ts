@@ -10,7 +10,7 @@
  * `next_run_at` has passed (the process was down then) runs once, with reason `missed`, however
  * many times it was due; then it follows its schedule.
  *
- * Rule source: issue 5 → Triggers; seed "Tools in Shell" → Saved scripts ("A schedule or webhook
+ * Rule source: docs/sessions.md → Triggers; README → Saved scripts ("A schedule or webhook
  * trigger can run a saved script without a model call").
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";

@@ -4,8 +4,8 @@
  * the `tools` command and the compatibility commands, runs scripts with a time limit and an
  * abort signal, and turns everything the engine throws into an exit code and stderr.
  *
- * Rule source: DESIGN.md (the shell via just-bash behind shell/engine.ts); issue 2 "The tools
- * command (inside the shell)"; seed "Tools in Shell" (the filesystem persists across shell calls of
+ * Rule source: docs/architecture.md (the shell via just-bash behind shell/engine.ts); README "The tools
+ * command (inside the shell)"; README (the filesystem persists across shell calls of
  * a session, variables do not).
  */
 import { assertEngine, Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "./just-bash.js";

@@ -3,7 +3,7 @@
  * and write it back into a fresh filesystem. A real folder mounted as the workspace is left out
  * (it persists by itself); only what lives in memory is saved.
  *
- * Rule source: issue 5 → Store ("their virtual filesystems (or a reference to them)"); seed
+ * Rule source: docs/sessions.md → Store ("their virtual filesystems (or a reference to them)"); seed
  * "Tools in Shell" (files persist across shell calls of a session).
  */
 import { createHash } from "node:crypto";

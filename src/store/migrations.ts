@@ -3,13 +3,13 @@
  * number of migrations applied; each runs in its own transaction, in order, once. Never edit a
  * shipped migration: add the next one.
  *
- * Rule source: issue 5 → Store ("schema migrations versioned in code").
+ * Rule source: docs/sessions.md → Store ("schema migrations versioned in code").
  */
 import type { SqlDatabase } from "./driver.js";
 
 /** The migrations, oldest first. Index + 1 is the schema version it brings the database to. */
 export const MIGRATIONS: readonly string[] = [
-  // 1: everything issue 5 keeps.
+  // 1: everything docs/sessions.md keeps.
   `
   CREATE TABLE sessions (
     id TEXT PRIMARY KEY,

@@ -9,7 +9,7 @@
  *
  * One process writes a store file at a time; other processes may read it (`toolshell events`).
  *
- * Rule source: issue 5 → Store; DESIGN.md engineering rules (SQLite via better-sqlite3 12.x, or
+ * Rule source: docs/sessions.md → Store; docs/architecture.md engineering rules (SQLite via better-sqlite3 12.x, or
  * node:sqlite where Node has it).
  */
 import { randomUUID } from "node:crypto";

@@ -2,8 +2,8 @@
  * The session timeline as text: one line per shell call with its nested calls indented under
  * it, approvals, saved scripts, trigger runs and steps in between. Used by `toolshell events`.
  *
- * Rule source: issue 5 → Events ("`toolshell events SESSION` prints the timeline (nested calls
- * under their shell call)"); seed "Tools in Shell" → In the session timeline ("The chat shows
+ * Rule source: docs/sessions.md → Events ("`toolshell events SESSION` prints the timeline (nested calls
+ * under their shell call)"); README → In the session timeline ("The chat shows
  * these as rows under the shell call").
  */
 import type { StoredEvent } from "./types.js";

@@ -2,7 +2,7 @@
  * What the store holds, as plain JSON records, and the {@link Store} interface every store
  * implements (the SQLite default in sqlite.ts; `:memory:` for tests and benchmarks).
  *
- * Rule source: issue 5 → Store ("sessions, their virtual filesystems, approval requests and
+ * Rule source: docs/sessions.md → Store ("sessions, their virtual filesystems, approval requests and
  * answers, ratings, events, recorded steps, saved scripts, triggers and trigger runs"); seed
  * "Tools in Shell" → Saved scripts (versioned, archived; the `/v1/agents/{agent_id}/scripts` API).
  */
@@ -120,7 +120,7 @@ export interface TriggerRunRecord {
   ended_at?: string;
 }
 
-/** The store: the runtime's {@link SessionStore} port plus everything else issue 5 keeps. */
+/** The store: the runtime's {@link SessionStore} port plus everything else docs/sessions.md keeps. */
 export interface Store extends SessionStore {
   /** Where it lives: a file path, or `:memory:`. */
   readonly location: string;

@@ -3,20 +3,20 @@
  * input schema, its description with the one-line list of sources, its result), the direct tools
  * and their names, and the approvals a `bash` call is held for.
  *
- * Rule source: seed "Tools in Shell" → The tools command, Which tools move into the shell,
- * Approvals (the `bash` result and its `tools` report); issue 6 → What the model sees.
+ * Rule source: README → The tools command, Which tools move into the shell,
+ * Approvals (the `bash` result and its `tools` report); docs/agents.md → What the model sees.
  */
 import { randomUUID } from "node:crypto";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
 import { describeFlags, describeScripts, planScript, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
-// The shell's own notes for agents (issue 3); the CLI reads them from the same file.
+// The shell's own notes for agents (docs/shell.md); the CLI reads them from the same file.
 import { SHELL_NOTES } from "../shell/defaults.js";
 import type { CatalogTool, JsonSchema, ToolSource } from "../tool/index.js";
 
 /** The name of the one tool every other tool sits behind. */
 export const BASH_TOOL_NAME = "bash";
-/** The approve tool of MCP clients that cannot answer an elicitation (issue 6). */
+/** The approve tool of MCP clients that cannot answer an elicitation (docs/agents.md). */
 export const APPROVE_TOOL_NAME = "toolshell_approve";
 /** Characters of stdout (and of stderr) a `bash` result keeps before cutting the middle. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
@@ -179,7 +179,7 @@ export function checkBashInput(input: unknown, maxTimeoutMs: number): { ok: true
 /**
  * Runs one `bash` tool call: checks the input, runs the script as one shell call and shapes the
  * result. With `stepId` (a tool call id) and a session store, the call is a durable step: asked
- * again, a completed one returns its recorded result (issue 5). Never throws: a bad input is a
+ * again, a completed one returns its recorded result (docs/sessions.md). Never throws: a bad input is a
  * result with exit code 2 and the message on stderr.
  */
 export async function runBashTool(session: Session, shell: ToolShell, input: unknown, options: { signal?: AbortSignal; maxOutputChars?: number; stepId?: string } = {}): Promise<BashToolResult> {

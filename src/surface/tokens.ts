@@ -8,7 +8,7 @@
  * Providers add a few framing tokens per tool of their own; those are the same on both sides of
  * a comparison and are left out.
  *
- * Rule source: issue 6 → What the model sees ("Measure its size in tokens with a real
+ * Rule source: docs/agents.md → What the model sees ("Measure its size in tokens with a real
  * tokenizer"), Context economy figure.
  */
 import { createRequire } from "node:module";

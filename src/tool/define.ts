@@ -1,8 +1,8 @@
 /**
  * `defineTool` and the approval helpers `always()`, `once()`, `never()`.
  *
- * Rule source: seed "Tools" → Define a tool, The ctx parameter, Gate a tool on human approval,
- * Shape what the model sees with toModelOutput; issue 2 "Defining tools"; issue 4 (helpers).
+ * Rule source: README "Use it from code" → Define a tool, The ctx parameter, Gate a tool on human approval,
+ * Shape what the model sees with toModelOutput; README "Defining tools"; README "Approvals" (helpers).
  */
 import type { ApprovalPolicy, ApprovalRequestInfo, ApprovalVerdict, Hints, InvokeContext, JsonSchema } from "./types.js";
 import type { SchemaInput, StandardSchemaLike } from "./schema.js";

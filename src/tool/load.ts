@@ -2,8 +2,8 @@
  * Loading `agent/tools/*.ts|.js` (file slug = tool name, default export = the tool) and reading
  * packaged skills `agent/skills/<id>/SKILL.md`.
  *
- * Rule source: seed "Tools" → Define a tool ("The filename is the tool name the model sees"),
- * "eve never runs authored tools during discovery"; issue 2 "Defining tools" (jiti, skills).
+ * Rule source: README "Use it from code" → Define a tool ("The filename is the tool name the model sees"),
+ * "eve never runs authored tools during discovery"; README "Defining tools" (jiti, skills).
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";

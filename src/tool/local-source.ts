@@ -1,8 +1,8 @@
 /**
  * The local source: the agent's own typed tools as top-level `tools` commands.
  *
- * Rule source: seed "Tools in Shell" → The tools command ("every other tool is a top-level
- * command"); seed "Tools" → execute(input, ctx), toModelOutput.
+ * Rule source: README → The tools command ("every other tool is a top-level
+ * command"); README "Use it from code" → execute(input, ctx), toModelOutput.
  */
 import { assertToolName, type ToolDefinition } from "./define.js";
 import { normalizeSchema, type NormalizedSchema } from "./schema.js";

@@ -2,7 +2,7 @@
  * Small text helpers shared by the catalog ("did you mean", command words), the MCP config (typo
  * checks) and MCP sources (one command, one tool).
  *
- * Rule source: seed "Tools in Shell" → The tools command ("Hyphens and underscores are
+ * Rule source: README → The tools command ("Hyphens and underscores are
  * interchangeable").
  */
 

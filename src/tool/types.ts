@@ -2,7 +2,7 @@
  * The shapes every source of tools shares: a tool as the catalog sees it, what invoking it
  * returns, the error a call can end in, and a source of tools.
  *
- * Rule sources: DESIGN.md "Words"; seed "Tools in Shell" (Output, Errors); MCP spec
+ * Rule sources: docs/architecture.md; README (Output, Errors); MCP spec
  * 2025-06-18 "Tools" (annotations, content blocks).
  */
 
@@ -17,7 +17,7 @@ export interface Hints {
   openWorld?: boolean;
 }
 
-/** The error codes of the seed's error line. Fixed by seed "Tools in Shell" → Errors. */
+/** The error codes of the seed's error line. Fixed by README → Errors. */
 export type ErrorCode =
   | "unknown_command"
   | "invalid_input"
@@ -163,7 +163,7 @@ export interface Skill {
   readFile(relativePath: string): Promise<string>;
 }
 
-/** Approval policy answer of a tool's own `needsApproval` function (seed "Tools", issue 4). */
+/** Approval policy answer of a tool's own `needsApproval` function (README "Use it from code", README "Approvals"). */
 export type ApprovalVerdict =
   | "user-approval"
   | "not-applicable"
@@ -223,7 +223,7 @@ export interface CatalogTool {
   validate(input: Record<string, unknown>): MaybePromise<ValidationResult>;
   /** Runs the tool. Throws ToolCallError for every failure. */
   invoke(input: Record<string, unknown>, ctx: InvokeContext): Promise<ToolOutput>;
-  /** Shapes what a direct (non-shell) caller shows the model (seed "Tools" → toModelOutput). */
+  /** Shapes what a direct (non-shell) caller shows the model (README "Use it from code" → toModelOutput). */
   toModelOutput?: (output: unknown) => { type: "text"; value: string } | { type: "json"; value: unknown };
 }
 

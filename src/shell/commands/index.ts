@@ -10,7 +10,7 @@ export { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils
 
 /**
  * The just-bash custom commands that make the shell behave like the real tools
- * (issue 3): `jq` (real jq 1.7.1 in WebAssembly, files from the session's virtual
+ * (docs/shell.md): `jq` (real jq 1.7.1 in WebAssembly, files from the session's virtual
  * filesystem), `xargs` (with `-I`, `-n`, `-L`, `-0`, `-d`, `-r`, `-t`), and thin
  * wrappers that give `uniq -c` and `wc` (stdin, several counts) GNU's column widths and
  * `ln -s` GNU's message for a refused symbolic link.

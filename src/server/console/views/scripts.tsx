@@ -2,7 +2,7 @@
  * Saved scripts (versions, a diff between two versions) and triggers (schedule or webhook, last
  * runs, enable/disable, run now).
  *
- * Rule source: seed "Tools in Shell" → Saved scripts (versioned, archived); README "Triggers"
+ * Rule source: README → Saved scripts (versioned, archived); README "Triggers"
  * and "Console".
  */
 import { diffLines } from "diff";

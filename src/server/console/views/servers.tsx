@@ -2,7 +2,7 @@
  * Servers and tools: each source's state (loaded, not loaded, failed with its log tail) and its
  * tools with signature, hints and risk.
  *
- * Rule source: seed "Tools in Shell" → Configuration (servers, on-demand loading) and Approvals
+ * Rule source: README → Configuration (servers, on-demand loading) and Approvals
  * (risk from annotations); README "Console".
  */
 import type { FC } from "hono/jsx";

@@ -17,7 +17,7 @@ async function original(name: string, args: string[], run?: (a: string[]) => Pro
 /**
  * Wrap just-bash's `uniq` so `uniq -c` prints counts the GNU way: right-aligned in
  * 7 columns, then a space (`      3 b`); just-bash uses 4. Everything else is the
- * bundled command's. Source: GNU coreutils `uniq` (`%7lu `); issue 3 conformance corpus.
+ * bundled command's. Source: GNU coreutils `uniq` (`%7lu `); docs/shell.md conformance corpus.
  */
 export function createUniqCommand(): Command {
   return defineCommand("uniq", async (args, ctx) => {

@@ -196,7 +196,7 @@ export const JQ_MAX_OUTPUT = 16 * 1024 * 1024;
  * over 4 KiB travel as `--rawfile` / `-f` files; `--argjson` values over 4 KiB as
  * `--slurpfile` with `$v[0] as $v |` put before the program. `--version` prints `jq-1.7.1`.
  * Exit codes are jq's (0, 1, 2, 3, 4, 5); 124 when the run passes the shell's time budget.
- * Source of the rules: jq 1.7.1 manual and src/main.c; issue 3.
+ * Source of the rules: jq 1.7.1 manual and src/main.c; docs/shell.md.
  */
 export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Command {
   return defineCommand("jq", async (args, ctx) => {

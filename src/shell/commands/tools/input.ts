@@ -1,7 +1,7 @@
 /**
  * Builds a tool's input from the words and stdin of one `tools` call.
  *
- * Rule source: seed "Tools in Shell" → The tools command, Input: "the same JSON object the tool
+ * Rule source: README → The tools command, Input: "the same JSON object the tool
  * takes as a direct call … from stdin (or `-`), from a JSON argument, or from `key=value` and
  * `--key value` pairs, which merge over the JSON. `--flag` alone is `true`. A value is read as JSON
  * unless the tool's schema says the key is a string." Issue 2: kebab and snake case map to the same

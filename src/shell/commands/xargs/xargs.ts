@@ -169,7 +169,7 @@ function quoteForShell(s: string): string {
  * Each command line runs through the shell's `ctx.exec` with empty stdin, one after
  * another (`-P` is accepted and ignored). Exit status as GNU: 123 if any run exited
  * 1–125, 124 if one exited 255 (and stops), 127/126 passed through, 1 on bad usage.
- * Source: GNU findutils manual, "xargs options"; issue 3.
+ * Source: GNU findutils manual, "xargs options"; docs/shell.md.
  */
 export function createXargsCommand(): Command {
   return defineCommand("xargs", async (args, ctx): Promise<ExecResult> => {
