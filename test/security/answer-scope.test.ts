@@ -104,22 +104,14 @@ async function triggerHost(t: { after: (fn: () => unknown) => void }) {
   const { tmpdir } = await import("node:os");
   const path = await import("node:path");
   const { openHost } = await import("../../src/server/index.js");
-  const { defineTool, always } = await import("../../src/index.js");
+  const { payTool } = await import("../fixtures/tools/pay.js");
   const dir = mkdtempSync(path.join(tmpdir(), "toolshell-scope-"));
   const paid: string[] = [];
   const host = await openHost({
     store: path.join(dir, "state.db"),
     config: { manageScripts: true },
     tools: {
-      pay: defineTool({
-        description: "Pays someone.",
-        inputSchema: { type: "object", properties: { to: { type: "string" } } },
-        approval: always(),
-        execute: ({ to }) => {
-          paid.push(String(to));
-          return "paid";
-        },
-      }),
+      pay: payTool(paid),
     },
   });
   t.after(async () => {

@@ -9,7 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createGatewayServer } from "../../src/gateway/index.js";
-import { always, createToolShell, defineTool, type ToolShell } from "../../src/index.js";
+import { createToolShell, type ToolShell } from "../../src/index.js";
+import { payTool } from "../fixtures/tools/pay.js";
 
 /** A ToolShell with one local tool that always needs a person; `ran` counts its runs. */
 async function payShell(t: { after: (fn: () => unknown) => void }): Promise<{ shell: ToolShell; ran: string[] }> {
@@ -17,15 +18,7 @@ async function payShell(t: { after: (fn: () => unknown) => void }): Promise<{ sh
   const shell = await createToolShell({
     config: {},
     tools: {
-      pay: defineTool({
-        description: "Pays someone.",
-        inputSchema: { type: "object", properties: { to: { type: "string" } } },
-        approval: always(),
-        execute: ({ to }) => {
-          ran.push(String(to));
-          return "paid";
-        },
-      }),
+      pay: payTool(ran),
     },
   });
   t.after(() => shell.close());

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { always, defineTool } from "../../src/index.js";
+import { defineTool } from "../../src/index.js";
+import { payTool } from "../fixtures/tools/pay.js";
 import { openHost, startApi, type HostOptions } from "../../src/server/index.js";
 
 const TOKEN = "security-token-0123456789";
@@ -23,15 +24,7 @@ async function start(t: T, options: HostOptions = {}) {
     store: path.join(dir, "state.db"),
     config: { server: { tokens: [TOKEN] } },
     tools: {
-      pay: defineTool({
-        description: "Pays someone.",
-        inputSchema: { type: "object", properties: { to: { type: "string" } } },
-        approval: always(),
-        execute: ({ to }) => {
-          ran.push(String(to));
-          return "paid";
-        },
-      }),
+      pay: payTool(ran),
     },
     ...options,
   });
