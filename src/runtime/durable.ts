@@ -103,6 +103,26 @@ export interface SessionStore {
   recordedCalls(sessionId: string, toolCallId: string): Promise<RecordedCall[]>;
   /** Ends a step: status, result and the session's files, in one transaction. */
   endStep(end: { sessionId: string; stepId: string; status: StepStatus; result: unknown; requestId?: string; files: SessionFiles }): Promise<void>;
+  /**
+   * Holds a session for one shell call across processes (several replicas on one database,
+   * docs/deployment.md): waits while another process holds it; a holder that dies lets go.
+   * Writes of the session made under a lease that was lost are refused (the fence). Absent when
+   * one process owns the store (SQLite): the session's own queue is enough.
+   */
+  lease?(sessionId: string): Promise<SessionLease>;
+  /**
+   * Under a lease: when another process ran the session since this one last read or wrote it,
+   * restores the newer files into `files.fs` and returns the newer snapshot; else undefined.
+   */
+  refreshSession?(session: { id: string; files: SessionFiles }): Promise<SessionSnapshot | undefined>;
+}
+
+/** A session held by this process for one shell call (see {@link SessionStore.lease}). */
+export interface SessionLease {
+  /** Grows each time the session changes hands. */
+  readonly fence: number;
+  /** Lets the session go; safe to call twice. */
+  release(): Promise<void>;
 }
 
 /** Replays the recorded calls of an earlier attempt, in order, until the script diverges. */

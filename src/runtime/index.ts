@@ -13,5 +13,5 @@ export { previewInput, trimResult, INPUT_PREVIEW_CHARS, createRedactor, configSe
 export type { Redactor } from "../call/index.js";
 export type * from "./types.js";
 export { runShellStep, runStep, requestHash, createReplayer, waitingRequestId } from "./durable.js";
-export type { SessionStore, SessionSnapshot, SessionFiles, StepRecord, StepStatus, RecordedCall, Replayer, DurableRun } from "./durable.js";
+export type { SessionStore, SessionLease, SessionSnapshot, SessionFiles, StepRecord, StepStatus, RecordedCall, Replayer, DurableRun } from "./durable.js";
 export type { Replayed } from "../call/index.js";

@@ -120,53 +120,57 @@ export interface TriggerRunRecord {
   ended_at?: string;
 }
 
-/** The store: the runtime's {@link SessionStore} port plus everything else docs/sessions.md keeps. */
+/**
+ * The store: the runtime's {@link SessionStore} port plus everything else docs/sessions.md keeps.
+ * Every method returns a promise so a networked database fits (docs/deployment.md); the SQLite
+ * store answers from its synchronous driver at once.
+ */
 export interface Store extends SessionStore {
-  /** Where it lives: a file path, or `:memory:`. */
+  /** Where it lives: a file path, `:memory:`, or a `postgres://` URL without its password. */
   readonly location: string;
 
-  getSession(id: string): SessionRecord | undefined;
+  getSession(id: string): Promise<SessionRecord | undefined>;
   /** Sessions, newest first. */
-  listSessions(options?: { agentId?: string; limit?: number }): SessionRecord[];
+  listSessions(options?: { agentId?: string; limit?: number }): Promise<SessionRecord[]>;
   /** Events of a session in order; `after` is a `seq` (exclusive); `limit` default 1000. */
-  listEvents(sessionId: string, options?: { after?: number; limit?: number }): StoredEvent[];
+  listEvents(sessionId: string, options?: { after?: number; limit?: number }): Promise<StoredEvent[]>;
   /** Steps of a session in start order, optionally by status. */
-  listSteps(sessionId: string, options?: { status?: StepRecord["status"] }): StepRecord[];
+  listSteps(sessionId: string, options?: { status?: StepRecord["status"] }): Promise<StepRecord[]>;
 
   /** The approval book of a session, restored from the store and saved on every change. */
-  approvalBook(sessionId: string): ApprovalBook;
+  approvalBook(sessionId: string): Promise<ApprovalBook>;
   /**
-   * True when another process has written to the store since the last call (a `toolshell
-   * approve` beside a running server): books opened before may be out of date.
+   * True when another process has changed approvals since the last call (a `toolshell approve`
+   * beside a running server, or another replica): books opened before may be out of date.
    */
-  changedElsewhere?(): boolean;
+  changedElsewhere(): boolean;
   /** Pending approval requests across sessions (or of one agent's sessions). */
-  pendingApprovals(options?: { agentId?: string }): Array<import("../policy/index.js").ApprovalRequest>;
-  /** The cache of tool ratings. */
+  pendingApprovals(options?: { agentId?: string }): Promise<Array<import("../policy/index.js").ApprovalRequest>>;
+  /** The cache of tool ratings (read from memory; written through to the store). */
   readonly ratings: RatingCache;
   /** OAuth sign-ins to MCP servers, per server and principal (README "Sign-in"). */
-  readonly credentials?: import("../mcp/auth/index.js").CredentialStore;
+  readonly credentials: import("../mcp/auth/index.js").CredentialStore;
 
-  listScripts(agentId: string, options?: { includeArchived?: boolean }): ScriptRecord[];
+  listScripts(agentId: string, options?: { includeArchived?: boolean }): Promise<ScriptRecord[]>;
   /** A script by id or name (current version, or `version`). */
-  getScript(agentId: string, idOrName: string, options?: { version?: number }): ScriptRecord | undefined;
+  getScript(agentId: string, idOrName: string, options?: { version?: number }): Promise<ScriptRecord | undefined>;
   /** Saves a new script or a new version of one. */
-  saveScript(agentId: string, input: ScriptInput): ScriptRecord;
-  scriptVersions(agentId: string, idOrName: string): ScriptVersion[];
+  saveScript(agentId: string, input: ScriptInput): Promise<ScriptRecord>;
+  scriptVersions(agentId: string, idOrName: string): Promise<ScriptVersion[]>;
   /** Archives or unarchives; undefined when there is no such script. */
-  setScriptArchived(agentId: string, idOrName: string, archived: boolean): ScriptRecord | undefined;
+  setScriptArchived(agentId: string, idOrName: string, archived: boolean): Promise<ScriptRecord | undefined>;
 
-  listTriggers(options?: { agentId?: string }): TriggerRecord[];
-  getTrigger(id: string): TriggerRecord | undefined;
+  listTriggers(options?: { agentId?: string }): Promise<TriggerRecord[]>;
+  getTrigger(id: string): Promise<TriggerRecord | undefined>;
   /** A trigger by agent and name. */
-  findTrigger(agentId: string, name: string): TriggerRecord | undefined;
-  putTrigger(trigger: TriggerRecord): void;
-  deleteTrigger(id: string): boolean;
-  putTriggerRun(run: TriggerRunRecord): void;
-  getTriggerRun(id: string): TriggerRunRecord | undefined;
+  findTrigger(agentId: string, name: string): Promise<TriggerRecord | undefined>;
+  putTrigger(trigger: TriggerRecord): Promise<void>;
+  deleteTrigger(id: string): Promise<boolean>;
+  putTriggerRun(run: TriggerRunRecord): Promise<void>;
+  getTriggerRun(id: string): Promise<TriggerRunRecord | undefined>;
   /** Runs of a trigger, newest first. */
-  listTriggerRuns(triggerId: string, options?: { limit?: number }): TriggerRunRecord[];
+  listTriggerRuns(triggerId: string, options?: { limit?: number }): Promise<TriggerRunRecord[]>;
 
-  /** Closes the database (waits for nothing; later calls throw). */
-  close(): void;
+  /** Waits for pending writes, then closes the database (later calls reject). */
+  close(): Promise<void>;
 }

@@ -35,29 +35,29 @@ export interface OAuthCredentials {
   subject?: string;
 }
 
-/** Where credentials live: the host's store (SQLite) or memory. Synchronous, never partial. */
+/** Where credentials live: the host's store (SQLite or PostgreSQL) or memory. Never partial. */
 export interface CredentialStore {
-  get(server: string, principal: string): OAuthCredentials | undefined;
-  put(server: string, principal: string, credentials: OAuthCredentials): void;
+  get(server: string, principal: string): Promise<OAuthCredentials | undefined>;
+  put(server: string, principal: string, credentials: OAuthCredentials): Promise<void>;
   /** @returns true when something was forgotten. */
-  delete(server: string, principal: string): boolean;
+  delete(server: string, principal: string): Promise<boolean>;
   /** Every stored sign-in, by server then principal. */
-  list(): Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>;
+  list(): Promise<Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>>;
 }
 
 /** Credentials in memory only (a ToolShell without a store): they end with the process. */
 export class MemoryCredentialStore implements CredentialStore {
   readonly #rows = new Map<string, { server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>();
-  get(server: string, principal: string): OAuthCredentials | undefined {
+  async get(server: string, principal: string): Promise<OAuthCredentials | undefined> {
     return this.#rows.get(`${server}\0${principal}`)?.credentials;
   }
-  put(server: string, principal: string, credentials: OAuthCredentials): void {
+  async put(server: string, principal: string, credentials: OAuthCredentials): Promise<void> {
     this.#rows.set(`${server}\0${principal}`, { server, principal, credentials: structuredClone(credentials), updatedAt: new Date().toISOString() });
   }
-  delete(server: string, principal: string): boolean {
+  async delete(server: string, principal: string): Promise<boolean> {
     return this.#rows.delete(`${server}\0${principal}`);
   }
-  list() {
+  async list() {
     return [...this.#rows.values()].sort((a, b) => a.server.localeCompare(b.server) || a.principal.localeCompare(b.principal));
   }
 }
