@@ -24,7 +24,7 @@ export async function agentTurn(options: {
     messages.push(...result.responseMessages);
     const requests = result.content.filter((p) => p.type === "tool-approval-request");
     if (requests.length === 0) return messages;
-    const approved = await options.approve(session.pendingApprovals());
+    const approved = await options.approve(await session.pendingApprovals());
     messages.push({
       role: "tool",
       content: requests.map((r) => ({ type: "tool-approval-response", approvalId: r.approvalId, approved })),

@@ -10,7 +10,7 @@
  *   stopped at is covered only when a script writes it out in full (its stop report gives the
  *   call); until then it stays pending and stops any script that makes it again;
  * - a direct tool call is held when the policy says the call needs approval;
- * - the person's answer is stored with `session.answer(requestId, decision)` as soon as the adapter
+ * - the person's answer is stored with `await session.answer(requestId, decision)` as soon as the adapter
  *   sees it in the messages (when the approved call runs, or at the next call after a denial):
  *   approved → `allow` (or `allow_always` when the response's `reason` is `"allow_always"`),
  *   denied → `reject` (or `reject_always`). A stopped script is never resumed: after an approval
@@ -92,7 +92,7 @@ class HeldCalls {
   }
 
   /** Stores every answer in `messages` to a call held here. Never throws. */
-  sync(messages: readonly ModelMessage[] | undefined): void {
+  async sync(messages: readonly ModelMessage[] | undefined): Promise<void> {
     if (!messages?.length || this.held.size === 0) return;
     const callOf = new Map<string, string>();
     for (const m of messages) {
@@ -112,7 +112,7 @@ class HeldCalls {
         const decision = this.decide({ approved: p.approved === true, reason: p.reason });
         for (const id of ids) {
           try {
-            this.session.answer(id, decision);
+            await this.session.answer(id, decision);
           } catch {
             // Already answered (e.g. through session.answer by the app): the first answer stands.
           }
@@ -142,14 +142,14 @@ export async function createToolshellTools(options: ToolshellToolsOptions): Prom
     description: () => bashToolSpec(shell, session).description,
     inputSchema: jsonSchema<BashToolInput>(bashToolSpec(shell, session).inputSchema),
     needsApproval: async (input, { toolCallId, messages }) => {
-      held.sync(messages);
+      await held.sync(messages);
       const requests = await approvalsBeforeBash(shell, session, typeof input?.command === "string" ? input.command : "");
       if (requests.length === 0) return false;
       held.hold(toolCallId, requests.map((r) => r.id));
       return true;
     },
     execute: async (input, { toolCallId, abortSignal, messages }): Promise<BashToolResult> => {
-      held.sync(messages);
+      await held.sync(messages);
       // The tool call id makes the shell call a durable step when the session has a store.
       return runBashTool(session, shell, input, { signal: abortSignal, maxOutputChars: options.maxOutputChars, stepId: `ai:${toolCallId}` });
     },
@@ -164,14 +164,14 @@ function directTool(shell: ToolShell, session: Session, t: CatalogTool, held: He
     description: directDescription(t),
     inputSchema: jsonSchema<Record<string, unknown>>(t.inputSchema),
     needsApproval: async (input, { toolCallId, messages }) => {
-      held.sync(messages);
+      await held.sync(messages);
       const needed = await directApprovalNeeded(shell, session, t, input ?? {}, toolCallId);
       if (!needed) return false;
       held.hold(toolCallId, [needed.requestId]);
       return true;
     },
     execute: async (input, { toolCallId, abortSignal, messages }): Promise<DirectOutcome> => {
-      held.sync(messages);
+      await held.sync(messages);
       return callDirect(shell, session, t, input, { callId: toolCallId, signal: abortSignal });
     },
     toModelOutput: ({ output }) => outcomeToModelOutput(output),

@@ -200,7 +200,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
 export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Promise<void> {
   const { checkConfigError, checkToolShell, renderFindings } = await import("../check/index.js");
   let opened: OpenedShell | undefined;
-  let store: { ratings: import("../policy/index.js").RatingCache; close(): void } | undefined;
+  let store: { ratings: import("../policy/index.js").RatingCache; close(): Promise<void> } | undefined;
   let findings;
   try {
     const limit = opts.schemaLimit === undefined ? undefined : Number(opts.schemaLimit);
@@ -226,9 +226,7 @@ export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Pr
     findings = [checkConfigError(file ?? common.config ?? "(no config file)", err)];
   } finally {
     await opened?.close().catch(() => {});
-    try {
-      store?.close();
-    } catch {}
+    await store?.close().catch(() => {});
   }
   await out(process.stdout, opts.json ? JSON.stringify(findings, null, 2) + "\n" : renderFindings(findings));
   process.exit(0);

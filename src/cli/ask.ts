@@ -13,7 +13,7 @@ import type { StopReport } from "../runtime/index.js";
 export interface Answerer {
   answer(requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always"): unknown;
   /** The session's pending requests, when the session is in this process (they name the saved scripts a call ran in). */
-  pendingApprovals?(): ApprovalRequest[];
+  pendingApprovals?(): Promise<ApprovalRequest[]>;
 }
 
 const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_always"> = {
@@ -52,7 +52,7 @@ export async function askApproval(
       const shown = showInput(c.call?.input ?? {});
       const name = showName(c.call?.tool ?? "");
       const warnings = [...name.warnings, ...describeFlags(shown.flags)].map((l) => `  ⚠ ${l}\n`).join("");
-      const request = session.pendingApprovals?.().find((r) => r.id === c.request_id);
+      const request = (await session.pendingApprovals?.())?.find((r) => r.id === c.request_id);
       const scripts = request ? describeScripts(request) : undefined;
       out.write(`\n  ${name.text} ${shown.text}\n${warnings}${scripts ? `  ${scripts}\n` : ""}  (${c.why ?? "policy"}${c.line ? `, line ${c.line}` : ""})\n`);
       const answer = (await rl.question("Allow it? [y]es once, [a]lways in this session, [n]o, [r]eject always: ")).trim().toLowerCase();

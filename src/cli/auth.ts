@@ -41,7 +41,7 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
     const oauth = host.shell.oauth;
     const servers = host.config.servers;
     if (opts.list) {
-      const rows = listSignIns(servers.filter((s) => !server || s.name === server), principal, oauth);
+      const rows = await listSignIns(servers.filter((s) => !server || s.name === server), principal, oauth);
       process.stdout.write(opts.json ? JSON.stringify(rows, null, 2) + "\n" : table(rows));
       return 0;
     }
@@ -56,7 +56,7 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
     }
     if (opts.logout) {
       const { signOut } = await import("../mcp/auth/index.js");
-      const forgot = signOut(server, principal, oauth);
+      const forgot = await signOut(server, principal, oauth);
       process.stdout.write(forgot ? `Signed out of ${server} (principal "${principal}"): its tokens are forgotten.\n` : `Not signed in to ${server} (principal "${principal}").\n`);
       return forgot ? 0 : 1;
     }

@@ -134,11 +134,11 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
   if (req.kind === "approvals") {
     // Still JSON, parsed the same, but no invisible or bidirectional character reaches the terminal raw.
     const { showInput, withDisplay } = await import("../policy/index.js");
-    return { stdout: showInput(withDisplay(cliSession(sessionId).pendingApprovals()), { pretty: true }).text + "\n", stderr: "", code: 0 };
+    return { stdout: showInput(withDisplay(await cliSession(sessionId).pendingApprovals()), { pretty: true }).text + "\n", stderr: "", code: 0 };
   }
   if (req.kind === "approve") {
     const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
-    const answered = cliSession(sessionId).answer(req.requestId, decision);
+    const answered = await cliSession(sessionId).answer(req.requestId, decision);
     const { showInput } = await import("../policy/index.js");
     return { stdout: `${answered.decision}: ${answered.tool} ${showInput(answered.input).text}\n`, stderr: "", code: 0 };
   }
@@ -168,7 +168,7 @@ export async function runCli(req: CliRequest): Promise<void> {
     const configFile = resolveConfigFile({ flag: req.options.config });
     let outcome: CliOutcome;
     let answer: (requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always") => Promise<unknown>;
-    let pending: (() => ApprovalRequest[]) | undefined;
+    let pending: (() => Promise<ApprovalRequest[]>) | undefined;
     const warm = req.options.daemon !== false && configFile ? await (await import("./daemon-client.js")).viaWarmHost(path.resolve(configFile), req, script) : null;
     if (warm) {
       ({ outcome, answer } = warm);

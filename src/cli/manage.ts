@@ -82,9 +82,7 @@ export async function withStore(options: CommonOptions, o: ManageOptions & { cre
   } catch (err) {
     process.exitCode = await fail(o, err);
   } finally {
-    try {
-      store?.close();
-    } catch {}
+    await store?.close().catch(() => {});
   }
 }
 

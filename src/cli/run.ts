@@ -47,7 +47,7 @@ export async function runScriptCall(options: CommonOptions, o: ManageOptions, sc
   const agentName = await agentId({ agent });
   const sessionId = options.session ?? (agent === undefined || agentName === "default" ? CLI_SESSION : `cli:${agentName}`);
   return withHost(options, o, async (host) => {
-    const known = host.store.getSession(sessionId);
+    const known = await host.store.getSession(sessionId);
     if (known && known.agent_id !== agentName) throw new ManageError("conflict", `session ${sessionId} belongs to agent ${known.agent_id}, not ${agentName} (--session names another)`);
     const session = host.session(sessionId, { agent_id: agentName });
     const result = await session.bash(script);

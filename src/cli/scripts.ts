@@ -25,7 +25,7 @@ import { fail, jsonObject, ManageError, print, readStdin, table, when, withStore
 /** The script of `agent` named (or with id) `key`, current or at `version`. @throws ManageError `not_found`. */
 async function scriptOf(store: Store, agent: string, key: string, version?: number): Promise<ScriptRecord> {
   const { scriptName } = await import("../scripts/index.js");
-  const s = store.getScript(agent, key, { version }) ?? store.getScript(agent, scriptName(key), { version });
+  const s = await store.getScript(agent, key, { version }) ?? await store.getScript(agent, scriptName(key), { version });
   if (!s) throw new ManageError("not_found", `no script ${key}${version ? ` version ${version}` : ""} for agent ${agent}`);
   return s;
 }
@@ -67,7 +67,7 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
     .option("--archived", "archived ones too")
     .action((o: Opts) =>
       withStore(common(), o, async (store, a) => {
-        const list = store.listScripts(a, { includeArchived: o.archived === true });
+        const list = await store.listScripts(a, { includeArchived: o.archived === true });
         await print(o, { scripts: list }, () =>
           list.length
             ? table(["NAME", "VERSION", "STATUS", "UPDATED", "DESCRIPTION"], list.map((s) => [s.name, `v${s.version}`, s.archived ? "archived" : "active", when(s.updated_at), s.description]))
@@ -111,8 +111,8 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
         const { checkScriptInput } = await import("../scripts/index.js");
         const schema = o.inputSchema === undefined ? undefined : jsonObject(o.inputSchema as string, "--input-schema");
         const checked = checkScriptInput({ name, description: o.description, input_schema: schema, body });
-        const before = store.getScript(a, checked.name);
-        const saved = store.saveScript(a, { ...checked, created_by: "cli" });
+        const before = await store.getScript(a, checked.name);
+        const saved = await store.saveScript(a, { ...checked, created_by: "cli" });
         await print(o, saved, () => `Saved ${saved.name} v${saved.version}${before ? ` (was v${before.version})` : ""} for agent ${a}. Run it: tools scripts ${saved.name}\n`);
       });
     });
@@ -123,7 +123,7 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
     .action((name: string, o: Opts) =>
       withStore(common(), o, async (store, a) => {
         const s = await scriptOf(store, a, name);
-        const versions = store.scriptVersions(a, s.id);
+        const versions = await store.scriptVersions(a, s.id);
         await print(o, { versions }, () => table(["VERSION", "SAVED", "BY", "DESCRIPTION"], versions.map((v) => [`v${v.version}`, when(v.created_at), v.created_by, v.description])));
       }),
     );
@@ -155,7 +155,7 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
       .action((name: string, o: Opts) =>
         withStore(common(), o, async (store, a) => {
           const s = await scriptOf(store, a, name);
-          const after = store.setScriptArchived(a, s.id, archived)!;
+          const after = (await store.setScriptArchived(a, s.id, archived))!;
           await print(o, after, () => `${after.name} v${after.version} is ${archived ? "archived" : "active again"}.\n`);
         }),
       );

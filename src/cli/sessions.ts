@@ -62,15 +62,15 @@ export async function runEvents(sessionId: string, o: { json?: boolean; after?: 
     const { openSqliteStore, renderTimeline } = await import("../store/index.js");
     const store = openSqliteStore(file);
     try {
-      if (!store.getSession(sessionId)) {
-        const known = store.listSessions({ limit: 10 }).map((s) => s.id);
+      if (!await store.getSession(sessionId)) {
+        const known = (await store.listSessions({ limit: 10 })).map((s) => s.id);
         await write(process.stderr, `toolshell: no session ${sessionId} in ${file}${known.length ? ` (recent: ${known.join(", ")})` : ""}\n`);
         return EXIT_NOT_FOUND;
       }
       let cursor = after;
       const all = [];
       for (;;) {
-        const page = store.listEvents(sessionId, { after: cursor, limit: 5000 });
+        const page = await store.listEvents(sessionId, { after: cursor, limit: 5000 });
         if (!page.length) break;
         if (o.json) await write(process.stdout, page.map((e) => JSON.stringify(e)).join("\n") + "\n");
         else all.push(...page);
@@ -79,7 +79,7 @@ export async function runEvents(sessionId: string, o: { json?: boolean; after?: 
       if (!o.json) await write(process.stdout, renderTimeline(all) || `(no events in session ${sessionId})\n`);
       return 0;
     } finally {
-      store.close();
+      await store.close().catch(() => {});
     }
   } catch (err) {
     await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -68,7 +68,7 @@ function fields(o: Opts): Record<string, unknown> {
 
 async function triggerOf(store: import("../store/index.js").Store, agent: string, key: string): Promise<TriggerRecord> {
   const { findAgentTrigger } = await import("../server/triggers.js");
-  const t = findAgentTrigger(store, agent, key);
+  const t = await findAgentTrigger(store, agent, key);
   if (!t) throw new ManageError("not_found", `no trigger ${key} for agent ${agent}`);
   return t;
 }
@@ -95,7 +95,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
     .action((o: Opts) =>
       withStore(common(), o, async (store, a) => {
         const { publicTrigger } = await import("../server/triggers.js");
-        const list = store.listTriggers({ agentId: a }).map(publicTrigger);
+        const list = (await store.listTriggers({ agentId: a })).map(publicTrigger);
         await print(o, { triggers: list }, () =>
           list.length
             ? table(["NAME", "KIND", "SCHEDULE", "SCRIPT", "ENABLED", "LAST RUN", "NEXT RUN"], list.map((t) => [t.name, t.kind, t.kind === "schedule" ? `${t.cron} ${t.timezone ?? "UTC"}` : "-", t.script, t.enabled ? "yes" : "no", when(t.last_run_at), t.kind === "schedule" ? when(t.next_run_at) : "-"]))
@@ -130,8 +130,8 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const { parseTriggerSpec } = await import("../config/index.js");
         const { publicTrigger, TriggerService } = await import("../server/triggers.js");
         const spec = checked(() => parseTriggerSpec({ name, ...fields(o) }, "trigger"));
-        if (store.findTrigger(a, spec.name)) throw new ManageError("conflict", `a trigger named ${spec.name} exists for agent ${a} (toolshell triggers update changes it)`);
-        const { trigger, secret } = new TriggerService({ store }).create(a, spec);
+        if (await store.findTrigger(a, spec.name)) throw new ManageError("conflict", `a trigger named ${spec.name} exists for agent ${a} (toolshell triggers update changes it)`);
+        const { trigger, secret } = await new TriggerService({ store }).create(a, spec);
         const shown = { ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) };
         await print(o, shown, () => `Created trigger ${trigger.name} (${trigger.id}).\n` + (secret ? `Webhook: POST /v1/webhooks/${trigger.id} with Authorization: Bearer ${secret}\nThe secret is shown only now.\n` : ""));
       }),
@@ -155,7 +155,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const { patchTriggerSpec, publicTrigger, TriggerService } = await import("../server/triggers.js");
         const cur = await triggerOf(store, a, key);
         const spec = checked(() => patchTriggerSpec(cur, patch));
-        const updated = publicTrigger(new TriggerService({ store }).update(cur.id, spec)!);
+        const updated = publicTrigger((await new TriggerService({ store }).update(cur.id, spec))!);
         await print(o, updated, () => `Updated trigger ${updated.name}.\n` + describe(updated));
       }),
     );
@@ -167,7 +167,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
       withStore(common(), o, async (store, a) => {
         const { TriggerService } = await import("../server/triggers.js");
         const t = await triggerOf(store, a, key);
-        new TriggerService({ store }).delete(t.id);
+        await new TriggerService({ store }).delete(t.id);
         await print(o, { deleted: t.id }, () => `Deleted trigger ${t.name} (${t.id}).\n`);
       }),
     );
@@ -203,7 +203,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const limit = o.limit === undefined ? 20 : Number(o.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new ManageError("invalid_input", `--limit takes a whole number ≥ 1, got ${JSON.stringify(o.limit)}`);
         const t = await triggerOf(store, a, key);
-        const runs = store.listTriggerRuns(t.id, { limit });
+        const runs = await store.listTriggerRuns(t.id, { limit });
         await print(o, { runs }, () => (runs.length ? table(["RUN", "STARTED", "REASON", "STATUS", "TOOK", "NOTE"], runs.map(runRow)) : `No runs of ${t.name} yet.\n`));
       }),
     );

@@ -196,7 +196,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       const d = (result.content as Record<string, unknown> | undefined)?.decision;
       decision = DECISIONS.includes(d as Decision) ? (d as Decision) : undefined;
     } else if (result.action === "decline") decision = "reject";
-    if (decision) for (const r of requests) answerQuietly(session, r.id, decision);
+    if (decision) for (const r of requests) await answerQuietly(session, r.id, decision);
     return { decision, action: result.action };
   }
 
@@ -228,7 +228,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     for (let round = 0; round < (options.maxRounds ?? 10); round++) {
       const stopped = result.tools?.stopped;
       if (!stopped || stopped.reason !== "needs_approval" || !stopped.request_id) break;
-      const request = session.pendingApprovals().find((r) => r.id === stopped.request_id);
+      const request = (await session.pendingApprovals()).find((r) => r.id === stopped.request_id);
       if (!request) break;
       if (!canElicit()) {
         notes.approval = {
@@ -260,14 +260,14 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     return textResult(value, !result.success);
   }
 
-  function approveCall(args: Record<string, unknown>): CallToolResult {
+  async function approveCall(args: Record<string, unknown>): Promise<CallToolResult> {
     const id = args.request_id;
     const decision = args.decision;
     if (typeof id !== "string" || !DECISIONS.includes(decision as Decision)) {
       return textResult({ error: { code: "invalid_input", message: `${APPROVE_TOOL_NAME}: expected {request_id: string, decision: ${DECISIONS.join(" | ")}}`, retryable: false } }, true);
     }
     try {
-      const r = session.answer(id, decision as Decision);
+      const r = await session.answer(id, decision as Decision);
       return textResult({ answered: { request_id: r.id, tool: r.tool, input: r.input, decision: r.decision }, next: "run a script again (a new one for what is left)" });
     } catch (err) {
       return textResult({ error: { code: "invalid_input", message: (err as Error).message, retryable: false } }, true);
@@ -279,7 +279,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     const callId = `mcp_${String(extra.requestId)}_${randomUUID().slice(0, 8)}`;
     let outcome: DirectOutcome = await callDirect(shell, session, t, args, { callId, signal });
     if (outcome.status === "needs_approval") {
-      const request = session.pendingApprovals().find((r) => r.id === (outcome as { requestId: string }).requestId);
+      const request = (await session.pendingApprovals()).find((r) => r.id === (outcome as { requestId: string }).requestId);
       if (request && canElicit()) {
         const asked = await ask([request], extra);
         if (asked.decision === "allow" || asked.decision === "allow_always") outcome = await callDirect(shell, session, t, args, { callId: `${callId}_2`, signal });
@@ -312,9 +312,9 @@ export function directResult(outcome: DirectOutcome): CallToolResult {
   };
 }
 
-function answerQuietly(session: Session, id: string, decision: Decision): void {
+async function answerQuietly(session: Session, id: string, decision: Decision): Promise<void> {
   try {
-    session.answer(id, decision);
+    await session.answer(id, decision);
   } catch {}
 }
 

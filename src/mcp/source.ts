@@ -10,7 +10,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { displayName } from "../tool/text.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
 import type { ServerConfig } from "../config/index.js";
-import { currentPrincipal, DEFAULT_PRINCIPAL, MemoryCredentialStore, oauthSettings, principalOf, type OAuthSettings } from "./auth/credentials.js";
+import { currentPrincipal, DEFAULT_PRINCIPAL, MemoryCredentialStore, oauthSettings, principalOf, type OAuthCredentials, type OAuthSettings } from "./auth/credentials.js";
 import type { OAuthContext } from "./auth/index.js";
 import type { StoredOAuthProvider } from "./auth/provider.js";
 import { SignInBroker } from "./auth/sign-in.js";
@@ -181,7 +181,7 @@ export class McpServerSource implements ToolSource {
     this.#log.resetTail();
     const { connection, errors, types } = await loadSdk();
     let conn: Connection | undefined;
-    const principal = this.#listingPrincipal();
+    const principal = await this.#listingPrincipal();
     const provider = await this.#provider(principal, currentPrincipal()?.sessionId);
     try {
       await provider?.refreshIfExpiring();
@@ -304,17 +304,14 @@ export class McpServerSource implements ToolSource {
    * (the tool list is the server's, whoever asks), else the one the load is for (who is then
    * asked to sign in).
    */
-  #listingPrincipal(): string {
+  async #listingPrincipal(): Promise<string> {
     const acting = currentPrincipal()?.principal ?? DEFAULT_PRINCIPAL;
     if (!this.#oauth) return acting;
     const url = (this.config as { url?: string }).url;
-    const signedIn = (p: string) => {
-      const c = this.#oauth!.store.get(this.name, p);
-      return !!c?.tokens && c.serverUrl === url;
-    };
-    if (signedIn(acting)) return acting;
-    if (signedIn(DEFAULT_PRINCIPAL)) return DEFAULT_PRINCIPAL;
-    return this.#oauth.store.list().find((r) => r.server === this.name && signedIn(r.principal))?.principal ?? acting;
+    const signedIn = (c: OAuthCredentials | undefined) => !!c?.tokens && c.serverUrl === url;
+    if (signedIn(await this.#oauth.store.get(this.name, acting))) return acting;
+    if (signedIn(await this.#oauth.store.get(this.name, DEFAULT_PRINCIPAL))) return DEFAULT_PRINCIPAL;
+    return (await this.#oauth.store.list()).find((r) => r.server === this.name && signedIn(r.credentials))?.principal ?? acting;
   }
 
   /** The connection of a principal other than the listing one (opened on first use, reopened when it closed). */

@@ -37,8 +37,13 @@ export interface PolicyOptions {
   untrustedServers?: Iterable<string>;
   /** Rates tools that declare nothing (and untrusted claims); undefined = ratings off. */
   rater?: Rater;
-  /** The approval book of a session. */
+  /** The approval book of a session, once loaded (see `loadBook`). */
   book(sessionId: string): ApprovalBook;
+  /**
+   * Loads or reloads the book of a session from where it is kept: undefined when the book in
+   * hand is current (judging stays synchronous), else a promise that settles once it is.
+   */
+  loadBook?(sessionId: string): Promise<void> | undefined;
   /**
    * Where the call being judged is made (the saved script versions around it), read when a call
    * is judged and when its request is raised; allow answers are bound to it (see approvals.ts).
@@ -97,8 +102,14 @@ export class Policy implements CallJudge {
     return this.options.trustAnnotations !== false;
   }
 
-  /** The approval book of a session. */
+  /** The approval book of a session, which must be current: inside a judgement, or after {@link openBook}. */
   book(sessionId: string): ApprovalBook {
+    return this.options.book(sessionId);
+  }
+
+  /** The approval book of a session, loaded (or reloaded when changed elsewhere) first. */
+  async openBook(sessionId: string): Promise<ApprovalBook> {
+    await this.options.loadBook?.(sessionId);
     return this.options.book(sessionId);
   }
 
@@ -196,6 +207,8 @@ export class Policy implements CallJudge {
   }
 
   private judgeWith(call: JudgeCall, consume: boolean): MaybePromise<Judgement> {
+    const loading = this.options.loadBook?.(call.sessionId);
+    if (loading) return loading.then(() => this.judgeWith(call, consume));
     const a = this.assess(call.tool, call.input, { sessionId: call.sessionId, sessionMetadata: call.sessionMetadata, callId: call.callId, command: call.command });
     return isPromiseLike(a) ? Promise.resolve(a).then((x) => this.withAnswers(call, consume, x)) : this.withAnswers(call, consume, a);
   }

@@ -94,6 +94,13 @@ export class ShellHost {
     return new Catalog(own?.length ? [...this.parts.shellSources, ...own] : this.parts.shellSources);
   }
 
+  /** As {@link catalog}, after the session's own sources re-read what they list (saved scripts). */
+  async freshCatalog(session: Session): Promise<Catalog> {
+    const own = this.parts.sessionSources?.(session) ?? [];
+    await Promise.all(own.map((s) => s.refresh?.()));
+    return new Catalog(own.length ? [...this.parts.shellSources, ...own] : this.parts.shellSources);
+  }
+
   /** The handler of `tools <word> …` for one shell call, if `word` is a subcommand. */
   subcommand(word: string, call: ShellCall): SubcommandHandler | undefined {
     return this.subcommands.get(word)?.(call);

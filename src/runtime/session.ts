@@ -84,7 +84,7 @@ export class Session implements CallSession {
       nextToolCallId: () => `call_bash_${++this.shellCalls}`,
       shellCallCount: () => this.shellCalls,
       emit: (e) => this.emit(e),
-      pendingApprovalIds: async () => this.pendingApprovals().map((r) => r.id),
+      pendingApprovalIds: async () => (await this.pendingApprovals()).map((r) => r.id),
     };
   }
 
@@ -115,8 +115,8 @@ export class Session implements CallSession {
   }
 
   /** Approval requests of this session still waiting for a person's answer. */
-  pendingApprovals(): ApprovalRequest[] {
-    return this.host.policy.book(this.id).pending();
+  async pendingApprovals(): Promise<ApprovalRequest[]> {
+    return (await this.host.policy.openBook(this.id)).pending();
   }
 
   /**
@@ -125,8 +125,8 @@ export class Session implements CallSession {
    * @throws Error when the request is unknown, already answered, or the decision is not one of
    *         allow, allow_always, reject, reject_always.
    */
-  answer(requestId: string, decision: Decision): ApprovalRequest {
-    const req = this.host.policy.book(this.id).answer(requestId, decision);
+  async answer(requestId: string, decision: Decision): Promise<ApprovalRequest> {
+    const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision);
     this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision });
     return req;
   }
@@ -172,9 +172,14 @@ export class Session implements CallSession {
     };
   }
 
-  /** A fresh catalog over the current sources (rebuilt for every shell call). */
+  /** A catalog over the current sources, with saved scripts as last read (see {@link freshCatalog}). */
   catalog(): Catalog {
     return this.host.catalog(this);
+  }
+
+  /** A fresh catalog over the current sources, saved scripts re-read (built for every shell call). */
+  freshCatalog(): Promise<Catalog> {
+    return this.host.freshCatalog(this);
   }
 
   /**
@@ -204,7 +209,7 @@ export class Session implements CallSession {
       return runShellStep(this.durableView(), { script, stdin: options.stdin, stepId: options.stepId }, (durable) => this.bash(script, { ...options, durable }));
     }
     const id = options.durable?.toolCallId ?? `call_bash_${++this.shellCalls}`;
-    const catalog = this.catalog();
+    const catalog = await this.freshCatalog();
     this.emit({ type: "shell_call.started", tool_call_id: id, script_preview: script.slice(0, 400) });
     // The time limit covers preflight too (it may start on-demand servers the script names).
     const timeoutMs = options.timeoutMs ?? this.host.timeoutMs;

@@ -64,7 +64,7 @@ export interface ToolShellOptions {
   /** Where ratings are cached (default: in memory). */
   ratingCache?: RatingCache;
   /** Opens a session's approval book (a store restores and persists it); default: in memory. */
-  approvalBook?: (sessionId: string) => ApprovalBook;
+  approvalBook?: (sessionId: string) => Promise<ApprovalBook>;
   /** True when the stored books changed in another process: the open ones are reopened. */
   approvalBooksChanged?: () => boolean;
   /**
@@ -222,11 +222,12 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   const gone = new FinalizationRegistry<string>((k) => {
     if (!evicted.get(k)?.deref()) evicted.delete(k);
   });
-  const storedTokens = oauth.store.list().flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token]).filter((x): x is string => !!x);
+  const storedTokens = (await oauth.store.list()).flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token]).filter((x): x is string => !!x);
   const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? []), ...storedTokens]);
   learnSecret = (secret) => redactor.add(secret);
   const helpFooter = options.helpFooter ?? SHELL_NOTES;
   const books = new Map<string, ApprovalBook>();
+  const loadingBooks = new Map<string, Promise<void>>();
   const policy = new Policy({
     mode: config.approval.mode,
     tools: config.approval.tools,
@@ -236,13 +237,28 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     untrustedServers: config.servers.filter((s) => s.trust === false).map((s) => s.name),
     scope: options.approvalScope,
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
-    book(sessionId: string) {
-      // Answers given by another process (`toolshell approve` beside a server) are read before
-      // any judgement, and this process never writes over them with an older book.
+    loadBook(sessionId: string) {
+      // Answers given by another process (`toolshell approve` beside a server, another replica)
+      // are read before any judgement, and this process never writes over them with an older book.
       if (options.approvalBooksChanged?.()) books.clear();
+      if (books.has(sessionId) || !options.approvalBook) return undefined;
+      let p = loadingBooks.get(sessionId);
+      if (!p) {
+        p = options
+          .approvalBook(sessionId)
+          .then((b) => void books.set(sessionId, b))
+          .finally(() => loadingBooks.delete(sessionId));
+        loadingBooks.set(sessionId, p);
+      }
+      return p;
+    },
+    book(sessionId: string) {
       let b = books.get(sessionId);
       if (!b) {
-        b = options.approvalBook ? options.approvalBook(sessionId) : new ApprovalBook(sessionId);
+        // With a store, a book is loaded first (Policy.openBook, or inside a judgement): an empty
+        // one here would hide the stored answers.
+        if (options.approvalBook) throw new Error(`the approval book of session ${sessionId} was used before it was loaded`);
+        b = new ApprovalBook(sessionId);
         books.set(sessionId, b);
       }
       return b;

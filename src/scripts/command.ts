@@ -64,6 +64,8 @@ export interface ScriptsCommandOptions {
   store: Store;
   /** The config's `manageScripts`: saving and archiving need it. */
   manageScripts: boolean;
+  /** Called after a save, archive or unarchive, so the rest of the shell call lists the change. */
+  changed?: () => Promise<void>;
 }
 
 /**
@@ -80,7 +82,7 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
       if (verb === "help" || verb === "--help" || verb === "-h") return ok(usage());
       if (verb === undefined || verb === "list" || verb === "--archived" || verb === "--json") {
         const { opts } = options(verb === "list" ? rest : args, ["archived", "json"]);
-        const list = store.listScripts(agent, { includeArchived: opts.archived === true });
+        const list = await store.listScripts(agent, { includeArchived: opts.archived === true });
         if (opts.json) return ok(JSON.stringify(list.map((s) => ({ name: s.name, version: s.version, description: s.description, archived: s.archived, input_schema: s.input_schema }))) + "\n");
         if (!list.length) return ok(`No saved scripts${opts.archived ? "" : " (tools scripts --archived lists archived ones)"}.\n` + (o.manageScripts ? "Save one: cat body.sh | tools scripts save NAME --description '...' --input-schema '{...}'\n" : ""));
         const width = Math.min(32, Math.max(12, ...list.map((s) => s.name.length + 2)));
@@ -101,15 +103,17 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
           }
         }
         const checked = checkScriptInput({ name, description: opts.description, input_schema: schema, body: io.stdin });
-        const before = store.getScript(agent, name);
-        const saved = store.saveScript(agent, { ...checked, created_by: session.id });
+        const before = await store.getScript(agent, name);
+        const saved = await store.saveScript(agent, { ...checked, created_by: session.id });
+        await o.changed?.();
         session.emit({ type: "script.saved", agent_id: agent, script_id: saved.id, name: saved.name, version: saved.version });
         return ok(JSON.stringify({ saved: saved.name, version: saved.version, ...(before ? { previous_version: before.version } : {}), run: `tools ${SCRIPTS_SOURCE} ${saved.name}` }) + "\n");
       }
       if (verb === "archive" || verb === "unarchive") {
         if (!o.manageScripts) throw new ToolCallError("denied", `${verb === "archive" ? "archiving" : "unarchiving"} scripts needs the manageScripts setting, which is off for this agent`);
         if (rest.length !== 1) throw new ToolCallError("invalid_input", `usage: tools scripts ${verb} NAME`);
-        const s = store.setScriptArchived(agent, scriptName(rest[0]), verb === "archive");
+        const s = await store.setScriptArchived(agent, scriptName(rest[0]), verb === "archive");
+        await o.changed?.();
         if (!s) throw new ToolCallError("unknown_command", `no saved script ${rest[0]}`);
         session.emit({ type: "script.archived", agent_id: agent, script_id: s.id, name: s.name, archived: s.archived });
         return ok(JSON.stringify({ name: s.name, archived: s.archived }) + "\n");
@@ -119,13 +123,13 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
         if (pos.length !== 1) throw new ToolCallError("invalid_input", `usage: tools scripts ${verb} NAME`);
         const name = scriptName(pos[0]);
         if (verb === "versions") {
-          const vs = store.scriptVersions(agent, name);
+          const vs = await store.scriptVersions(agent, name);
           if (!vs.length) throw new ToolCallError("unknown_command", `no saved script ${pos[0]}`);
           return ok(vs.map((v) => JSON.stringify({ version: v.version, created_at: v.created_at, created_by: v.created_by, description: v.description })).join("\n") + "\n");
         }
         const version = opts.version === undefined ? undefined : Number(opts.version);
         if (version !== undefined && !Number.isInteger(version)) throw new ToolCallError("invalid_input", "--version takes a whole number");
-        const s = store.getScript(agent, name, { version });
+        const s = await store.getScript(agent, name, { version });
         if (!s) throw new ToolCallError("unknown_command", `no saved script ${pos[0]}${version ? ` version ${version}` : ""}`);
         return ok(`# ${s.name} v${s.version}${s.archived ? " (archived)" : ""}: ${s.description}\n# input schema: ${JSON.stringify(s.input_schema)}\n${s.body.endsWith("\n") ? s.body : s.body + "\n"}`);
       }

@@ -31,18 +31,20 @@ export interface ScriptsWiring {
  */
 export function createScripts(options: { store: Store; manageScripts: boolean }): ScriptsWiring {
   const sources = new WeakMap<Session, ScriptsSource>();
+  const sourceOf = (session: Session): ScriptsSource => {
+    let s = sources.get(session);
+    if (!s) {
+      s = new ScriptsSource(options.store, session);
+      sources.set(session, s);
+    }
+    return s;
+  };
   return {
-    sessionSources(session) {
-      let s = sources.get(session);
-      if (!s) {
-        s = new ScriptsSource(options.store, session);
-        sources.set(session, s);
-      }
-      return [s];
-    },
+    sessionSources: (session) => [sourceOf(session)],
     approvalScope: scriptApprovalScope,
     subcommands: {
-      [SCRIPTS_SOURCE]: (call) => scriptsCommand(call.session, { store: options.store, manageScripts: options.manageScripts }),
+      // A save or an archive is seen by the rest of the same shell call: the source re-reads.
+      [SCRIPTS_SOURCE]: (call) => scriptsCommand(call.session, { store: options.store, manageScripts: options.manageScripts, changed: () => sourceOf(call.session).refresh() }),
     },
   };
 }

@@ -117,15 +117,21 @@ export class ScriptsSource implements ToolSource {
     return "ready" as const;
   }
 
-  /** The agent's scripts that are not archived, newest version of each. */
-  tools(): CatalogTool[] {
-    let scripts: ScriptRecord[];
+  /** The agent's scripts as last read (see {@link refresh}). */
+  private scripts: ScriptRecord[] = [];
+
+  /** Reads the agent's scripts that are not archived, newest version of each (before every shell call). */
+  async refresh(): Promise<void> {
     try {
-      scripts = this.store.listScripts(agentOf(this.session));
+      this.scripts = await this.store.listScripts(agentOf(this.session));
     } catch {
-      return [];
+      // The store is down: the scripts read last stay listed.
     }
-    return scripts.map((s) => this.tool(s));
+  }
+
+  /** The agent's scripts, as of the last {@link refresh}. */
+  tools(): CatalogTool[] {
+    return this.scripts.map((s) => this.tool(s));
   }
 
   async load(): Promise<void> {}
@@ -157,7 +163,7 @@ export class ScriptsSource implements ToolSource {
       },
       async invoke(input, ctx) {
         // The version current when the call is made (it may have been saved again since listing).
-        const current = store.getScript(agentOf(session), s.id) ?? s;
+        const current = await store.getScript(agentOf(session), s.id) ?? s;
         if (current.archived) throw new ToolCallError("unknown_command", `saved script ${s.name} is archived`);
         return runSavedScript(session, current, input, ctx);
       },

@@ -14,15 +14,15 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
   const { store } = host;
   // ── saved scripts ───────────────────────────────────────────────────────────
   const agentParam = (c: Context): string => id(c.req.param("agent_id"), "agent_id");
-  const scriptOr404 = (agent: string, key: string, version?: number) => {
-    const s = store.getScript(agent, key, { version }) ?? (safeName(key) ? store.getScript(agent, safeName(key)!, { version }) : undefined);
+  const scriptOr404 = async (agent: string, key: string, version?: number) => {
+    const s = await store.getScript(agent, key, { version }) ?? (safeName(key) ? await store.getScript(agent, safeName(key)!, { version }) : undefined);
     if (!s) throw new ApiError(404, "not_found", `no script ${key}${version ? ` version ${version}` : ""} for agent ${agent}`);
     return s;
   };
 
-  app.get("/v1/agents/:agent_id/scripts", (c) => {
+  app.get("/v1/agents/:agent_id/scripts", async (c) => {
     const include = /^(1|true|yes)$/i.test(c.req.query("include_archived") ?? "");
-    return c.json({ scripts: store.listScripts(agentParam(c), { includeArchived: include }) });
+    return c.json({ scripts: await store.listScripts(agentParam(c), { includeArchived: include }) });
   });
 
   app.post("/v1/agents/:agent_id/scripts", async (c) => {
@@ -34,29 +34,29 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
     } catch (err) {
       fromToolError(err);
     }
-    if (store.getScript(agent, checked.name)) throw new ApiError(409, "conflict", `script ${checked.name} exists; PUT /v1/agents/${agent}/scripts/${checked.name} saves a new version`);
-    const saved = store.saveScript(agent, { ...checked, created_by: "api" });
+    if (await store.getScript(agent, checked.name)) throw new ApiError(409, "conflict", `script ${checked.name} exists; PUT /v1/agents/${agent}/scripts/${checked.name} saves a new version`);
+    const saved = await store.saveScript(agent, { ...checked, created_by: "api" });
     return c.json(saved, 201);
   });
 
-  app.get("/v1/agents/:agent_id/scripts/:script_id", (c) => {
+  app.get("/v1/agents/:agent_id/scripts/:script_id", async (c) => {
     const v = c.req.query("version");
     const version = v === undefined ? undefined : Number(v);
     if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new ApiError(400, "invalid_request", "version must be a whole number ≥ 1");
-    return c.json(scriptOr404(agentParam(c), c.req.param("script_id"), version));
+    return c.json(await scriptOr404(agentParam(c), c.req.param("script_id"), version));
   });
 
-  app.get("/v1/agents/:agent_id/scripts/:script_id/versions", (c) => {
+  app.get("/v1/agents/:agent_id/scripts/:script_id/versions", async (c) => {
     const agent = agentParam(c);
-    const s = scriptOr404(agent, c.req.param("script_id"));
-    return c.json({ versions: store.scriptVersions(agent, s.id) });
+    const s = await scriptOr404(agent, c.req.param("script_id"));
+    return c.json({ versions: await store.scriptVersions(agent, s.id) });
   });
 
   const saveVersion = async (c: Context, partial: boolean) => {
     const agent = agentParam(c);
     const key = c.req.param("script_id") ?? "";
     const b = await body(c);
-    const cur = store.getScript(agent, key) ?? (safeName(key) ? store.getScript(agent, safeName(key)!) : undefined);
+    const cur = await store.getScript(agent, key) ?? (safeName(key) ? await store.getScript(agent, safeName(key)!) : undefined);
     if (!cur && partial) throw new ApiError(404, "not_found", `no script ${key} for agent ${agent}`);
     let result = cur;
     const content = ["description", "input_schema", "body"].some((k) => b[k] !== undefined);
@@ -72,26 +72,26 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
       } catch (err) {
         fromToolError(err);
       }
-      result = store.saveScript(agent, { ...checked, created_by: "api" });
+      result = await store.saveScript(agent, { ...checked, created_by: "api" });
     }
     if (b.archived !== undefined) {
       if (typeof b.archived !== "boolean") throw new ApiError(400, "invalid_request", '"archived" must be true or false');
-      result = store.setScriptArchived(agent, result!.id, b.archived);
+      result = await store.setScriptArchived(agent, result!.id, b.archived);
     }
     return c.json(result, cur ? 200 : 201);
   };
-  app.put("/v1/agents/:agent_id/scripts/:script_id", (c) => saveVersion(c, false));
-  app.patch("/v1/agents/:agent_id/scripts/:script_id", (c) => saveVersion(c, true));
+  app.put("/v1/agents/:agent_id/scripts/:script_id", async (c) => saveVersion(c, false));
+  app.patch("/v1/agents/:agent_id/scripts/:script_id", async (c) => saveVersion(c, true));
 
-  app.delete("/v1/agents/:agent_id/scripts/:script_id", (c) => {
+  app.delete("/v1/agents/:agent_id/scripts/:script_id", async (c) => {
     const agent = agentParam(c);
-    const s = scriptOr404(agent, c.req.param("script_id"));
-    return c.json(store.setScriptArchived(agent, s.id, true));
+    const s = await scriptOr404(agent, c.req.param("script_id"));
+    return c.json(await store.setScriptArchived(agent, s.id, true));
   });
 
   // ── triggers ────────────────────────────────────────────────────────────────
-  const triggerOr404 = (agent: string, key: string) => {
-    const t = findAgentTrigger(store, agent, key);
+  const triggerOr404 = async (agent: string, key: string) => {
+    const t = await findAgentTrigger(store, agent, key);
     if (!t) throw new ApiError(404, "not_found", `no trigger ${key} for agent ${agent}`);
     return t;
   };
@@ -103,21 +103,21 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
     }
   };
 
-  app.get("/v1/agents/:agent_id/triggers", (c) => c.json({ triggers: store.listTriggers({ agentId: agentParam(c) }).map(publicTrigger) }));
+  app.get("/v1/agents/:agent_id/triggers", async (c) => c.json({ triggers: (await store.listTriggers({ agentId: agentParam(c) })).map(publicTrigger) }));
 
   app.post("/v1/agents/:agent_id/triggers", async (c) => {
     const agent = agentParam(c);
     const s = spec(await body(c), "trigger");
-    if (store.findTrigger(agent, s.name)) throw new ApiError(409, "conflict", `a trigger named ${s.name} exists`);
-    const { trigger, secret } = host.triggers.create(agent, s);
+    if (await store.findTrigger(agent, s.name)) throw new ApiError(409, "conflict", `a trigger named ${s.name} exists`);
+    const { trigger, secret } = await host.triggers.create(agent, s);
     return c.json({ ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) }, 201);
   });
 
-  app.get("/v1/agents/:agent_id/triggers/:trigger_id", (c) => c.json(publicTrigger(triggerOr404(agentParam(c), c.req.param("trigger_id")))));
+  app.get("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => c.json(publicTrigger(await triggerOr404(agentParam(c), c.req.param("trigger_id")))));
 
   app.patch("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => {
     const agent = agentParam(c);
-    const cur = triggerOr404(agent, c.req.param("trigger_id"));
+    const cur = await triggerOr404(agent, c.req.param("trigger_id"));
     const b = await body(c);
     let next;
     try {
@@ -125,39 +125,39 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
     } catch (err) {
       throw new ApiError(400, "invalid_request", (err as Error).message);
     }
-    const updated = host.triggers.update(cur.id, next);
+    const updated = await host.triggers.update(cur.id, next);
     return c.json(publicTrigger(updated!));
   });
 
-  app.delete("/v1/agents/:agent_id/triggers/:trigger_id", (c) => {
-    const t = triggerOr404(agentParam(c), c.req.param("trigger_id"));
-    host.triggers.delete(t.id);
+  app.delete("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => {
+    const t = await triggerOr404(agentParam(c), c.req.param("trigger_id"));
+    await host.triggers.delete(t.id);
     return c.json({ deleted: t.id });
   });
 
   app.post("/v1/agents/:agent_id/triggers/:trigger_id/run", async (c) => {
-    const t = triggerOr404(agentParam(c), c.req.param("trigger_id"));
+    const t = await triggerOr404(agentParam(c), c.req.param("trigger_id"));
     const b = await body(c);
     const run = await host.triggers.run(t.id, "manual", b.payload ?? {});
     return c.json(run, 201);
   });
 
-  app.get("/v1/agents/:agent_id/triggers/:trigger_id/runs", (c) => {
-    const t = triggerOr404(agentParam(c), c.req.param("trigger_id"));
+  app.get("/v1/agents/:agent_id/triggers/:trigger_id/runs", async (c) => {
+    const t = await triggerOr404(agentParam(c), c.req.param("trigger_id"));
     const limit = Number(c.req.query("limit") ?? 100);
-    return c.json({ runs: store.listTriggerRuns(t.id, { limit: Number.isInteger(limit) && limit > 0 ? limit : 100 }) });
+    return c.json({ runs: await store.listTriggerRuns(t.id, { limit: Number.isInteger(limit) && limit > 0 ? limit : 100 }) });
   });
 
-  app.get("/v1/agents/:agent_id/triggers/:trigger_id/runs/:run_id", (c) => {
-    const t = triggerOr404(agentParam(c), c.req.param("trigger_id"));
-    const run = store.getTriggerRun(c.req.param("run_id"));
+  app.get("/v1/agents/:agent_id/triggers/:trigger_id/runs/:run_id", async (c) => {
+    const t = await triggerOr404(agentParam(c), c.req.param("trigger_id"));
+    const run = await store.getTriggerRun(c.req.param("run_id"));
     if (!run || run.trigger_id !== t.id) throw new ApiError(404, "not_found", `no run ${c.req.param("run_id")} of trigger ${t.id}`);
     return c.json(run);
   });
 
   // ── webhooks ────────────────────────────────────────────────────────────────
   app.post("/v1/webhooks/:trigger_id", async (c) => {
-    const t = store.getTrigger(c.req.param("trigger_id"));
+    const t = await store.getTrigger(c.req.param("trigger_id"));
     const presented = bearer(c) ?? c.req.header("x-toolshell-secret") ?? "";
     const bySecret = !!t?.secret_hash && !!presented && sameSecret(secretHash(presented), t.secret_hash);
     const byToken = !!presented && options.tokens.length > 0 && tokenMatches(presented, options.tokens);

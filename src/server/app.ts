@@ -82,15 +82,15 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return next();
   });
 
-  app.get("/healthz", (c) => c.json({ ok: true }));
-  app.get("/openapi.json", (c) => c.json(openApiDocument()));
+  app.get("/healthz", async (c) => c.json({ ok: true }));
+  app.get("/openapi.json", async (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
   app.route("/", createConsole(host, { tokens: options.tokens, api: app }));
   app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────
-  const sessionOr404 = (sid: string) => {
-    const rec = store.getSession(id(sid, "session id"));
+  const sessionOr404 = async (sid: string) => {
+    const rec = await store.getSession(id(sid, "session id"));
     if (!rec) throw new ApiError(404, "not_found", `no session ${sid}`);
     return rec;
   };
@@ -101,28 +101,28 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const agent = b.agent_id === undefined ? DEFAULT_AGENT : id(str(b, "agent_id"), "agent_id");
     const metadata = b.metadata ?? {};
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) throw new ApiError(400, "invalid_request", '"metadata" must be an object');
-    if (store.getSession(sid)) throw new ApiError(409, "conflict", `session ${sid} exists`);
+    if (await store.getSession(sid)) throw new ApiError(409, "conflict", `session ${sid} exists`);
     // The client is the token that created the session, named by its place in the config (never the token itself).
     const client = `api:token-${tokenIndex(bearer(c) ?? "", options.tokens) + 1}`;
     // The client goes last: metadata a caller sends cannot claim another (cli:…, trigger:…).
     const session = host.session(sid, { ...(metadata as Record<string, unknown>), client, agent_id: agent });
     await session.ready;
-    return c.json(store.getSession(sid), 201);
+    return c.json(await store.getSession(sid), 201);
   });
 
-  app.get("/v1/sessions", (c) => {
+  app.get("/v1/sessions", async (c) => {
     const agent = c.req.query("agent_id");
     const limit = Number(c.req.query("limit") ?? 100);
-    return c.json({ sessions: store.listSessions({ agentId: agent, limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 100 }) });
+    return c.json({ sessions: await store.listSessions({ agentId: agent, limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 100 }) });
   });
 
-  app.get("/v1/sessions/:id", (c) => {
-    const rec = sessionOr404(c.req.param("id"));
-    return c.json({ ...rec, pending_approvals: host.session(rec.id).pendingApprovals().length });
+  app.get("/v1/sessions/:id", async (c) => {
+    const rec = await sessionOr404(c.req.param("id"));
+    return c.json({ ...rec, pending_approvals: (await host.session(rec.id).pendingApprovals()).length });
   });
 
   app.post("/v1/sessions/:id/bash", async (c) => {
-    const rec = sessionOr404(c.req.param("id"));
+    const rec = await sessionOr404(c.req.param("id"));
     const b = await body(c);
     const script = str(b, "script", true);
     const stdin = str(b, "stdin");
@@ -139,32 +139,32 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return c.json(result);
   });
 
-  app.get("/v1/sessions/:id/events", (c) => {
-    const rec = sessionOr404(c.req.param("id"));
+  app.get("/v1/sessions/:id/events", async (c) => {
+    const rec = await sessionOr404(c.req.param("id"));
     const after = Number(c.req.query("after") ?? 0);
     const limit = Number(c.req.query("limit") ?? 1000);
     if (!Number.isInteger(after) || after < 0 || !Number.isInteger(limit) || limit < 1) throw new ApiError(400, "invalid_request", "after and limit must be whole numbers (after ≥ 0, limit ≥ 1)");
-    const events = store.listEvents(rec.id, { after, limit: Math.min(limit, 10_000) });
+    const events = await store.listEvents(rec.id, { after, limit: Math.min(limit, 10_000) });
     return c.json({ events, next_after: events.length ? events[events.length - 1].seq : after });
   });
 
-  app.get("/v1/sessions/:id/steps", (c) => {
-    const rec = sessionOr404(c.req.param("id"));
-    return c.json({ steps: store.listSteps(rec.id).map(stepJson) });
+  app.get("/v1/sessions/:id/steps", async (c) => {
+    const rec = await sessionOr404(c.req.param("id"));
+    return c.json({ steps: (await store.listSteps(rec.id)).map(stepJson) });
   });
 
   // ── approvals ───────────────────────────────────────────────────────────────
-  app.get("/v1/sessions/:id/tool-approvals", (c) => {
-    const rec = sessionOr404(c.req.param("id"));
-    return c.json({ pending: withDisplay(host.session(rec.id).pendingApprovals()) });
+  app.get("/v1/sessions/:id/tool-approvals", async (c) => {
+    const rec = await sessionOr404(c.req.param("id"));
+    return c.json({ pending: withDisplay(await host.session(rec.id).pendingApprovals()) });
   });
 
   app.post("/v1/sessions/:id/tool-approvals", async (c) => {
-    const rec = sessionOr404(c.req.param("id"));
+    const rec = await sessionOr404(c.req.param("id"));
     const b = await body(c);
     if (!Array.isArray(b.decisions) || b.decisions.length === 0) throw new ApiError(400, "invalid_request", '"decisions" must be a non-empty array of {tool_call_id, decision}');
     const session = host.session(rec.id);
-    const pending = session.pendingApprovals();
+    const pending = await session.pendingApprovals();
     // Check every decision before applying any: a bad one changes nothing.
     const plan = b.decisions.map((d: unknown, i: number) => {
       if (typeof d !== "object" || d === null) throw new ApiError(400, "invalid_request", `decisions[${i}] must be an object`);
@@ -184,21 +184,22 @@ export function createApp(host: Host, options: AppOptions): Hono {
       if (ids.has(p.req.id)) throw new ApiError(400, "invalid_request", `two decisions answer request ${p.req.id}`);
       ids.add(p.req.id);
     }
-    const results = plan.map((p) => {
-      const answered = session.answer(p.req.id, p.decision);
-      return { tool_call_id: answered.tool_call_id, request_id: answered.id, tool: answered.tool, decision: answered.decision, status: answered.status };
-    });
-    return c.json({ results, pending: withDisplay(session.pendingApprovals()) });
+    const results = [];
+    for (const p of plan) {
+      const answered = await session.answer(p.req.id, p.decision);
+      results.push({ tool_call_id: answered.tool_call_id, request_id: answered.id, tool: answered.tool, decision: answered.decision, status: answered.status });
+    }
+    return c.json({ results, pending: withDisplay(await session.pendingApprovals()) });
   });
 
-  app.get("/v1/approvals", (c) => c.json({ pending: withDisplay(store.pendingApprovals({ agentId: c.req.query("agent_id") })) }));
+  app.get("/v1/approvals", async (c) => c.json({ pending: withDisplay(await store.pendingApprovals({ agentId: c.req.query("agent_id") })) }));
 
   // OAuth sign-ins to MCP servers (README "Sign-in"): what waits for a person, and each state. No token is ever listed.
   app.get("/v1/sign-ins", async (c) => {
     const principal = c.req.query("principal");
     const { listSignIns, DEFAULT_PRINCIPAL } = await import("../mcp/auth/index.js");
     const oauth = host.shell.oauth;
-    const states = listSignIns(host.config.servers, principal ?? DEFAULT_PRINCIPAL, oauth).filter((s) => principal === undefined || s.principal === principal);
+    const states = (await listSignIns(host.config.servers, principal ?? DEFAULT_PRINCIPAL, oauth)).filter((s) => principal === undefined || s.principal === principal);
     return c.json({ pending: oauth.broker.pending(principal === undefined ? {} : { principal }), sign_ins: states });
   });
 

@@ -40,7 +40,7 @@ export interface Host {
    */
   subscribe(listener: (event: SessionEvent) => void): () => void;
   /** Brings config triggers into the store, runs missed schedules once, starts the schedules. */
-  startTriggers(): void;
+  startTriggers(): Promise<void>;
   /** Stops triggers, MCP servers, and closes the store. Never rejects. */
   close(): Promise<void>;
 }
@@ -109,7 +109,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       },
     });
   } catch (err) {
-    if (typeof options.store !== "object") store.close();
+    if (typeof options.store !== "object") await store.close().catch(() => {});
     throw err;
   }
   const wake = options.wakeAgent ?? (server.wakeAgent ? (call: WakeCall) => postWake(server.wakeAgent!.url, server.wakeAgent!.headers, call) : undefined);
@@ -135,9 +135,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       await shell.close().catch(() => {});
       if (!options.oauth) await shell.oauth.broker.close().catch(() => {});
       if (typeof options.store !== "object") {
-        try {
-          store.close();
-        } catch {}
+        await store.close().catch(() => {});
       }
     },
   };

@@ -34,7 +34,7 @@ export async function startApi(host: Host, options: { host?: string; port?: numb
     const s = serve({ fetch: app.fetch, hostname, port }, () => resolve(s));
     s.once("error", reject);
   });
-  if (options.triggers !== false) host.startTriggers();
+  if (options.triggers !== false) await host.startTriggers();
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
   return {

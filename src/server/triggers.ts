@@ -57,8 +57,8 @@ export function publicTrigger(t: TriggerRecord): Omit<TriggerRecord, "secret_has
 }
 
 /** A trigger of `agentId` by id or name; undefined when there is none or it is another agent's. */
-export function findAgentTrigger(store: Store, agentId: string, idOrName: string): TriggerRecord | undefined {
-  const t = store.getTrigger(idOrName) ?? store.findTrigger(agentId, idOrName);
+export async function findAgentTrigger(store: Store, agentId: string, idOrName: string): Promise<TriggerRecord | undefined> {
+  const t = (await store.getTrigger(idOrName)) ?? (await store.findTrigger(agentId, idOrName));
   return t && t.agent_id === agentId ? t : undefined;
 }
 
@@ -105,8 +105,8 @@ export class TriggerService {
    * trigger gets a new secret, returned once.
    * @throws Error when the name is taken (without `replace`).
    */
-  create(agentId: string, spec: TriggerSpec, options: { origin?: "api" | "config"; replace?: boolean } = {}): { trigger: TriggerRecord; secret?: string } {
-    const existing = this.o.store.findTrigger(agentId, spec.name);
+  async create(agentId: string, spec: TriggerSpec, options: { origin?: "api" | "config"; replace?: boolean } = {}): Promise<{ trigger: TriggerRecord; secret?: string }> {
+    const existing = await this.o.store.findTrigger(agentId, spec.name);
     if (existing && !options.replace) throw new Error(`a trigger named ${spec.name} exists`);
     const t = new Date(this.now()).toISOString();
     let secret: string | undefined;
@@ -133,23 +133,23 @@ export class TriggerService {
       created_at: existing?.created_at ?? t,
       updated_at: t,
     };
-    this.o.store.putTrigger(rec);
-    this.reschedule(rec);
-    return { trigger: this.o.store.getTrigger(rec.id) ?? rec, ...(secret ? { secret } : {}) };
+    await this.o.store.putTrigger(rec);
+    await this.reschedule(rec);
+    return { trigger: (await this.o.store.getTrigger(rec.id)) ?? rec, ...(secret ? { secret } : {}) };
   }
 
   /** Changes some fields of a trigger. @returns the new record, or undefined when there is none. */
-  update(id: string, spec: TriggerSpec): TriggerRecord | undefined {
-    const cur = this.o.store.getTrigger(id);
+  async update(id: string, spec: TriggerSpec): Promise<TriggerRecord | undefined> {
+    const cur = await this.o.store.getTrigger(id);
     if (!cur) return undefined;
-    return this.create(cur.agent_id, spec, { origin: cur.origin, replace: true }).trigger;
+    return (await this.create(cur.agent_id, spec, { origin: cur.origin, replace: true })).trigger;
   }
 
   /** Deletes a trigger and its schedule. @returns false when there was none. */
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
     this.jobs.get(id)?.stop();
     this.jobs.delete(id);
-    return this.o.store.deleteTrigger(id);
+    return await this.o.store.deleteTrigger(id);
   }
 
   /**
@@ -158,28 +158,28 @@ export class TriggerService {
    * runs every schedule missed while the process was down and starts the schedules. Missed runs
    * are started, not awaited.
    */
-  start(configTriggers: TriggerSpec[] = []): void {
+  async start(configTriggers: TriggerSpec[] = []): Promise<void> {
     const keep = new Set<string>();
     for (const spec of configTriggers) {
       const agent = spec.agent_id ?? DEFAULT_AGENT;
-      const { trigger } = this.create(agent, spec, { origin: "config", replace: true });
+      const { trigger } = await this.create(agent, spec, { origin: "config", replace: true });
       keep.add(trigger.id);
     }
-    for (const t of this.o.store.listTriggers()) if (t.origin === "config" && !keep.has(t.id)) this.delete(t.id);
+    for (const t of await this.o.store.listTriggers()) if (t.origin === "config" && !keep.has(t.id)) await this.delete(t.id);
     if (this.started) return;
     this.started = true;
     // Runs left `running` by a process that died: they will not finish now.
-    for (const t of this.o.store.listTriggers()) {
-      for (const r of this.o.store.listTriggerRuns(t.id, { limit: 50 })) {
-        if (r.status === "running") this.o.store.putTriggerRun({ ...r, status: "failed", error: "the process stopped while this run was in flight", ended_at: new Date(this.now()).toISOString() });
+    for (const t of await this.o.store.listTriggers()) {
+      for (const r of await this.o.store.listTriggerRuns(t.id, { limit: 50 })) {
+        if (r.status === "running") await this.o.store.putTriggerRun({ ...r, status: "failed", error: "the process stopped while this run was in flight", ended_at: new Date(this.now()).toISOString() });
       }
     }
-    for (const t of this.o.store.listTriggers()) {
+    for (const t of await this.o.store.listTriggers()) {
       if (t.kind !== "schedule" || !t.enabled) continue;
       if (t.next_run_at && Date.parse(t.next_run_at) <= this.now()) {
         this.track(this.enqueue(t.id, "missed", { scheduled_at: t.next_run_at }));
       }
-      this.reschedule(t);
+      await this.reschedule(t);
     }
   }
 
@@ -198,14 +198,14 @@ export class TriggerService {
   }
 
   /** (Re)creates the schedule of a trigger and records its next run time. */
-  private reschedule(t: TriggerRecord): void {
+  private async reschedule(t: TriggerRecord): Promise<void> {
     this.jobs.get(t.id)?.stop();
     this.jobs.delete(t.id);
     if (t.kind !== "schedule" || !t.cron) return;
     let job: Cron;
     try {
       job = new Cron(t.cron, { timezone: t.timezone ?? "UTC", paused: !this.started || !t.enabled, protect: true }, async () => {
-        const cur = this.o.store.getTrigger(t.id);
+        const cur = await this.o.store.getTrigger(t.id);
         if (!cur || !cur.enabled) return;
         const scheduled = new Date(this.now()).toISOString();
         await this.track(this.enqueue(t.id, "schedule", { scheduled_at: scheduled })).catch(() => {});
@@ -214,11 +214,11 @@ export class TriggerService {
       return;
     }
     const next = job.nextRun();
-    const cur = this.o.store.getTrigger(t.id);
+    const cur = await this.o.store.getTrigger(t.id);
     if (cur && next && t.enabled && this.started) {
       // Keep a next_run_at that is already due (a missed run being handled); else the next one.
       const keepDue = cur.next_run_at && Date.parse(cur.next_run_at) <= this.now();
-      if (!keepDue) this.o.store.putTrigger({ ...cur, next_run_at: next.toISOString() });
+      if (!keepDue) await this.o.store.putTrigger({ ...cur, next_run_at: next.toISOString() });
     }
     if (this.started && t.enabled) this.jobs.set(t.id, job);
     else job.stop();
@@ -239,8 +239,8 @@ export class TriggerService {
    * Runs a trigger now (a person's "run now", or a webhook) and resolves with the finished run.
    * @throws Error when there is no such trigger.
    */
-  run(triggerId: string, reason: "manual" | "webhook", payload: unknown = {}, runId?: string): Promise<TriggerRunRecord> {
-    if (!this.o.store.getTrigger(triggerId)) return Promise.reject(new Error(`no trigger ${triggerId}`));
+  async run(triggerId: string, reason: "manual" | "webhook", payload: unknown = {}, runId?: string): Promise<TriggerRunRecord> {
+    if (!(await this.o.store.getTrigger(triggerId))) throw new Error(`no trigger ${triggerId}`);
     return this.track(this.enqueue(triggerId, reason, { payload, runId }));
   }
 
@@ -251,7 +251,7 @@ export class TriggerService {
 
   private async runNow(triggerId: string, reason: TriggerRunRecord["reason"], extra: { payload?: unknown; scheduled_at?: string; runId?: string }): Promise<TriggerRunRecord> {
     const { store, shell } = this.o;
-    const t = store.getTrigger(triggerId);
+    const t = await store.getTrigger(triggerId);
     if (!t) throw new Error(`no trigger ${triggerId}`);
     if (!shell) throw new Error("this trigger service has no shell to run triggers in");
     const started = new Date(this.now()).toISOString();
@@ -266,14 +266,14 @@ export class TriggerService {
       payload,
       started_at: started,
     };
-    store.putTriggerRun(run);
+    await store.putTriggerRun(run);
     if (reason === "schedule" || reason === "missed") {
       // Record the next due time before running, so a crash mid-run is not "missed" again.
       const job = this.jobs.get(t.id);
       const next = job?.nextRun() ?? (t.cron ? safeNext(t.cron, t.timezone) : null);
-      store.putTrigger({ ...t, last_run_at: started, ...(next ? { next_run_at: next.toISOString() } : {}) });
+      await store.putTrigger({ ...t, last_run_at: started, ...(next ? { next_run_at: next.toISOString() } : {}) });
     } else {
-      store.putTrigger({ ...t, last_run_at: started });
+      await store.putTrigger({ ...t, last_run_at: started });
     }
     let result: ShellResult | undefined;
     try {
@@ -294,7 +294,7 @@ export class TriggerService {
       run.error = err instanceof Error ? err.message : String(err);
     }
     run.ended_at = new Date(this.now()).toISOString();
-    store.putTriggerRun(run);
+    await store.putTriggerRun(run);
     if (run.status !== "ok" && t.wake_agent_on_failure && this.o.wakeAgent) {
       try {
         await this.o.wakeAgent({ trigger: publicTrigger(t), run, report: result });

@@ -25,20 +25,20 @@ export class SqliteCredentialStore implements CredentialStore {
     this.#all = db.prepare("SELECT server, principal, data, updated_at FROM oauth_credentials ORDER BY server, principal");
   }
 
-  get(server: string, principal: string): OAuthCredentials | undefined {
+  async get(server: string, principal: string): Promise<OAuthCredentials | undefined> {
     const row = this.#get.get(server, principal) as { data: string } | undefined;
     return row ? parse(row.data) : undefined;
   }
 
-  put(server: string, principal: string, credentials: OAuthCredentials): void {
+  async put(server: string, principal: string, credentials: OAuthCredentials): Promise<void> {
     this.#put.run(server, principal, JSON.stringify(credentials), new Date().toISOString());
   }
 
-  delete(server: string, principal: string): boolean {
+  async delete(server: string, principal: string): Promise<boolean> {
     return Number((this.#del.run(server, principal) as { changes?: number | bigint }).changes ?? 0) > 0;
   }
 
-  list(): Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }> {
+  async list(): Promise<Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>> {
     const out = [];
     for (const r of this.#all.all() as Row[]) {
       const credentials = parse(r.data);

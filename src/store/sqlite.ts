@@ -104,12 +104,12 @@ export class SqliteStore implements Store {
   // ── sessions and their files ────────────────────────────────────────────────
 
 
-  getSession(id: string): SessionRecord | undefined {
+  async getSession(id: string): Promise<SessionRecord | undefined> {
     const r = this.st.getSession.get(id) as Row | undefined;
     return r ? sessionRow(r) : undefined;
   }
 
-  listSessions(options: { agentId?: string; limit?: number } = {}): SessionRecord[] {
+  async listSessions(options: { agentId?: string; limit?: number } = {}): Promise<SessionRecord[]> {
     const limit = options.limit ?? 1000;
     const rows = (options.agentId
       ? this.db.prepare("SELECT * FROM sessions WHERE agent_id = ? ORDER BY created_at DESC LIMIT ?").all(options.agentId, limit)
@@ -179,7 +179,7 @@ export class SqliteStore implements Store {
     } catch {}
   }
 
-  listEvents(sessionId: string, options: { after?: number; limit?: number } = {}): StoredEvent[] {
+  async listEvents(sessionId: string, options: { after?: number; limit?: number } = {}): Promise<StoredEvent[]> {
     const rows = this.st.events.all(sessionId, options.after ?? 0, Math.max(1, Math.min(options.limit ?? 1000, 100_000))) as Row[];
     return rows.map((r) => ({ ...parse<SessionEvent>(r.data, { type: "store.failed", message: "this stored event could not be read", session_id: sessionId, at: "" }), seq: r.seq }) as StoredEvent);
   }
@@ -192,7 +192,7 @@ export class SqliteStore implements Store {
     return r ? stepRow(r) : undefined;
   }
 
-  listSteps(sessionId: string, options: { status?: StepStatus } = {}): StepRecord[] {
+  async listSteps(sessionId: string, options: { status?: StepStatus } = {}): Promise<StepRecord[]> {
     const rows = (this.st.steps.all(sessionId) as Row[]).map((r) => stepRow(r));
     return options.status ? rows.filter((s) => s.status === options.status) : rows;
   }
@@ -254,7 +254,7 @@ export class SqliteStore implements Store {
   }
   private dataVersion: number | undefined;
 
-  approvalBook(sessionId: string): ApprovalBook {
+  async approvalBook(sessionId: string): Promise<ApprovalBook> {
     const state = this.st.approvalState.get(sessionId) as Row | undefined;
     const requests = (this.st.approvalRequests.all(sessionId) as Row[]).map((r) => parse<ApprovalRequest | null>(r.data, null)).filter((r): r is ApprovalRequest => r !== null);
     const base: Omit<ApprovalSnapshot, "requests"> = parse(state?.data, { grants: [], refusals: [], alwaysTools: [], deniedTools: [], approvedOnce: [] });
@@ -271,7 +271,7 @@ export class SqliteStore implements Store {
     })();
   }
 
-  pendingApprovals(options: { agentId?: string } = {}): ApprovalRequest[] {
+  async pendingApprovals(options: { agentId?: string } = {}): Promise<ApprovalRequest[]> {
     const rows = (options.agentId
       ? this.db
           .prepare("SELECT r.data FROM approval_requests r JOIN sessions s ON s.id = r.session_id WHERE r.status = 'pending' AND s.agent_id = ? ORDER BY r.created_at")
@@ -283,7 +283,7 @@ export class SqliteStore implements Store {
   // ── saved scripts ───────────────────────────────────────────────────────────
 
 
-  listScripts(agentId: string, options: { includeArchived?: boolean } = {}): ScriptRecord[] {
+  async listScripts(agentId: string, options: { includeArchived?: boolean } = {}): Promise<ScriptRecord[]> {
     const out: ScriptRecord[] = [];
     for (const s of this.st.scripts.all(agentId) as Row[]) {
       if (s.archived === 1 && !options.includeArchived) continue;
@@ -293,14 +293,18 @@ export class SqliteStore implements Store {
     return out;
   }
 
-  getScript(agentId: string, idOrName: string, options: { version?: number } = {}): ScriptRecord | undefined {
+  async getScript(agentId: string, idOrName: string, options: { version?: number } = {}): Promise<ScriptRecord | undefined> {
+    return this.scriptNow(agentId, idOrName, options.version);
+  }
+
+  private scriptNow(agentId: string, idOrName: string, version?: number): ScriptRecord | undefined {
     const s = this.st.scriptByKey.get(agentId, idOrName, idOrName) as Row | undefined;
     if (!s) return undefined;
-    const v = this.st.version.get(s.id, options.version ?? s.version) as Row | undefined;
+    const v = this.st.version.get(s.id, version ?? s.version) as Row | undefined;
     return v ? scriptRecord(s, v) : undefined;
   }
 
-  saveScript(agentId: string, input: ScriptInput): ScriptRecord {
+  async saveScript(agentId: string, input: ScriptInput): Promise<ScriptRecord> {
     return this.db.transaction(() => {
       const t = now();
       let s = this.st.scriptByKey.get(agentId, input.name, input.name) as Row | undefined;
@@ -314,11 +318,11 @@ export class SqliteStore implements Store {
       }
       s = this.st.scriptByKey.get(agentId, input.name, input.name) as Row;
       this.st.insertVersion.run(s.id, version, input.description, json(input.input_schema), input.body, t, input.created_by ?? "api");
-      return this.getScript(agentId, s.id)!;
+      return this.scriptNow(agentId, s.id)!;
     })();
   }
 
-  scriptVersions(agentId: string, idOrName: string): ScriptVersion[] {
+  async scriptVersions(agentId: string, idOrName: string): Promise<ScriptVersion[]> {
     const s = this.st.scriptByKey.get(agentId, idOrName, idOrName) as Row | undefined;
     if (!s) return [];
     return (this.st.versions.all(s.id) as Row[]).map((v) => ({
@@ -332,54 +336,54 @@ export class SqliteStore implements Store {
     }));
   }
 
-  setScriptArchived(agentId: string, idOrName: string, archived: boolean): ScriptRecord | undefined {
+  async setScriptArchived(agentId: string, idOrName: string, archived: boolean): Promise<ScriptRecord | undefined> {
     const s = this.st.scriptByKey.get(agentId, idOrName, idOrName) as Row | undefined;
     if (!s) return undefined;
     this.st.archiveScript.run(archived ? 1 : 0, now(), s.id);
-    return this.getScript(agentId, s.id);
+    return this.scriptNow(agentId, s.id);
   }
 
   // ── triggers ────────────────────────────────────────────────────────────────
 
-  listTriggers(options: { agentId?: string } = {}): TriggerRecord[] {
+  async listTriggers(options: { agentId?: string } = {}): Promise<TriggerRecord[]> {
     const rows = (options.agentId ? this.st.triggersOf.all(options.agentId) : this.st.triggers.all()) as Row[];
     return rows.map((r) => parse<TriggerRecord>(r.data, null as unknown as TriggerRecord)).filter(Boolean);
   }
 
-  getTrigger(id: string): TriggerRecord | undefined {
+  async getTrigger(id: string): Promise<TriggerRecord | undefined> {
     const r = this.st.trigger.get(id) as Row | undefined;
     return r ? parse<TriggerRecord | undefined>(r.data, undefined) : undefined;
   }
 
-  findTrigger(agentId: string, name: string): TriggerRecord | undefined {
+  async findTrigger(agentId: string, name: string): Promise<TriggerRecord | undefined> {
     const r = this.st.triggerByName.get(agentId, name) as Row | undefined;
     return r ? parse<TriggerRecord | undefined>(r.data, undefined) : undefined;
   }
 
-  putTrigger(t: TriggerRecord): void {
+  async putTrigger(t: TriggerRecord): Promise<void> {
     this.st.putTrigger.run(t.id, t.agent_id, t.name, json(t), t.created_at, t.updated_at);
   }
 
-  deleteTrigger(id: string): boolean {
+  async deleteTrigger(id: string): Promise<boolean> {
     return Number((this.st.delTrigger.run(id) as { changes: number | bigint }).changes) > 0;
   }
 
-  putTriggerRun(run: TriggerRunRecord): void {
+  async putTriggerRun(run: TriggerRunRecord): Promise<void> {
     this.st.putRun.run(run.id, run.trigger_id, run.started_at, json(run));
   }
 
-  getTriggerRun(id: string): TriggerRunRecord | undefined {
+  async getTriggerRun(id: string): Promise<TriggerRunRecord | undefined> {
     const r = this.st.run.get(id) as Row | undefined;
     return r ? parse<TriggerRunRecord | undefined>(r.data, undefined) : undefined;
   }
 
-  listTriggerRuns(triggerId: string, options: { limit?: number } = {}): TriggerRunRecord[] {
+  async listTriggerRuns(triggerId: string, options: { limit?: number } = {}): Promise<TriggerRunRecord[]> {
     return (this.st.runs.all(triggerId, Math.max(1, Math.min(options.limit ?? 100, 10_000))) as Row[])
       .map((r) => parse<TriggerRunRecord | null>(r.data, null))
       .filter((r): r is TriggerRunRecord => r !== null);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 }

@@ -254,10 +254,10 @@ export async function approvalsBeforeBash(shell: ToolShell, session: Session, sc
   const found = new Map<string, ApprovalRequest>();
   const round = `preflight_${randomUUID().slice(0, 8)}`;
   try {
-    const { calls } = await planScript(script, session.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
+    const { calls } = await planScript(script, await session.freshCatalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
     for (const c of calls) {
       if (c.risk !== "needs_approval" || c.approved || !c.input || !c.resolved) continue;
-      const req = shell.policy.book(session.id).request({
+      const req = (await shell.policy.openBook(session.id)).request({
         tool: c.tool,
         toolName: c.resolved.tool.name,
         input: c.input,

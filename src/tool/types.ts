@@ -292,6 +292,8 @@ export interface ToolSource {
   tools(): CatalogTool[];
   /** Listed tools left out because their command words repeat an earlier tool's (`kept`). */
   leftOut?(): Array<{ name: string; kept: string }>;
+  /** Re-reads what the source lists from where it is kept (saved scripts), before a shell call builds its catalog. Never throws. */
+  refresh?(): Promise<void>;
   /** Loads (connects / spawns) the source; resolves when its tools are listed. Throws ToolCallError. */
   load(signal?: AbortSignal): Promise<void>;
   /** Stops processes and connections. */

@@ -164,7 +164,7 @@ test("multi-step loop: a script stops at run time, the approval is answered thro
   const requests = first.content.filter((p) => p.type === "tool-approval-request");
   assert.equal(requests.length, 1);
   assert.equal(requests[0].toolCall.toolCallId, "c2");
-  const pending = session.pendingApprovals();
+  const pending = await session.pendingApprovals();
   assert.equal(pending.length, 1);
   assert.equal(pending[0].id, r1.tools.stopped.request_id);
   assert.equal(model.doGenerateCalls.length, 2);
@@ -176,7 +176,7 @@ test("multi-step loop: a script stops at run time, the approval is answered thro
   const r2 = toolResults(model.doGenerateCalls[2]).get("c2")!.value as { exit_code: number; stdout: string };
   assert.equal(r2.exit_code, 0);
   assert.equal(r2.stdout, "a1\n");
-  assert.equal(session.pendingApprovals().length, 0);
+  assert.equal((await session.pendingApprovals()).length, 0);
   const answered = session.events.filter((e) => e.type === "approval.answered");
   assert.deepEqual(answered.map((e) => (e as { decision?: string }).decision), ["allow"]);
   // The one-off allow was used: the same call asks again.
@@ -193,7 +193,7 @@ test("a literal call that needs approval holds the same bash call; nothing runs 
   const req = first.content.find((p) => p.type === "tool-approval-request");
   assert.ok(req && req.toolCall.toolCallId === "c1");
   assert.equal((await session.bash("test -e started.txt && echo yes || echo no")).stdout, "no\n", "the script did not start");
-  const pending = session.pendingApprovals();
+  const pending = await session.pendingApprovals();
   assert.equal(pending.length, 1);
   assert.equal(pending[0].tool, "tools delete-item");
   assert.deepEqual(pending[0].input, { id: "b2" });
@@ -279,7 +279,7 @@ test("streamText: the same tools stream a stopped script into an approval reques
     if (p.type === "tool-approval-request") approvalId = p.approvalId;
   }
   assert.ok(approvalId, `an approval request was streamed: ${parts.join(",")}`);
-  assert.equal(session.pendingApprovals().length, 1);
+  assert.equal((await session.pendingApprovals()).length, 1);
   assert.deepEqual(store.deleted, []);
   messages.push(...(await first.response).messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: true }] });
   const second = streamText({ model, tools, messages, stopWhen: stepCountIs(3) });

@@ -39,9 +39,9 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
   });
 
   // A saved script inside a saved script, run by a trigger: innermost first.
-  host.store.saveScript("ops", { name: "inner", description: "Asks.", input_schema: { type: "object" }, body: "tools whoami\n" });
-  host.store.saveScript("ops", { name: "outer", description: "Runs inner.", input_schema: { type: "object" }, body: "tools scripts inner\n" });
-  const { trigger } = host.triggers.create("ops", { name: "nightly", kind: "schedule", cron: "0 0 1 1 *", timezone: "UTC", script: "outer", input: {}, enabled: false, wake_agent_on_failure: false });
+  await host.store.saveScript("ops", { name: "inner", description: "Asks.", input_schema: { type: "object" }, body: "tools whoami\n" });
+  await host.store.saveScript("ops", { name: "outer", description: "Runs inner.", input_schema: { type: "object" }, body: "tools scripts inner\n" });
+  const { trigger } = await host.triggers.create("ops", { name: "nightly", kind: "schedule", cron: "0 0 1 1 *", timezone: "UTC", script: "outer", input: {}, enabled: false, wake_agent_on_failure: false });
   const run = await host.triggers.run(trigger.id, "manual");
   assert.equal(run.status, "ok", JSON.stringify(run));
   const who = JSON.parse((run.result as { stdout: string }).stdout);
@@ -83,7 +83,7 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
   assert.deepEqual(out.view.value.auth, { principal: "user:ada" });
 });
 
-test("ctx.session from the CLI: the user who runs it", (t) => {
+test("ctx.session from the CLI: the user who runs it", async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-info-cli-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const config = path.join(dir, "toolshell.config.json");

@@ -138,8 +138,8 @@ test("policy: a gated call raises a request and stops; an allow lets that exact 
   assert.equal(first.invoked, false);
   assert.ok(first.requestId);
   assert.equal(stops[0].requestId, first.requestId);
-  assert.deepEqual(session.pendingApprovals()[0].input, { n: 1 });
-  session.answer(first.requestId!, "allow");
+  assert.deepEqual((await session.pendingApprovals())[0].input, { n: 1 });
+  await session.answer(first.requestId!, "allow");
   const again = await shell.pipeline.run(call(shell, session, "gated", { n: 1 }), scope(session));
   assert.equal(again.error, undefined);
   assert.deepEqual(again.output?.value, { n: 1 });

@@ -118,8 +118,8 @@ test("the same call through every surface: same event, same redaction, same appr
   dangerEvents.gateway = shape(lastCallEvent(s, "danger"));
 
   // 4. A saved script that makes the call.
-  host.store.saveScript("default", { name: "leak-it", description: "Calls leaky.", input_schema: { type: "object" }, body: "tools leaky n=1\n" });
-  host.store.saveScript("default", { name: "risk-it", description: "Calls danger.", input_schema: { type: "object" }, body: 'x=1; tools danger n="$x"\n' });
+  await host.store.saveScript("default", { name: "leak-it", description: "Calls leaky.", input_schema: { type: "object" }, body: "tools leaky n=1\n" });
+  await host.store.saveScript("default", { name: "risk-it", description: "Calls danger.", input_schema: { type: "object" }, body: 'x=1; tools danger n="$x"\n' });
   const scriptSession = host.session("script-s");
   const r4 = await scriptSession.bash("tools scripts leak-it");
   outputs.script = r4.stdout;
@@ -129,14 +129,14 @@ test("the same call through every surface: same event, same redaction, same appr
   dangerEvents.script = shape(lastCallEvent(s, "danger"));
 
   // 5. A trigger running the saved script (no model).
-  const leakTrigger = host.triggers.create("default", { name: "leak", kind: "schedule", cron: "0 0 1 1 *", timezone: "UTC", script: "leak-it", input: {}, enabled: false, wake_agent_on_failure: false });
+  const leakTrigger = await host.triggers.create("default", { name: "leak", kind: "schedule", cron: "0 0 1 1 *", timezone: "UTC", script: "leak-it", input: {}, enabled: false, wake_agent_on_failure: false });
   await host.triggers.run(leakTrigger.trigger.id, "manual");
   leakyEvents.trigger = shape(lastCallEvent(s, "leaky"));
   const leakOut = s.events.filter((e) => e.type === "shell_call.ended" && e.session_id === `trg_${leakTrigger.trigger.id}`);
   assert.equal(leakOut.length, 1);
-  const riskTrigger = host.triggers.create("default", { name: "risk", kind: "schedule", cron: "0 0 1 1 *", timezone: "UTC", script: "risk-it", input: {}, enabled: false, wake_agent_on_failure: false });
+  const riskTrigger = await host.triggers.create("default", { name: "risk", kind: "schedule", cron: "0 0 1 1 *", timezone: "UTC", script: "risk-it", input: {}, enabled: false, wake_agent_on_failure: false });
   const run = await host.triggers.run(riskTrigger.trigger.id, "manual");
-  decisions.trigger = `${run.status}/${host.session(`trg_${riskTrigger.trigger.id}`).pendingApprovals()[0]?.why}`;
+  decisions.trigger = `${run.status}/${(await host.session(`trg_${riskTrigger.trigger.id}`).pendingApprovals())[0]?.why}`;
   dangerEvents.trigger = shape(lastCallEvent(s, "danger"));
 
   // 6. The HTTP API.

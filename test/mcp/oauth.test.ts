@@ -75,7 +75,7 @@ test("before sign-in a server answers connection_required with the sign-in URL (
   const out = await call(s, "whoami");
   assert.deepEqual(JSON.parse(out.text!), { user: "alice", scopes: ["mcp:read"] });
   // Tokens are known to the redactor, never written anywhere else by the source.
-  const stored = oauth.store.get("linear", "default")!;
+  const stored = (await oauth.store.get("linear", "default"))!;
   assert.ok(oauth.secrets.includes(stored.tokens!.access_token));
   assert.ok(oauth.secrets.includes(stored.tokens!.refresh_token!));
   assert.equal(stored.serverUrl, f.url);
@@ -98,7 +98,7 @@ test("signIn (what `toolshell auth` runs): the URL is handed over, the redirect 
   assert.deepEqual(status.scopes, ["mcp:read"]);
   assert.ok(Date.parse(status.expires_at!) > Date.now() + 3000_000);
   assert.deepEqual(f.requestedResources, [f.url]);
-  assert.equal(JSON.stringify(status).includes(oauth.store.get("notion", "default")!.tokens!.access_token), false);
+  assert.equal(JSON.stringify(status).includes((await oauth.store.get("notion", "default"))!.tokens!.access_token), false);
   // Signing in again does a new authorization and re-uses the registered client.
   await signIn(config, "default", oauth, { onUrl: approve });
   assert.equal(f.counts.registrations, 1);
@@ -122,8 +122,8 @@ test("an access token is refreshed before it expires, and after the server says 
   assert.equal(f.counts.mcpRequests - before, 2, "one request refused, one sent again");
 
   // Before expiry: a token with less than a minute left is refreshed before the request.
-  const creds = oauth.store.get("sentry", "default")!;
-  oauth.store.put("sentry", "default", { ...creds, savedAt: Date.now() - (creds.tokens!.expires_in! - 30) * 1000 });
+  const creds = (await oauth.store.get("sentry", "default"))!;
+  await oauth.store.put("sentry", "default", { ...creds, savedAt: Date.now() - (creds.tokens!.expires_in! - 30) * 1000 });
   const before2 = f.counts.mcpRequests;
   assert.equal(JSON.parse((await call(s, "whoami")).text!).user, "alice");
   assert.equal(f.counts.refreshes, 2);
@@ -144,7 +144,7 @@ test("a revoked refresh token: the call answers connection_required with a new s
   assert.equal(err.code, "connection_required", err.message);
   assert.equal(err.retryable, true);
   const url = /open (\S+) to sign in/.exec(err.message)![1];
-  assert.equal(oauth.store.get("stripe", "default")?.tokens, undefined, "the refused tokens are forgotten");
+  assert.equal((await oauth.store.get("stripe", "default"))?.tokens, undefined, "the refused tokens are forgotten");
   await approve(url);
   assert.equal(JSON.parse((await call(s, "whoami")).text!).user, "alice");
 });
@@ -153,7 +153,7 @@ test("wrong audience: tokens of one server URL are never sent to another, and a 
   const f = await fixture(t);
   const oauth = oauthContext(t);
   await signIn(configFor("atlassian", f.url), "default", oauth, { onUrl: approve });
-  const token = oauth.store.get("atlassian", "default")!.tokens!.access_token;
+  const token = (await oauth.store.get("atlassian", "default"))!.tokens!.access_token;
   const here = source(t, configFor("atlassian", f.url), oauth);
   await here.load();
 
@@ -187,12 +187,12 @@ test("two principals have their own tokens: each call is made as its own user", 
   const [a, b] = await Promise.all([call(s, "whoami", {}, asPrincipal("agent-a")), call(s, "whoami", {}, asPrincipal("agent-b"))]);
   assert.equal(JSON.parse(a.text!).user, "alice");
   assert.equal(JSON.parse(b.text!).user, "bob");
-  assert.notEqual(oauth.store.get("github", "agent-a")!.tokens!.access_token, oauth.store.get("github", "agent-b")!.tokens!.access_token);
+  assert.notEqual((await oauth.store.get("github", "agent-a"))!.tokens!.access_token, (await oauth.store.get("github", "agent-b"))!.tokens!.access_token);
   // A third principal is not signed in: it is asked to sign in, not given someone else's token.
   const err = (await rejection(() => call(s, "whoami", {}, asPrincipal("agent-c")))) as ToolCallError;
   assert.equal(err.code, "connection_required");
   assert.match(err.message, /as "agent-c"/);
-  assert.equal(signInStatus(config, "agent-c", oauth).state, "pending");
+  assert.equal((await signInStatus(config, "agent-c", oauth)).state, "pending");
 });
 
 test("step-up: HTTP 403 insufficient_scope asks for a sign-in with the challenge's scopes, after which the call works", async (t) => {
@@ -208,5 +208,5 @@ test("step-up: HTTP 403 insufficient_scope asks for a sign-in with the challenge
   assert.equal(url.searchParams.get("scope"), "mcp:read mcp:admin");
   await approve(url.href);
   assert.equal((await call(s, "admin_op")).text, "admin ok for alice");
-  assert.deepEqual(signInStatus(config, "default", oauth).scopes, ["mcp:read", "mcp:admin"]);
+  assert.deepEqual((await signInStatus(config, "default", oauth)).scopes, ["mcp:read", "mcp:admin"]);
 });

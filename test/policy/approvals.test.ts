@@ -76,8 +76,8 @@ test("reads and declared non-destructive changes never ask; destructive calls st
   assert.equal(r.tools?.stopped?.why, "destructive");
   assert.deepEqual(r.tools?.done, []);
   assert.equal(JSON.parse(r.stderr).error.code, "needs_approval");
-  assert.equal(s.pendingApprovals().length, 1);
-  assert.equal(s.pendingApprovals()[0].id, r.tools?.stopped?.request_id);
+  assert.equal((await s.pendingApprovals()).length, 1);
+  assert.equal((await s.pendingApprovals())[0].id, r.tools?.stopped?.request_id);
 });
 
 test("a one-off allow covers that exact call once (keys in any order), then the script can run again", async () => {
@@ -86,7 +86,7 @@ test("a one-off allow covers that exact call once (keys in any order), then the 
   const first = await s.bash(script);
   assert.equal(first.tools?.stopped?.before_start, true);
   assert.equal(first.tools?.stopped?.why, "policy");
-  s.answer(first.tools!.stopped!.request_id!, "allow");
+  await s.answer(first.tools!.stopped!.request_id!, "allow");
   // A rebuilt script with the keys in another order is the same exact call.
   const second = await s.bash(`tools refund '{"amount":5,"chargeId":"ch_1"}'`);
   assert.equal(second.stdout, "refund ran\n", second.stderr);
@@ -101,7 +101,7 @@ test("a one-off allow lapses after an hour", async () => {
   const s = ts.session();
   const r = await s.bash(`tools refund chargeId=ch_2 amount=1`);
   const book = ts.policy.book(s.id);
-  s.answer(r.tools!.stopped!.request_id!, "allow");
+  await s.answer(r.tools!.stopped!.request_id!, "allow");
   const realNow = book.now;
   book.now = () => realNow() + 3600_001;
   try {
@@ -134,7 +134,7 @@ echo never
   assert.equal(r.tools?.not_reached, "the stopped call and everything after it; write a new script for the rest");
   assert.doesNotMatch(readFileSync(path.join(dir, "memory.jsonl"), "utf8").split("\n").filter((l) => l.includes('"c"')).join(), /^$/);
   // allow_always covers the tool for the session.
-  s.answer(r.tools!.stopped!.request_id!, "allow_always");
+  await s.answer(r.tools!.stopped!.request_id!, "allow_always");
   const again = await s.bash(`tools memory delete-entities entityNames='["c"]' >/dev/null && tools memory delete-entities entityNames='["zz"]' >/dev/null && echo gone`);
   assert.equal(again.stdout, "gone\n", again.stderr);
 });
@@ -142,28 +142,28 @@ echo never
 test("reject refuses that call (denied); reject_always refuses the tool for the session", async () => {
   const s = ts.session();
   const r = await s.bash(`tools refund chargeId=ch_9 amount=9`);
-  s.answer(r.tools!.stopped!.request_id!, "reject");
+  await s.answer(r.tools!.stopped!.request_id!, "reject");
   const refused = await s.bash(`tools refund chargeId=ch_9 amount=9`);
   assert.equal(JSON.parse(refused.stderr).error.code, "denied");
   const r2 = await s.bash(`tools refund chargeId=ch_8 amount=8`);
-  s.answer(r2.tools!.stopped!.request_id!, "reject_always");
+  await s.answer(r2.tools!.stopped!.request_id!, "reject_always");
   const any = await s.bash(`tools refund chargeId=ch_7 amount=7 || echo "branch"`);
   assert.equal(any.stdout, "branch\n");
   assert.match(any.stderr, /"code":"denied".*reject_always/);
-  assert.throws(() => s.answer(r2.tools!.stopped!.request_id!, "allow"), /already answered/);
-  assert.throws(() => s.answer("apr_nope", "allow"), /no approval request/);
+  await assert.rejects(async () => await s.answer(r2.tools!.stopped!.request_id!, "allow"), /already answered/);
+  await assert.rejects(async () => await s.answer("apr_nope", "allow"), /no approval request/);
   assert.equal(ran.includes("refund") && ran.filter((x) => x === "refund").length, 1, "no refused call ran");
 });
 
 test("once(): asks the first time; an explicit yes is remembered, a refusal asks again", async () => {
   const s = ts.session();
   const r = await s.bash(`tools onboard`);
-  s.answer(r.tools!.stopped!.request_id!, "reject");
+  await s.answer(r.tools!.stopped!.request_id!, "reject");
   const refused = await s.bash(`tools onboard`);
   assert.equal(JSON.parse(refused.stderr).error.code, "denied");
   const asks = await s.bash(`tools onboard`);
   assert.equal(asks.tools?.stopped?.reason, "needs_approval", "a refusal asks again next time");
-  s.answer(asks.tools!.stopped!.request_id!, "allow");
+  await s.answer(asks.tools!.stopped!.request_id!, "allow");
   assert.equal((await s.bash(`tools onboard`)).stdout, "onboard ran\n");
   assert.equal((await s.bash(`tools onboard`)).stdout, "onboard ran\n", "approved for the rest of the session");
   const other = await ts.session().bash(`tools onboard`);
@@ -249,7 +249,7 @@ EOF`);
     complete: true,
   });
   assert.equal(ran.length, before, "plan runs nothing");
-  assert.equal(s.pendingApprovals().length, 0, "plan raises no request");
+  assert.equal((await s.pendingApprovals()).length, 0, "plan raises no request");
   // From a file in the session filesystem.
   const f = await s.bash(`printf 'tools peek\\neval "tools wipe"\\n' > p.sh; tools plan p.sh | jq -c '{complete, risks: [.calls[].risk]}'`);
   assert.equal(f.stdout, '{"complete":false,"risks":["read_only"]}\n');
@@ -345,8 +345,8 @@ test("before start, every literal call that needs approval is asked about at onc
     [2, "tools refund", { chargeId: "b", amount: 2 }],
     [4, "tools onboard", {}],
   ]);
-  assert.equal(s.pendingApprovals().length, 3, "the call with invalid input raised no request");
-  for (const p of s.pendingApprovals()) s.answer(p.id, "allow");
+  assert.equal((await s.pendingApprovals()).length, 3, "the call with invalid input raised no request");
+  for (const p of await s.pendingApprovals()) await s.answer(p.id, "allow");
   const again = await s.bash(`tools refund chargeId=a amount=1\ntools refund chargeId=b amount=2\ntools onboard`);
   assert.equal(again.stdout, "refund ran\nrefund ran\nonboard ran\n", again.stderr);
 });
@@ -358,7 +358,7 @@ test("a hook that replaces the input is judged on the replacement: an allow for 
   });
   const s = t.session();
   const first = await s.bash(`tools refund chargeId=ch_a amount=1`);
-  s.answer(first.tools!.stopped!.request_id!, "allow");
+  await s.answer(first.tools!.stopped!.request_id!, "allow");
   const r = await s.bash(`tools refund chargeId=ch_a amount=1`);
   assert.equal(r.tools?.stopped?.reason, "needs_approval");
   assert.equal(r.tools?.stopped?.before_start, undefined, "preflight saw the approved literal call");

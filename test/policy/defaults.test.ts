@@ -44,13 +44,13 @@ EOF`);
   const writes = await session.bash(`tools memory create-entities '${entity("Oslo")}' >/dev/null && tools memory read-graph | jq -r '.entities[].name'`);
   assert.equal(writes.exit_code, 0, writes.stderr);
   assert.equal(writes.stdout, "Oslo\n");
-  assert.equal(session.pendingApprovals().length, 0, "no write asked");
+  assert.equal((await session.pendingApprovals()).length, 0, "no write asked");
 
   const stopped = await session.bash(`tools memory delete-entities entityNames='["Oslo"]'`);
   assert.equal(stopped.exit_code, 1);
   assert.equal(stopped.tools?.stopped?.reason, "needs_approval");
   assert.equal(stopped.tools?.stopped?.why, "destructive");
-  session.answer(stopped.tools!.stopped!.request_id!, "allow");
+  await session.answer(stopped.tools!.stopped!.request_id!, "allow");
   const again = await session.bash(`tools memory delete-entities entityNames='["Oslo"]' && tools memory read-graph | jq -c '.entities'`);
   assert.equal(again.stdout.trim().split("\n").at(-1), "[]", again.stderr);
 });

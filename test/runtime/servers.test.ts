@@ -68,7 +68,7 @@ test("allow_always for a removed server's tool does not cover a different server
   const asked = await s.bash(script);
   const id = asked.tools?.stopped?.request_id;
   assert.ok(id, `the call asks first: ${asked.stderr}`);
-  s.answer(id, "allow_always");
+  await s.answer(id, "allow_always");
   assert.equal((await s.bash(script)).exit_code, 0, "allowed now");
 
   // Control: the same command again under the same name keeps the answer.

@@ -405,7 +405,7 @@ test("numbers JSON cannot carry (1e400 is Infinity) are refused before any appro
     assert.equal(err.code, "invalid_input", script);
     assert.match(err.message, /out of range/, script);
   }
-  assert.deepEqual(s.pendingApprovals(), [], "no person was asked about an input that cannot run");
+  assert.deepEqual(await s.pendingApprovals(), [], "no person was asked about an input that cannot run");
   const plan = await s.bash("echo 'tools transfer amount=1e400' | tools plan -");
   assert.match(plan.stdout, /invalid input: the number Infinity is out of range/);
   assert.deepEqual(sent, []);

@@ -51,7 +51,7 @@ test("saving needs manageScripts; without it the answer is denied and nothing is
   const r = await readOnly.session().bash(SAVE_ECHO);
   assert.equal(r.exit_code, 1);
   assert.equal(JSON.parse(r.stderr.trim().split("\n").pop()!).error.code, "denied");
-  assert.deepEqual(readOnly.store.listScripts("default", { includeArchived: true }), []);
+  assert.deepEqual(await readOnly.store.listScripts("default", { includeArchived: true }), []);
 });
 
 test("a saved script is listed, in tools --help and search, and runs with k=v, a JSON argument or stdin", async () => {
@@ -139,9 +139,9 @@ test("a call that needs approval inside a saved script stops the caller with the
   assert.doesNotMatch(r.stdout, /after-/);
   assert.equal(counts.danger, 0);
   assert.deepEqual(r.tools?.done.map((d) => d.tool), ["tools counter"]);
-  const [req] = s.pendingApprovals();
+  const [req] = await s.pendingApprovals();
   assert.equal(req.tool, "tools danger");
-  s.answer(req.id, "allow_always");
+  await s.answer(req.id, "allow_always");
   const again = await s.bash("tools scripts risky\necho after-script");
   assert.equal(again.exit_code, 0, again.stderr);
   assert.match(again.stdout, /after-danger\nafter-script\n$/);

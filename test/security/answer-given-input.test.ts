@@ -45,11 +45,11 @@ for (const c of CASES) {
     const session = shell.session();
     const first = await session.bash(`tools act ${c.approved}`);
     assert.equal(first.tools?.stopped?.reason, "needs_approval", first.stderr);
-    const request = session.pendingApprovals()[0];
+    const request = (await session.pendingApprovals())[0];
     // The person is shown exactly what the script wrote.
     assert.deepEqual(request.input, c.shown);
     assert.deepEqual(first.tools?.stopped?.call?.input, c.shown);
-    session.answer(request.id, "allow");
+    await session.answer(request.id, "allow");
     // A different input the schema maps onto the same value is asked about again.
     ran.length = 0;
     const other = await session.bash(`x=1; tools act ${c.other}`);
@@ -73,5 +73,5 @@ test("answer scope: a plan shows the input as written, and a direct call's reque
   const tool = shell.sources[0].tools()[0];
   const outcome = await callDirect(shell, session, tool, { pattern: "x+" }, { callId: "d1" });
   assert.equal(outcome.status, "needs_approval");
-  assert.deepEqual(session.pendingApprovals().find((r) => r.tool_call_id === "direct:d1")?.input, { pattern: "x+" });
+  assert.deepEqual((await session.pendingApprovals()).find((r) => r.tool_call_id === "direct:d1")?.input, { pattern: "x+" });
 });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { showInput } from "../../src/policy/index.js";
 
-test("showInput: invisible and bidirectional characters are escaped and flagged", () => {
+test("showInput: invisible and bidirectional characters are escaped and flagged", async () => {
   // The attack: a path that reads "invoice.pdf" on screen but names "fdp.exe" backwards.
   const input = { path: "/tmp/invoice\u202Efdp.exe", note: "a\u200Bb\u2066c\uFEFF", "k\u200Dey": 1, list: ["\u{E0041}", "\u001b[2J"] };
   const shown = showInput(input);
@@ -29,7 +29,7 @@ test("showInput: invisible and bidirectional characters are escaped and flagged"
   assert.deepEqual(JSON.parse(shown.text), input);
 });
 
-test("showInput: every listed range is flagged, newline and tab are not", () => {
+test("showInput: every listed range is flagged, newline and tab are not", async () => {
   const ranges = [[0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x2064], [0x2066, 0x2069], [0xfeff, 0xfeff], [0x00ad, 0x00ad], [0x0085, 0x0085], [0x2028, 0x2029], [0xfe0f, 0xfe0f], [0x3164, 0x3164]];
   for (const [from, to] of ranges) {
     for (let cp = from!; cp <= to!; cp++) {
@@ -44,7 +44,7 @@ test("showInput: every listed range is flagged, newline and tab are not", () => 
   assert.equal(plain.text, JSON.stringify({ s: "line one\nline\ttwo — café, עברית, 日本語, 🙂" }));
 });
 
-test("showInput: pretty and folded text still flags what was folded away", () => {
+test("showInput: pretty and folded text still flags what was folded away", async () => {
   const long = "a".repeat(100) + "\u202E";
   const shown = showInput({ long, n: 1 }, { pretty: true, foldAt: 10 });
   assert.equal(shown.text, `{\n  "long": "aaaaaaaaaa… (+91 more)",\n  "n": 1\n}`);
@@ -124,7 +124,7 @@ async function triggerHost(t: { after: (fn: () => unknown) => void }) {
     const r = await agent.bash(`tools scripts save payout --description 'Pays out.' <<'EOF'\n${body}\nEOF`);
     assert.equal(r.exit_code, 0, r.stderr);
   };
-  const { trigger } = host.triggers.create("default", { name: "nightly-payout", kind: "webhook", script: "payout", input: {}, enabled: true, wake_agent_on_failure: false });
+  const { trigger } = await host.triggers.create("default", { name: "nightly-payout", kind: "webhook", script: "payout", input: {}, enabled: true, wake_agent_on_failure: false });
   const run = () => host.triggers.run(trigger.id, "manual", {});
   const book = () => host.session(`trg_${trigger.id}`);
   return { host, save, run, book, paid };
@@ -135,14 +135,14 @@ test("a trigger's allow_always holds for the script version the person was shown
   await save("tools pay to=alice");
   const first = await run();
   assert.equal(first.status, "stopped");
-  const [req] = book().pendingApprovals();
+  const [req] = await book().pendingApprovals();
   // The person is shown which script version the call is in.
   assert.equal(req!.tool, "tools pay");
   assert.deepEqual(req!.scripts?.map((s) => [s.name, s.version]), [["payout", 1]]);
   assert.match(req!.scripts![0]!.body_sha256, /^[0-9a-f]{64}$/);
   const { describeRequests } = await import("../../src/gateway/index.js");
   assert.match(describeRequests([req!]), /inside saved script payout v1 \(body sha256 [0-9a-f]{12}\): the answer holds for this version only/);
-  book().answer(req!.id, "allow_always");
+  await book().answer(req!.id, "allow_always");
   // Control: the answer covers the next runs of that version.
   assert.equal((await run()).status, "ok");
   assert.equal((await run()).status, "ok");
@@ -152,7 +152,7 @@ test("a trigger's allow_always holds for the script version the person was shown
   const attacked = await run();
   assert.equal(attacked.status, "stopped", "a new version must ask again");
   assert.deepEqual(paid, ["alice", "alice"], "mallory was not paid");
-  const [again] = book().pendingApprovals();
+  const [again] = await book().pendingApprovals();
   assert.deepEqual(again!.input, { to: "mallory" });
   assert.deepEqual(again!.scripts?.map((s) => [s.name, s.version]), [["payout", 2]]);
   // Saving the old body again is the old version's text: the person saw it, so it holds again.
@@ -165,10 +165,10 @@ test("a one-off allow given in a script's run holds for that version only", asyn
   const { save, run, book, paid } = await triggerHost(t);
   await save("tools pay to=bob");
   assert.equal((await run()).status, "stopped");
-  const [req] = book().pendingApprovals();
+  const [req] = await book().pendingApprovals();
   // The agent saves another body before the person answers the first: the answer is for v1.
   await save("tools pay to=bob\ntools pay to=bob >/dev/null; echo twice");
-  book().answer(req!.id, "allow");
+  await book().answer(req!.id, "allow");
   const attacked = await run();
   assert.equal(attacked.status, "stopped", "v2 was not shown to the person");
   assert.deepEqual(paid, []);
@@ -184,7 +184,7 @@ test("an answer given outside saved scripts still holds for the whole session, s
   const s = host.session("agent-turn");
   const r = await s.bash("tools pay to=dave");
   assert.equal(r.tools?.stopped?.reason, "needs_approval");
-  s.answer(r.tools!.stopped!.request_id!, "allow_always");
+  await s.answer(r.tools!.stopped!.request_id!, "allow_always");
   const viaScript = await s.bash("tools scripts payout");
   assert.equal(viaScript.exit_code, 0, viaScript.stderr);
   assert.deepEqual(paid, ["carol"]);
@@ -227,7 +227,7 @@ test("AI SDK adapter: approving a held `bash` call covers only the calls its scr
   const model = new MockLanguageModelV4({ doGenerate: async () => steps[i++]! });
   const messages: Parameters<typeof generateText>[0]["messages"] = [{ role: "user", content: "clean up" }];
   const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
-  const stopped = session.pendingApprovals();
+  const stopped = await session.pendingApprovals();
   assert.equal(stopped.length, 1);
   assert.deepEqual(stopped[0]!.input, { id: "a1" });
   // `echo hello` is not held: approving it would approve a call the person never saw.
@@ -237,7 +237,7 @@ test("AI SDK adapter: approving a held `bash` call covers only the calls its scr
     await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
   }
   assert.deepEqual(held.map((p) => p.toolCall.toolCallId), [], "echo hello was held for the stopped delete");
-  assert.equal(session.pendingApprovals().length, 1, "the stopped call is still waiting for a person");
+  assert.equal((await session.pendingApprovals()).length, 1, "the stopped call is still waiting for a person");
   assert.equal(session.events.filter((e) => e.type === "approval.answered").length, 0, "no answer was recorded");
   const again = await session.bash(`id=$(tools list-items | jq -r '.[0].id')\ntools delete-item id="$id"`);
   assert.equal(again.tools?.stopped?.reason, "needs_approval", "the run-time call asks again");
@@ -250,7 +250,7 @@ test("AI SDK adapter: approving a held `bash` call covers only the calls its scr
   assert.equal(req?.toolCall.toolCallId, "c3");
   await generateText({ model, tools, messages: [{ role: "user", content: "delete a1" }, ...ask.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: req!.approvalId, approved: true }] }], stopWhen: stepCountIs(5) });
   assert.deepEqual(deleted, ["a1"]);
-  assert.equal(session.pendingApprovals().length, 0, "the stopped call's own request was the one answered");
+  assert.equal((await session.pendingApprovals()).length, 0, "the stopped call's own request was the one answered");
 });
 
 test("the CLI prompt and the elicitation form show a server's tool name escaped: an ESC in it cannot hide the next call from the person (control: the call runs once approved)", async (t) => {
@@ -285,7 +285,7 @@ test("the CLI prompt and the elicitation form show a server's tool name escaped:
   const r = await session.bash(script);
   const stopped = r.tools?.stopped;
   assert.equal(stopped?.reason, "needs_approval", JSON.stringify(r));
-  const form = describeRequests(session.pendingApprovals());
+  const form = describeRequests(await session.pendingApprovals());
   const input = new PassThrough();
   const output = new PassThrough();
   let shown = "";

@@ -69,7 +69,7 @@ test("control: the same arithmetic forms run when the call is allowed", async ()
     let r = await s.bash(body);
     if (r.tools?.stopped?.request_id) {
       // The first form asks; the person allows the tool for the session; the same script runs.
-      s.answer(r.tools.stopped.request_id, "allow_always");
+      await s.answer(r.tools.stopped.request_id, "allow_always");
       r = await s.bash(body);
     }
     assert.equal(r.tools?.stopped, undefined, `${form}: ${r.stderr}`);

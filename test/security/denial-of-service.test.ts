@@ -41,7 +41,7 @@ test("a script longer than the bound gets a clear error from tools plan, and the
   const r = await s.bash(long);
   assert.equal(r.exit_code, 2);
   assert.match(r.stderr, /Input too large/);
-  assert.equal(s.pendingApprovals().length, 0, "no request was raised");
+  assert.equal((await s.pendingApprovals()).length, 0, "no request was raised");
   assert.equal(runs, 0);
   // Control: a script just under the bound is read.
   const under = `tools del --id 1\n# ${"x".repeat(MAX_SCRIPT_CHARS - 100)}`;
@@ -80,7 +80,7 @@ test("the shell call's time limit covers the pre-start check: a large script is 
   const r = await s.bash(gated(5_000), { timeoutMs: 1 });
   assert.equal(r.tools?.stopped?.reason, "timeout");
   assert.equal(r.tools?.stopped?.before_start, true);
-  assert.equal(s.pendingApprovals().length, 0, "the reading stopped before any request");
+  assert.equal((await s.pendingApprovals()).length, 0, "the reading stopped before any request");
   assert.equal(runs, 0);
 });
 
@@ -88,14 +88,14 @@ test("one script asks at most MAX_PREFLIGHT_REQUESTS distinct questions before i
   const s = ts.session();
   const r = await s.bash(gated(800));
   assert.equal(r.tools?.stopped?.before_start, true);
-  assert.equal(s.pendingApprovals().length, MAX_PREFLIGHT_REQUESTS);
+  assert.equal((await s.pendingApprovals()).length, MAX_PREFLIGHT_REQUESTS);
   assert.equal(1 + (r.tools?.stopped?.also_needs_approval?.length ?? 0), MAX_PREFLIGHT_REQUESTS);
   const same = ts.session();
   const twice = await same.bash(`tools del --id 7\ntools del --id 7\ntools del --id 8`);
-  assert.equal(same.pendingApprovals().length, 2);
+  assert.equal((await same.pendingApprovals()).length, 2);
   assert.equal(twice.tools?.stopped?.also_needs_approval?.length, 1);
   // Control: once the person allows the tool, the long script runs until its call limit.
-  same.answer(twice.tools!.stopped!.request_id!, "allow_always");
+  await same.answer(twice.tools!.stopped!.request_id!, "allow_always");
   const ok = await same.bash(gated(3));
   assert.equal(ok.exit_code, 0, ok.stderr);
   assert.equal(runs, 3);

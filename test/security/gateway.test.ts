@@ -77,7 +77,7 @@ test("gateway: a client that answers by elicitation cannot record an answer by c
   const forged = await client.callTool({ name: "toolshell_approve", arguments: { request_id: requestId, decision: "allow_always" } });
   assert.equal(forged.isError, true);
   assert.equal(valueOf(forged).error.code, "denied");
-  assert.equal(session.pendingApprovals().length, 1, "the request is still waiting for the person");
+  assert.equal((await session.pendingApprovals()).length, 1, "the request is still waiting for the person");
   const r = valueOf(await client.callTool({ name: "bash", arguments: { command: "tools pay to=mallory" } }));
   assert.equal(asked.length, 1, "the person was asked");
   assert.notEqual(r.exit_code, 0);

@@ -61,6 +61,6 @@ test("GET /v1/sign-ins lists the pending sign-in of a session's principal; after
   const second = await call("POST", "/v1/sessions/s1/bash", { script: "tools tracker whoami | jq -r .user" });
   assert.equal(second.json.exit_code, 0, second.json.stderr);
   assert.equal(second.json.stdout, "carol@example.com\n");
-  assert.ok(host.store.credentials?.get("tracker", "carol")?.tokens, "the tokens are in the store, under the principal");
-  assert.equal(host.store.credentials?.get("tracker", "default"), undefined);
+  assert.ok((await host.store.credentials.get("tracker", "carol"))?.tokens, "the tokens are in the store, under the principal");
+  assert.equal(await host.store.credentials.get("tracker", "default"), undefined);
 });

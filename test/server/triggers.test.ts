@@ -34,21 +34,21 @@ const tools = {
   danger: defineTool({ description: "Needs a person.", inputSchema: { type: "object", properties: {} }, approval: always(), execute: () => "done" }),
 };
 
-async function until<T>(what: string, fn: () => T | undefined, limitMs = 20_000): Promise<T> {
+async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, limitMs = 20_000): Promise<T> {
   const end = Date.now() + limitMs;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-function saveScript(host: Host, agent: string, name: string, body: string, schema: Record<string, unknown> = { type: "object" }): void {
-  host.store.saveScript(agent, { name, description: `Script ${name}.`, input_schema: schema, body });
+async function saveScript(host: Host, agent: string, name: string, body: string, schema: Record<string, unknown> = { type: "object" }): Promise<void> {
+  await host.store.saveScript(agent, { name, description: `Script ${name}.`, input_schema: schema, body });
 }
 
-test("templates: one placeholder keeps the JSON type; inside text it becomes text; missing values", () => {
+test("templates: one placeholder keeps the JSON type; inside text it becomes text; missing values", async () => {
   const scope = { payload: { n: 7, obj: { a: [1, { b: "x" }] }, s: "hi", nil: null }, now: "T" };
   assert.deepEqual(
     fillTemplates(
@@ -62,18 +62,18 @@ test("templates: one placeholder keeps the JSON type; inside text it becomes tex
 test("a schedule trigger fires on its cron and runs the saved script as one shell call", async () => {
   const host = await openHost({ store: tempDb(), tools });
   try {
-    saveScript(host, "default", "tick", "tools counter n=$(jq .n)", { type: "object", properties: { n: { type: "number" } } });
-    host.startTriggers();
-    const { trigger } = host.triggers.create("default", { name: "every-second", kind: "schedule", cron: "* * * * * *", timezone: "UTC", script: "tick", input: { n: "{{payload.missing}}" }, enabled: true, wake_agent_on_failure: false });
+    await saveScript(host, "default", "tick", "tools counter n=$(jq .n)", { type: "object", properties: { n: { type: "number" } } });
+    await host.startTriggers();
+    const { trigger } = await host.triggers.create("default", { name: "every-second", kind: "schedule", cron: "* * * * * *", timezone: "UTC", script: "tick", input: { n: "{{payload.missing}}" }, enabled: true, wake_agent_on_failure: false });
     assert.ok(trigger.next_run_at);
-    const run = await until("a scheduled run", () => host.store.listTriggerRuns(trigger.id).find((r) => r.reason === "schedule" && r.status !== "running"));
+    const run = await until("a scheduled run", async () => (await host.store.listTriggerRuns(trigger.id)).find((r) => r.reason === "schedule" && r.status !== "running"));
     assert.equal(run.status, "failed"); // n is missing: `tools counter n=null` fails the counter's schema
-    const r2 = host.triggers.update(trigger.id, { name: "every-second", kind: "schedule", cron: "* * * * * *", timezone: "UTC", script: "tick", input: { n: 5 }, enabled: true, wake_agent_on_failure: false });
+    const r2 = await host.triggers.update(trigger.id, { name: "every-second", kind: "schedule", cron: "* * * * * *", timezone: "UTC", script: "tick", input: { n: 5 }, enabled: true, wake_agent_on_failure: false });
     assert.ok(r2);
-    const ok = await until("a good scheduled run", () => host.store.listTriggerRuns(trigger.id).find((r) => r.status === "ok"));
+    const ok = await until("a good scheduled run", async () => (await host.store.listTriggerRuns(trigger.id)).find((r) => r.status === "ok"));
     assert.deepEqual(JSON.parse((ok.result as { stdout: string }).stdout), { n: 5 });
     // The run is one shell call of the trigger's session, with its nested calls.
-    const events = host.store.listEvents(ok.session_id);
+    const events = await host.store.listEvents(ok.session_id);
     const nested = events.filter((e) => e.type === "tool.nested_call" && (e as Record<string, unknown>).parent_tool_call_id === ok.tool_call_id);
     assert.deepEqual(nested.map((e) => (e as Record<string, unknown>).command), ["tools counter", "tools scripts tick"]);
     assert.ok(events.some((e) => e.type === "trigger.run" && (e as Record<string, unknown>).run_id === ok.id));
@@ -85,24 +85,24 @@ test("a schedule trigger fires on its cron and runs the saved script as one shel
 test("a schedule missed while the process was down runs once on start, however many times it was due", async () => {
   const db = tempDb();
   const first = await openHost({ store: db, tools });
-  saveScript(first, "default", "tick", "tools counter n=1");
+  await saveScript(first, "default", "tick", "tools counter n=1");
   // Yearly, so the schedule itself does not fire during the test; it was last due 3 days ago.
-  const { trigger } = first.triggers.create("default", { name: "yearly", kind: "schedule", cron: "0 0 1 1 *", timezone: "Europe/Berlin", script: "tick", input: {}, enabled: true, wake_agent_on_failure: false });
-  first.store.putTrigger({ ...first.store.getTrigger(trigger.id)!, next_run_at: new Date(Date.now() - 3 * 86_400_000).toISOString() });
+  const { trigger } = await first.triggers.create("default", { name: "yearly", kind: "schedule", cron: "0 0 1 1 *", timezone: "Europe/Berlin", script: "tick", input: {}, enabled: true, wake_agent_on_failure: false });
+  await first.store.putTrigger({ ...(await first.store.getTrigger(trigger.id))!, next_run_at: new Date(Date.now() - 3 * 86_400_000).toISOString() });
   // A run the dead process left in flight.
-  first.store.putTriggerRun({ id: "run_stale", trigger_id: trigger.id, agent_id: "default", reason: "schedule", status: "running", session_id: "trg_x", payload: {}, started_at: new Date(Date.now() - 4 * 86_400_000).toISOString() });
+  await first.store.putTriggerRun({ id: "run_stale", trigger_id: trigger.id, agent_id: "default", reason: "schedule", status: "running", session_id: "trg_x", payload: {}, started_at: new Date(Date.now() - 4 * 86_400_000).toISOString() });
   await first.close();
 
   const second = await openHost({ store: db, tools });
   try {
-    second.startTriggers();
-    const run = await until("the missed run", () => second.store.listTriggerRuns(trigger.id).find((r) => r.id !== "run_stale" && r.status !== "running"));
+    await second.startTriggers();
+    const run = await until("the missed run", async () => (await second.store.listTriggerRuns(trigger.id)).find((r) => r.id !== "run_stale" && r.status !== "running"));
     assert.equal(run.reason, "missed");
     assert.equal(run.status, "ok", JSON.stringify(run.result));
     await second.triggers.stop();
-    assert.deepEqual(second.store.listTriggerRuns(trigger.id).map((r) => [r.reason, r.status]), [["missed", "ok"], ["schedule", "failed"]]);
-    assert.match(second.store.getTriggerRun("run_stale")!.error!, /process stopped/);
-    const next = Date.parse(second.store.getTrigger(trigger.id)!.next_run_at!);
+    assert.deepEqual((await second.store.listTriggerRuns(trigger.id)).map((r) => [r.reason, r.status]), [["missed", "ok"], ["schedule", "failed"]]);
+    assert.match((await second.store.getTriggerRun("run_stale"))!.error!, /process stopped/);
+    const next = Date.parse((await second.store.getTrigger(trigger.id))!.next_run_at!);
     assert.ok(next > Date.now(), "next_run_at moved to the next due time");
   } finally {
     await second.close();
@@ -110,9 +110,9 @@ test("a schedule missed while the process was down runs once on start, however m
   // Started again: nothing is due, nothing runs.
   const third = await openHost({ store: db, tools });
   try {
-    third.startTriggers();
+    await third.startTriggers();
     await third.triggers.stop();
-    assert.equal(third.store.listTriggerRuns(trigger.id).length, 2);
+    assert.equal((await third.store.listTriggerRuns(trigger.id)).length, 2);
   } finally {
     await third.close();
   }
@@ -139,9 +139,9 @@ test("a run that needs approval stops with the report, records the request, neve
     },
   });
   try {
-    saveScript(host, "default", "risky", "tools counter n=1 > /dev/null\ntools danger\necho after");
-    host.startTriggers();
-    const trigger = host.store.findTrigger("default", "risky-hook");
+    await saveScript(host, "default", "risky", "tools counter n=1 > /dev/null\ntools danger\necho after");
+    await host.startTriggers();
+    const trigger = await host.store.findTrigger("default", "risky-hook");
     assert.equal(trigger?.origin, "config");
     const run: TriggerRunRecord = await host.triggers.run(trigger!.id, "manual", {});
     assert.equal(run.status, "stopped");
@@ -149,8 +149,8 @@ test("a run that needs approval stops with the report, records the request, neve
     assert.equal(report.stopped.reason, "needs_approval");
     assert.deepEqual(report.done.map((d) => d.tool), ["tools counter"]);
     assert.equal(run.request_id, report.stopped.request_id);
-    assert.deepEqual(host.session(run.session_id).pendingApprovals().map((r) => r.id), [run.request_id]);
-    assert.deepEqual(host.store.pendingApprovals().map((r) => r.id), [run.request_id]);
+    assert.deepEqual((await host.session(run.session_id).pendingApprovals()).map((r) => r.id), [run.request_id]);
+    assert.deepEqual((await host.store.pendingApprovals()).map((r) => r.id), [run.request_id]);
     assert.equal(received.length, 1);
     assert.equal(received[0].headers.authorization, "Bearer wake-secret-123456");
     assert.equal(received[0].body.run.id, run.id);

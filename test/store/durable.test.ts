@@ -77,7 +77,7 @@ test("a step killed mid-way runs again on resume; completed calls and steps neve
 
   const store = openSqliteStore(path.join(dir, "state.db"));
   try {
-    const events = store.listEvents("durable");
+    const events = await store.listEvents("durable");
     const s2Calls = events.filter((e) => e.type === "tool.nested_call" && (e as Record<string, unknown>).parent_tool_call_id === "call_bash_2");
     // First attempt: counter 2, create, counter 3, delete completed (block never ended).
     // Second attempt: those four replayed, then block and counter 4 ran.
@@ -92,13 +92,13 @@ test("a step killed mid-way runs again on resume; completed calls and steps neve
     ]);
     assert.ok(events.some((e) => e.type === "step.replayed" && (e as Record<string, unknown>).step_id === "s1"));
     assert.ok(events.some((e) => e.type === "step.resumed" && (e as Record<string, unknown>).step_id === "s2" && (e as Record<string, unknown>).attempt === 2));
-    assert.deepEqual(store.listSteps("durable").map((s) => [s.stepId, s.status, s.attempt]), [
+    assert.deepEqual((await store.listSteps("durable")).map((s) => [s.stepId, s.status, s.attempt]), [
       ["s1", "completed", 1],
       ["s2", "completed", 2],
       ["s3", "completed", 1],
     ]);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -130,12 +130,12 @@ test("a session waiting for approval survives a restart and runs once the answer
   // returns the same report without running anything or raising another request.
   const b = await openHost({ store: db, tools });
   const session = b.session("pay");
-  assert.deepEqual(session.pendingApprovals().map((r) => r.id), [requestId]);
+  assert.deepEqual((await session.pendingApprovals()).map((r) => r.id), [requestId]);
   const again = await session.bash(script, { stepId: "pay-1" });
   assert.deepEqual(again, first);
-  assert.equal(session.pendingApprovals().length, 1);
+  assert.equal((await session.pendingApprovals()).length, 1);
   assert.equal(ran, 0);
-  session.answer(requestId!, "allow");
+  await session.answer(requestId!, "allow");
   await b.close();
 
   // The answer survives too: the waiting step runs, once.

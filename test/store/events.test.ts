@@ -86,7 +86,7 @@ test("nested-call events carry the issue's fields; config secrets never appear i
   assert.match(r.stdout, /^1\nAPI_SECRET[^\n]*\[REDACTED\]/);
   assert.ok(!r.stdout.includes(SECRET) && !r.stderr.includes(SECRET), "the secret reached the script's output");
   assert.match(r.stderr, /upstream said \[REDACTED\]/);
-  const events = host.store.listEvents("ev1");
+  const events = await host.store.listEvents("ev1");
   assert.ok(!JSON.stringify(events).includes(SECRET), "the secret reached an event");
   const nested = events.filter((e) => e.type === "tool.nested_call") as Array<Record<string, any>>;
   assert.deepEqual(nested.map((e) => [e.command, e.status]), [

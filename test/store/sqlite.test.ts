@@ -21,13 +21,13 @@ function dbFile(): string {
   return path.join(d, "nested", "state.db");
 }
 
-test("a new file gets the latest schema in WAL mode; a newer schema is refused", () => {
+test("a new file gets the latest schema in WAL mode; a newer schema is refused", async () => {
   const file = dbFile();
   const store = openSqliteStore(file);
   assert.equal(store.db.driver, sqliteDriver());
   assert.equal(store.db.pragma("user_version"), MIGRATIONS.length);
   assert.equal(store.db.pragma("journal_mode"), "wal");
-  store.close();
+  await store.close();
   const raw = openDatabase(file);
   raw.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
   raw.close();
@@ -48,7 +48,7 @@ test("a session's files come back after a reopen: text, bytes, folders, symlinks
   const before = await e1.exec(probe);
   await store.beginStep({ sessionId: "s", stepId: "2", kind: "shell", toolCallId: "call_bash_2", requestHash: "h2", request: {}, status: "running", attempt: 1, startedAt: new Date().toISOString() }, 2);
   await store.endStep({ sessionId: "s", stepId: "2", status: "completed", result: null, files: { fs: e1.fs, exclude: [] } });
-  store.close();
+  await store.close();
 
   const again = openSqliteStore(file);
   const e2 = createEngine();
@@ -79,13 +79,13 @@ test("a completed nested call is written together with its event, and only then"
   assert.deepEqual(await store.recordedCalls("s", "call_bash_1"), []);
   store.appendEvent({ type: "tool.nested_call", session_id: "s", at: new Date().toISOString(), call_id: call.callId, parent_tool_call_id: "call_bash_1", status: "completed" } as never);
   assert.deepEqual(await store.recordedCalls("s", "call_bash_1"), [call]);
-  const events = store.listEvents("s");
+  const events = await store.listEvents("s");
   assert.equal(events.length, 1);
   assert.equal(events[0].seq > 0, true);
-  store.close();
+  await store.close();
 });
 
-test("events keep their order and page by seq; the timeline puts nested calls under their shell call", () => {
+test("events keep their order and page by seq; the timeline puts nested calls under their shell call", async () => {
   const store = openSqliteStore(":memory:");
   const at = "2026-01-01T10:00:00.000Z";
   const ev = (x: Record<string, unknown>) => store.appendEvent({ session_id: "s", at, ...x } as never);
@@ -94,9 +94,9 @@ test("events keep their order and page by seq; the timeline puts nested calls un
   ev({ type: "tool.nested_call", parent_tool_call_id: "call_bash_1", call_id: "call_bash_1:tools:1:b", command: "tools b", status: "needs_approval", input_preview: '{"x":1}', duration_ms: 1, error: { code: "needs_approval", message: "asks" } });
   ev({ type: "approval.requested", request_id: "apr_1", tool: "tools b", tool_call_id: "call_bash_1:tools:1:b" });
   ev({ type: "shell_call.ended", tool_call_id: "call_bash_1", exit_code: 1, stopped: "needs_approval" });
-  const all = store.listEvents("s");
+  const all = await store.listEvents("s");
   assert.deepEqual(all.map((e) => e.type), ["shell_call.started", "tool.nested_call", "tool.nested_call", "approval.requested", "shell_call.ended"]);
-  const page = store.listEvents("s", { after: all[1].seq, limit: 2 });
+  const page = await store.listEvents("s", { after: all[1].seq, limit: 2 });
   assert.deepEqual(page.map((e) => e.seq), [all[2].seq, all[3].seq]);
   const lines = renderTimeline(all as StoredEvent[]).split("\n");
   const start = lines.findIndex((l) => l.includes("▶ call_bash_1"));
@@ -105,47 +105,47 @@ test("events keep their order and page by seq; the timeline puts nested calls un
   const end = lines.findIndex((l) => l.includes("■ call_bash_1 exit 1"));
   assert.ok(start >= 0 && start < a && a < b && b < end, lines.join("\n"));
   assert.match(lines[b], /needs_approval/);
-  store.close();
+  await store.close();
 });
 
-test("scripts are versioned and archived; triggers and runs are kept; approvals and ratings survive a reopen", () => {
+test("scripts are versioned and archived; triggers and runs are kept; approvals and ratings survive a reopen", async () => {
   const file = dbFile();
   const store = openSqliteStore(file);
-  const v1 = store.saveScript("a1", { name: "triage", description: "v1", input_schema: { type: "object" }, body: "echo 1" });
-  const v2 = store.saveScript("a1", { name: "triage", description: "v2", input_schema: { type: "object" }, body: "echo 2" });
+  const v1 = await store.saveScript("a1", { name: "triage", description: "v1", input_schema: { type: "object" }, body: "echo 1" });
+  const v2 = await store.saveScript("a1", { name: "triage", description: "v2", input_schema: { type: "object" }, body: "echo 2" });
   assert.equal(v1.id, v2.id);
   assert.deepEqual([v1.version, v2.version], [1, 2]);
-  assert.equal(store.getScript("a1", "triage")?.body, "echo 2");
-  assert.equal(store.getScript("a1", "triage", { version: 1 })?.body, "echo 1");
-  assert.equal(store.getScript("a2", "triage"), undefined);
-  store.setScriptArchived("a1", v1.id, true);
-  assert.deepEqual(store.listScripts("a1"), []);
-  assert.deepEqual(store.listScripts("a1", { includeArchived: true }).map((s) => [s.name, s.archived]), [["triage", true]]);
-  const v3 = store.saveScript("a1", { name: "triage", description: "v3", input_schema: { type: "object" }, body: "echo 3" });
+  assert.equal((await store.getScript("a1", "triage"))?.body, "echo 2");
+  assert.equal((await store.getScript("a1", "triage", { version: 1 }))?.body, "echo 1");
+  assert.equal(await store.getScript("a2", "triage"), undefined);
+  await store.setScriptArchived("a1", v1.id, true);
+  assert.deepEqual(await store.listScripts("a1"), []);
+  assert.deepEqual((await store.listScripts("a1", { includeArchived: true })).map((s) => [s.name, s.archived]), [["triage", true]]);
+  const v3 = await store.saveScript("a1", { name: "triage", description: "v3", input_schema: { type: "object" }, body: "echo 3" });
   assert.deepEqual([v3.version, v3.archived], [3, false]);
-  assert.deepEqual(store.scriptVersions("a1", "triage").map((v) => v.description), ["v1", "v2", "v3"]);
+  assert.deepEqual((await store.scriptVersions("a1", "triage")).map((v) => v.description), ["v1", "v2", "v3"]);
 
   const t = new Date().toISOString();
-  store.putTrigger({ id: "trg_1", agent_id: "a1", name: "nightly", kind: "schedule", cron: "0 3 * * *", timezone: "UTC", script: "triage", input: {}, enabled: true, wake_agent_on_failure: false, origin: "api", created_at: t, updated_at: t });
-  store.putTriggerRun({ id: "run_1", trigger_id: "trg_1", agent_id: "a1", reason: "manual", status: "ok", session_id: "trg_trg_1", payload: {}, started_at: t });
+  await store.putTrigger({ id: "trg_1", agent_id: "a1", name: "nightly", kind: "schedule", cron: "0 3 * * *", timezone: "UTC", script: "triage", input: {}, enabled: true, wake_agent_on_failure: false, origin: "api", created_at: t, updated_at: t });
+  await store.putTriggerRun({ id: "run_1", trigger_id: "trg_1", agent_id: "a1", reason: "manual", status: "ok", session_id: "trg_trg_1", payload: {}, started_at: t });
 
-  const book = store.approvalBook("s1");
+  const book = await store.approvalBook("s1");
   const req = book.request({ tool: "tools x", toolName: "x", input: { a: 1 }, toolCallId: "call_bash_1:tools:0:x" });
   const req2 = book.request({ tool: "tools y", toolName: "y", input: {}, toolCallId: "call_bash_1:tools:1:y" });
   book.answer(req2.id, "allow_always");
   store.ratings.set({ key: "k", probability: 0.7, rated_at: t, by: "offline" });
-  store.close();
+  await store.close();
 
   const again = openSqliteStore(file);
-  assert.equal(again.findTrigger("a1", "nightly")?.cron, "0 3 * * *");
-  assert.deepEqual(again.listTriggerRuns("trg_1").map((r) => r.id), ["run_1"]);
-  const book2 = again.approvalBook("s1");
+  assert.equal((await again.findTrigger("a1", "nightly"))?.cron, "0 3 * * *");
+  assert.deepEqual((await again.listTriggerRuns("trg_1")).map((r) => r.id), ["run_1"]);
+  const book2 = await again.approvalBook("s1");
   assert.deepEqual(book2.pending().map((r) => r.id), [req.id]);
   assert.equal(book2.allowsAlways("tools y"), true);
-  assert.deepEqual(again.pendingApprovals().map((r) => r.id), [req.id]);
+  assert.deepEqual((await again.pendingApprovals()).map((r) => r.id), [req.id]);
   assert.equal(again.ratings.get("k")?.probability, 0.7);
-  assert.equal(again.deleteTrigger("trg_1"), true);
-  assert.equal(again.getTrigger("trg_1"), undefined);
+  assert.equal(await again.deleteTrigger("trg_1"), true);
+  assert.equal(await again.getTrigger("trg_1"), undefined);
   again.close();
 });
 
@@ -184,7 +184,7 @@ test("an answer given by another process on the same store reaches a running hos
     const stopped = await s.bash("tools refund id=ch_1");
     const requestId = stopped.tools!.stopped!.request_id!;
     const cli = await openHost({ store: file, config: { manageScripts: false }, tools });
-    assert.equal(cli.session("s1").answer(requestId, "allow").status, "answered");
+    assert.equal((await cli.session("s1").answer(requestId, "allow")).status, "answered");
     await cli.close();
     const again = await s.bash("tools refund id=ch_1");
     assert.equal(again.exit_code, 0, again.stderr);
@@ -192,7 +192,7 @@ test("an answer given by another process on the same store reaches a running hos
     // A later change in the server's book keeps the other process's answer.
     await s.bash("tools wipe id=x");
     const check = openSqliteStore(file);
-    assert.equal(check.pendingApprovals().some((r) => r.id === requestId), false);
+    assert.equal((await check.pendingApprovals()).some((r) => r.id === requestId), false);
     check.close();
   } finally {
     await server.close();

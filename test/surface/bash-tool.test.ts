@@ -15,10 +15,10 @@ test("a direct call with a number JSON cannot carry raises no approval request",
     const session = ts.session("d1");
     const tool = ts.catalog().topLevelTools().find((t) => t.name === "transfer")!;
     assert.equal(await directApprovalNeeded(ts, session, tool, { amount: Infinity }, "c1"), undefined);
-    assert.deepEqual(session.pendingApprovals(), []);
+    assert.deepEqual(await session.pendingApprovals(), []);
     const needed = await directApprovalNeeded(ts, session, tool, { amount: 5 }, "c2");
     assert.ok(needed?.requestId, "an ordinary input still asks");
-    assert.equal(session.pendingApprovals().length, 1);
+    assert.equal((await session.pendingApprovals()).length, 1);
   } finally {
     await ts.close();
   }

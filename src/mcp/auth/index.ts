@@ -55,8 +55,8 @@ export interface SignInStatus {
  * The sign-in state of `server` for `principal` (credentials of another URL count as none).
  * Contains no token.
  */
-export function signInStatus(config: HttpServerConfig, principal: string, oauth: Pick<OAuthContext, "store"> & { broker?: SignInBroker }): SignInStatus {
-  const creds = oauth.store.get(config.name, principal);
+export async function signInStatus(config: HttpServerConfig, principal: string, oauth: Pick<OAuthContext, "store"> & { broker?: SignInBroker }): Promise<SignInStatus> {
+  const creds = await oauth.store.get(config.name, principal);
   const pending = oauth.broker?.pendingFor(config.name, principal);
   const base = { server: config.name, principal };
   if (!creds?.tokens || creds.serverUrl !== config.url) {
@@ -78,20 +78,20 @@ export function signInStatus(config: HttpServerConfig, principal: string, oauth:
  * Every sign-in of the servers that use OAuth: each stored principal of each server, and
  * `principal` (default the CLI's) for servers with nothing stored.
  */
-export function listSignIns(configs: readonly ServerConfig[], principal: string, oauth: Pick<OAuthContext, "store"> & { broker?: SignInBroker }): SignInStatus[] {
-  const stored = oauth.store.list();
+export async function listSignIns(configs: readonly ServerConfig[], principal: string, oauth: Pick<OAuthContext, "store"> & { broker?: SignInBroker }): Promise<SignInStatus[]> {
+  const stored = await oauth.store.list();
   const out: SignInStatus[] = [];
   for (const config of configs) {
     if (config.type === "stdio" || !oauthSettings(config)) continue;
     const principals = new Set(stored.filter((r) => r.server === config.name).map((r) => r.principal));
     principals.add(principal);
-    for (const p of [...principals].sort()) out.push(signInStatus(config, p, oauth));
+    for (const p of [...principals].sort()) out.push(await signInStatus(config, p, oauth));
   }
   return out;
 }
 
 /** Forgets the sign-in of `principal` to `server`. @returns true when there was one. */
-export function signOut(server: string, principal: string, oauth: Pick<OAuthContext, "store">): boolean {
+export function signOut(server: string, principal: string, oauth: Pick<OAuthContext, "store">): Promise<boolean> {
   return oauth.store.delete(server, principal);
 }
 

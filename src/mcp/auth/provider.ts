@@ -91,32 +91,32 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return this.#state;
   }
 
-  clientInformation(): OAuthClientInformationMixed | undefined {
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { clientId, clientSecret } = this.#o.settings;
     if (clientId) return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
-    return this.#read()?.clientInformation;
+    return (await this.#read())?.clientInformation;
   }
 
-  saveClientInformation(info: OAuthClientInformationMixed): void {
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     if (this.#o.settings.clientId) return;
-    this.#update({ clientInformation: info });
+    await this.#update({ clientInformation: info });
   }
 
-  tokens(): OAuthTokens | undefined {
+  async tokens(): Promise<OAuthTokens | undefined> {
     if (this.#o.fresh) return undefined;
-    const tokens = this.#read()?.tokens;
+    const tokens = (await this.#read())?.tokens;
     if (!tokens) return undefined;
     // A step-up needs a new authorization with more scopes: a refresh would keep the old ones.
     if (this.#stepUp !== undefined) return { ...tokens, refresh_token: undefined };
     return tokens;
   }
 
-  saveTokens(tokens: OAuthTokens): void {
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
     this.#o.onSecret?.(tokens.access_token);
     if (tokens.refresh_token) this.#o.onSecret?.(tokens.refresh_token);
     this.#stepUp = undefined;
     this.#o.fresh = false;
-    this.#update({ tokens, savedAt: Date.now(), codeVerifier: undefined, subject: subjectOf(tokens) });
+    await this.#update({ tokens, savedAt: Date.now(), codeVerifier: undefined, subject: subjectOf(tokens) });
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
@@ -133,33 +133,33 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     });
   }
 
-  saveCodeVerifier(codeVerifier: string): void {
-    this.#update({ codeVerifier });
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    await this.#update({ codeVerifier });
   }
 
-  codeVerifier(): string {
-    const v = this.#read()?.codeVerifier;
+  async codeVerifier(): Promise<string> {
+    const v = (await this.#read())?.codeVerifier;
     if (!v) throw new Error(`no sign-in to MCP server "${this.server.name}" is in progress`);
     return v;
   }
 
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
-    if (scope === "all") return void this.#update({ tokens: undefined, savedAt: undefined, clientInformation: undefined, codeVerifier: undefined, discoveryState: undefined });
-    if (scope === "tokens") return void this.#update({ tokens: undefined, savedAt: undefined });
-    if (scope === "client") return void this.#update({ clientInformation: undefined });
-    if (scope === "verifier") return void this.#update({ codeVerifier: undefined });
-    this.#update({ discoveryState: undefined });
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "all") return this.#update({ tokens: undefined, savedAt: undefined, clientInformation: undefined, codeVerifier: undefined, discoveryState: undefined });
+    if (scope === "tokens") return this.#update({ tokens: undefined, savedAt: undefined });
+    if (scope === "client") return this.#update({ clientInformation: undefined });
+    if (scope === "verifier") return this.#update({ codeVerifier: undefined });
+    return this.#update({ discoveryState: undefined });
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     // Every authorization the SDK runs starts here: the loopback listener of the redirect URL
     // must be up before the SDK reads `redirectUrl`.
     await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
-    return this.#read()?.discoveryState;
+    return (await this.#read())?.discoveryState;
   }
 
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.#update({ discoveryState: state });
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.#update({ discoveryState: state });
   }
 
   /**
@@ -183,7 +183,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    */
   async refreshIfExpiring(): Promise<void> {
     if (this.#refreshing) return this.#refreshing;
-    const creds = this.#read();
+    const creds = await this.#read();
     const at = expiresAt(creds);
     if (!creds?.tokens?.refresh_token || at === undefined || at - Date.now() > REFRESH_MARGIN_MS) return;
     this.#refreshing = (async () => {
@@ -200,14 +200,20 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   /** The stored credentials for this server's URL (those of another URL are not ours: audience). */
-  #read(): OAuthCredentials | undefined {
-    const c = this.#o.store.get(this.server.name, this.principal);
+  async #read(): Promise<OAuthCredentials | undefined> {
+    const c = await this.#o.store.get(this.server.name, this.principal);
     return c && c.serverUrl === this.server.url ? c : undefined;
   }
 
-  #update(patch: Partial<OAuthCredentials>): void {
-    const next: OAuthCredentials = { ...(this.#read() ?? { serverUrl: this.server.url }), ...patch, serverUrl: this.server.url };
-    for (const k of Object.keys(next) as Array<keyof OAuthCredentials>) if (next[k] === undefined) delete next[k];
-    this.#o.store.put(this.server.name, this.principal, next);
+  /** Read-change-write of the stored credentials, one at a time so no patch is lost. */
+  #update(patch: Partial<OAuthCredentials>): Promise<void> {
+    const write = async () => {
+      const next: OAuthCredentials = { ...((await this.#read()) ?? { serverUrl: this.server.url }), ...patch, serverUrl: this.server.url };
+      for (const k of Object.keys(next) as Array<keyof OAuthCredentials>) if (next[k] === undefined) delete next[k];
+      await this.#o.store.put(this.server.name, this.principal, next);
+    };
+    this.#writes = this.#writes.then(write, write);
+    return this.#writes;
   }
+  #writes: Promise<void> = Promise.resolve();
 }

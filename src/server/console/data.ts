@@ -63,15 +63,16 @@ function scriptOfStep(step: StepRecord | undefined): string | undefined {
  * Every pending approval request across sessions, newest first, with its server and the script
  * around the line it came from. Never throws for a request whose session or script is gone.
  */
-export function approvalCards(host: Host): ApprovalCard[] {
-  const pending = [...host.store.pendingApprovals()].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+export async function approvalCards(host: Host): Promise<ApprovalCard[]> {
+  const pending = [...(await host.store.pendingApprovals())].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
   const catalog = host.shell.catalog();
   const steps = new Map<string, StepRecord[]>();
-  return pending.map((request) => {
-    const session = host.store.getSession(request.session_id);
+  const cards: ApprovalCard[] = [];
+  for (const request of pending) {
+    const session = await host.store.getSession(request.session_id);
     const words = request.tool.trim().split(/\s+/);
     const server = words.length >= 3 && catalog.findSource(words[1])?.kind === "mcp" ? catalog.findSource(words[1])!.name : undefined;
-    if (!steps.has(request.session_id)) steps.set(request.session_id, host.store.listSteps(request.session_id));
+    if (!steps.has(request.session_id)) steps.set(request.session_id, await host.store.listSteps(request.session_id));
     const shellId = shellCallOf(request.tool_call_id);
     const step = [...steps.get(request.session_id)!].reverse().find((s) => s.kind === "shell" && s.toolCallId === shellId);
     const text = scriptOfStep(step);
@@ -83,8 +84,9 @@ export function approvalCards(host: Host): ApprovalCard[] {
       const to = at ? Math.min(all.length, at + AROUND) : Math.min(all.length, AROUND * 2 + 1);
       script = { lines: all.slice(from - 1, to).map((t, i) => ({ n: from + i, text: t })), line: at, total: all.length };
     }
-    return { request, agent_id: session?.agent_id ?? DEFAULT_AGENT, server, script };
-  });
+    cards.push({ request, agent_id: session?.agent_id ?? DEFAULT_AGENT, server, script });
+  }
+  return cards;
 }
 
 /** One `tool.nested_call` row under its shell call. */
@@ -148,8 +150,8 @@ const ms = (from: string, to: string): number | undefined => {
  * The timeline of a session: its events in store order, shell calls as items that carry their
  * nested calls, scripts and results taken from the recorded steps. Never throws.
  */
-export function sessionTimeline(host: Host, sessionId: string): TimelineItem[] {
-  const events = host.store.listEvents(sessionId, { limit: 10_000 });
+export async function sessionTimeline(host: Host, sessionId: string): Promise<TimelineItem[]> {
+  const events = await host.store.listEvents(sessionId, { limit: 10_000 });
   const items: TimelineItem[] = [];
   const open = new Map<string, ShellCallView>();
   const latest = new Map<string, ShellCallView>();
@@ -196,7 +198,7 @@ export function sessionTimeline(host: Host, sessionId: string): TimelineItem[] {
       items.push({ kind: "event", event: e });
     }
   }
-  for (const step of host.store.listSteps(sessionId)) {
+  for (const step of await host.store.listSteps(sessionId)) {
     if (step.kind !== "shell") continue;
     const view = latest.get(step.toolCallId);
     if (!view) continue;
@@ -294,9 +296,9 @@ export function sourceViews(host: Host): SourceView[] {
 }
 
 /** The agents the console knows: the default one, those of sessions and of triggers. Sorted. */
-export function agentIds(host: Host): string[] {
+export async function agentIds(host: Host): Promise<string[]> {
   const ids = new Set<string>([DEFAULT_AGENT]);
-  for (const s of host.store.listSessions({ limit: 1000 })) ids.add(s.agent_id);
-  for (const t of host.store.listTriggers()) ids.add(t.agent_id);
+  for (const s of await host.store.listSessions({ limit: 1000 })) ids.add(s.agent_id);
+  for (const t of await host.store.listTriggers()) ids.add(t.agent_id);
   return [...ids].sort();
 }

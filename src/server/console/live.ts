@@ -30,8 +30,8 @@ export class LiveHub {
   }
 
   /** The number of pending approval requests across sessions. */
-  pendingCount(): number {
-    return this.#host.store.pendingApprovals().length;
+  async pendingCount(): Promise<number> {
+    return (await this.#host.store.pendingApprovals()).length;
   }
 
   /**
@@ -55,10 +55,10 @@ export class LiveHub {
     }
   }
 
-  #pendingChanged(): void {
+  async #pendingChanged(): Promise<void> {
     let ids: string[];
     try {
-      ids = this.#host.store.pendingApprovals().map((r) => r.id);
+      ids = (await this.#host.store.pendingApprovals()).map((r) => r.id);
     } catch {
       return;
     }
@@ -69,14 +69,15 @@ export class LiveHub {
   }
 
   #start(): void {
-    try {
-      this.#fingerprint = this.#host.store.pendingApprovals().map((r) => r.id).join(",");
-    } catch {}
+    void this.#host.store.pendingApprovals().then(
+      (pending) => (this.#fingerprint = pending.map((r) => r.id).join(",")),
+      () => {},
+    );
     this.#unsubscribe = this.#host.subscribe((e) => {
       this.#send({ kind: "session", session_id: e.session_id, type: e.type });
-      if (e.type.startsWith("approval.")) this.#pendingChanged();
+      if (e.type.startsWith("approval.")) void this.#pendingChanged();
     });
-    this.#timer = setInterval(() => this.#pendingChanged(), PENDING_CHECK_MS);
+    this.#timer = setInterval(() => void this.#pendingChanged(), PENDING_CHECK_MS);
     this.#timer.unref();
   }
 

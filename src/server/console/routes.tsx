@@ -62,12 +62,13 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const guard = [secure, requireSignIn(options.tokens)] as const;
 
   /** A whole page, or only its live region for `?region=1`. */
-  const render = (c: Context, page: { title: string; section?: Section; live?: string }, body: Child) => {
+  const render = async (c: Context, page: { title: string; section?: Section; live?: string }, body: Child) => {
     if (c.req.query("region")) return c.html(<>{body}</>);
+    const pending = await hub.pendingCount();
     const note = c.req.query("note");
     return c.html(
       html`<!doctype html>${(
-        <Page title={page.title} section={page.section} pending={hub.pendingCount()} live={page.live}>
+        <Page title={page.title} section={page.section} pending={pending} live={page.live}>
           {note ? <p class="note">{note.slice(0, 300)}</p> : null}
           {body}
         </Page>
@@ -129,34 +130,34 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   });
 
   // ── pages ───────────────────────────────────────────────────────────────────
-  app.get("/", ...guard, (c) => {
-    const cards = approvalCards(host).map((card) => ({ card, shown: showInput(card.request.input, { pretty: true }) }));
+  app.get("/", ...guard, async (c) => {
+    const cards = (await approvalCards(host)).map((card) => ({ card, shown: showInput(card.request.input, { pretty: true }) }));
     return render(c, { title: "Approvals", section: "approvals", live: "inbox" }, <Inbox cards={cards} />);
   });
 
-  app.get("/sessions", ...guard, (c) => {
+  app.get("/sessions", ...guard, async (c) => {
     const pending = new Map<string, number>();
-    for (const r of host.store.pendingApprovals()) pending.set(r.session_id, (pending.get(r.session_id) ?? 0) + 1);
-    return render(c, { title: "Sessions", section: "sessions", live: "sessions" }, <SessionList sessions={host.store.listSessions({ limit: 200 })} pendingBySession={pending} />);
+    for (const r of await host.store.pendingApprovals()) pending.set(r.session_id, (pending.get(r.session_id) ?? 0) + 1);
+    return render(c, { title: "Sessions", section: "sessions", live: "sessions" }, <SessionList sessions={await host.store.listSessions({ limit: 200 })} pendingBySession={pending} />);
   });
 
-  app.get("/sessions/:id", ...guard, (c) => {
+  app.get("/sessions/:id", ...guard, async (c) => {
     const id = c.req.param("id");
-    const rec = host.store.getSession(id);
+    const rec = await host.store.getSession(id);
     if (!rec) return render(c, { title: "No such session", section: "sessions" }, <p class="empty">There is no session {id}.</p>);
-    return render(c, { title: `Session ${id}`, section: "sessions", live: `session:${id}` }, <Timeline items={sessionTimeline(host, id)} sessionId={id} />);
+    return render(c, { title: `Session ${id}`, section: "sessions", live: `session:${id}` }, <Timeline items={await sessionTimeline(host, id)} sessionId={id} />);
   });
 
-  app.get("/scripts", ...guard, (c) => {
-    const byAgent = agentIds(host).map((agent) => ({ agent, scripts: host.store.listScripts(agent, { includeArchived: true }) }));
+  app.get("/scripts", ...guard, async (c) => {
+    const byAgent = await Promise.all((await agentIds(host)).map(async (agent) => ({ agent, scripts: await host.store.listScripts(agent, { includeArchived: true }) })));
     return render(c, { title: "Saved scripts", section: "scripts", live: "scripts" }, <ScriptList byAgent={byAgent} />);
   });
 
-  app.get("/scripts/:agent/:name", ...guard, (c) => {
+  app.get("/scripts/:agent/:name", ...guard, async (c) => {
     const agent = c.req.param("agent");
-    const script = host.store.getScript(agent, c.req.param("name"));
+    const script = await host.store.getScript(agent, c.req.param("name"));
     if (!script) return render(c, { title: "No such script", section: "scripts" }, <p class="empty">Agent {agent} has no script {c.req.param("name")}.</p>);
-    const versions = host.store.scriptVersions(agent, script.id);
+    const versions = await host.store.scriptVersions(agent, script.id);
     const pick = (q: string | undefined, fallback: number) => versions.find((v) => v.version === Number(q)) ?? versions.find((v) => v.version === fallback);
     const to = versions.length > 1 ? pick(c.req.query("to"), script.version) : undefined;
     const from = versions.length > 1 ? pick(c.req.query("from"), (to?.version ?? script.version) - 1) : undefined;
@@ -164,15 +165,15 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     return render(c, { title: `Script ${script.name}`, section: "scripts" }, <ScriptPage script={script} versions={versions} from={from} to={to} />);
   });
 
-  app.get("/triggers", ...guard, (c) => {
-    const triggers = host.store.listTriggers().map(({ secret_hash: _s, ...trigger }) => ({ trigger, runs: host.store.listTriggerRuns(trigger.id, { limit: 5 }) }));
+  app.get("/triggers", ...guard, async (c) => {
+    const triggers = await Promise.all((await host.store.listTriggers()).map(async ({ secret_hash: _s, ...trigger }) => ({ trigger, runs: await host.store.listTriggerRuns(trigger.id, { limit: 5 }) })));
     return render(c, { title: "Triggers", section: "triggers", live: "triggers" }, <TriggerList triggers={triggers} />);
   });
 
-  app.get("/servers", ...guard, (c) => render(c, { title: "Servers and tools", section: "servers", live: "servers" }, <Servers sources={sourceViews(host)} />));
+  app.get("/servers", ...guard, async (c) => render(c, { title: "Servers and tools", section: "servers", live: "servers" }, <Servers sources={sourceViews(host)} />));
 
   // ── live updates and files ──────────────────────────────────────────────────
-  app.get("/console/events", ...guard, (c) =>
+  app.get("/console/events", ...guard, async (c) =>
     streamSSE(c, async (stream) => {
       let wake: () => void = () => {};
       stream.onAbort(() => wake());
@@ -180,7 +181,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
         void stream.writeSSE({ event: "change", data: JSON.stringify(msg) }).catch(() => {});
       });
       try {
-        await stream.writeSSE({ event: "change", data: JSON.stringify({ kind: "hello", pending: hub.pendingCount() }) });
+        await stream.writeSSE({ event: "change", data: JSON.stringify({ kind: "hello", pending: await hub.pendingCount() }) });
         while (!stream.aborted && !stream.closed) {
           await new Promise<void>((resolve) => {
             const t = setTimeout(resolve, KEEPALIVE_MS);
@@ -201,7 +202,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   app.get("/console/files/:session", ...guard, async (c) => {
     const sid = c.req.param("session");
     const p = c.req.query("path") ?? "";
-    if (!host.store.getSession(sid) || !isToolImage(p)) return c.text("not found", 404);
+    if (!await host.store.getSession(sid) || !isToolImage(p)) return c.text("not found", 404);
     const session = host.session(sid);
     await session.ready;
     const { fs, cwd } = session.engine;
@@ -226,7 +227,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const rid = String(form.request_id ?? "");
     const decision = String(form.decision ?? "");
     const label = ANSWERS.find((a) => a.decision === decision)?.label ?? decision;
-    const tool = host.store.pendingApprovals().find((r) => r.id === rid)?.tool ?? rid;
+    const tool = (await host.store.pendingApprovals()).find((r) => r.id === rid)?.tool ?? rid;
     const result = await callApi(c, "POST", `/v1/sessions/${encodeURIComponent(sid)}/tool-approvals`, { decisions: [{ request_id: rid, decision }] });
     return reply(c, result, `${label}: ${tool}`, "/");
   });
@@ -234,14 +235,14 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   app.post("/console/triggers/:id/enabled", ...guard, async (c) => {
     const id = c.req.param("id");
     const enabled = String((await c.req.parseBody()).enabled ?? "") === "true";
-    const t = host.store.getTrigger(id);
+    const t = await host.store.getTrigger(id);
     const result = await callApi(c, "PATCH", `/v1/agents/${encodeURIComponent(t?.agent_id ?? "-")}/triggers/${encodeURIComponent(id)}`, { enabled });
     return reply(c, result, `${enabled ? "Enabled" : "Disabled"} trigger ${t?.name ?? id}`, "/triggers");
   });
 
   app.post("/console/triggers/:id/run", ...guard, async (c) => {
     const id = c.req.param("id");
-    const t = host.store.getTrigger(id);
+    const t = await host.store.getTrigger(id);
     if (!t) return reply(c, { ok: false, status: 404, error: `no trigger ${id}` }, "", "/triggers");
     // The run may take as long as its script: it is started, and the page follows it live.
     void callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, {}).catch(() => {});
