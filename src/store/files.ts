@@ -105,3 +105,9 @@ export async function writeTree(fs: IFileSystem, entries: FileEntry[], exclude: 
   }
   return failed;
 }
+
+/** What a step's end writes: the entries whose hash changed since `saved`, and the saved paths now gone. */
+export function diffTree(entries: FileEntry[], saved: ReadonlyMap<string, string>): { changed: FileEntry[]; removed: string[] } {
+  const seen = new Set(entries.map((e) => e.path));
+  return { changed: entries.filter((e) => saved.get(e.path) !== e.hash), removed: [...saved.keys()].filter((p) => !seen.has(p)) };
+}
