@@ -319,6 +319,14 @@ export class PostgresStore implements Store {
     return records.listTriggerRuns(this.pool, triggerId, options.limit);
   }
 
+  /**
+   * Resolves when every write queued so far (events, call records, approval changes, ratings)
+   * has been committed or has failed for good. Never rejects.
+   */
+  flush(): Promise<void> {
+    return this.#queue.idle();
+  }
+
   /** Waits for queued writes, lets every lease go, stops listening and closes the pools. Safe to call twice. */
   async close(): Promise<void> {
     if (this.#closed) return;
