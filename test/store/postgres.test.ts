@@ -254,3 +254,18 @@ test("config store: ${DATABASE_URL} expands and a URL is kept as written; openHo
   assert.equal(r.stdout, "hi\n");
   assert.equal((await host.store.getSession("cfg"))?.shell_calls, 1);
 });
+
+test("a queued write the database refuses is reported and takes no other write with it", async (t) => {
+  const url = await freshDatabase(t);
+  const failures: string[] = [];
+  const store = await open(t, url, { onWriteError: (err) => failures.push(err.message) });
+  const ev = (type: string, id: string) => store.appendEvent({ type, session_id: "s", at: new Date().toISOString(), tool_call_id: id } as never);
+  ev("shell_call.started", "before");
+  // PostgreSQL text cannot hold a NUL character: this row is refused (SQLSTATE 22021).
+  ev("bad\u0000type", "refused");
+  ev("shell_call.started", "after");
+  await store.flush();
+  assert.deepEqual((await store.listEvents("s")).map((e) => (e as Record<string, unknown>).tool_call_id), ["before", "after"]);
+  assert.equal(failures.length, 1);
+  assert.match(failures[0], /0x00|null character|invalid byte sequence/i);
+});
