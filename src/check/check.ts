@@ -131,7 +131,7 @@ export async function checkToolShell(shell: ToolShell, options: CheckOptions = {
       add({ rule_id: "tools.schema_uncompiled", severity: "warning", category: "completeness", message: `${where(t)}: its input schema could not be compiled, so inputs are passed unchecked`, location: where(t) });
     }
     if (!t.hintsDeclared && t.approval === undefined) {
-      const rated = options.ratingCache?.get(ratingKey(t));
+      const rated = await options.ratingCache?.get(ratingKey(t)).catch(() => undefined);
       if (!ratingsOn) {
         add({ rule_id: "tools.unrated", severity: "warning", category: "safety", message: `${where(t)} declares nothing about its risk and rateUnlabeledTools is off: in normal mode it runs without asking; add annotations (readOnlyHint, destructiveHint) or an approval override`, location: where(t) });
       } else if (!rated) {

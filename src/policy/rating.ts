@@ -30,10 +30,16 @@ export interface Rating {
   by: string;
 }
 
-/** Where ratings are kept (the session store persists them; default in memory). */
+/**
+ * Where ratings are kept (the session store persists them; default in memory). A rating once
+ * kept is never replaced: when two processes rate one tool at once, the first rating kept is
+ * the one both use (README "Approvals" → Ratings: a tool is rated once).
+ */
 export interface RatingCache {
-  get(key: string): Rating | undefined;
-  set(rating: Rating): void;
+  /** The rating kept for `key`, if any. */
+  get(key: string): Promise<Rating | undefined>;
+  /** Keeps `rating` unless one is kept for its key already; resolves with the one kept. */
+  add(rating: Rating): Promise<Rating>;
 }
 
 /** The threshold at and above which a rating adds a question. */
@@ -89,11 +95,13 @@ export const offlineRater: DecisionService = {
 /** An in-memory rating cache. */
 export class MemoryRatingCache implements RatingCache {
   private readonly map = new Map<string, Rating>();
-  get(key: string): Rating | undefined {
+  async get(key: string): Promise<Rating | undefined> {
     return this.map.get(key);
   }
-  set(rating: Rating): void {
-    this.map.set(rating.key, rating);
+  async add(rating: Rating): Promise<Rating> {
+    const kept = this.map.get(rating.key) ?? rating;
+    this.map.set(kept.key, kept);
+    return kept;
   }
 }
 
@@ -107,30 +115,39 @@ export class Rater {
   ) {}
 
   /**
-   * The probability that `tool` changes things. A service failure rates it 0.5 (cautious) and is
-   * not cached, so a later call asks again.
+   * The probability that `tool` changes things: the kept rating when there is one (made by this
+   * process or another on the same store), else the service's answer, kept (README "Approvals"
+   * → Ratings). When another process kept a rating first, that one is the answer. A service
+   * failure rates it 0.5 (cautious) and is not kept, so a later call asks again; a cache that
+   * cannot be read or written counts as holding nothing. Never rejects.
    */
   async rate(tool: CatalogTool | RatedTool, signal?: AbortSignal): Promise<number> {
     const t: RatedTool = { name: tool.name, source: tool.source, description: tool.description, inputSchema: tool.inputSchema };
     const key = ratingKey(t);
-    const hit = this.cache.get(key);
-    if (hit) return hit.probability;
     let p = this.inflight.get(key);
     if (!p) {
-      p = (async () => {
-        try {
-          const v = await this.service.rateChanges(t, signal);
-          const probability = Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0.5;
-          this.cache.set({ key, probability, rated_at: new Date().toISOString(), by: this.by });
-          return probability;
-        } catch {
-          return 0.5;
-        } finally {
-          this.inflight.delete(key);
-        }
-      })();
+      p = this.rateNow(t, key, signal).finally(() => this.inflight.delete(key));
       this.inflight.set(key, p);
     }
     return p;
+  }
+
+  private async rateNow(t: RatedTool, key: string, signal?: AbortSignal): Promise<number> {
+    try {
+      const hit = await this.cache.get(key);
+      if (hit) return hit.probability;
+    } catch {}
+    let probability: number;
+    try {
+      const v = await this.service.rateChanges(t, signal);
+      probability = Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0.5;
+    } catch {
+      return 0.5;
+    }
+    try {
+      return (await this.cache.add({ key, probability, rated_at: new Date().toISOString(), by: this.by })).probability;
+    } catch {
+      return probability;
+    }
   }
 }

@@ -14,13 +14,14 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
-import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating, RatingCache } from "../policy/index.js";
+import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "../policy/index.js";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../runtime/index.js";
 import { SqliteCredentialStore } from "./credentials.js";
 import { openDatabase, type SqlDatabase, type SqlStatement } from "./driver.js";
 import { diffTree, readTree, writeTree } from "./files.js";
 import { migrate } from "./migrations.js";
 import { PendingCalls, type PendingCall } from "./pending.js";
+import { ratingRow, StoredRatings } from "./ratings.js";
 import {
   agentOf, bookOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, now, parse,
   requestRows, scriptRecord, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
@@ -58,7 +59,7 @@ export class SqliteStore implements Store {
   readonly location: string;
   /** The database, through whichever driver opened it (driver.ts). */
   readonly db: SqlDatabase;
-  readonly ratings: RatingCache;
+  readonly ratings: StoredRatings;
   /** OAuth sign-ins to MCP servers (tokens: the file is created readable by its owner only). */
   readonly credentials: SqliteCredentialStore;
   /** Completed calls waiting for their `tool.nested_call` event, by session + call id. */
@@ -87,18 +88,18 @@ export class SqliteStore implements Store {
     migrate(this.db);
     this.st = prepareStatements(this.db);
     this.credentials = new SqliteCredentialStore(this.db);
-    const { getRating, putRating } = this.st;
-    this.ratings = {
-      get(key: string): Rating | undefined {
-        const r = getRating.get(key) as Row | undefined;
-        return r ? { key: r.key, probability: r.probability, rated_at: r.rated_at, by: r.by } : undefined;
-      },
-      set(r: Rating): void {
-        try {
-          putRating.run(r.key, r.probability, r.rated_at, r.by);
-        } catch {}
-      },
+    const { getRating, addRating } = this.st;
+    const read = (key: string): Rating | undefined => {
+      const r = getRating.get(key) as Row | undefined;
+      return r ? ratingRow(r) : undefined;
     };
+    this.ratings = new StoredRatings({
+      read: async (key) => read(key),
+      insert: async (r) => {
+        addRating.run(r.key, r.probability, r.rated_at, r.by);
+        return read(r.key) ?? r;
+      },
+    });
   }
 
   // ── sessions and their files ────────────────────────────────────────────────

@@ -31,7 +31,7 @@ export function prepareStatements(db: SqlDatabase): Record<string, SqlStatement>
     putApprovalState: p("INSERT OR REPLACE INTO approval_state (session_id, data, updated_at) VALUES (?, ?, ?)"),
     putApprovalRequest: p("INSERT OR REPLACE INTO approval_requests (id, session_id, status, tool, created_at, answered_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)"),
     getRating: p("SELECT * FROM ratings WHERE key = ?"),
-    putRating: p("INSERT OR REPLACE INTO ratings (key, probability, rated_at, by) VALUES (?, ?, ?, ?)"),
+    addRating: p("INSERT INTO ratings (key, probability, rated_at, by) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"),
     scriptByKey: p("SELECT * FROM scripts WHERE agent_id = ? AND (id = ? OR name = ?)"),
     scripts: p("SELECT * FROM scripts WHERE agent_id = ? ORDER BY name"),
     insertScript: p("INSERT INTO scripts (id, agent_id, name, version, archived, created_at, updated_at) VALUES (?, ?, ?, 1, 0, ?, ?)"),

@@ -147,7 +147,10 @@ export interface Store extends SessionStore {
   changedElsewhere(): boolean;
   /** Pending approval requests across sessions (or of one agent's sessions). */
   pendingApprovals(options?: { agentId?: string }): Promise<Array<import("../policy/index.js").ApprovalRequest>>;
-  /** The cache of tool ratings (read from memory; written through to the store). */
+  /**
+   * Tool ratings (store/ratings.ts): what this process has seen from memory, any other key from
+   * the database, so a rating another process kept is used, not made again.
+   */
   readonly ratings: RatingCache;
   /** OAuth sign-ins to MCP servers, per server and principal (README "Sign-in"). */
   readonly credentials: import("../mcp/auth/index.js").CredentialStore;

@@ -97,7 +97,7 @@ test("tools.unrated: a warning when ratings are off; nothing once a rating is ca
   shells.push(shell);
   await shell.sources.find((s) => s.name === "lint")!.load();
   const cache = new MemoryRatingCache();
-  for (const t of shell.sources.find((s) => s.name === "lint")!.tools()) cache.set({ key: ratingKey(t), probability: 0.2, rated_at: new Date().toISOString(), by: "test" });
+  for (const t of shell.sources.find((s) => s.name === "lint")!.tools()) await cache.add({ key: ratingKey(t), probability: 0.2, rated_at: new Date().toISOString(), by: "test" });
   const rated = await checkToolShell(shell, { ratingCache: cache, schemaTokenLimit: 100_000 });
   assert.equal(rated.some((x) => x.rule_id === "tools.unrated"), false);
   assert.equal(rated.some((x) => x.rule_id === "tools.schema_too_large"), false);

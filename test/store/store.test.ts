@@ -1,10 +1,12 @@
 /**
  * The store on real databases, once per kind (stores.ts: a SQLite file, a PostgreSQL database on
  * a real server): schema versions (and SQLite's WAL), sessions and their files across a reopen,
- * events, the nested-call record written with its event, scripts, triggers, approvals, ratings.
+ * events, the nested-call record written with its event, scripts, triggers, approvals, ratings
+ * (kept by one instance, found by another; the first kept wins).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { Rater, ratingKey } from "../../src/policy/index.js";
 import { createEngine } from "../../src/shell/index.js";
 import { readTree, renderTimeline, sqliteDriver, type StoredEvent } from "../../src/store/index.js";
 import { STORES } from "./stores.js";
@@ -125,7 +127,7 @@ test(name("scripts are versioned and archived; triggers and runs are kept; appro
   const req = book.request({ tool: "tools x", toolName: "x", input: { a: 1 }, toolCallId: "call_bash_1:tools:0:x" });
   const req2 = book.request({ tool: "tools y", toolName: "y", input: {}, toolCallId: "call_bash_1:tools:1:y" });
   book.answer(req2.id, "allow_always");
-  store.ratings.set({ key: "k", probability: 0.7, rated_at: t, by: "offline" });
+  await store.ratings.add({ key: "k", probability: 0.7, rated_at: t, by: "offline" });
   await store.close();
 
   const again = await kind.open(file);
@@ -135,10 +137,46 @@ test(name("scripts are versioned and archived; triggers and runs are kept; appro
   assert.deepEqual(book2.pending().map((r) => r.id), [req.id]);
   assert.equal(book2.allowsAlways("tools y"), true);
   assert.deepEqual((await again.pendingApprovals()).map((r) => r.id), [req.id]);
-  assert.equal(again.ratings.get("k")?.probability, 0.7);
+  assert.equal((await again.ratings.get("k"))?.probability, 0.7);
   assert.equal(await again.deleteTrigger("trg_1"), true);
   assert.equal(await again.getTrigger("trg_1"), undefined);
   await again.close();
+});
+
+test(name("a rating one instance keeps is used by another open on the same store; two rating one tool at once both answer with the first kept"), async (t) => {
+  const location = await kind.location(t);
+  // Both open before anything is rated: what B finds later comes from the database.
+  const a = await kind.open(location);
+  const b = await kind.open(location);
+  const asked: string[] = [];
+  const service = (who: string, p: number, gate?: Promise<void>) => ({
+    async rateChanges() {
+      asked.push(who);
+      await gate;
+      return p;
+    },
+  });
+  const tool = { name: "sync_things", source: "kit", description: "Syncs things.", inputSchema: { type: "object" } };
+  assert.equal(await new Rater(service("a", 0.8), a.ratings).rate(tool), 0.8);
+  assert.equal(await new Rater(service("b", 0.1), b.ratings).rate(tool), 0.8, "B uses A's rating");
+  assert.deepEqual(asked, ["a"], "B did not ask its decision service");
+
+  // Both miss at once (each service is asked), A keeps its answer first: B answers with A's too.
+  asked.length = 0;
+  const other = { ...tool, name: "tidy_things", description: "Tidies things." };
+  let openA!: () => void;
+  let openB!: () => void;
+  const ra = new Rater(service("a", 0.9, new Promise<void>((r) => (openA = r))), a.ratings).rate(other);
+  const rb = new Rater(service("b", 0.2, new Promise<void>((r) => (openB = r))), b.ratings).rate(other);
+  while (asked.length < 2) await new Promise((r) => setImmediate(r));
+  openA();
+  assert.equal(await ra, 0.9);
+  openB();
+  assert.equal(await rb, 0.9, "the first rating kept wins");
+  assert.deepEqual(asked.sort(), ["a", "b"]);
+  const c = await kind.open(location);
+  assert.equal((await c.ratings.get(ratingKey(other)))?.probability, 0.9);
+  await Promise.all([a.close(), b.close(), c.close()]);
 });
 
 test(name("idle sessions leave memory when a store holds them; asked for again, they come back with their files"), async (t) => {

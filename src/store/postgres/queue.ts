@@ -1,7 +1,7 @@
 /**
- * The write queue of the PostgreSQL store: `appendEvent`, `recordCall`, approval books and
- * ratings are written from synchronous calls on the hot path, which must neither block on the
- * network nor throw. Each write joins a lane (one per session, one for ratings); a lane's writes
+ * The write queue of the PostgreSQL store: `appendEvent`, `recordCall` and approval books are
+ * written from synchronous calls on the hot path, which must neither block on the network nor
+ * throw. Each write joins a lane (one per session); a lane's writes
  * run in the order they were queued, those queued while one runs go together in one
  * transaction, and lanes run side by side. A batch that fails is tried again one write at a
  * time, so one bad write does not take the others with it; a write that still fails is kept as

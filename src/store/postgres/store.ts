@@ -5,19 +5,21 @@
  * pool for the connections that hold session leases (so leases never starve queries), and one
  * connection that listens for other processes' approval changes.
  *
- * - Writes from synchronous calls (`appendEvent`, `recordCall`, approval books, ratings) are
+ * - Writes from synchronous calls (`appendEvent`, `recordCall`, approval books) are
  *   queued in order per session (queue.ts); reads of a session first wait for its queued writes,
  *   and `close()` waits for all of them.
  * - Migrations run at open under an advisory lock (migrations.ts); a newer schema is refused.
  * - `lease` / `refreshSession`: lease.ts and sessions.ts. `changedElsewhere`: notify.ts.
- * - Ratings are read from memory (loaded at open) and written through.
+ * - Ratings (../ratings.ts): a key this process has not seen is read from the database, so one
+ *   another process kept is found; the first rating kept for a key stays.
  *
  * Rule source: docs/sessions.md "The store"; src/store/types.ts (`Store`); src/runtime/durable.ts
  * (`SessionStore`, `lease`, `refreshSession`).
  */
 import pg from "pg";
-import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating, RatingCache } from "../../policy/index.js";
+import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "../../policy/index.js";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionLease, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
+import { ratingRow, StoredRatings } from "../ratings.js";
 import { bookOf, json, now, requestRows, type Row } from "../rows.js";
 import type { ScriptInput, ScriptRecord, ScriptVersion, SessionRecord, Store, StoredEvent, TriggerRecord, TriggerRunRecord } from "../types.js";
 import { PostgresCredentialStore } from "./credentials.js";
@@ -41,15 +43,13 @@ export interface PostgresStoreOptions {
   leaseWaitMs?: number;
   /** How long the start waits for another process's migration, in ms (default 60,000). */
   migrationWaitMs?: number;
-  /** Called when a queued write (an event, an approval change, a rating) failed for good. Default: a line on stderr. */
+  /** Called when a queued write (an event, a call record, an approval change) failed for good. Default: a line on stderr. */
   onWriteError?: (err: Error) => void;
 }
 
-const RATINGS_LANE = "\u0000ratings";
-
 /**
- * Opens the PostgreSQL store at `url`: checks the URL, connects, migrates the schema, loads the
- * ratings and starts listening for changes.
+ * Opens the PostgreSQL store at `url`: checks the URL, connects, migrates the schema and starts
+ * listening for changes.
  * @throws Error naming the URL without its password when the URL is bad, the server cannot be
  *   reached or refuses the sign-in (within `connectTimeoutMs`), or the schema is newer than this code.
  */
@@ -65,10 +65,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const listener = new ChangeListener(() => new pg.Client(base));
   try {
     await migratePostgres(pool, options.migrationWaitMs ?? 60_000);
-    const ratings = new Map<string, Rating>();
-    for (const r of (await pool.query('SELECT key, probability, rated_at, "by" FROM ratings')).rows as Row[]) ratings.set(r.key, { key: r.key, probability: Number(r.probability), rated_at: r.rated_at, by: r.by });
     await listener.start();
-    return new PostgresStore({ location, pool, leasePool, listener, ratings, options });
+    return new PostgresStore({ location, pool, leasePool, listener, options });
   } catch (err) {
     await listener.close();
     await Promise.all([pool.end().catch(() => {}), leasePool.end().catch(() => {})]);
@@ -79,7 +77,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 /** The PostgreSQL implementation of {@link Store} (made by {@link openPostgresStore}). */
 export class PostgresStore implements Store {
   readonly location: string;
-  readonly ratings: RatingCache;
+  readonly ratings: StoredRatings;
   readonly credentials: PostgresCredentialStore;
   /** The query pool (tests and tools may read the database through it). */
   readonly pool: pg.Pool;
@@ -91,7 +89,7 @@ export class PostgresStore implements Store {
   #closed = false;
 
   /** Use {@link openPostgresStore}. */
-  constructor(o: { location: string; pool: pg.Pool; leasePool: pg.Pool; listener: ChangeListener; ratings: Map<string, Rating>; options: PostgresStoreOptions }) {
+  constructor(o: { location: string; pool: pg.Pool; leasePool: pg.Pool; listener: ChangeListener; options: PostgresStoreOptions }) {
     this.location = o.location;
     this.pool = o.pool;
     this.#leasePool = o.leasePool;
@@ -101,21 +99,22 @@ export class PostgresStore implements Store {
     this.#leases = new Leases(o.leasePool, o.options.leaseWaitMs ?? 120_000);
     this.#data = new SessionData(o.pool, this.#queue, this.#leases);
     this.credentials = new PostgresCredentialStore(o.pool);
-    const cache = o.ratings;
-    const queue = this.#queue;
-    this.ratings = {
-      get: (key: string) => cache.get(key),
-      set: (r: Rating) => {
-        cache.set(r.key, r);
-        queue.push(RATINGS_LANE, async (c) => {
-          await c.query(
-            `INSERT INTO ratings (key, probability, rated_at, "by") VALUES ($1, $2, $3, $4)
-             ON CONFLICT (key) DO UPDATE SET probability = excluded.probability, rated_at = excluded.rated_at, "by" = excluded."by"`,
-            [r.key, r.probability, r.rated_at, r.by],
-          );
-        });
-      },
+    const read = async (key: string): Promise<Rating | undefined> => {
+      this.#open();
+      const r = (await this.pool.query('SELECT key, probability, rated_at, "by" FROM ratings WHERE key = $1', [key])).rows[0] as Row | undefined;
+      return r ? ratingRow(r) : undefined;
     };
+    this.ratings = new StoredRatings({
+      read,
+      insert: async (r) => {
+        this.#open();
+        const added = await this.pool.query(
+          'INSERT INTO ratings (key, probability, rated_at, "by") VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING RETURNING key, probability, rated_at, "by"',
+          [r.key, r.probability, r.rated_at, r.by],
+        );
+        return added.rows[0] ? ratingRow(added.rows[0] as Row) : ((await read(r.key)) ?? r);
+      },
+    });
   }
 
   #open(): void {
@@ -320,7 +319,7 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Resolves when every write queued so far (events, call records, approval changes, ratings)
+   * Resolves when every write queued so far (events, call records, approval changes)
    * has been committed or has failed for good. Never rejects.
    */
   flush(): Promise<void> {
