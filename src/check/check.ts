@@ -26,6 +26,8 @@
  *   with toolshell, against every tool listed directly.
  * - `config.note` — info, structure: what loading the config noted (keys of other clients, kept).
  * - `config.invalid` — warning, structure: the config file does not load (see `checkConfigError`).
+ * - `store.unavailable` — warning, completeness: the store the config names (where ratings are
+ *   kept) cannot be opened, so `tools.unrated` counts every unannotated tool (see `checkStoreError`).
  *
  * Rule source: docs/agents.md → Checks and configuration; README → Tool search (Agent
  * Checks report the redundant capability as a `capabilities.superseded` suggestion).
@@ -214,6 +216,15 @@ export async function checkToolShell(shell: ToolShell, options: CheckOptions = {
 /** The finding for a config file that does not load. */
 export function checkConfigError(file: string, err: unknown): Finding {
   return { rule_id: "config.invalid", severity: "warning", category: "structure", message: err instanceof Error ? err.message : String(err), location: file };
+}
+
+/**
+ * The finding for a store that cannot be opened (docs/agents.md → `toolshell check`).
+ * @param err the store's error, which names a `postgres://` store without its password.
+ */
+export function checkStoreError(err: unknown): Finding {
+  const why = err instanceof Error ? err.message : String(err);
+  return { rule_id: "store.unavailable", severity: "warning", category: "completeness", message: `${why}; ratings were not read, so every tool that declares nothing counts as not rated yet`, location: "store" };
 }
 
 /** Findings as text: one line each, `severity category rule_id location: message`, and a count. */

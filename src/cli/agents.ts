@@ -198,7 +198,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
 
 /** `toolshell check`: prints findings (text, or JSON with --json) and exits 0 whatever it finds. */
 export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Promise<void> {
-  const { checkConfigError, checkToolShell, renderFindings } = await import("../check/index.js");
+  const { checkConfigError, checkStoreError, checkToolShell, renderFindings } = await import("../check/index.js");
   let opened: OpenedShell | undefined;
   let store: { ratings: import("../policy/index.js").RatingCache; close(): Promise<void> } | undefined;
   let findings;
@@ -206,14 +206,20 @@ export async function runCheck(opts: CheckCliOptions, common: CommonOptions): Pr
     const limit = opts.schemaLimit === undefined ? undefined : Number(opts.schemaLimit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit <= 0)) throw new Error(`--schema-limit takes a whole number of tokens, got ${opts.schemaLimit}`);
     opened = await openAgentShell(common);
-    // Ratings already made are in the store, when one exists; check never creates one.
-    const { defaultStorePath } = await import("../server/index.js");
-    const file = defaultStorePath(opened.shell.config);
-    if (file !== ":memory:" && existsSync(file)) {
-      const { openSqliteStore } = await import("../store/index.js");
-      store = openSqliteStore(file);
+    // Ratings already made are in the store (a file, or a database several processes share),
+    // when one exists; check never creates one.
+    const { openCliStore, storeMissing, storePath } = await import("./sessions.js");
+    const location = await storePath(common);
+    let unavailable;
+    if (location !== ":memory:" && !storeMissing(location)) {
+      try {
+        store = await openCliStore(location);
+      } catch (err) {
+        unavailable = checkStoreError(err);
+      }
     }
     findings = await checkToolShell(opened.shell, { load: opts.load !== false, schemaTokenLimit: limit, ratingCache: store?.ratings });
+    if (unavailable) findings.unshift(unavailable);
     // Findings quote servers' start-up errors: secrets from the config are replaced there too.
     const redactor = opened.shell.redactor;
     if (redactor?.active) findings = redactor.value(findings);

@@ -10,8 +10,6 @@
  *
  * Rule source: README "The CLI" (exit codes, the store beside the config).
  */
-import { existsSync } from "node:fs";
-import { isPostgresUrl as isStoreUrl } from "../config/store-location.js";
 import type { Store } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
 import type { CommonOptions } from "./commands.js";
@@ -65,20 +63,18 @@ export async function withStore(options: CommonOptions, o: ManageOptions & { cre
   let store: Store | undefined;
   try {
     const agent = await agentId(o);
-    const { storePath } = await import("./sessions.js");
+    const { openCliStore, storePath, storeMissing } = await import("./sessions.js");
     let file: string;
     try {
       file = await storePath(options);
     } catch (err) {
       throw new ManageError("unavailable", (err as Error).message);
     }
-    if (file !== ":memory:" && !isStoreUrl(file) && !existsSync(file) && !o.create) throw new ManageError("not_found", `no store at ${file} (nothing has been saved with this config yet)`);
-    const { openStore } = await import("../store/index.js");
+    if (storeMissing(file) && !o.create) throw new ManageError("not_found", `no store at ${file} (nothing has been saved with this config yet)`);
     try {
-      store = await openStore(file);
+      store = await openCliStore(file);
     } catch (err) {
-      // A PostgreSQL store's error already names its URL (without the password).
-      throw new ManageError("unavailable", isStoreUrl(file) ? (err as Error).message : `cannot open the store ${file}: ${(err as Error).message}`);
+      throw new ManageError("unavailable", (err as Error).message);
     }
     process.exitCode = (await fn(store, agent)) ?? 0;
   } catch (err) {

@@ -47,6 +47,29 @@ export async function storePath(options: SessionsCliOptions): Promise<string> {
 }
 
 /**
+ * True when `location` names a SQLite file that does not exist yet (nothing has run with this
+ * config): `:memory:` and a `postgres://` URL are never missing on disk (docs/sessions.md "The store").
+ */
+export function storeMissing(location: string): boolean {
+  return location !== ":memory:" && !isStoreUrl(location) && !existsSync(location);
+}
+
+/**
+ * Opens the store at `location` (a SQLite file, `:memory:` or a `postgres://` URL) for a CLI command.
+ * @throws Error naming the store when it cannot be opened — a URL without its password, as the
+ *   store's own error already names it (docs/sessions.md "PostgreSQL").
+ */
+export async function openCliStore(location: string): Promise<import("../store/index.js").Store> {
+  const { openStore } = await import("../store/index.js");
+  try {
+    return await openStore(location);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(isStoreUrl(location) ? message : `cannot open the store ${location}: ${message}`, { cause: err });
+  }
+}
+
+/**
  * Prints a session's events: the timeline, or JSON lines with `--json`; `after` skips events up
  * to that seq. Exit code 0, {@link EXIT_NOT_FOUND} when the store or session does not exist,
  * 2 on any other failure. Never throws.
@@ -54,14 +77,14 @@ export async function storePath(options: SessionsCliOptions): Promise<string> {
 export async function runEvents(sessionId: string, o: { json?: boolean; after?: string; options: SessionsCliOptions }): Promise<number> {
   try {
     const file = await storePath(o.options);
-    if (file !== ":memory:" && !isStoreUrl(file) && !existsSync(file)) {
+    if (storeMissing(file)) {
       await write(process.stderr, `toolshell: no store at ${file} (nothing has run with this config yet)\n`);
       return EXIT_NOT_FOUND;
     }
     const after = o.after === undefined ? 0 : Number(o.after);
     if (!Number.isInteger(after) || after < 0) throw new Error(`--after takes a whole number (an event's seq), got ${o.after}`);
-    const { openStore, renderTimeline } = await import("../store/index.js");
-    const store = await openStore(file);
+    const { renderTimeline } = await import("../store/index.js");
+    const store = await openCliStore(file);
     try {
       if (!await store.getSession(sessionId)) {
         const known = (await store.listSessions({ limit: 10 })).map((s) => s.id);

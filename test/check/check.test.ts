@@ -1,7 +1,8 @@
 /**
  * `toolshell check` on real servers: a stdio server whose tools break the rules on purpose
  * (lint-server.ts), the kit fixture's failing start, a clean config (the demo), and the CLI's
- * exit code (0 whatever it finds, a broken config file included).
+ * exit code (0 whatever it finds, a broken config file included), and ratings read from a
+ * PostgreSQL store on a real server (test/fixtures/postgres.ts).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -13,7 +14,9 @@ import { fileURLToPath } from "node:url";
 import { checkToolShell, type Finding } from "../../src/check/index.js";
 import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
 import { MemoryRatingCache, ratingKey } from "../../src/policy/index.js";
+import { openStore } from "../../src/store/index.js";
 import { KIT_SERVER, tsxCommand } from "../fixtures/mcp/index.js";
+import { freshDatabase } from "../fixtures/postgres.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -113,9 +116,9 @@ test("the demo config has no warnings; --no-load leaves on-demand servers alone 
   assert.equal(shell.sources.find((s) => s.name === "everything")!.state(), "not_loaded");
 });
 
-function cli(args: string[], cwd: string) {
+function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
   const cmd = tsxCommand(path.join(root, "src/cli/main.ts"), args);
-  const r = spawnSync(cmd.command, cmd.args, { cwd, encoding: "utf8", timeout: 90_000 });
+  const r = spawnSync(cmd.command, cmd.args, { cwd, encoding: "utf8", timeout: 90_000, env: { ...process.env, ...env } });
   return { stdout: r.stdout, stderr: r.stderr, code: r.status };
 }
 
@@ -137,4 +140,38 @@ test("the CLI: findings as text or JSON, exit 0 whatever it finds — a config t
   const [only] = JSON.parse(bad.stdout) as Finding[];
   assert.equal(only.rule_id, "config.invalid");
   assert.match(only.message, /toolshell\.config\.json: callLimt: unknown key/);
+});
+
+test("the CLI reads ratings from a postgres:// store; a store it cannot open is a finding that never shows the password", async (t) => {
+  const url = new URL(await freshDatabase(t));
+  url.password = "pw-not-shown"; // the throwaway cluster trusts local sign-ins: any password works
+  const { dir, config } = lintConfig();
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ ...config, store: "${DATABASE_URL}" }));
+  const findings = (env: Record<string, string>) => {
+    const r = cli(["check", "--json"], dir, env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!r.stdout.includes("pw-not-shown") && !r.stdout.includes("s3cret"), r.stdout);
+    return JSON.parse(r.stdout) as Finding[];
+  };
+  const unrated = (fs: Finding[]) => fs.filter((f) => f.rule_id === "tools.unrated").map((f) => f.location);
+  const before = findings({ DATABASE_URL: url.toString() });
+  assert.ok(unrated(before).includes("tools lint tool-search"), ids(before).join("\n"));
+  assert.equal(before.some((f) => f.rule_id === "store.unavailable"), false);
+
+  // A server on the same database rated the lint server's tools.
+  const shell = await createToolShell({ config, baseDir: dir });
+  shells.push(shell);
+  const lint = shell.sources.find((s) => s.name === "lint")!;
+  await lint.load();
+  const store = await openStore(url.toString());
+  for (const tool of lint.tools()) await store.ratings.add({ key: ratingKey(tool), probability: 0.2, rated_at: new Date().toISOString(), by: "test" });
+  await store.close();
+  assert.deepEqual(unrated(findings({ DATABASE_URL: url.toString() })), []);
+
+  // Nothing listens on port 1: the store is a finding, the rest of the check goes on.
+  const down = findings({ DATABASE_URL: "postgres://me:s3cret@127.0.0.1:1/db" });
+  const f = down.find((x) => x.rule_id === "store.unavailable");
+  assert.deepEqual([f?.severity, f?.category, f?.location], ["warning", "completeness", "store"]);
+  assert.match(f!.message, /^could not open the PostgreSQL store at postgres:\/\/me@127\.0\.0\.1:1\/db: .*; ratings were not read/);
+  assert.ok(unrated(down).includes("tools lint tool-search"));
 });
