@@ -49,6 +49,23 @@ export interface DaemonAnswer extends Partial<CliOutcome> {
   error?: string;
 }
 
+/**
+ * The environment variable that hands a host its `--store`. The store never goes on the host's
+ * command line, which every user sees in `ps`: a `postgres://` URL may hold a password
+ * (README "The CLI" → "The warm host").
+ */
+export const HOST_STORE_ENV = "TOOLSHELL_DAEMON_STORE";
+
+/**
+ * The store the starting run handed this host ({@link HOST_STORE_ENV}), taken out of the
+ * environment so that nothing the host starts inherits it.
+ */
+export function takeHostStore(): string | undefined {
+  const store = process.env[HOST_STORE_ENV];
+  delete process.env[HOST_STORE_ENV];
+  return store || undefined;
+}
+
 /** Default idle time before a host exits, seconds. */
 export const DEFAULT_IDLE_SECONDS = 300;
 
@@ -151,14 +168,16 @@ export function startHost(key: HostKey, idleSeconds: number, afterPid: number): 
   // The CLI's own entry (dist/cli/main.js, or main.ts under tsx in development).
   const main = process.argv[1] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), "main.js");
   const args = [main, "--config", key.config, "daemon", "serve", "--idle", String(idleSeconds), "--after-pid", String(afterPid)];
-  if (key.store) args.splice(3, 0, "--store", key.store);
   if (key.workspace) args.splice(3, 0, "--workspace", key.workspace);
   if (key.timeout) args.splice(3, 0, "--timeout", key.timeout);
+  const env: NodeJS.ProcessEnv = { ...process.env, TOOLSHELL_DAEMON_LOG: log };
+  delete env[HOST_STORE_ENV];
+  if (key.store) env[HOST_STORE_ENV] = key.store;
   const child = spawn(process.execPath, [...process.execArgv, ...args], {
     detached: true,
     stdio: "ignore",
     cwd: path.dirname(key.config),
-    env: { ...process.env, TOOLSHELL_DAEMON_LOG: log },
+    env,
   });
   child.on("error", () => {});
   child.unref();

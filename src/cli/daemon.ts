@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { resolveConfigFile } from "../config/locate.js";
 import type { CommonOptions } from "./commands.js";
-import { hostKey, hostStatus, idleSeconds, stopHost } from "./daemon-client.js";
+import { hostKey, hostStatus, idleSeconds, stopHost, takeHostStore } from "./daemon-client.js";
 
 /**
  * Runs `toolshell daemon ACTION` and returns the exit code: 0 done (status: running), 1 status:
@@ -17,7 +17,8 @@ export async function runDaemonCommand(action: string, idle: string | undefined,
     process.stderr.write(`toolshell: ${options.config ? `config file not found: ${options.config}` : `no toolshell.config.json or .mcp.json in ${process.cwd()}`}\n`);
     return 2;
   }
-  const key = hostKey(configFile, options);
+  // `serve` is started by a run, which hands it the store through its environment, not argv.
+  const key = hostKey(configFile, action === "serve" ? { ...options, store: takeHostStore() } : options);
   try {
     if (action === "serve") {
       const { serveDaemon } = await import("./daemon-host.js");

@@ -2,7 +2,9 @@
  * The CLI's warm host (README "The CLI" → "The warm host"), through the built CLI: started on
  * first use, reused (the same server process answers), restarted when the config changes,
  * stopped by `toolshell daemon stop`, gone after its idle time, bypassed by `--no-daemon`, and an
- * approval given through it. Each test has its own private socket folder.
+ * approval given through it, and a `postgres://` store (a real server, test/fixtures/postgres.ts)
+ * handed to the host without its password ever on the host's command line. Each test has its
+ * own private socket folder.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -11,10 +13,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { KIT_SERVER, NPM_SERVERS, REPO_ROOT, tsxCommand } from "../fixtures/mcp/index.js";
+import { freshDatabase } from "../fixtures/postgres.js";
 
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
 
-function setup(t: TestContext, config?: object) {
+function setup(t: TestContext, config?: object, flags: string[] = []) {
   assert.ok(existsSync(CLI), "run `npm run build` first");
   const work = mkdtempSync(path.join(tmpdir(), "toolshell-daemon-"));
   const sockets = path.join(work, "sockets");
@@ -24,7 +27,7 @@ function setup(t: TestContext, config?: object) {
   const cfg = path.join(work, "toolshell.config.json");
   writeFileSync(cfg, JSON.stringify(config ?? { mcpServers: { kit } }));
   const cli = (args: string[], input = "") => {
-    const r = spawnSync(process.execPath, [CLI, ...args], {
+    const r = spawnSync(process.execPath, [CLI, ...flags, ...args], {
       cwd: work,
       input,
       encoding: "utf8",
@@ -134,4 +137,32 @@ test("an approval through the warm host: stop report, approve, run again; the ev
   assert.ok(kinds.includes("approval.requested") && kinds.includes("approval.answered"), kinds.join(","));
   const third = cli(["--no-daemon", "run", "s.sh"]);
   assert.equal(third.status, 3, "allow was once: the in-process run stops again, as the host's would");
+});
+
+test("a postgres:// --store reaches the host through its environment: no password on its command line or in its log, and runs work there", async (t) => {
+  // The database is dropped after the host is stopped (setup's cleanup runs first).
+  const drops: Array<() => unknown> = [];
+  const url = new URL(await freshDatabase({ after: (fn) => drops.push(fn) }));
+  url.password = "pw-not-in-ps"; // the throwaway cluster trusts local sign-ins: any password works
+  const { sockets, cli } = setup(t, { mcpServers: {} }, ["--store", url.toString()]);
+  t.after(async () => {
+    for (const drop of drops) await drop();
+  });
+  const first = cli(["exec", "echo one > f.txt; cat f.txt"]);
+  assert.equal(first.status, 0, first.stderr);
+  const status = cli(["daemon", "status"]);
+  assert.equal(status.status, 0, status.stderr);
+  const pid = pidOf(status.stdout);
+  const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  assert.ok(argv.includes("serve"), argv.join(" "));
+  assert.ok(!argv.join(" ").includes("pw-not-in-ps") && !argv.includes("--store"), argv.join(" "));
+  // The host opened the same database: the session's file from the first (in-process) run is there.
+  const second = cli(["exec", "cat f.txt; echo two"]);
+  assert.equal(second.status, 0, second.stderr);
+  assert.equal(second.stdout, "one\ntwo\n");
+  assert.match(cli(["daemon", "status"]).stdout, new RegExp(`pid ${pid}, .* 1 runs served`), "the second run ran on the host");
+  for (const log of readdirSync(sockets).filter((f) => f.endsWith(".log"))) {
+    assert.ok(!readFileSync(path.join(sockets, log), "utf8").includes("pw-not-in-ps"), log);
+  }
+  assert.equal(cli(["daemon", "stop"]).stdout, "stopped\n");
 });
