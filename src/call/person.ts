@@ -11,6 +11,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
+import { describeFlags, showInput, showName } from "../policy/index.js";
 import { checkAnswer, type InvokeContext, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
 import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
@@ -108,4 +109,19 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
       return answer;
     },
   };
+}
+
+/**
+ * A question as a person is shown it, on every surface: who asks (the server's name and the
+ * call's command, escaped) and the server's message — as is when plain, else as a JSON string
+ * with every hidden or control character escaped — then one warning line per flagged character.
+ * The same escaping as tool names and inputs on an approval prompt (policy/show-input.ts).
+ */
+export function describeQuestion(question: Pick<Question, "server" | "command" | "message">): { text: string; warnings: string[] } {
+  const server = showName(question.server);
+  const command = showName(question.command);
+  const message = showInput(question.message);
+  const plain = message.flags.length === 0 && !/[\u0000-\u001f\u007f]/.test(question.message.replace(/\n/g, ""));
+  const warnings = [...server.warnings, ...command.warnings, ...describeFlags(message.flags).map((w) => `${w} of the message`)];
+  return { text: `MCP server ${server.text} asks (during ${command.text}):\n${plain ? question.message : message.text}`, warnings };
 }
