@@ -121,7 +121,8 @@ export function describeQuestion(question: Pick<Question, "server" | "command" |
   const server = showName(question.server);
   const command = showName(question.command);
   const message = showInput(question.message);
-  const plain = message.flags.length === 0 && !/[\u0000-\u001f\u007f]/.test(question.message.replace(/\n/g, ""));
+  // Plain: nothing flagged, and no carriage return (a terminal would write over the line with it).
+  const plain = message.flags.length === 0 && !question.message.includes("\r");
   const warnings = [...server.warnings, ...command.warnings, ...describeFlags(message.flags).map((w) => `${w} of the message`)];
   return { text: `MCP server ${server.text} asks (during ${command.text}):\n${plain ? question.message : message.text}`, warnings };
 }
