@@ -79,7 +79,7 @@ export function openApiDocument(): Record<string, unknown> {
           description: "accept with content matching requested_schema, or decline, or cancel. A content that does not match is refused (400) and the question keeps waiting.",
           parameters: [pathParam("id", "Session id")],
           requestBody: body({ type: "object", required: ["question_id", "action"], properties: { question_id: { type: "string" }, action: { enum: ["accept", "decline", "cancel"] }, content: { type: "object" } } }),
-          responses: { "200": json({ type: "object", properties: { answered: { type: "object" }, pending: { type: "array", items: ref("PendingQuestion") } } }), "400": err("The answer does not match the question's schema"), "404": err("No such session or no such pending question"), ...common },
+          responses: { "200": json({ type: "object", properties: { answered: { type: "object" }, pending: { type: "array", items: ref("PendingQuestion") } } }), ...common, "400": err("The answer does not match the question's schema"), "404": err("No such session or no such pending question") },
         },
       },
       "/v1/sign-ins": {
