@@ -10,21 +10,13 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { describeQuestion, type CallProgress, type Person } from "../call/index.js";
+import { describeQuestion, progressLine, type Person } from "../call/index.js";
 
 /** What a request handler gets besides the request (signal, ids, sendRequest, sendNotification). */
 type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 /** Longest question a person is asked through the gateway (longer ones are cut, and say so). */
 const MAX_MESSAGE_CHARS = 4000;
-
-/** The line a progress notification carries for one report. */
-export function progressLine(r: CallProgress): string {
-  if (r.phase === "started") return `${r.command}: started`;
-  if (r.phase === "ended") return `${r.command}: ${r.status ?? "ended"}`;
-  const count = r.total !== undefined ? `${r.progress}/${r.total}` : `${r.progress}`;
-  return `${r.command}: ${r.message ? `${r.message} ` : ""}(${count})`;
-}
 
 /**
  * The person of one `tools/call` of the gateway. `progress` sends a notification per report
