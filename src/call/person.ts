@@ -129,17 +129,18 @@ export function describeQuestion(question: Pick<Question, "server" | "command" |
 
 /**
  * One report as a line for a person: `tools s x: started`, `tools s x: step 2 (2/5)`, `tools s
- * x: completed`. A message that holds hidden or control characters is shown escaped (as
+ * x: completed`. A command or message that holds hidden or control characters is shown escaped (as
  * {@link describeQuestion} does). Used by the gateway's notifications and the CLI's stderr.
  */
 export function progressLine(r: CallProgress): string {
-  if (r.phase === "started") return `${r.command}: started`;
-  if (r.phase === "ended") return `${r.command}: ${r.status ?? "ended"}`;
+  const command = showName(r.command).text;
+  if (r.phase === "started") return `${command}: started`;
+  if (r.phase === "ended") return `${command}: ${r.status ?? "ended"}`;
   const count = r.total !== undefined ? `${r.progress}/${r.total}` : `${r.progress}`;
   let message = r.message ?? "";
   if (message) {
     const shown = showInput(message);
     if (shown.flags.length || /[\n\r]/.test(message)) message = shown.text;
   }
-  return `${r.command}: ${message ? `${message} ` : ""}(${count})`;
+  return `${command}: ${message ? `${message} ` : ""}(${count})`;
 }

@@ -40,6 +40,8 @@ interface Field {
   name: string;
   type: string;
   enum?: string[];
+  /** The values as shown (escaped like tool names). */
+  shownEnum?: string[];
   required: boolean;
   label: string;
 }
@@ -49,16 +51,17 @@ function fieldsOf(question: AskedQuestion): Field[] {
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((x): x is string => typeof x === "string") : []);
   return Object.entries(schema.properties ?? {}).map(([name, p]) => {
     const values = Array.isArray(p.enum) ? p.enum.map(String) : Array.isArray(p.oneOf) ? p.oneOf.map((o) => String((o as { const?: unknown }).const)) : undefined;
+    const shownValues = values?.map((v) => showName(v).text);
     const title = typeof p.title === "string" ? p.title : name;
     const description = typeof p.description === "string" ? ` — ${p.description}` : "";
     // Titles and descriptions come from the server: escaped like its tool names.
-    return { name, type: typeof p.type === "string" ? p.type : "string", enum: values, required: required.has(name), label: showName(`${title}${description}`).text };
+    return { name, type: typeof p.type === "string" ? p.type : "string", enum: values, shownEnum: shownValues, required: required.has(name), label: showName(`${title}${description}`).text };
   });
 }
 
 /** A typed value from what the person typed, or an error message. */
 function parse(field: Field, typed: string): { value: unknown } | { error: string } {
-  if (field.enum) return field.enum.includes(typed) ? { value: typed } : { error: `one of: ${field.enum.join(", ")}` };
+  if (field.enum) return field.enum.includes(typed) ? { value: typed } : { error: `one of: ${field.shownEnum!.join(", ")}` };
   if (field.type === "boolean") {
     if (/^(y|yes|true)$/i.test(typed)) return { value: true };
     if (/^(n|no|false)$/i.test(typed)) return { value: false };
@@ -100,7 +103,7 @@ export async function askQuestion(question: AskedQuestion, terminal: Terminal): 
     if (first !== "y" && first !== "yes") return { action: "decline" };
     const content: Record<string, unknown> = {};
     for (const field of fieldsOf(question)) {
-      const hint = field.enum ? `one of ${field.enum.join(", ")}` : field.type;
+      const hint = field.enum ? `one of ${field.shownEnum!.join(", ")}` : showName(field.type).text;
       for (let tries = 0; ; tries++) {
         const typed = await ask(`  ${field.label} (${hint}${field.required ? ", required" : ", optional"}): `);
         if (typed === undefined) return { action: "cancel" };

@@ -23,6 +23,8 @@ import type { ServerLog } from "./log.js";
 import { jsonAt, withRawSlot, type RawSlot } from "./raw.js";
 import { STRUCTURED_JSON, type McpCallResult } from "./result.js";
 
+export type { McpCallResult } from "./result.js";
+
 interface InFlight {
   ctx: InvokeContext;
   command: string;
