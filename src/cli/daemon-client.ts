@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { progressLine, type AskedQuestion, type Person } from "../call/index.js";
+import { isPostgresUrl } from "../config/store-location.js";
 import type { QuestionAnswer } from "../tool/index.js";
 import type { CliOutcome, CliRequest, CommonOptions } from "./commands.js";
 
@@ -313,7 +314,7 @@ export async function stopHost(key: HostKey): Promise<boolean> {
 export function hostKey(configFile: string, options: CommonOptions): HostKey {
   return {
     config: path.resolve(configFile),
-    store: options.store === undefined ? undefined : options.store === ":memory:" ? ":memory:" : path.resolve(options.store),
+    store: options.store === undefined ? undefined : options.store === ":memory:" || isPostgresUrl(options.store) ? options.store : path.resolve(options.store),
     workspace: options.workspace === undefined ? undefined : path.resolve(options.workspace),
     timeout: options.timeout,
   };
