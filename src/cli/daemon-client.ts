@@ -17,6 +17,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { isPostgresUrl } from "../config/store-location.js";
 import type { CliOutcome, CliRequest, CommonOptions } from "./commands.js";
 
 /** What shapes a host: the same values reach the same host. */
@@ -252,7 +253,7 @@ export async function stopHost(key: HostKey): Promise<boolean> {
 export function hostKey(configFile: string, options: CommonOptions): HostKey {
   return {
     config: path.resolve(configFile),
-    store: options.store === undefined ? undefined : options.store === ":memory:" ? ":memory:" : path.resolve(options.store),
+    store: options.store === undefined ? undefined : options.store === ":memory:" || isPostgresUrl(options.store) ? options.store : path.resolve(options.store),
     workspace: options.workspace === undefined ? undefined : path.resolve(options.workspace),
     timeout: options.timeout,
   };

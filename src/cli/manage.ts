@@ -11,6 +11,7 @@
  * Rule source: README "The CLI" (exit codes, the store beside the config).
  */
 import { existsSync } from "node:fs";
+import { isPostgresUrl as isStoreUrl } from "../config/store-location.js";
 import type { Store } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
 import type { CommonOptions } from "./commands.js";
@@ -71,12 +72,13 @@ export async function withStore(options: CommonOptions, o: ManageOptions & { cre
     } catch (err) {
       throw new ManageError("unavailable", (err as Error).message);
     }
-    if (file !== ":memory:" && !existsSync(file) && !o.create) throw new ManageError("not_found", `no store at ${file} (nothing has been saved with this config yet)`);
-    const { openSqliteStore } = await import("../store/index.js");
+    if (file !== ":memory:" && !isStoreUrl(file) && !existsSync(file) && !o.create) throw new ManageError("not_found", `no store at ${file} (nothing has been saved with this config yet)`);
+    const { openStore } = await import("../store/index.js");
     try {
-      store = openSqliteStore(file);
+      store = await openStore(file);
     } catch (err) {
-      throw new ManageError("unavailable", `cannot open the store ${file}: ${(err as Error).message}`);
+      // A PostgreSQL store's error already names its URL (without the password).
+      throw new ManageError("unavailable", isStoreUrl(file) ? (err as Error).message : `cannot open the store ${file}: ${(err as Error).message}`);
     }
     process.exitCode = (await fn(store, agent)) ?? 0;
   } catch (err) {

@@ -13,6 +13,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { isPostgresUrl as isStoreUrl } from "../config/store-location.js";
 
 /** Exit code when the session is unknown or the store is missing. */
 export const EXIT_NOT_FOUND = 1;
@@ -37,7 +38,7 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
  * @throws Error when `--config` names a missing file or the config does not parse.
  */
 export async function storePath(options: SessionsCliOptions): Promise<string> {
-  if (options.store) return path.resolve(options.store);
+  if (options.store) return options.store === ":memory:" || isStoreUrl(options.store) ? options.store : path.resolve(options.store);
   const { readConfigFile, parseConfig, resolveConfigFile } = await import("../config/index.js");
   const { defaultStorePath } = await import("../server/index.js");
   const file = resolveConfigFile({ flag: options.config });
@@ -53,18 +54,18 @@ export async function storePath(options: SessionsCliOptions): Promise<string> {
 export async function runEvents(sessionId: string, o: { json?: boolean; after?: string; options: SessionsCliOptions }): Promise<number> {
   try {
     const file = await storePath(o.options);
-    if (file !== ":memory:" && !existsSync(file)) {
+    if (file !== ":memory:" && !isStoreUrl(file) && !existsSync(file)) {
       await write(process.stderr, `toolshell: no store at ${file} (nothing has run with this config yet)\n`);
       return EXIT_NOT_FOUND;
     }
     const after = o.after === undefined ? 0 : Number(o.after);
     if (!Number.isInteger(after) || after < 0) throw new Error(`--after takes a whole number (an event's seq), got ${o.after}`);
-    const { openSqliteStore, renderTimeline } = await import("../store/index.js");
-    const store = openSqliteStore(file);
+    const { openStore, renderTimeline } = await import("../store/index.js");
+    const store = await openStore(file);
     try {
       if (!await store.getSession(sessionId)) {
         const known = (await store.listSessions({ limit: 10 })).map((s) => s.id);
-        await write(process.stderr, `toolshell: no session ${sessionId} in ${file}${known.length ? ` (recent: ${known.join(", ")})` : ""}\n`);
+        await write(process.stderr, `toolshell: no session ${sessionId} in ${store.location}${known.length ? ` (recent: ${known.join(", ")})` : ""}\n`);
         return EXIT_NOT_FOUND;
       }
       let cursor = after;

@@ -31,6 +31,7 @@ export { parseServerEntry, parseServersConfig } from "./servers.js";
 export type { ServerConfig, StdioServerConfig, HttpServerConfig, ServerParseOptions } from "./servers.js";
 export { parseServerConfig, parseTriggerSpec } from "./http-api.js";
 export { expandVars, expandDeep, workspaceFolderOf } from "./expand.js";
+export { isPostgresUrl } from "./store-location.js";
 export type { ExpandContext } from "./expand.js";
 export { ConfigError } from "./messages.js";
 export type { ConfigIssue } from "./messages.js";

@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { ParseError } from "jsonc-parser";
 import { expandDeep } from "./expand.js";
+import { isPostgresUrl } from "./store-location.js";
 import { ConfigError, sortUnknownKeys, toIssues, wording, type ConfigIssue } from "./messages.js";
 import { configSchema, TOP_LEVEL_KEYS, type ParsedConfigFile } from "./schema.js";
 import { expandContext, prepareServerGroups, resolveServerGroups, type ServerConfig } from "./servers.js";
@@ -65,7 +66,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
   const prepared = prepareServerGroups(o, ctx);
   issues.push(...prepared.issues);
   const value = prepared.value;
-  for (const key of ["server", "triggers"] as const) {
+  for (const key of ["server", "triggers", "store"] as const) {
     if (o[key] === undefined) continue;
     try {
       value[key] = expandDeep(o[key], ctx, key);
@@ -106,7 +107,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
     manageScripts: p.manageScripts,
     rateUnlabeledTools: p.rateUnlabeledTools,
     approval: p.approval,
-    store: p.store === undefined ? undefined : p.store === ":memory:" ? p.store : path.resolve(baseDir, p.store),
+    store: p.store === undefined ? undefined : p.store === ":memory:" || isPostgresUrl(p.store) ? p.store : path.resolve(baseDir, p.store),
     logDir: path.resolve(baseDir, p.logDir ?? ".toolshell/logs"),
     server: p.server,
     triggers: p.triggers,

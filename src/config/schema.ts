@@ -300,10 +300,12 @@ const configShape = {
     .describe("Rate tools that declare nothing about their risk (once, cached) and ask for approval before those that look like they change things. Off: such tools run without asking in `normal` mode."),
   approval: approvalSchema.default({}),
   store: z
-    .string({ error: 'expected a file path or ":memory:"' })
-    .min(1, { error: 'expected a file path or ":memory:"' })
+    .string({ error: 'expected a file path, ":memory:" or a postgres:// URL' })
+    .min(1, { error: 'expected a file path, ":memory:" or a postgres:// URL' })
     .optional()
-    .describe('Where sessions, approvals, events and steps persist: a SQLite file, or ":memory:". Default `.toolshell/state.db`.'),
+    .describe(
+      'Where sessions, approvals, events and steps persist: a SQLite file, ":memory:", or a PostgreSQL database as a `postgres://` or `postgresql://` URL (several processes or replicas sharing one store; `${DATABASE_URL}` expands from the environment). Default `.toolshell/state.db`.',
+    ),
   logDir: folder.optional().describe("Folder of the servers' stderr logs. Default `.toolshell/logs`."),
   hooks: z.unknown().optional().describe("Reserved. Hooks are given in code: createToolShell({ hooks })."),
   decisionService: z.unknown().optional().describe("Reserved. The decision service that rates tools is given in code: createToolShell({ decisionService })."),

@@ -11,17 +11,17 @@ import { loadConfig, parseServerConfig, type HttpApiConfig, type ToolshellConfig
 import { buildToolShell, checkWorkspace, type Session, type SessionEvent, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { SignInBroker } from "../mcp/index.js";
-import { openSqliteStore, otelEventSink, type Store } from "../store/index.js";
+import { isStoreUrl, openStore, otelEventSink, type Store } from "../store/index.js";
 import { TriggerService, type WakeCall } from "./triggers.js";
 
-/** True for a `postgres://` or `postgresql://` URL: a store several replicas share (docs/deployment.md). */
-export function isPostgresUrl(value: unknown): value is string {
-  return typeof value === "string" && /^postgres(ql)?:\/\//i.test(value);
-}
 
 /** Options of {@link openHost}: those of `createToolShell`, with `store` as a path or a Store. */
 export interface HostOptions extends Omit<ToolShellOptions, "store"> {
-  /** A store, a SQLite file path, or `:memory:` (default: config `store`, else `<config dir>/.toolshell/state.db`). */
+  /**
+   * A store, a SQLite file path, `:memory:`, or a `postgres://` / `postgresql://` URL (the
+   * PostgreSQL store; docs/sessions.md "The store"). Default: config `store`, else
+   * `<config dir>/.toolshell/state.db`.
+   */
   store?: string | Store;
   /**
    * The PostgreSQL URL triggers run on with pg-boss (default: the store's, when it is a
@@ -55,7 +55,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-/** The default store file of a config: `<config dir>/.toolshell/state.db`. */
+/** The store of a config: its `store` (a file or a PostgreSQL URL), else `<config dir>/.toolshell/state.db`. */
 export function defaultStorePath(config: Pick<ToolshellConfig, "baseDir" | "store">): string {
   return config.store ?? path.join(config.baseDir, ".toolshell", "state.db");
 }
@@ -85,10 +85,12 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const server = parseServerConfig(config, env);
   const configTriggers = config.triggers;
   if (options.workspaceDir) {
-    const storePath = typeof options.store === "object" ? undefined : options.store === ":memory:" ? undefined : (options.store ?? defaultStorePath(config));
+    const location = typeof options.store === "object" ? undefined : (options.store ?? defaultStorePath(config));
+    // A database server's store is not a file in the workspace.
+    const storePath = location === undefined || location === ":memory:" || isStoreUrl(location) ? undefined : location;
     checkWorkspace(options.workspaceDir, config, { toolsDir: options.toolsDir, skillsDir: options.skillsDir, storePath });
   }
-  const store: Store = typeof options.store === "object" ? options.store : openSqliteStore(options.store ?? defaultStorePath(config));
+  const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config));
   let shell: ToolShell;
   const listeners = new Set<(event: SessionEvent) => void>();
   try {
@@ -125,7 +127,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const wake = options.wakeAgent ?? (server.wakeAgent ? (call: WakeCall) => postWake(server.wakeAgent!.url, server.wakeAgent!.headers, call) : undefined);
   // With PostgreSQL, triggers run on pg-boss over the same database (docs/deployment.md → Triggers).
   const storeRef = typeof options.store === "string" ? options.store : typeof options.store === "object" ? undefined : config.store;
-  const postgresUrl = options.postgresUrl ?? (isPostgresUrl(storeRef) ? storeRef : undefined);
+  const postgresUrl = options.postgresUrl ?? (storeRef && isStoreUrl(storeRef) ? storeRef : undefined);
   const triggers = new TriggerService({ shell, store, wakeAgent: wake, ...(postgresUrl ? { postgresUrl } : {}) });
   let closed = false;
   return {

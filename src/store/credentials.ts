@@ -8,8 +8,7 @@
  */
 import type { SqlDatabase, SqlStatement } from "./driver.js";
 import type { CredentialStore, OAuthCredentials } from "../mcp/auth/index.js";
-
-type Row = { server: string; principal: string; data: string; updated_at: string };
+import { credentialRows, credentialsOf, type Row } from "./rows.js";
 
 /** The {@link CredentialStore} of a SQLite store. Reads go to the file each time, so a sign-in made by another process (`toolshell auth`) is seen at once. */
 export class SqliteCredentialStore implements CredentialStore {
@@ -27,7 +26,7 @@ export class SqliteCredentialStore implements CredentialStore {
 
   async get(server: string, principal: string): Promise<OAuthCredentials | undefined> {
     const row = this.#get.get(server, principal) as { data: string } | undefined;
-    return row ? parse(row.data) : undefined;
+    return row ? credentialsOf(row.data) : undefined;
   }
 
   async put(server: string, principal: string, credentials: OAuthCredentials): Promise<void> {
@@ -39,20 +38,6 @@ export class SqliteCredentialStore implements CredentialStore {
   }
 
   async list(): Promise<Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>> {
-    const out = [];
-    for (const r of this.#all.all() as Row[]) {
-      const credentials = parse(r.data);
-      if (credentials) out.push({ server: r.server, principal: r.principal, credentials, updatedAt: r.updated_at });
-    }
-    return out;
-  }
-}
-
-function parse(data: string): OAuthCredentials | undefined {
-  try {
-    const v = JSON.parse(data) as OAuthCredentials;
-    return typeof v?.serverUrl === "string" ? v : undefined;
-  } catch {
-    return undefined;
+    return credentialRows(this.#all.all() as Row[]);
   }
 }

@@ -105,3 +105,28 @@ export async function writeTree(fs: IFileSystem, entries: FileEntry[], exclude: 
   }
   return failed;
 }
+
+/** What a step's end writes: the entries whose hash changed since `saved`, and the saved paths now gone. */
+export function diffTree(entries: FileEntry[], saved: ReadonlyMap<string, string>): { changed: FileEntry[]; removed: string[] } {
+  const seen = new Set(entries.map((e) => e.path));
+  return { changed: entries.filter((e) => saved.get(e.path) !== e.hash), removed: [...saved.keys()].filter((p) => !seen.has(p)) };
+}
+
+/**
+ * Makes `fs` hold exactly `entries` (a newer saved tree): what `fs` has and the entries do not is
+ * removed, what differs is written. Paths under `exclude` and {@link ENGINE_PATHS} are left
+ * alone. A failing entry does not stop the others; their paths are returned.
+ */
+export async function syncTree(fs: IFileSystem, entries: FileEntry[], exclude: string[]): Promise<string[]> {
+  const current = await readTree(fs, exclude);
+  const want = new Set(entries.map((e) => e.path));
+  const failed: string[] = [];
+  // Children come after their parents in a read tree: remove from the end.
+  for (const e of [...current].reverse()) {
+    if (want.has(e.path)) continue;
+    await fs.rm(e.path, { recursive: true, force: true }).catch(() => failed.push(e.path));
+  }
+  const have = new Map(current.map((e) => [e.path, e.hash]));
+  failed.push(...(await writeTree(fs, entries.filter((e) => have.get(e.path) !== e.hash), exclude)));
+  return failed;
+}

@@ -1,4 +1,5 @@
-/** The store folder's public face: the Store interface, the SQLite default, timelines, spans. */
+/** The store folder's public face: the Store interface, the SQLite default, the PostgreSQL store, timelines, spans. */
+export { openStore, isStoreUrl } from "./open.js";
 export { SqliteStore, openSqliteStore } from "./sqlite.js";
 export type { SqliteStoreOptions } from "./sqlite.js";
 export { openDatabase, sqliteDriver } from "./driver.js";
@@ -6,7 +7,9 @@ export type { SqlDatabase, SqlStatement, SqliteDriverName } from "./driver.js";
 export { DEFAULT_AGENT } from "./types.js";
 export type { Store, SessionRecord, StoredEvent, ScriptRecord, ScriptVersion, ScriptInput, TriggerRecord, TriggerRunRecord } from "./types.js";
 export { MIGRATIONS, migrate } from "./migrations.js";
-export { readTree, writeTree } from "./files.js";
+export { openPostgresStore, PostgresStore, isPostgresUrl, postgresLocation, PG_MIGRATIONS, FenceError } from "./postgres/index.js";
+export type { PostgresStoreOptions, ChangeNote } from "./postgres/index.js";
+export { readTree, writeTree, syncTree } from "./files.js";
 export type { FileEntry } from "./files.js";
 export { renderTimeline } from "./timeline.js";
 export { otelEventSink, TRACER_NAME } from "./otel.js";

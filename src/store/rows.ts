@@ -1,12 +1,23 @@
 /**
- * Rows of the SQLite store as records (docs/sessions.md "The store"): JSON columns parsed, with a
- * default when a column is empty or cannot be read.
+ * Rows of a store as records, shared by the SQLite and the PostgreSQL store (docs/sessions.md "The
+ * store"): both keep the same columns (JSON as text, times as ISO text, flags as 0/1), so one
+ * mapping serves both. JSON columns are parsed with a default when empty or unreadable.
  */
-import type { StepRecord } from "../runtime/index.js";
-import type { ScriptRecord, SessionRecord } from "./types.js";
+import { randomUUID } from "node:crypto";
+import { ApprovalBook, type ApprovalRequest, type ApprovalSnapshot } from "../policy/index.js";
+import type { CredentialStore, OAuthCredentials } from "../mcp/auth/index.js";
+import type { RecordedCall, SessionEvent, StepRecord } from "../runtime/index.js";
+import type { FileEntry } from "./files.js";
+import { DEFAULT_AGENT, type ScriptRecord, type ScriptVersion, type SessionRecord, type StoredEvent } from "./types.js";
 
 /** A row as the driver returns it. */
 export type Row = Record<string, any>;
+
+/** The current time as the stores write it (ISO 8601, UTC). */
+export const now = (): string => new Date().toISOString();
+
+/** A value as a JSON column holds it (`null` for undefined). */
+export const json = (v: unknown): string => JSON.stringify(v ?? null);
 
 /** A JSON column's value, or `dflt` when it is empty or not JSON. */
 export function parse<T>(s: string | null | undefined, dflt: T): T {
@@ -18,8 +29,24 @@ export function parse<T>(s: string | null | undefined, dflt: T): T {
   }
 }
 
+/** The agent a new session belongs to: `metadata.agent_id` when it is a non-empty string, else {@link DEFAULT_AGENT}. */
+export function agentOf(metadata: Record<string, unknown>): string {
+  return typeof metadata.agent_id === "string" && metadata.agent_id ? metadata.agent_id : DEFAULT_AGENT;
+}
+
+/** A new saved script's id: `scr_` and 20 hex digits. */
+export const newScriptId = (): string => `scr_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+
+/** A limit as asked, or `dflt`, kept within 1..`max`. */
+export const clampLimit = (asked: number | undefined, dflt: number, max: number): number => Math.max(1, Math.min(asked ?? dflt, max));
+
 export function sessionRow(r: Row): SessionRecord {
-  return { id: r.id, agent_id: r.agent_id, metadata: parse(r.metadata, {}), shell_calls: r.shell_calls, created_at: r.created_at, updated_at: r.updated_at };
+  return { id: r.id, agent_id: r.agent_id, metadata: parse(r.metadata, {}), shell_calls: Number(r.shell_calls), created_at: r.created_at, updated_at: r.updated_at };
+}
+
+/** The metadata a stored session opens with: its agent first, then what was saved. */
+export function sessionMetadata(r: Row): Record<string, unknown> {
+  return { agent_id: r.agent_id, ...parse<Record<string, unknown>>(r.metadata, {}) };
 }
 
 export function stepRow(r: Row): StepRecord {
@@ -31,7 +58,7 @@ export function stepRow(r: Row): StepRecord {
     requestHash: r.request_hash,
     request: parse(r.request, null),
     status: r.status,
-    attempt: r.attempt,
+    attempt: Number(r.attempt),
     ...(r.result !== null ? { result: parse(r.result, null) } : {}),
     ...(r.request_id ? { requestId: r.request_id } : {}),
     startedAt: r.started_at,
@@ -44,12 +71,93 @@ export function scriptRecord(s: Row, v: Row): ScriptRecord {
     id: s.id,
     agent_id: s.agent_id,
     name: s.name,
-    version: v.version,
+    version: Number(v.version),
     description: v.description,
     input_schema: parse(v.input_schema, {}),
     body: v.body,
-    archived: s.archived === 1,
+    archived: Number(s.archived) === 1,
     created_at: s.created_at,
     updated_at: s.updated_at,
   };
+}
+
+export function versionRow(scriptId: string, v: Row): ScriptVersion {
+  return { script_id: scriptId, version: Number(v.version), description: v.description, input_schema: parse(v.input_schema, {}), body: v.body, created_at: v.created_at, created_by: v.created_by };
+}
+
+/** The columns of an event row: session, type, the shell call it belongs to, time, the event as JSON. */
+export function eventColumns(e: SessionEvent): [string, string, string | null, string, string] {
+  const x = e as Record<string, unknown>;
+  const parent = (x.tool_call_id ?? x.parent_tool_call_id) as string | undefined;
+  return [e.session_id, e.type, parent ?? null, e.at, json(e)];
+}
+
+/** A stored event from its row (`seq`, `data`); an unreadable one becomes a `store.failed` event. */
+export function eventRecord(sessionId: string, r: Row): StoredEvent {
+  return { ...parse<SessionEvent>(r.data, { type: "store.failed", message: "this stored event could not be read", session_id: sessionId, at: "" }), seq: Number(r.seq) } as StoredEvent;
+}
+
+/** The columns of a step_calls row after session and shell call id: idx, call_id, command, input_key, output, read_only, done, at. */
+export function callColumns(c: RecordedCall): [number, string, string, string, string, number, string | null, string] {
+  return [c.index, c.callId, c.command, c.inputKey, json(c.output), c.readOnly ? 1 : 0, c.done ? json(c.done) : null, now()];
+}
+
+export function callRow(r: Row): RecordedCall {
+  return {
+    index: Number(r.idx),
+    callId: r.call_id,
+    command: r.command,
+    inputKey: r.input_key,
+    output: parse(r.output, { kind: "text", text: "" }),
+    readOnly: Number(r.read_only) === 1,
+    ...(r.done ? { done: parse(r.done, undefined) } : {}),
+  };
+}
+
+/** A saved file from its row (a BLOB comes back as a Buffer or a Uint8Array, by driver). */
+export function fileRow(r: Row): FileEntry {
+  return {
+    path: r.path,
+    kind: r.kind,
+    mode: Number(r.mode),
+    ...(r.content ? { content: Buffer.from(r.content.buffer, r.content.byteOffset, r.content.byteLength) } : {}),
+    ...(r.target !== null ? { target: r.target } : {}),
+    hash: r.hash,
+  };
+}
+
+/** Approval requests from their `data` column, unreadable ones left out. */
+export function requestRows(rows: Row[]): ApprovalRequest[] {
+  return rows.map((r) => parse<ApprovalRequest | null>(r.data, null)).filter((r): r is ApprovalRequest => r !== null);
+}
+
+/**
+ * A session's approval book from its stored state (`approval_state.data`) and requests, with
+ * `save` called on every change (the store writes the snapshot through).
+ */
+export function bookOf(sessionId: string, state: string | undefined, requests: ApprovalRequest[], save: (snap: ApprovalSnapshot) => void): ApprovalBook {
+  const base: Omit<ApprovalSnapshot, "requests"> = parse(state, { grants: [], refusals: [], alwaysTools: [], deniedTools: [], approvedOnce: [] });
+  const book = new ApprovalBook(sessionId, state !== undefined || requests.length ? { ...base, requests } : undefined);
+  book.onChange = save;
+  return book;
+}
+
+/** Stored OAuth credentials from their JSON, or undefined when unreadable (README "Sign-in"). */
+export function credentialsOf(data: string): OAuthCredentials | undefined {
+  try {
+    const v = JSON.parse(data) as OAuthCredentials;
+    return typeof v?.serverUrl === "string" ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The rows of `oauth_credentials` as {@link CredentialStore.list} answers them (unreadable ones left out). */
+export function credentialRows(rows: Row[]): Awaited<ReturnType<CredentialStore["list"]>> {
+  const out = [];
+  for (const r of rows) {
+    const credentials = credentialsOf(r.data);
+    if (credentials) out.push({ server: r.server as string, principal: r.principal as string, credentials, updatedAt: r.updated_at as string });
+  }
+  return out;
 }

@@ -12,16 +12,19 @@
  * Rule source: docs/sessions.md → Store; docs/architecture.md engineering rules (SQLite via better-sqlite3 12.x, or
  * node:sqlite where Node has it).
  */
-import { randomUUID } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
-import { ApprovalBook, type ApprovalRequest, type ApprovalSnapshot, type Rating, type RatingCache } from "../policy/index.js";
+import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating, RatingCache } from "../policy/index.js";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../runtime/index.js";
 import { SqliteCredentialStore } from "./credentials.js";
 import { openDatabase, type SqlDatabase, type SqlStatement } from "./driver.js";
-import { readTree, writeTree, type FileEntry } from "./files.js";
+import { diffTree, readTree, writeTree } from "./files.js";
 import { migrate } from "./migrations.js";
-import { parse, scriptRecord, sessionRow, stepRow, type Row } from "./rows.js";
+import { PendingCalls, type PendingCall } from "./pending.js";
+import {
+  agentOf, bookOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, now, parse,
+  requestRows, scriptRecord, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
+} from "./rows.js";
 import { prepareStatements } from "./statements.js";
 import {
   DEFAULT_AGENT,
@@ -35,9 +38,6 @@ import {
   type TriggerRunRecord,
 } from "./types.js";
 
-
-const now = (): string => new Date().toISOString();
-const json = (v: unknown): string => JSON.stringify(v ?? null);
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -62,7 +62,7 @@ export class SqliteStore implements Store {
   /** OAuth sign-ins to MCP servers (tokens: the file is created readable by its owner only). */
   readonly credentials: SqliteCredentialStore;
   /** Completed calls waiting for their `tool.nested_call` event, by session + call id. */
-  private readonly pending = new Map<string, { sessionId: string; toolCallId: string; call: RecordedCall }>();
+  private readonly pending = new PendingCalls();
   /** Hash of every saved file per session, to write only what changed. */
   private readonly fileHashes = new Map<string, Map<string, string>>();
   private readonly st: Record<string, SqlStatement>;
@@ -120,24 +120,15 @@ export class SqliteStore implements Store {
   async openSession(session: { id: string; metadata: Record<string, unknown>; files: SessionFiles }): Promise<SessionSnapshot> {
     const row = this.st.getSession.get(session.id) as Row | undefined;
     if (!row) {
-      const agent = typeof session.metadata.agent_id === "string" && session.metadata.agent_id ? session.metadata.agent_id : DEFAULT_AGENT;
       const t = now();
-      this.st.insertSession.run(session.id, agent, json(session.metadata), t, t);
+      this.st.insertSession.run(session.id, agentOf(session.metadata), json(session.metadata), t, t);
       this.fileHashes.set(session.id, new Map());
       return { metadata: session.metadata, shellCalls: 0, created: true };
     }
-    const entries: FileEntry[] = (this.st.files.all(session.id) as Row[]).map((r) => ({
-      path: r.path,
-      kind: r.kind,
-      mode: r.mode,
-      // better-sqlite3 reads a BLOB as a Buffer, node:sqlite as a Uint8Array.
-      ...(r.content ? { content: Buffer.from(r.content.buffer, r.content.byteOffset, r.content.byteLength) } : {}),
-      ...(r.target !== null ? { target: r.target } : {}),
-      hash: r.hash,
-    }));
+    const entries = (this.st.files.all(session.id) as Row[]).map(fileRow);
     await writeTree(session.files.fs, entries, session.files.exclude);
     this.fileHashes.set(session.id, new Map(entries.map((e) => [e.path, e.hash])));
-    return { metadata: { agent_id: row.agent_id, ...parse<Record<string, unknown>>(row.metadata, {}) }, shellCalls: row.shell_calls, created: false };
+    return { metadata: sessionMetadata(row), shellCalls: row.shell_calls, created: false };
   }
 
   private savedHashes(sessionId: string): Map<string, string> {
@@ -152,23 +143,17 @@ export class SqliteStore implements Store {
   // ── events ──────────────────────────────────────────────────────────────────
 
   private insertEvent(e: SessionEvent): void {
-    const x = e as Record<string, unknown>;
-    const parent = (x.tool_call_id ?? x.parent_tool_call_id) as string | undefined;
-    this.st.insertEvent.run(e.session_id, e.type, parent ?? null, e.at, json(e));
+    this.st.insertEvent.run(...eventColumns(e));
   }
 
-  private insertCall(p: { sessionId: string; toolCallId: string; call: RecordedCall }): void {
-    const c = p.call;
-    this.st.putCall.run(p.sessionId, p.toolCallId, c.index, c.callId, c.command, c.inputKey, json(c.output), c.readOnly ? 1 : 0, c.done ? json(c.done) : null, now());
+  private insertCall(p: PendingCall): void {
+    this.st.putCall.run(p.sessionId, p.toolCallId, ...callColumns(p.call));
   }
 
   appendEvent(event: SessionEvent): void {
     try {
-      const callId = event.type === "tool.nested_call" ? ((event as { call_id?: string }).call_id ?? "") : "";
-      const key = `${event.session_id}\u0000${callId}`;
-      const pend = callId ? this.pending.get(key) : undefined;
+      const pend = this.pending.takeFor(event);
       if (pend) {
-        this.pending.delete(key);
         this.db.transaction(() => {
           this.insertCall(pend);
           this.insertEvent(event);
@@ -180,8 +165,8 @@ export class SqliteStore implements Store {
   }
 
   async listEvents(sessionId: string, options: { after?: number; limit?: number } = {}): Promise<StoredEvent[]> {
-    const rows = this.st.events.all(sessionId, options.after ?? 0, Math.max(1, Math.min(options.limit ?? 1000, 100_000))) as Row[];
-    return rows.map((r) => ({ ...parse<SessionEvent>(r.data, { type: "store.failed", message: "this stored event could not be read", session_id: sessionId, at: "" }), seq: r.seq }) as StoredEvent);
+    const rows = this.st.events.all(sessionId, options.after ?? 0, clampLimit(options.limit, 1000, 100_000)) as Row[];
+    return rows.map((r) => eventRecord(sessionId, r));
   }
 
   // ── steps ───────────────────────────────────────────────────────────────────
@@ -208,33 +193,19 @@ export class SqliteStore implements Store {
   }
 
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
-    this.pending.set(`${sessionId}\u0000${call.callId}`, { sessionId, toolCallId, call });
+    this.pending.add(sessionId, toolCallId, call);
   }
 
   async recordedCalls(sessionId: string, toolCallId: string): Promise<RecordedCall[]> {
-    return (this.st.calls.all(sessionId, toolCallId) as Row[]).map((r) => ({
-      index: r.idx,
-      callId: r.call_id,
-      command: r.command,
-      inputKey: r.input_key,
-      output: parse(r.output, { kind: "text", text: "" }),
-      readOnly: r.read_only === 1,
-      ...(r.done ? { done: parse(r.done, undefined) } : {}),
-    }));
+    return (this.st.calls.all(sessionId, toolCallId) as Row[]).map(callRow);
   }
 
   async endStep(end: { sessionId: string; stepId: string; status: StepStatus; result: unknown; requestId?: string; files: SessionFiles }): Promise<void> {
     const entries = await readTree(end.files.fs, end.files.exclude);
     const saved = this.savedHashes(end.sessionId);
-    const changed = entries.filter((e) => saved.get(e.path) !== e.hash);
-    const seen = new Set(entries.map((e) => e.path));
-    const removed = [...saved.keys()].filter((p) => !seen.has(p));
+    const { changed, removed } = diffTree(entries, saved);
     this.db.transaction(() => {
-      for (const [key, p] of this.pending) {
-        if (p.sessionId !== end.sessionId) continue;
-        this.insertCall(p);
-        this.pending.delete(key);
-      }
+      for (const p of this.pending.takeSession(end.sessionId)) this.insertCall(p);
       for (const e of changed) this.st.putFile.run(end.sessionId, e.path, e.kind, e.mode, e.content ?? null, e.target ?? null, e.hash);
       for (const p of removed) this.st.delFile.run(end.sessionId, p);
       this.st.endStep.run(end.status, json(end.result), end.requestId ?? null, now(), end.sessionId, end.stepId);
@@ -256,11 +227,8 @@ export class SqliteStore implements Store {
 
   async approvalBook(sessionId: string): Promise<ApprovalBook> {
     const state = this.st.approvalState.get(sessionId) as Row | undefined;
-    const requests = (this.st.approvalRequests.all(sessionId) as Row[]).map((r) => parse<ApprovalRequest | null>(r.data, null)).filter((r): r is ApprovalRequest => r !== null);
-    const base: Omit<ApprovalSnapshot, "requests"> = parse(state?.data, { grants: [], refusals: [], alwaysTools: [], deniedTools: [], approvedOnce: [] });
-    const book = new ApprovalBook(sessionId, state || requests.length ? { ...base, requests } : undefined);
-    book.onChange = (snap) => this.saveApprovals(sessionId, snap);
-    return book;
+    const requests = requestRows(this.st.approvalRequests.all(sessionId) as Row[]);
+    return bookOf(sessionId, state?.data as string | undefined, requests, (snap) => this.saveApprovals(sessionId, snap));
   }
 
   private saveApprovals(sessionId: string, snap: ApprovalSnapshot): void {
@@ -277,7 +245,7 @@ export class SqliteStore implements Store {
           .prepare("SELECT r.data FROM approval_requests r JOIN sessions s ON s.id = r.session_id WHERE r.status = 'pending' AND s.agent_id = ? ORDER BY r.created_at")
           .all(options.agentId)
       : this.db.prepare("SELECT data FROM approval_requests WHERE status = 'pending' ORDER BY created_at").all()) as Row[];
-    return rows.map((r) => parse<ApprovalRequest | null>(r.data, null)).filter((r): r is ApprovalRequest => r !== null);
+    return requestRows(rows);
   }
 
   // ── saved scripts ───────────────────────────────────────────────────────────
@@ -310,8 +278,7 @@ export class SqliteStore implements Store {
       let s = this.st.scriptByKey.get(agentId, input.name, input.name) as Row | undefined;
       let version = 1;
       if (!s) {
-        const id = `scr_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
-        this.st.insertScript.run(id, agentId, input.name, t, t);
+        this.st.insertScript.run(newScriptId(), agentId, input.name, t, t);
       } else {
         version = s.version + 1;
         this.st.bumpScript.run(version, t, s.id);
@@ -325,15 +292,7 @@ export class SqliteStore implements Store {
   async scriptVersions(agentId: string, idOrName: string): Promise<ScriptVersion[]> {
     const s = this.st.scriptByKey.get(agentId, idOrName, idOrName) as Row | undefined;
     if (!s) return [];
-    return (this.st.versions.all(s.id) as Row[]).map((v) => ({
-      script_id: s.id,
-      version: v.version,
-      description: v.description,
-      input_schema: parse(v.input_schema, {}),
-      body: v.body,
-      created_at: v.created_at,
-      created_by: v.created_by,
-    }));
+    return (this.st.versions.all(s.id) as Row[]).map((v) => versionRow(s.id, v));
   }
 
   async setScriptArchived(agentId: string, idOrName: string, archived: boolean): Promise<ScriptRecord | undefined> {
@@ -378,7 +337,7 @@ export class SqliteStore implements Store {
   }
 
   async listTriggerRuns(triggerId: string, options: { limit?: number } = {}): Promise<TriggerRunRecord[]> {
-    return (this.st.runs.all(triggerId, Math.max(1, Math.min(options.limit ?? 100, 10_000))) as Row[])
+    return (this.st.runs.all(triggerId, clampLimit(options.limit, 100, 10_000)) as Row[])
       .map((r) => parse<TriggerRunRecord | null>(r.data, null))
       .filter((r): r is TriggerRunRecord => r !== null);
   }

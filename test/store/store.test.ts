@@ -1,43 +1,35 @@
 /**
- * The SQLite store on real files: schema versions, WAL, sessions and their files across a
- * reopen, events, the nested-call record written with its event, scripts, triggers, approvals,
- * ratings.
+ * The store on real databases, once per kind (stores.ts: a SQLite file, a PostgreSQL database on
+ * a real server): schema versions (and SQLite's WAL), sessions and their files across a reopen,
+ * events, the nested-call record written with its event, scripts, triggers, approvals, ratings.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { createEngine } from "../../src/shell/index.js";
-import { MIGRATIONS, openDatabase, openSqliteStore, readTree, renderTimeline, sqliteDriver, type StoredEvent } from "../../src/store/index.js";
+import { readTree, renderTimeline, sqliteDriver, type StoredEvent } from "../../src/store/index.js";
+import { STORES } from "./stores.js";
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function dbFile(): string {
-  const d = mkdtempSync(path.join(tmpdir(), "toolshell-store-"));
-  dirs.push(d);
-  return path.join(d, "nested", "state.db");
-}
+for (const kind of STORES) {
+const name = (what: string) => `${kind.name}: ${what}`;
 
-test("a new file gets the latest schema in WAL mode; a newer schema is refused", async () => {
-  const file = dbFile();
-  const store = openSqliteStore(file);
-  assert.equal(store.db.driver, sqliteDriver());
-  assert.equal(store.db.pragma("user_version"), MIGRATIONS.length);
-  assert.equal(store.db.pragma("journal_mode"), "wal");
+test(name("a new store gets the latest schema (SQLite in WAL mode); a newer schema is refused"), async (t) => {
+  const file = await kind.location(t);
+  const store = await kind.open(file);
+  const d = await kind.describe(store);
+  assert.equal(d.version, d.latest);
+  if (kind.name === "sqlite") {
+    assert.equal(d.driver, sqliteDriver());
+    assert.equal(d.journal, "wal");
+  }
   await store.close();
-  const raw = openDatabase(file);
-  raw.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
-  raw.close();
-  assert.throws(() => openSqliteStore(file), /newer than this toolshell knows/);
+  await kind.makeNewer(file);
+  await assert.rejects(kind.open(file), /newer than this toolshell knows/);
 });
 
-test("a session's files come back after a reopen: text, bytes, folders, symlinks, modes, deletions", async () => {
-  const file = dbFile();
+test(name("a session's files come back after a reopen: text, bytes, folders, symlinks, modes, deletions"), async (t) => {
+  const file = await kind.location(t);
   const e1 = createEngine();
-  const store = openSqliteStore(file);
+  const store = await kind.open(file);
   await store.openSession({ id: "s", metadata: { agent_id: "a1", team: "x" }, files: { fs: e1.fs, exclude: [] } });
   await store.beginStep({ sessionId: "s", stepId: "1", kind: "shell", toolCallId: "call_bash_1", requestHash: "h", request: {}, status: "running", attempt: 1, startedAt: new Date().toISOString() }, 1);
   const r = await e1.exec("mkdir -p d/e && echo hi > d/e/f.txt && printf '\\x00\\xff\\x01' > bin && ln -s d/e/f.txt link && chmod 600 d/e/f.txt && echo gone > gone.txt && echo t > /tmp/t");
@@ -50,7 +42,7 @@ test("a session's files come back after a reopen: text, bytes, folders, symlinks
   await store.endStep({ sessionId: "s", stepId: "2", status: "completed", result: null, files: { fs: e1.fs, exclude: [] } });
   await store.close();
 
-  const again = openSqliteStore(file);
+  const again = await kind.open(file);
   const e2 = createEngine();
   const snap = await again.openSession({ id: "s", metadata: {}, files: { fs: e2.fs, exclude: [] } });
   assert.equal(snap.created, false);
@@ -61,17 +53,17 @@ test("a session's files come back after a reopen: text, bytes, folders, symlinks
   assert.match(check.stdout, /^hi\nhi\n[\s\S]*\n600\nbin\nd\nlink\nt\n$/);
   assert.deepEqual(await e2.fs.readFileBuffer("/workspace/bin"), await e1.fs.readFileBuffer("/workspace/bin"));
   // The engine's own paths are never saved.
-  const saved = (again.db.prepare("SELECT path FROM session_files WHERE session_id = 's'").all() as Array<{ path: string }>).map((x) => x.path);
+  const saved = await kind.savedPaths(again, "s");
   assert.ok(saved.includes("/workspace/bin"));
   assert.ok(!saved.some((p) => p.startsWith("/bin/") || p.startsWith("/dev/") || p.startsWith("/usr/bin/")), saved.join(" "));
   assert.ok(!saved.includes("/workspace/gone.txt"));
   // Excluded prefixes (a mounted workspace) are neither read nor written.
   assert.ok(!(await readTree(e2.fs, ["/workspace"])).some((x) => x.path.startsWith("/workspace")));
-  again.close();
+  await again.close();
 });
 
-test("a completed nested call is written together with its event, and only then", async () => {
-  const store = openSqliteStore(dbFile());
+test(name("a completed nested call is written together with its event, and only then"), async (t) => {
+  const store = await kind.open(await kind.location(t));
   const fs = createEngine().fs;
   await store.openSession({ id: "s", metadata: {}, files: { fs, exclude: [] } });
   const call = { index: 0, callId: "call_bash_1:tools:0:x", command: "tools x", inputKey: "{}", output: { kind: "json" as const, value: { a: 1 } }, readOnly: false, done: { tool: "tools x", input: {}, ok: true, result: { a: 1 } } };
@@ -85,8 +77,8 @@ test("a completed nested call is written together with its event, and only then"
   await store.close();
 });
 
-test("events keep their order and page by seq; the timeline puts nested calls under their shell call", async () => {
-  const store = openSqliteStore(":memory:");
+test(name("events keep their order and page by seq; the timeline puts nested calls under their shell call"), async (t) => {
+  const store = await kind.open(kind.name === "sqlite" ? ":memory:" : await kind.location(t));
   const at = "2026-01-01T10:00:00.000Z";
   const ev = (x: Record<string, unknown>) => store.appendEvent({ session_id: "s", at, ...x } as never);
   ev({ type: "shell_call.started", tool_call_id: "call_bash_1", script_preview: "tools a; tools b" });
@@ -108,9 +100,9 @@ test("events keep their order and page by seq; the timeline puts nested calls un
   await store.close();
 });
 
-test("scripts are versioned and archived; triggers and runs are kept; approvals and ratings survive a reopen", async () => {
-  const file = dbFile();
-  const store = openSqliteStore(file);
+test(name("scripts are versioned and archived; triggers and runs are kept; approvals and ratings survive a reopen"), async (tc) => {
+  const file = await kind.location(tc);
+  const store = await kind.open(file);
   const v1 = await store.saveScript("a1", { name: "triage", description: "v1", input_schema: { type: "object" }, body: "echo 1" });
   const v2 = await store.saveScript("a1", { name: "triage", description: "v2", input_schema: { type: "object" }, body: "echo 2" });
   assert.equal(v1.id, v2.id);
@@ -136,7 +128,7 @@ test("scripts are versioned and archived; triggers and runs are kept; approvals 
   store.ratings.set({ key: "k", probability: 0.7, rated_at: t, by: "offline" });
   await store.close();
 
-  const again = openSqliteStore(file);
+  const again = await kind.open(file);
   assert.equal((await again.findTrigger("a1", "nightly"))?.cron, "0 3 * * *");
   assert.deepEqual((await again.listTriggerRuns("trg_1")).map((r) => r.id), ["run_1"]);
   const book2 = await again.approvalBook("s1");
@@ -146,12 +138,12 @@ test("scripts are versioned and archived; triggers and runs are kept; approvals 
   assert.equal(again.ratings.get("k")?.probability, 0.7);
   assert.equal(await again.deleteTrigger("trg_1"), true);
   assert.equal(await again.getTrigger("trg_1"), undefined);
-  again.close();
+  await again.close();
 });
 
-test("idle sessions leave memory when a store holds them; asked for again, they come back with their files", async () => {
+test(name("idle sessions leave memory when a store holds them; asked for again, they come back with their files"), async (t) => {
   const { openHost } = await import("../../src/server/index.js");
-  const host = await openHost({ store: ":memory:", maxSessionsInMemory: 2 });
+  const host = await openHost({ store: kind.name === "sqlite" ? ":memory:" : await kind.location(t), maxSessionsInMemory: 2 });
   {
     const a = host.session("a");
     await a.bash("echo kept > a.txt");
@@ -166,12 +158,10 @@ test("idle sessions leave memory when a store holds them; asked for again, they 
   await host.close();
 });
 
-test("an answer given by another process on the same store reaches a running host, and is never written over", async () => {
+test(name("an answer given by another process on the same store reaches a running host, and is never written over"), async (t) => {
   const { openHost } = await import("../../src/server/index.js");
   const { always, defineTool } = await import("../../src/index.js");
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-xproc-"));
-  dirs.push(dir);
-  const file = path.join(dir, "state.db");
+  const file = await kind.location(t);
   const ran: string[] = [];
   const tools = {
     refund: defineTool({ description: "Refunds a charge.", inputSchema: { type: "object", properties: { id: { type: "string" } } }, approval: always(), execute: ({ id }) => (ran.push(`refund ${id}`), "refunded") }),
@@ -184,17 +174,22 @@ test("an answer given by another process on the same store reaches a running hos
     const stopped = await s.bash("tools refund id=ch_1");
     const requestId = stopped.tools!.stopped!.request_id!;
     const cli = await openHost({ store: file, config: { manageScripts: false }, tools });
+    // PostgreSQL tells the server of the answer by a notification, which arrives on its own.
+    const heard = kind.nextChange(server.store);
     assert.equal((await cli.session("s1").answer(requestId, "allow")).status, "answered");
     await cli.close();
+    await heard;
     const again = await s.bash("tools refund id=ch_1");
     assert.equal(again.exit_code, 0, again.stderr);
     assert.deepEqual(ran, ["refund ch_1"]);
     // A later change in the server's book keeps the other process's answer.
     await s.bash("tools wipe id=x");
-    const check = openSqliteStore(file);
+    await kind.flush(server.store);
+    const check = await kind.open(file);
     assert.equal((await check.pendingApprovals()).some((r) => r.id === requestId), false);
-    check.close();
+    await check.close();
   } finally {
     await server.close();
   }
 });
+}

@@ -1,0 +1,130 @@
+/**
+ * Session leases of the PostgreSQL store: a session's shell calls run one at a time across every
+ * process on the database. A lease is a session-level advisory lock held on a connection of its
+ * own for as long as the lease lasts: when the process dies its connection closes and the
+ * database lets the lock go. Taking a lease adds one to the session's fence
+ * (`session_leases.fence`); the store's writes of steps and files made under a lease check that
+ * fence inside their transaction and are refused when a newer one exists, so a process whose
+ * connection was lost (and whose lease another process has since taken) cannot write over the
+ * newer holder's work.
+ *
+ * Waiting is bounded: for a connection of the lease pool by its connection timeout, for the lock
+ * by `waitMs`; past either the lease rejects with an error saying which.
+ *
+ * Rule source: src/runtime/durable.ts (`SessionStore.lease`, `SessionLease`); docs/sessions.md
+ * "The store" (leases and fences).
+ */
+import type { Pool, PoolClient } from "pg";
+import type { SessionLease } from "../../runtime/index.js";
+
+/** First key of every session lock (advisory locks with two int keys): "ts" in ASCII. */
+export const LEASE_LOCK_CLASS = 0x7473;
+
+/** The error a write made under a lease that was lost rejects with. */
+export class FenceError extends Error {
+  constructor(sessionId: string, mine: number, current: number) {
+    super(`session ${sessionId} was taken over by another process (lease fence ${current}, this process holds ${mine}): the write is refused`);
+    this.name = "FenceError";
+  }
+}
+
+interface Held {
+  sessionId: string;
+  fence: number;
+  client: PoolClient;
+  released: boolean;
+}
+
+/** Unlocks and returns the lease's connection (dropped when the unlock fails); once only. */
+async function letGo(h: Held): Promise<void> {
+  if (h.released) return;
+  h.released = true;
+  let broken = false;
+  await h.client.query("SELECT pg_advisory_unlock($1::int, hashtext($2))", [LEASE_LOCK_CLASS, h.sessionId]).catch(() => (broken = true));
+  h.client.release(broken);
+}
+
+/** The leases this process holds. */
+export class Leases {
+  /** The newest lease of each session held here. */
+  readonly #held = new Map<string, Held>();
+  /** Every lease held here and not yet let go. */
+  readonly #all = new Set<Held>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly waitMs: number,
+  ) {}
+
+  /** The fence of the lease this process holds on `sessionId`, if any. */
+  fenceOf(sessionId: string): number | undefined {
+    return this.#held.get(sessionId)?.fence;
+  }
+
+  /**
+   * Takes the lease of `sessionId`, waiting while another connection holds it.
+   * @throws Error when no connection is free in time, the lock is not had within the wait, or
+   *   the database fails.
+   */
+  async take(sessionId: string): Promise<SessionLease> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw new Error(`could not get a database connection to hold session ${sessionId}'s lease: ${(err as Error).message}`, { cause: err });
+    }
+    client.on("error", () => {});
+    let fence: number;
+    try {
+      await client.query(`SET statement_timeout = ${Math.max(1, Math.floor(this.waitMs))}`);
+      try {
+        await client.query("SELECT pg_advisory_lock($1::int, hashtext($2))", [LEASE_LOCK_CLASS, sessionId]);
+      } catch (err) {
+        if ((err as { code?: string }).code === "57014") throw new Error(`session ${sessionId} is held by another process: waited ${this.waitMs} ms for its lease`, { cause: err });
+        throw err;
+      }
+      await client.query("SET statement_timeout = 0");
+      const r = await client.query(
+        `INSERT INTO session_leases (session_id, fence, taken_at) VALUES ($1, 1, $2)
+         ON CONFLICT (session_id) DO UPDATE SET fence = session_leases.fence + 1, taken_at = excluded.taken_at RETURNING fence`,
+        [sessionId, new Date().toISOString()],
+      );
+      fence = Number(r.rows[0].fence);
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+    const held: Held = { sessionId, fence, client, released: false };
+    this.#held.set(sessionId, held);
+    this.#all.add(held);
+    return {
+      fence,
+      release: async () => {
+        if (this.#held.get(sessionId) === held) this.#held.delete(sessionId);
+        this.#all.delete(held);
+        await letGo(held);
+      },
+    };
+  }
+
+  /**
+   * Inside a write's transaction on `c`: refuses the write when this process holds a lease on
+   * `sessionId` and the database has a newer fence. The fence row is locked (shared) until the
+   * transaction ends, so no lease changes hands between this check and the commit.
+   * @throws FenceError when the fence is stale.
+   */
+  async check(c: PoolClient, sessionId: string, fence = this.fenceOf(sessionId)): Promise<void> {
+    if (fence === undefined) return;
+    const r = await c.query("SELECT fence FROM session_leases WHERE session_id = $1 FOR SHARE", [sessionId]);
+    const current = r.rows.length ? Number(r.rows[0].fence) : 0;
+    if (current > fence) throw new FenceError(sessionId, fence, current);
+  }
+
+  /** Lets every lease go (the store closes). Never rejects. */
+  async releaseAll(): Promise<void> {
+    const all = [...this.#all];
+    this.#all.clear();
+    this.#held.clear();
+    for (const h of all) await letGo(h);
+  }
+}
