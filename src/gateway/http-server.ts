@@ -14,7 +14,7 @@
  * `initialize` parameters. A replica that gets a request for an id it has not seen finds that
  * session and rebuilds its server and transport (the stored `initialize` is replayed to them, so
  * the client's capabilities are known); the client never notices which replica answered. A
- * session ended with DELETE is recorded as the step `mcp/closed` and is not rebuilt.
+ * session ended with DELETE is recorded as the step `mcp:closed` and is not rebuilt.
  * Over a store several replicas share (one with a session lease), the gateway does not ask
  * through elicitation: the client's answer to a server-to-client request may land on another
  * replica than the one waiting for it. A call that needs approval then answers with its stop
@@ -75,7 +75,7 @@ export interface HttpGatewayOptions extends GatewayOptions {
 }
 
 /** The step that records an MCP session ended with DELETE (never rebuilt after). */
-const CLOSED_STEP = "mcp/closed";
+const CLOSED_STEP = "mcp:closed";
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 

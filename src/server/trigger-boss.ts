@@ -63,7 +63,8 @@ export class BossScheduler implements TriggerScheduler {
     private readonly fire: TriggerFire,
     private readonly options: BossSchedulerOptions,
   ) {
-    this.boss = new PgBoss({ connectionString: options.url, schema: options.schema ?? "toolshell_boss", max: 4 });
+    // A cron pass every 10 s: a due time's job is sent within seconds of it (pg-boss default 30 s).
+    this.boss = new PgBoss({ connectionString: options.url, schema: options.schema ?? "toolshell_boss", max: 4, cronMonitorIntervalSeconds: 10 });
     // pg-boss reports connection trouble here; it reconnects by itself.
     this.boss.on("error", () => {});
   }

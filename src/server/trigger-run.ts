@@ -100,7 +100,7 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` });
     // Checked again here: a trigger stored by an older version must not inject shell words.
     if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(t.script)) throw new Error(`trigger ${t.name}: ${JSON.stringify(t.script)} is not a script name`);
-    result = await session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger/${run.id}` });
+    result = await session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` });
     run.tool_call_id = result.tool_call_id;
     run.result = result;
     run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";
