@@ -40,6 +40,7 @@ export const newScriptId = (): string => `scr_${randomUUID().replace(/-/g, "").s
 /** A limit as asked, or `dflt`, kept within 1..`max`. */
 export const clampLimit = (asked: number | undefined, dflt: number, max: number): number => Math.max(1, Math.min(asked ?? dflt, max));
 
+/** A `sessions` row as a {@link SessionRecord}. */
 export function sessionRow(r: Row): SessionRecord {
   return { id: r.id, agent_id: r.agent_id, metadata: parse(r.metadata, {}), shell_calls: Number(r.shell_calls), created_at: r.created_at, updated_at: r.updated_at };
 }
@@ -49,6 +50,7 @@ export function sessionMetadata(r: Row): Record<string, unknown> {
   return { agent_id: r.agent_id, ...parse<Record<string, unknown>>(r.metadata, {}) };
 }
 
+/** A `steps` row as a StepRecord (src/runtime/durable.ts). */
 export function stepRow(r: Row): StepRecord {
   return {
     sessionId: r.session_id,
@@ -66,6 +68,7 @@ export function stepRow(r: Row): StepRecord {
   };
 }
 
+/** A `scripts` row and one of its `script_versions` rows as a {@link ScriptRecord}. */
 export function scriptRecord(s: Row, v: Row): ScriptRecord {
   return {
     id: s.id,
@@ -81,6 +84,7 @@ export function scriptRecord(s: Row, v: Row): ScriptRecord {
   };
 }
 
+/** A `script_versions` row of script `scriptId` as a {@link ScriptVersion}. */
 export function versionRow(scriptId: string, v: Row): ScriptVersion {
   return { script_id: scriptId, version: Number(v.version), description: v.description, input_schema: parse(v.input_schema, {}), body: v.body, created_at: v.created_at, created_by: v.created_by };
 }
@@ -102,6 +106,7 @@ export function callColumns(c: RecordedCall): [number, string, string, string, s
   return [c.index, c.callId, c.command, c.inputKey, json(c.output), c.readOnly ? 1 : 0, c.done ? json(c.done) : null, now()];
 }
 
+/** A `step_calls` row as a RecordedCall (src/runtime/durable.ts). */
 export function callRow(r: Row): RecordedCall {
   return {
     index: Number(r.idx),

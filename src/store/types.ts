@@ -1,6 +1,7 @@
 /**
  * What the store holds, as plain JSON records, and the {@link Store} interface every store
- * implements (the SQLite default in sqlite.ts; `:memory:` for tests and benchmarks).
+ * implements (the SQLite default in sqlite.ts, `:memory:` for tests and benchmarks; PostgreSQL in
+ * postgres/ for several processes on one database).
  *
  * Rule source: docs/sessions.md → Store ("sessions, their virtual filesystems, approval requests and
  * answers, ratings, events, recorded steps, saved scripts, triggers and trigger runs"); seed

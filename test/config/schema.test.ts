@@ -121,7 +121,7 @@ test("a bad value is refused at load naming the file and the key", (t) => {
   assert.equal(load({ manageScripts: "yes" }, t), "FILE: manageScripts: expected true or false");
   assert.equal(load({ approval: { mode: "sometimes" } }, t), "FILE: approval.mode: expected normal, protective or off");
   assert.equal(load({ approval: { servers: { m: "ask" } } }, t), "FILE: approval.servers.m: expected always, never or block");
-  assert.equal(load({ store: "" }, t), 'FILE: store: expected a file path or ":memory:"');
+  assert.equal(load({ store: "" }, t), 'FILE: store: expected a file path, ":memory:" or a postgres:// URL');
   assert.equal(load({ server: { port: 70000 } }, t), "FILE: server.port: expected a port number from 0 to 65535");
   assert.equal(load({ server: { tokens: ["short"] } }, t), "FILE: server.tokens[0]: a token is shorter than 16 characters");
   assert.match(load({ server: { prot: 1 } }, t), /^FILE: server\.prot: unknown key; did you mean "port"\?/);

@@ -1,7 +1,8 @@
 /**
- * Durable steps for real: a child process is killed with SIGKILL in the middle of a step and a
- * new process resumes the session from the SQLite file. The tools' own side effects (a counter
- * file, the memory server's file) show that no completed call ran twice.
+ * Durable steps for real, on each kind of store (stores.ts): a child process is killed with
+ * SIGKILL in the middle of a step and a new process resumes the session from the store (a SQLite
+ * file, a PostgreSQL database). The tools' own side effects (a counter file, the memory server's
+ * file) show that no completed call ran twice.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -13,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { always, defineTool } from "../../src/index.js";
 import type { ShellResult } from "../../src/runtime/index.js";
 import { openHost } from "../../src/server/index.js";
-import { openSqliteStore } from "../../src/store/index.js";
+import { STORES } from "./stores.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHILD = path.join(here, "../fixtures/durable/child.ts");
@@ -28,8 +29,9 @@ function tempDir(): string {
   return d;
 }
 
-function runChild(dir: string, mode: "first" | "resume") {
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), CHILD, dir, mode], { stdio: ["ignore", "pipe", "pipe"] });
+function runChild(dir: string, mode: "first" | "resume", store?: string) {
+  const env = { ...process.env, TOOLSHELL_TEST_STORE: store ?? "" };
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), CHILD, dir, mode], { stdio: ["ignore", "pipe", "pipe"], env });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
@@ -47,9 +49,14 @@ async function waitFor(file: string, exited: Promise<unknown>): Promise<void> {
   }
 }
 
-test("a step killed mid-way runs again on resume; completed calls and steps never run twice", async () => {
+for (const kind of STORES) {
+const name = (what: string) => `${kind.name}: ${what}`;
+
+test(name("a step killed mid-way runs again on resume; completed calls and steps never run twice"), async (t) => {
   const dir = tempDir();
-  const first = runChild(dir, "first");
+  // SQLite: the child's own file in its folder; PostgreSQL: a fresh database.
+  const location = kind.name === "sqlite" ? path.join(dir, "state.db") : await kind.location(t);
+  const first = runChild(dir, "first", location);
   await waitFor(path.join(dir, "ready"), first.exited);
   first.child.kill("SIGKILL");
   const killed = await first.exited;
@@ -57,7 +64,7 @@ test("a step killed mid-way runs again on resume; completed calls and steps neve
   // Before the kill: s1 ran, and s2's calls up to `tools block` ran (counter 1, 2, 3).
   assert.deepEqual(readFileSync(path.join(dir, "counter.log"), "utf8").trim().split("\n"), ["1", "2", "3"]);
 
-  const second = runChild(dir, "resume");
+  const second = runChild(dir, "resume", location);
   const ended = await second.exited;
   assert.equal(ended.code, 0, second.err());
   const results = JSON.parse(second.out()) as ShellResult[];
@@ -75,7 +82,7 @@ test("a step killed mid-way runs again on resume; completed calls and steps neve
   // s2 kept its shell call id across the restart; s3 got the next one.
   assert.deepEqual(results.map((r) => r.tool_call_id), ["call_bash_1", "call_bash_2", "call_bash_3"]);
 
-  const store = openSqliteStore(path.join(dir, "state.db"));
+  const store = await kind.open(location);
   try {
     const events = await store.listEvents("durable");
     const s2Calls = events.filter((e) => e.type === "tool.nested_call" && (e as Record<string, unknown>).parent_tool_call_id === "call_bash_2");
@@ -102,9 +109,8 @@ test("a step killed mid-way runs again on resume; completed calls and steps neve
   }
 });
 
-test("a session waiting for approval survives a restart and runs once the answer arrives", async () => {
-  const dir = tempDir();
-  const db = path.join(dir, "state.db");
+test(name("a session waiting for approval survives a restart and runs once the answer arrives"), async (t) => {
+  const db = await kind.location(t);
   let ran = 0;
   const tools = {
     wire_money: defineTool({
@@ -154,9 +160,8 @@ test("a session waiting for approval survives a restart and runs once the answer
   await c.close();
 });
 
-test("session.step records any unit of work: completed once, never run again", async () => {
-  const dir = tempDir();
-  const db = path.join(dir, "state.db");
+test(name("session.step records any unit of work: completed once, never run again"), async (t) => {
+  const db = await kind.location(t);
   let calls = 0;
   const work = async () => {
     calls++;
@@ -171,3 +176,4 @@ test("session.step records any unit of work: completed once, never run again", a
   await assert.rejects(b.session("s").step("direct-1", { tool: "y" }, work), /another request/);
   await b.close();
 });
+}

@@ -1,5 +1,5 @@
 /**
- * Events end to end: persisted with the issue's fields, secrets from config redacted from events
+ * Events end to end, on each kind of store (stores.ts): persisted with the issue's fields, secrets from config redacted from events
  * and outputs (a real MCP server that prints its environment), `toolshell events` as a timeline
  * and as JSON lines, OpenTelemetry spans.
  */
@@ -8,13 +8,14 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { context, trace, type Span, type SpanOptions, type Context } from "@opentelemetry/api";
 import { defineTool } from "../../src/index.js";
 import { parseConfig } from "../../src/config/index.js";
 import { configSecrets, createRedactor, REDACTED } from "../../src/runtime/index.js";
 import { openHost, type Host } from "../../src/server/index.js";
 import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
+import { STORES } from "./stores.js";
 
 const SECRET = "sk-live-0123456789abcdef";
 const HEADER_TOKEN = "hdr-token-abcdef0123456789";
@@ -52,12 +53,16 @@ trace.setGlobalTracerProvider({
   }),
 });
 
+for (const kind of STORES) describe(kind.name, () => {
 let dir: string;
 let host: Host;
+let location: string;
+const cleanups: Array<() => unknown> = [];
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "toolshell-events-"));
+  location = kind.name === "sqlite" ? path.join(dir, "state.db") : await kind.location({ after: (fn) => cleanups.push(fn) });
   host = await openHost({
-    store: path.join(dir, "state.db"),
+    store: location,
     config: {
       mcpServers: { everything: { command: NPM_SERVERS.everything, args: ["stdio"], env: { API_SECRET: SECRET } } },
       approval: { mode: "off" },
@@ -75,6 +80,7 @@ before(async () => {
 });
 after(async () => {
   await host.close();
+  for (const fn of cleanups.reverse()) await fn();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -123,8 +129,10 @@ test("toolshell events prints the timeline with nested calls under their shell c
   const s = host.session("ev2");
   await s.bash("tools echo text=one > /dev/null; tools echo text=two > /dev/null");
   await s.bash("tools no-such-tool; true");
+  // The CLI is another process reading the store: what this host queued is committed first.
+  await kind.flush(host.store);
   const cli = (args: string[]) =>
-    spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), path.join(REPO_ROOT, "src/cli/main.ts"), "events", ...args, "--store", path.join(dir, "state.db")], { encoding: "utf8" });
+    spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), path.join(REPO_ROOT, "src/cli/main.ts"), "events", ...args, "--store", location], { encoding: "utf8" });
   const text = cli(["ev2"]);
   assert.equal(text.status, 0, text.stderr);
   const lines = text.stdout.trimEnd().split("\n");
@@ -155,4 +163,5 @@ test("shell calls and nested calls become OpenTelemetry spans, nested under thei
     ["tools fail", "failed", true],
   ]);
   assert.ok(tools.every((t) => t.ended && t.start instanceof Date));
+});
 });

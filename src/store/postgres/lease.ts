@@ -83,7 +83,7 @@ export class Leases {
         if ((err as { code?: string }).code === "57014") throw new Error(`session ${sessionId} is held by another process: waited ${this.waitMs} ms for its lease`, { cause: err });
         throw err;
       }
-      await client.query("SET statement_timeout = 0");
+      await client.query("RESET statement_timeout");
       const r = await client.query(
         `INSERT INTO session_leases (session_id, fence, taken_at) VALUES ($1, 1, $2)
          ON CONFLICT (session_id) DO UPDATE SET fence = session_leases.fence + 1, taken_at = excluded.taken_at RETURNING fence`,

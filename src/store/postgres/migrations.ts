@@ -184,7 +184,7 @@ export async function migratePostgres(pool: Pool, waitMs: number): Promise<numbe
       if ((err as { code?: string }).code === "57014") throw new Error(`waited ${waitMs} ms for another process's schema migration of the store to finish`, { cause: err });
       throw err;
     }
-    await c.query("SET statement_timeout = 0");
+    await c.query("RESET statement_timeout");
     try {
       await c.query("CREATE TABLE IF NOT EXISTS toolshell_schema (version INTEGER NOT NULL)");
       const r = await c.query("SELECT version FROM toolshell_schema");

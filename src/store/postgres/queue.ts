@@ -5,7 +5,9 @@
  * run in the order they were queued, those queued while one runs go together in one
  * transaction, and lanes run side by side. A batch that fails is tried again one write at a
  * time, so one bad write does not take the others with it; a write that still fails is kept as
- * the lane's failure, which the next awaited write of that session reports.
+ * reported (`onFailure`). A write that fails for a passing reason — no connection free in time,
+ * a connection lost, a deadlock or serialization failure — is tried again a few times, with a
+ * growing pause, before it counts as failed.
  *
  * Rule source: src/runtime/durable.ts (`appendEvent` and `recordCall` are synchronous and must
  * not throw); docs/sessions.md "The store" (one transaction per step; close waits for writes).
@@ -14,6 +16,32 @@ import type { Pool, PoolClient } from "pg";
 
 /** One queued write: runs on a client inside a transaction. */
 export type Write = (c: PoolClient) => Promise<void>;
+
+/**
+ * True for failures worth trying again: no SQLSTATE (the connection could not be had or broke),
+ * or a SQLSTATE of class 08 (connection), 40 (transaction rollback: deadlock, serialization),
+ * 53 (insufficient resources) or 57P (the server shutting down or restarting).
+ */
+export function transient(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return /^(08|40|53|57P)/.test(code);
+}
+
+/** Pauses before the tries after the first, in ms. */
+const RETRY_PAUSES = [100, 400, 1600];
+
+/** Runs `write` in a transaction, trying again after a {@link transient} failure. */
+async function withRetries(pool: Pool, write: Write): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await inTransaction(pool, write);
+    } catch (err) {
+      if (attempt >= RETRY_PAUSES.length || !transient(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES[attempt]));
+    }
+  }
+}
 
 interface Lane {
   writes: Write[];
@@ -46,7 +74,6 @@ export async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promis
 /** Ordered writes per lane (see the file comment). */
 export class WriteQueue {
   readonly #lanes = new Map<string, Lane>();
-  readonly #failures = new Map<string, Error>();
 
   /** @param onFailure called with a write that failed for good (never throws into the queue). */
   constructor(
@@ -66,25 +93,35 @@ export class WriteQueue {
     while (lane.writes.length) {
       const batch = lane.writes.splice(0);
       try {
-        await inTransaction(this.pool, async (c) => {
+        await withRetries(this.pool, async (c) => {
           for (const w of batch) await w(c);
         });
-      } catch {
+      } catch (err) {
+        if (transient(err)) {
+          // The database stayed out of reach: the batch fails whole (trying each write alone
+          // would only wait that long again for every one).
+          this.#fail(name, err, batch.length);
+          continue;
+        }
+        // One write the database refuses must not take the others with it.
         for (const w of batch) {
           try {
-            await inTransaction(this.pool, w);
-          } catch (err) {
-            const e = err instanceof Error ? err : new Error(String(err));
-            this.#failures.set(name, e);
-            try {
-              this.onFailure(name, e);
-            } catch {}
+            await withRetries(this.pool, w);
+          } catch (e) {
+            this.#fail(name, e, 1);
           }
         }
       }
     }
     lane.running = undefined;
     if (this.#lanes.get(name) === lane) this.#lanes.delete(name);
+  }
+
+  #fail(lane: string, err: unknown, writes: number): void {
+    const e = err instanceof Error ? err : new Error(String(err));
+    try {
+      this.onFailure(lane, writes > 1 ? new Error(`${writes} writes lost: ${e.message}`, { cause: e }) : e);
+    } catch {}
   }
 
   /** Resolves when `lane` (or, without one, every lane) has nothing queued or running. Never rejects. */
@@ -95,12 +132,5 @@ export class WriteQueue {
       if (!waits.length) return;
       await Promise.all(waits);
     }
-  }
-
-  /** The last write of `lane` that failed for good since the last call, taken out; else undefined. */
-  takeFailure(lane: string): Error | undefined {
-    const e = this.#failures.get(lane);
-    this.#failures.delete(lane);
-    return e;
   }
 }

@@ -95,14 +95,17 @@ export async function listTriggers(db: Query, agentId?: string): Promise<Trigger
   return r.rows.map((x: Row) => record<TriggerRecord>(x)).filter((x): x is TriggerRecord => !!x);
 }
 
+/** A trigger by id. */
 export async function getTrigger(db: Query, id: string): Promise<TriggerRecord | undefined> {
   return record((await db.query("SELECT data FROM triggers WHERE id = $1", [id])).rows[0]);
 }
 
+/** A trigger by agent and name. */
 export async function findTrigger(db: Query, agentId: string, name: string): Promise<TriggerRecord | undefined> {
   return record((await db.query("SELECT data FROM triggers WHERE agent_id = $1 AND name = $2", [agentId, name])).rows[0]);
 }
 
+/** Inserts or replaces a trigger (by id). */
 export async function putTrigger(db: Query, t: TriggerRecord): Promise<void> {
   await db.query(
     `INSERT INTO triggers (id, agent_id, name, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -111,10 +114,12 @@ export async function putTrigger(db: Query, t: TriggerRecord): Promise<void> {
   );
 }
 
+/** Deletes a trigger; true when there was one. */
 export async function deleteTrigger(db: Query, id: string): Promise<boolean> {
   return ((await db.query("DELETE FROM triggers WHERE id = $1", [id])).rowCount ?? 0) > 0;
 }
 
+/** Inserts or replaces a trigger run (by id). */
 export async function putTriggerRun(db: Query, run: TriggerRunRecord): Promise<void> {
   await db.query(
     `INSERT INTO trigger_runs (id, trigger_id, started_at, data) VALUES ($1, $2, $3, $4)
@@ -123,6 +128,7 @@ export async function putTriggerRun(db: Query, run: TriggerRunRecord): Promise<v
   );
 }
 
+/** A trigger run by id. */
 export async function getTriggerRun(db: Query, id: string): Promise<TriggerRunRecord | undefined> {
   return record((await db.query("SELECT data FROM trigger_runs WHERE id = $1", [id])).rows[0]);
 }
