@@ -88,6 +88,17 @@ export class Session implements CallSession {
     return holdSession(this, store, this.id, waitMs, () => this.refresh(), fn);
   }
 
+  /**
+   * Runs `fn` (a direct tool call, say) holding the session as a shell call does: on a store
+   * replicas share, no shell call of the session runs meanwhile on any replica, and the approval
+   * book is read as the others left it. Without a lease, `fn` just runs.
+   * @throws SessionBusyError when the session could not be had within the time limit; whatever `fn` throws.
+   */
+  async holding<T>(fn: () => Promise<T>): Promise<T> {
+    await this.ready;
+    return this.hold(this.host.timeoutMs, fn);
+  }
+
   /** Under the lease: files, shell-call count and approval book as another replica left them. */
   private async refresh(): Promise<void> {
     const snap = await this.host.store?.refreshSession?.({ id: this.id, files: this.durableView().files() });
