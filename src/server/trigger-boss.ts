@@ -63,8 +63,10 @@ export class BossScheduler implements TriggerScheduler {
     private readonly fire: TriggerFire,
     private readonly options: BossSchedulerOptions,
   ) {
-    // A cron pass every 10 s: a due time's job is sent within seconds of it (pg-boss default 30 s).
-    this.boss = new PgBoss({ connectionString: options.url, schema: options.schema ?? "toolshell_boss", max: 4, cronMonitorIntervalSeconds: 10 });
+    // A cron pass every 10 s: a due time's job is sent within seconds of it (pg-boss default 30 s);
+    // a supervising pass every 10 s: a job whose replica died is retried within about 20 s of its
+    // last heartbeat (pg-boss default 60 s).
+    this.boss = new PgBoss({ connectionString: options.url, schema: options.schema ?? "toolshell_boss", max: 4, cronMonitorIntervalSeconds: 10, superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 });
     // pg-boss reports connection trouble here; it reconnects by itself.
     this.boss.on("error", () => {});
   }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { api, deployment, until, type Replica } from "./helpers.js";
+import { api, deployment, kill, until, type Replica } from "./helpers.js";
 
 type Run = { id: string; status: string; reason: string; input?: { at?: string } };
 
@@ -67,4 +67,32 @@ test("a webhook delivery accepted by one replica runs once, on whichever takes i
   assert.equal(run.input?.at, "main");
   assert.equal(d.lines().filter((l) => l.endsWith(" tick-main")).length, 1);
   assert.equal((await runsOf(a, id)).length, 1);
+});
+
+test("a run whose replica is killed mid-script is recovered by the other replica, resuming its step", async (t) => {
+  const d = await deployment(t);
+  const a = await d.start("A", { env: { TOOLSHELL_TEST_HANG: "1" } });
+  const saved = await api(a, "POST", "/v1/agents/default/scripts", {
+    name: "two-steps",
+    description: "Counts, hangs on A, counts again.",
+    body: "tools count label=t1 >/dev/null\ntools hang >/dev/null\ntools count label=t2 >/dev/null\necho finished\n",
+  });
+  assert.equal(saved.status, 201, JSON.stringify(saved.json));
+  const created = await api(a, "POST", "/v1/agents/default/triggers", { name: "deliver", webhook: true, script: "two-steps" });
+  const { id, secret } = created.json as { id: string; secret: string };
+  // Only A runs yet: it takes the job and hangs inside the script.
+  const accepted = await fetch(`${a.url}/v1/webhooks/${id}`, { method: "POST", headers: { authorization: `Bearer ${secret}` } });
+  assert.equal(accepted.status, 202);
+  const { run_id } = (await accepted.json()) as { run_id: string };
+  await until(async () => (d.lines().includes("A hang") ? true : undefined), "A to hang inside the run");
+  const b = await d.start("B");
+  await kill(a);
+  // pg-boss sees A's heartbeat stop and hands the job to B, which resumes the run's step.
+  const run = await until(async () => {
+    const r = (await api(b, "GET", `/v1/agents/default/triggers/${id}/runs/${run_id}`)).json as Run & { result?: { stdout: string } };
+    return r.status === "ok" ? r : undefined;
+  }, "the run to be recovered on B", 1200);
+  assert.equal(run.result?.stdout, "finished\n");
+  assert.deepEqual(d.lines(), ["A t1", "A hang", "B hang", "B t2"]);
+  assert.equal((await runsOf(b, id)).length, 1);
 });
