@@ -54,7 +54,8 @@ export interface HttpGatewayOptions extends GatewayOptions {
   /**
    * A session with no request in flight for this long is closed (default
    * {@link DEFAULT_HTTP_SESSION_IDLE_MS}); its client then gets 404 and initializes again, as the
-   * MCP transport spec says.
+   * MCP transport spec says. With a `store`, the limit frees this process's memory only: the
+   * session's next request rebuilds it from the store.
    */
   sessionIdleMs?: number;
   /** The clock, in epoch milliseconds (tests move it). */
