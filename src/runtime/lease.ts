@@ -46,6 +46,11 @@ function before<T>(p: Promise<T>, deadline: number, sessionId: string, waitMs: n
   });
 }
 
+/** True while `owner` holds its session, or waits for it, in this process. */
+export function heldHere(owner: object): boolean {
+  return turns.has(owner);
+}
+
 /**
  * Runs `fn` holding session `sessionId` (see the file comment). `owner` is the in-process
  * session object (one turn at a time per owner); `waitMs` bounds the wait for the turn and the

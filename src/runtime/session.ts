@@ -13,7 +13,7 @@ import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine
 import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
 import { runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
 import type { ShellHost } from "./host.js";
-import { holdSession, SessionBusyError } from "./lease.js";
+import { heldHere, holdSession, SessionBusyError } from "./lease.js";
 import { authOf, currentOrigins, sessionOrigins } from "./lineage.js";
 import type { PreflightOutcome } from "./plan-command.js";
 import { ShellCall } from "./shell-call.js";
@@ -150,9 +150,9 @@ export class Session implements CallSession {
 
   /** Approval requests of this session still waiting for a person's answer. */
   async pendingApprovals(): Promise<ApprovalRequest[]> {
-    // Another replica may have raised or answered requests; while a shell call of this session
-    // runs here, this process holds the session and its book in memory is the current one.
-    const fresh = !!this.host.store?.lease && this.running === 0;
+    // Another replica may have raised or answered requests; while this process holds the
+    // session (a shell call, a direct call, an answer), its book in memory is the current one.
+    const fresh = !!this.host.store?.lease && !heldHere(this);
     return (await this.host.policy.openBook(this.id, { fresh })).pending();
   }
 
