@@ -56,6 +56,7 @@ function jobIdOf(runId: string): string {
 export class BossScheduler implements TriggerScheduler {
   private readonly boss: PgBoss;
   private ready?: Promise<void>;
+  private bossStarted = false;
   private working = false;
 
   constructor(
@@ -71,20 +72,27 @@ export class BossScheduler implements TriggerScheduler {
     this.boss.on("error", () => {});
   }
 
-  /** Starts pg-boss (its tables are created once) and the queue. */
+  /** Starts pg-boss (its tables are created once) and the queue. A start that failed is tried again by the next caller. */
   private open(): Promise<void> {
-    this.ready ??= (async () => {
-      await this.boss.start();
-      const queue = await this.boss.getQueue(TRIGGER_QUEUE);
-      if (!queue) {
+    if (!this.ready) {
+      const ready = (async () => {
+        if (!this.bossStarted) {
+          await this.boss.start();
+          this.bossStarted = true;
+        }
+        if (await this.boss.getQueue(TRIGGER_QUEUE)) return;
         await this.boss
           .createQueue(TRIGGER_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 2, retryBackoff: true, heartbeatSeconds: HEARTBEAT_S, expireInSeconds: 24 * 3600 })
           .catch(async (err: unknown) => {
             // Another replica created it at the same moment.
             if (!(await this.boss.getQueue(TRIGGER_QUEUE))) throw err;
           });
-      }
-    })();
+      })();
+      this.ready = ready;
+      ready.catch(() => {
+        if (this.ready === ready) this.ready = undefined;
+      });
+    }
     return this.ready;
   }
 
@@ -100,10 +108,9 @@ export class BossScheduler implements TriggerScheduler {
   private async take(job: Job<TriggerJob>): Promise<void> {
     const d = job.data;
     const runId = d.run_id ?? `run_${job.id.replace(/-/g, "").slice(0, 20)}`;
-    if (d.reason === "schedule") {
-      const cur = await this.store.getTrigger(d.trigger_id);
-      if (!cur || !cur.enabled) return;
-    }
+    // A trigger deleted since (or a schedule disabled since) has nothing to run.
+    const cur = await this.store.getTrigger(d.trigger_id);
+    if (!cur || (d.reason === "schedule" && !cur.enabled)) return;
     // The due time a schedule job stands for: the minute pg-boss filed it under.
     const created = (job as { createdOn?: Date }).createdOn;
     const scheduled_at = d.reason === "schedule" && created ? new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString() : undefined;
@@ -129,8 +136,11 @@ export class BossScheduler implements TriggerScheduler {
   }
 
   async stop(): Promise<void> {
-    if (!this.ready) return;
-    await this.ready.catch(() => {});
+    await this.ready?.catch(() => {});
+    if (!this.bossStarted) return;
+    this.bossStarted = false;
+    this.ready = undefined;
+    this.working = false;
     await this.boss.stop({ graceful: true, timeout: 10_000 }).catch(() => {});
   }
 }
