@@ -169,9 +169,12 @@ interface Setup {
   name: string;
   replicas: Replica[];
   pids(): number[];
+  /** The PostgreSQL processes among them (none for SQLite). */
+  dbPids(): number[];
   calls: number[];
   wall: number[];
   cpu: number[];
+  dbCpu: number[];
   rssPerSession?: number;
 }
 
@@ -185,7 +188,9 @@ async function round(s: Setup, tag: string, n: number): Promise<void> {
   const rss0 = rssKiB(s.replicas.flatMap((r) => tree(r.child.pid!)));
   let rssPeak = rss0;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssKiB(s.replicas.flatMap((r) => tree(r.child.pid!))))), 50);
+  const dbPids = s.dbPids();
   const cpu0 = cpuSeconds(pids);
+  const db0 = cpuSeconds(dbPids);
   const t0 = performance.now();
   await Promise.all(
     ids.map(async (id, i) => {
@@ -195,11 +200,13 @@ async function round(s: Setup, tag: string, n: number): Promise<void> {
   );
   const wall = performance.now() - t0;
   const cpu = cpuSeconds([...new Set([...pids, ...s.pids()])]) - cpu0;
+  const dbCpu = cpuSeconds([...new Set([...dbPids, ...s.dbPids()])]) - db0;
   clearInterval(sampler);
   if (tag.endsWith("r0")) s.rssPerSession = (rssPeak - rss0) / n;
   if (tag.startsWith("warm")) return;
   s.wall.push(wall);
   s.cpu.push(cpu);
+  s.dbCpu.push(dbCpu);
   // The nested calls' durations, from the events (not timed).
   for (let i = 0; i < ids.length; i++) {
     const ev = await call(s.replicas[i % s.replicas.length], "GET", `/v1/sessions/${ids[i]}/events?limit=10000`);
@@ -230,9 +237,9 @@ async function main(): Promise<void> {
     all.push(sqlite.child, one.child, ...two.map((r) => r.child));
     const mine = (rs: Replica[]) => rs.flatMap((r) => tree(r.child.pid!));
     const setups: Setup[] = [
-      { name: "SQLite", replicas: [sqlite], pids: () => mine([sqlite]), calls: [], wall: [], cpu: [] },
-      { name: "PG ×1", replicas: [one], pids: () => [...mine([one]), ...pgPids()], calls: [], wall: [], cpu: [] },
-      { name: "PG ×2", replicas: two, pids: () => [...mine(two), ...pgPids()], calls: [], wall: [], cpu: [] },
+      { name: "SQLite", replicas: [sqlite], pids: () => mine([sqlite]), dbPids: () => [], calls: [], wall: [], cpu: [], dbCpu: [] },
+      { name: "PG ×1", replicas: [one], pids: () => [...mine([one]), ...pgPids()], dbPids: pgPids, calls: [], wall: [], cpu: [], dbCpu: [] },
+      { name: "PG ×2", replicas: two, pids: () => [...mine(two), ...pgPids()], dbPids: pgPids, calls: [], wall: [], cpu: [], dbCpu: [] },
     ];
     for (const s of setups) await round(s, `warm-${s.name.replace(/\W/g, "")}`, 10);
     for (let k = 0; k < ROUNDS; k++) {
@@ -245,10 +252,13 @@ async function main(): Promise<void> {
     const total = SESSIONS * CALLS;
     const rate = (s: Setup) => total / (pct(s.wall, 50) / 1000);
     console.log(`${SESSIONS} sessions × ${CALLS} nested calls, all at once over HTTP; median of ${ROUNDS} interleaved rounds (node ${process.version})`);
-    console.log("set-up    calls/s   nested p99 ms   CPU µs/call (all processes)   replica RSS/session");
+    console.log("set-up    calls/s   nested p99 ms   CPU µs/call (all processes)   of it PostgreSQL   replica RSS/session");
     for (const s of setups) {
       const cpuPerCall = (pct(s.cpu, 50) / total) * 1e6;
-      console.log(`${s.name.padEnd(8)} ${rate(s).toFixed(0).padStart(8)}   ${pct(s.calls, 99).toFixed(2).padStart(13)}   ${cpuPerCall.toFixed(0).padStart(27)}   ${(s.rssPerSession ?? 0).toFixed(0).padStart(15)} KiB`);
+      const dbPerCall = (pct(s.dbCpu, 50) / total) * 1e6;
+      console.log(
+        `${s.name.padEnd(8)} ${rate(s).toFixed(0).padStart(8)}   ${pct(s.calls, 99).toFixed(2).padStart(13)}   ${cpuPerCall.toFixed(0).padStart(27)}   ${dbPerCall.toFixed(0).padStart(16)}   ${(s.rssPerSession ?? 0).toFixed(0).padStart(15)} KiB`,
+      );
     }
     const [lite, p1, p2] = setups;
     console.log(`ratio PG ×1 / SQLite calls/s: ${(rate(p1) / rate(lite)).toFixed(2)} (goal ≥ 0.70)`);
