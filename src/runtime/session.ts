@@ -253,8 +253,9 @@ export class Session implements CallSession {
         return await this.hold(options.timeoutMs ?? this.host.timeoutMs, run);
       } catch (err) {
         // Taking the session failed (busy elsewhere, or the store): nothing ran.
-        const e = err instanceof SessionBusyError ? new ToolCallError("unavailable", err.message, true) : new ToolCallError("unavailable", `the session store failed: ${err instanceof Error ? err.message : String(err)}`, true);
-        this.emit({ type: "store.failed", message: e.message });
+        const busy = err instanceof SessionBusyError;
+        const e = new ToolCallError("unavailable", busy ? err.message : `the session store failed: ${err instanceof Error ? err.message : String(err)}`, true);
+        if (!busy) this.emit({ type: "store.failed", message: e.message });
         return { stdout: "", stderr: errorLine(e), exit_code: 1, success: false, tool_call_id: "call_bash_0" };
       }
     }
