@@ -6,6 +6,7 @@ export type { ToolShell, ToolShellOptions, ShellResult, StopReport, DoneCall, Se
 export { parseConfig, readConfigFile, findConfigFile, parseServerEntry, ConfigError, configSchema } from "./config/index.js";
 export type { ToolshellConfig, ConfigFile, ServerConfig, OAuthConfig } from "./config/index.js";
 export { defineTool, always, once, never, ToolCallError } from "./tool/index.js";
-export type { ToolDefinition, ToolDefinitionOptions, CatalogTool, ToolOutput, InvokeContext, SandboxHandle, Skill, Hints, ErrorCode, ToolSource, ApprovalPolicy, ApprovalVerdict, ApprovalRequestInfo, JsonSchema, ToolCall, CallVia } from "./tool/index.js";
+export type { ToolDefinition, ToolDefinitionOptions, CatalogTool, ToolOutput, InvokeContext, SandboxHandle, Skill, Hints, ErrorCode, ToolSource, ApprovalPolicy, ApprovalVerdict, ApprovalRequestInfo, JsonSchema, ToolCall, CallVia, ProgressUpdate, Question, QuestionAnswer } from "./tool/index.js";
+export type { Person, CallProgress, AskedQuestion } from "./call/index.js";
 export { aiSdkDecisionService, offlineRater, Policy, ApprovalBook, planScript, showInput } from "./policy/index.js";
 export type { Decision, ApprovalRequest, DecisionService, RatedTool, Plan, PlanCall, ApprovalMode, ShownInput, InputFlag, ShowInputOptions } from "./policy/index.js";

@@ -41,6 +41,9 @@ export type NestedCallStatus = CallStatus;
 /** Any session event. */
 export type SessionEvent =
   | ToolCallEvent
+  | (Recorded & { type: "tool.progress"; call_id: string; parent_tool_call_id?: string; command: string; progress: number; total?: number; message?: string })
+  | (Recorded & { type: "question.asked"; question_id: string; call_id: string; parent_tool_call_id?: string; server: string; command: string })
+  | (Recorded & { type: "question.answered"; question_id: string; call_id: string; action: "accept" | "decline" | "cancel"; unanswered?: string })
   | (Recorded & { type: "shell_call.started"; tool_call_id: string; script_preview: string })
   | (Recorded & { type: "shell_call.ended"; tool_call_id: string; exit_code: number; stopped?: StopReason })
   | (Recorded & { type: "preflight.failed"; tool_call_id: string; message: string })

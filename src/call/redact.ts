@@ -150,6 +150,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
         ...(o.text !== undefined ? { text: text(o.text) } : {}),
         ...(o.value !== undefined ? { value: value(o.value) } : {}),
         ...(o.raw !== undefined ? { raw: value(o.raw) } : {}),
+        ...(o.json !== undefined ? { json: text(o.json) } : {}),
       };
     },
   };

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
+import type { AskedQuestion, Person } from "../call/index.js";
 import type { ToolshellConfig } from "../config/index.js";
 import { resolveConfigFile } from "../config/locate.js";
 import type { ApprovalRequest } from "../policy/index.js";
@@ -119,7 +120,7 @@ export function readScript(req: CliRequest): string | undefined {
  * Does one request on an open host: the same work whether the host lives in this process or is
  * the warm host. Never prints. @throws Error for the user (unknown request id, …).
  */
-export async function runOnHost(host: Host, req: CliRequest, script: string | undefined): Promise<CliOutcome> {
+export async function runOnHost(host: Host, req: CliRequest, script: string | undefined, person?: Person): Promise<CliOutcome> {
   const shell = host.shell;
   const sessionId = req.options.session ?? CLI_SESSION;
   // A session the CLI opens records the user who runs it (ctx.session.auth.client).
@@ -142,7 +143,7 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
     const { showInput } = await import("../policy/index.js");
     return { stdout: `${answered.decision}: ${answered.tool} ${showInput(answered.input).text}\n`, stderr: "", code: 0 };
   }
-  const result = await cliSession(sessionId).bash(script ?? "");
+  const result = await cliSession(sessionId).bash(script ?? "", { person });
   const out: CliOutcome = { stdout: result.stdout, stderr: result.stderr, code: result.exit_code };
   const stopped = result.tools?.stopped;
   if (stopped?.reason === "needs_approval" && stopped.request_id) {
@@ -169,13 +170,17 @@ export async function runCli(req: CliRequest): Promise<void> {
     let outcome: CliOutcome;
     let answer: (requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always") => Promise<unknown>;
     let pending: (() => Promise<ApprovalRequest[]>) | undefined;
-    const warm = req.options.daemon !== false && configFile ? await (await import("./daemon-client.js")).viaWarmHost(path.resolve(configFile), req, script) : null;
+    // Progress lines on stderr; an upstream server's question asked on the terminal, if there is one (person.ts).
+    const { askQuestion, cliPerson, processTerminal } = await import("./person.js");
+    const terminal = processTerminal();
+    const relay = { line: (text: string) => process.stderr.write(`tools: ${text}\n`), ...(terminal ? { ask: (q: AskedQuestion) => askQuestion(q, terminal) } : {}) };
+    const warm = req.options.daemon !== false && configFile ? await (await import("./daemon-client.js")).viaWarmHost(path.resolve(configFile), req, script, relay) : null;
     if (warm) {
       ({ outcome, answer } = warm);
     } else {
       host = await openToolShell(req.options);
       const h = host;
-      outcome = await runOnHost(h, req, script);
+      outcome = await runOnHost(h, req, script, cliPerson(process.stderr, terminal));
       answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision);
       pending = () => h.session(req.options.session ?? CLI_SESSION).pendingApprovals();
     }

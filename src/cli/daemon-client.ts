@@ -17,7 +17,9 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { progressLine, type AskedQuestion, type Person } from "../call/index.js";
 import { isPostgresUrl } from "../config/store-location.js";
+import type { QuestionAnswer } from "../tool/index.js";
 import type { CliOutcome, CliRequest, CommonOptions } from "./commands.js";
 
 /** What shapes a host: the same values reach the same host. */
@@ -29,9 +31,13 @@ export interface HostKey {
   timeout?: string;
 }
 
-/** A request to the host, one JSON line; the answer is one JSON line. */
+/**
+ * A request to the host, one JSON line; the answer is one JSON line. Before the answer of an
+ * `exec`, the host may send {@link DaemonEvent} lines (progress; a question when the request said
+ * `terminal: true`), and the client answers a question with a `{answer_to, answer}` line.
+ */
 export type DaemonRequest =
-  | { kind: "exec"; script: string; session: string; fingerprint: string }
+  | { kind: "exec"; script: string; session: string; fingerprint: string; terminal?: boolean }
   | { kind: "plan"; script: string; session: string; fingerprint: string }
   | { kind: "list"; session: string; fingerprint: string }
   | { kind: "approvals"; session: string; fingerprint: string }
@@ -47,6 +53,43 @@ export interface DaemonAnswer extends Partial<CliOutcome> {
   status?: { pid: number; config: string; startedAt: string; idleSeconds: number; served: number };
   /** An error the host met (printed as `toolshell: …`, exit 2). */
   error?: string;
+}
+
+/** What the CLI does with the host's events: print a progress line, ask a question on its terminal. */
+export interface DaemonRelay {
+  line(text: string): void;
+  ask?(question: AskedQuestion): Promise<QuestionAnswer>;
+}
+
+/** What the host sends while a run goes on (see DaemonRequest). */
+export type DaemonEvent = { event: "progress"; line: string } | { event: "question"; id: string; question: AskedQuestion };
+
+/**
+ * The person of a run on the host: progress and questions go to the CLI over `write` (one JSON
+ * line each); a question waits for the client's answer through `answers` (question id → resolve).
+ */
+export function daemonPerson(write: (event: DaemonEvent) => void, answers: Map<string, (answer: QuestionAnswer) => void>, terminal: boolean): Person {
+  return {
+    progress(report) {
+      if (report.phase === "progress") write({ event: "progress", line: progressLine(report) });
+    },
+    ...(terminal
+      ? {
+          ask: (question: AskedQuestion, signal: AbortSignal) =>
+            new Promise<QuestionAnswer>((resolve) => {
+              const done = (answer: QuestionAnswer) => {
+                answers.delete(question.id);
+                signal.removeEventListener("abort", onAbort);
+                resolve(answer);
+              };
+              const onAbort = () => done({ action: "cancel" });
+              signal.addEventListener("abort", onAbort, { once: true });
+              answers.set(question.id, done);
+              write({ event: "question", id: question.id, question });
+            }),
+        }
+      : {}),
+  };
 }
 
 /** Default idle time before a host exits, seconds. */
@@ -106,7 +149,7 @@ export function configFingerprint(configFile: string): string {
  * @throws Error with `code` ENOENT / ECONNREFUSED when no host listens, or when the host closed
  *   without answering.
  */
-export function request(socket: string, req: DaemonRequest): Promise<DaemonAnswer> {
+export function request(socket: string, req: DaemonRequest, relay?: DaemonRelay): Promise<DaemonAnswer> {
   return new Promise((resolve, reject) => {
     const c = connect(socket);
     let buf = "";
@@ -115,15 +158,33 @@ export function request(socket: string, req: DaemonRequest): Promise<DaemonAnswe
     c.on("connect", () => c.write(`${JSON.stringify(req)}\n`));
     c.on("data", (d: string) => {
       buf += d;
-      const nl = buf.indexOf("\n");
-      if (nl >= 0 && !done) {
+      let nl: number;
+      while (!done && (nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        let message: DaemonAnswer & Partial<DaemonEvent>;
+        try {
+          message = JSON.parse(line) as DaemonAnswer & Partial<DaemonEvent>;
+        } catch (e) {
+          done = true;
+          c.end();
+          reject(e);
+          return;
+        }
+        // Lines before the answer: a run's progress and questions (see DaemonRequest).
+        if (message.event === "progress") {
+          relay?.line(String(message.line));
+          continue;
+        }
+        if (message.event === "question") {
+          const { id, question } = message as Extract<DaemonEvent, { event: "question" }>;
+          const asked = relay?.ask ? relay.ask(question) : Promise.resolve<QuestionAnswer>({ action: "decline" });
+          void asked.catch((): QuestionAnswer => ({ action: "cancel" })).then((answer) => c.write(`${JSON.stringify({ answer_to: id, answer })}\n`));
+          continue;
+        }
         done = true;
         c.end();
-        try {
-          resolve(JSON.parse(buf.slice(0, nl)) as DaemonAnswer);
-        } catch (e) {
-          reject(e);
-        }
+        resolve(message);
       }
     });
     c.on("error", (e) => {
@@ -187,11 +248,11 @@ export function hostStarted(): Promise<void> {
  * (none runs, or it ran an older config and is exiting): then a host has been started for the
  * next run and the caller does this one in-process.
  */
-export async function viaHost(key: HostKey, req: DaemonRequest, idleSeconds: number): Promise<DaemonAnswer | null> {
+export async function viaHost(key: HostKey, req: DaemonRequest, idleSeconds: number, relay?: DaemonRelay): Promise<DaemonAnswer | null> {
   const { socket } = hostPaths(key);
   let answer: DaemonAnswer;
   try {
-    answer = await request(socket, req);
+    answer = await request(socket, req, relay);
   } catch (e) {
     if (!gone(e)) throw e;
     startHost(key, idleSeconds, process.pid);
@@ -278,6 +339,7 @@ export async function viaWarmHost(
   configFile: string,
   req: CliRequest,
   script: string | undefined,
+  relay?: DaemonRelay,
 ): Promise<{ outcome: CliOutcome; answer: (requestId: string, decision: string) => Promise<unknown> } | null> {
   const key = hostKey(configFile, req.options);
   const idle = idleSeconds(req.options);
@@ -289,11 +351,11 @@ export async function viaWarmHost(
   };
   const fingerprint = configFingerprint(key.config);
   let r: DaemonRequest;
-  if (req.kind === "exec" || req.kind === "run") r = { kind: "exec", script: script ?? "", session, fingerprint };
+  if (req.kind === "exec" || req.kind === "run") r = { kind: "exec", script: script ?? "", session, fingerprint, terminal: relay?.ask !== undefined };
   else if (req.kind === "plan") r = { kind: "plan", script: script ?? "", session, fingerprint };
   else if (req.kind === "approve") r = { kind: "approve", requestId: req.requestId, decision: req.decision, session, fingerprint };
   else r = { kind: req.kind, session, fingerprint };
-  const a = await viaHost(key, r, idle);
+  const a = await viaHost(key, r, idle, relay);
   if (!a) return null;
   if (a.error !== undefined) throw new Error(a.error);
   return {

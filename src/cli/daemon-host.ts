@@ -9,7 +9,9 @@
  */
 import { appendFileSync, chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { configFingerprint, hostPaths, request, type DaemonAnswer, type DaemonRequest, type HostKey } from "./daemon-client.js";
+import type { Person } from "../call/index.js";
+import type { QuestionAnswer } from "../tool/index.js";
+import { configFingerprint, daemonPerson, hostPaths, request, type DaemonAnswer, type DaemonRequest, type HostKey } from "./daemon-client.js";
 import { openToolShell, runOnHost, type CliRequest } from "./commands.js";
 
 /**
@@ -79,7 +81,13 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
         conn.end(`${JSON.stringify({ error: "bad request" })}\n`);
         return;
       }
-      void handle(req).then((answer) => {
+      // While the run goes on, progress and questions go to the CLI; its answers come back (daemon-client.ts).
+      const answers = new Map<string, (answer: QuestionAnswer) => void>();
+      listenForAnswers(conn, buf.slice(nl + 1), answers);
+      const person = daemonPerson((e) => {
+        if (conn.writable) conn.write(`${JSON.stringify(e)}\n`);
+      }, answers, req.kind === "exec" && req.terminal === true);
+      void handle(req, person).then((answer) => {
         conn.end(`${JSON.stringify(answer)}\n`);
         if (req.kind === "stop" || answer.restart) void shutdown(req.kind === "stop" ? "stopped" : "config changed");
       });
@@ -91,7 +99,7 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
     if (inFlight === 0) idleTimer = setTimeout(() => void shutdown("idle"), idleSeconds * 1000);
   }
 
-  async function handle(req: DaemonRequest): Promise<DaemonAnswer> {
+  async function handle(req: DaemonRequest, person: Person): Promise<DaemonAnswer> {
     if (req.kind === "status") return { status: { pid: process.pid, config: key.config, startedAt, idleSeconds, served } };
     if (req.kind === "stop") return {};
     if (closing || req.fingerprint !== fingerprint) return { restart: true };
@@ -111,7 +119,7 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
               : req.kind === "list"
                 ? { kind: "list", tokens: false, options }
                 : { kind: "approvals", options };
-      return await runOnHost(host, cli, "script" in req ? req.script : undefined);
+      return await runOnHost(host, cli, "script" in req ? req.script : undefined, person);
     } catch (e) {
       return { error: (e as Error).message };
     } finally {
@@ -148,4 +156,29 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
   chmodSync(socket, 0o600);
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
   log(`listening on ${socket} (pid ${process.pid}, config ${key.config})`);
+}
+
+/** Reads the CLI's `{answer_to, answer}` lines after its request and resolves the question each answers. */
+function listenForAnswers(conn: Socket, rest: string, answers: Map<string, (answer: QuestionAnswer) => void>): void {
+  let buf = rest;
+  const drain = () => {
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      try {
+        const m = JSON.parse(line) as { answer_to?: unknown; answer?: QuestionAnswer };
+        if (typeof m.answer_to === "string" && m.answer) answers.get(m.answer_to)?.(m.answer);
+      } catch {}
+    }
+  };
+  conn.on("data", (d: string) => {
+    buf += d;
+    drain();
+  });
+  // The CLI went away: its questions are cancelled.
+  conn.on("close", () => {
+    for (const resolve of [...answers.values()]) resolve({ action: "cancel" });
+  });
+  drain();
 }

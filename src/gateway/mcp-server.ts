@@ -21,8 +21,9 @@ import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type
 import { McpServerSource } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
-import type { CatalogTool } from "../tool/index.js";
+import { jsonText, type CatalogTool } from "../tool/index.js";
 import { callDirect, type DirectOutcome } from "../surface/index.js";
+import { gatewayPerson } from "./person.js";
 import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
 import {
   APPROVE_TOOL_NAME,
@@ -223,7 +224,9 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
 
   async function callBash(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
     const signal = extra.signal;
-    let result: BashToolResult = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars });
+    // Nested calls' progress and upstream servers' questions reach the client (see person.ts).
+    const person = gatewayPerson(extra, canElicit());
+    let result: BashToolResult = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars, person });
     const notes: Record<string, unknown> = {};
     for (let round = 0; round < (options.maxRounds ?? 10); round++) {
       const stopped = result.tools?.stopped;
@@ -248,7 +251,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
         notes.approval = { ...(notes.approval as object), next: "the person approved; the stopped script is not resumed: write a new script for what is left" };
         break;
       }
-      result = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars });
+      result = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars, person });
     }
     // A server that needs the person's sign-in: asked through URL-mode elicitation (see sign-in.ts).
     if (options.elicitation !== false && supportsUrlElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined)) {
@@ -277,12 +280,13 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
   async function callDirectTool(t: CatalogTool, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
     const signal = extra.signal;
     const callId = `mcp_${String(extra.requestId)}_${randomUUID().slice(0, 8)}`;
-    let outcome: DirectOutcome = await callDirect(shell, session, t, args, { callId, signal });
+    const person = gatewayPerson(extra, canElicit());
+    let outcome: DirectOutcome = await callDirect(shell, session, t, args, { callId, signal, person });
     if (outcome.status === "needs_approval") {
       const request = (await session.pendingApprovals()).find((r) => r.id === (outcome as { requestId: string }).requestId);
       if (request && canElicit()) {
         const asked = await ask([request], extra);
-        if (asked.decision === "allow" || asked.decision === "allow_always") outcome = await callDirect(shell, session, t, args, { callId: `${callId}_2`, signal });
+        if (asked.decision === "allow" || asked.decision === "allow_always") outcome = await callDirect(shell, session, t, args, { callId: `${callId}_2`, signal, person });
         else return textResult({ error: { code: "denied", message: `${outcome.command}: the person did not approve (${asked.action}${asked.decision ? `: ${asked.decision}` : ""})`, retryable: false } }, true);
       } else {
         return textResult({
@@ -303,7 +307,12 @@ export function directResult(outcome: DirectOutcome): CallToolResult {
   if (outcome.status === "needs_approval") return textResult({ error: { code: "needs_approval", message: outcome.message, retryable: false }, request_id: outcome.requestId }, true);
   const v = outcome.view;
   if (v.type === "text") return { content: [{ type: "text", text: v.value }] };
-  if (v.type === "json") return textResult(v.value);
+  if (v.type === "json") {
+    const r = textResult(v.value);
+    // Every digit of integers beyond 2^53 in the text block (docs/mcp.md); structuredContent is the parsed value.
+    if (outcome.output.json !== undefined && v.value === outcome.output.value) r.content = [{ type: "text", text: jsonText(outcome.output) }];
+    return r;
+  }
   return {
     content: [
       ...(v.text ? [{ type: "text" as const, text: v.text }] : []),

@@ -11,11 +11,12 @@ import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError } from "./errors.js";
 import type { ServerLog } from "./log.js";
+import { bodyReader, currentRawSlot, mayHoldUnsafeInteger, type RawSlot } from "./raw.js";
 import { withChildSignal } from "./signals.js";
 import { GroupStdioTransport } from "./stdio.js";
 
@@ -45,6 +46,11 @@ export interface OpenOptions {
   onLost: (connection: Connection) => void;
   /** Called on `notifications/tools/list_changed`. */
   onToolsChanged: (connection: Connection) => void;
+  /**
+   * Called on `elicitation/create` (form mode: the client declares `elicitation: {form: {}}`
+   * to every server and declines what nobody can answer, as the spec permits).
+   */
+  onElicit?: (connection: Connection, params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   /** HTTP servers that sign in: the SDK's OAuth client and the fetch it goes through (see auth/provider.ts). */
   auth?: { provider: OAuthClientProvider; fetch?: FetchLike };
 }
@@ -91,7 +97,10 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     void client.close().catch(() => {});
   };
   const transport = makeTransport(config, kind, options.log, options.auth, drop);
-  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: ACCEPT_ALL });
+  if (transport instanceof GroupStdioTransport) keepRawAnswers(transport);
+  // Elicitation is declared to every server: whether somebody can answer is known per call, and
+  // a question nobody can answer is declined (spec "Elicitation": the client MAY decline).
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } }, jsonSchemaValidator: ACCEPT_ALL });
   let startedPid: number | undefined;
   const connection: Connection = {
     client,
@@ -132,6 +141,7 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     options.onToolsChanged(connection);
   });
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => (options.onElicit ? options.onElicit(connection, request.params, extra.signal) : Promise.resolve({ action: "decline" as const })));
   try {
     await withChildSignal(options.deadline, (signal) => client.connect(transport, { signal, timeout: options.timeoutMs }));
   } catch (error) {
@@ -200,17 +210,30 @@ export async function listAllTools(client: Client, deadline: AbortSignal | undef
  */
 function watchingFetch(base: FetchLike | undefined, onDrop: (why: string) => void): FetchLike {
   return async (url, init) => {
+    // The POST of a `tools/call` runs in its call's raw slot (see raw.ts).
+    const slot = currentRawSlot();
     const response = await (base ?? fetch)(url, init);
-    const isStream = response.headers.get("content-type")?.includes("text/event-stream");
-    if (init?.method !== "POST" || !isStream || !response.body) return response;
+    const isStream = response.headers.get("content-type")?.includes("text/event-stream") === true;
+    if (init?.method !== "POST" || !response.body || (!isStream && !slot)) return response;
     const reader = response.body.getReader();
+    // Read before the SDK's parser gets the chunk: the answer's digits are in the slot when it resolves.
+    const tap = slot ? bodyReader(isStream, (text) => keepAnswer(slot, text)) : undefined;
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
           const { value, done } = await reader.read();
-          if (done) controller.close();
-          else controller.enqueue(value);
+          if (done) {
+            tap?.end();
+            controller.close();
+          } else {
+            tap?.push(value);
+            controller.enqueue(value);
+          }
         } catch (error) {
+          if (!isStream) {
+            controller.error(error);
+            return;
+          }
           if (!init.signal?.aborted) onDrop(`the response stream broke (${(error as Error).message ?? String(error)})`);
           controller.error(error);
         }
@@ -218,6 +241,40 @@ function watchingFetch(base: FetchLike | undefined, onDrop: (why: string) => voi
       cancel: (reason) => reader.cancel(reason),
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** Keeps `text` in `slot` when it is an answer (not a request or notification) holding an unsafe integer. */
+function keepAnswer(slot: RawSlot, text: string): void {
+  if (!mayHoldUnsafeInteger(text)) return;
+  const message = JSON.parse(text) as Record<string, unknown>;
+  if (message && typeof message === "object" && "id" in message && "result" in message && !("method" in message)) slot.text = text;
+}
+
+/** Most requests whose answers a stdio connection waits for at once (older ones are forgotten). */
+const MAX_WAITING = 1000;
+
+/**
+ * Ties the raw lines of a stdio server to the raw slots of the calls they answer: a request
+ * sent inside a slot's context notes its id, and the answer's line is kept there (raw.ts).
+ */
+function keepRawAnswers(transport: GroupStdioTransport): void {
+  const waiting = new Map<string | number, RawSlot>();
+  const send = transport.send.bind(transport);
+  transport.send = (message) => {
+    const slot = currentRawSlot();
+    if (slot && "method" in message && "id" in message && message.id !== undefined) {
+      waiting.set(message.id, slot);
+      if (waiting.size > MAX_WAITING) waiting.delete(waiting.keys().next().value!);
+    }
+    return send(message);
+  };
+  transport.onRawLine = (line, message) => {
+    if (!("id" in message) || "method" in message || message.id === undefined) return;
+    const slot = waiting.get(message.id);
+    if (!slot) return;
+    waiting.delete(message.id);
+    if ("result" in message && mayHoldUnsafeInteger(line)) slot.text = line;
   };
 }
 

@@ -7,12 +7,17 @@
  */
 import { ToolCallError, type MediaBlock, type ToolOutput } from "../tool/types.js";
 
+/** Where a call result carries its `structuredContent` as raw JSON text (see raw.ts), when kept. */
+export const STRUCTURED_JSON: unique symbol = Symbol("toolshell.structuredJson");
+
 /** The parts of a CallToolResult this module reads (the SDK's type, loosened for old servers). */
 export interface McpCallResult {
   content?: ReadonlyArray<Record<string, unknown> & { type: string }>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
   [key: string]: unknown;
+  /** `structuredContent` as the server wrote it, when it holds integers beyond 2^53. */
+  [STRUCTURED_JSON]?: string;
 }
 
 /**
@@ -28,7 +33,8 @@ export interface McpCallResult {
  *   loses neither the links nor the prose around them.
  * - Else → `{ kind: "text", text }`, the text blocks joined by "\n" (`""` when there are none,
  *   e.g. an image-only result whose files the `tools` command names on stderr).
- * `raw` is always the whole result.
+ * `raw` is always the whole result. `json` is `structuredContent`'s raw text when the result
+ * carries it under {@link STRUCTURED_JSON} (integers beyond 2^53, docs/mcp.md).
  * @throws ToolCallError `tool_error` for `isError` results.
  */
 export function toToolOutput(result: McpCallResult, server: string, tool: string): ToolOutput {
@@ -45,7 +51,8 @@ export function toToolOutput(result: McpCallResult, server: string, tool: string
   }
   const withMedia = media.length > 0 ? { media } : {};
   if (result.structuredContent !== undefined && result.structuredContent !== null) {
-    return { kind: "json", value: result.structuredContent, ...withMedia, raw: result };
+    const json = result[STRUCTURED_JSON];
+    return { kind: "json", value: result.structuredContent, ...withMedia, raw: result, ...(json !== undefined ? { json } : {}) };
   }
   if (rest.some((block) => block.type !== "text")) {
     return { kind: "json", value: rest, ...withMedia, raw: result };

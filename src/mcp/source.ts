@@ -18,8 +18,8 @@ import type { Connection } from "./connection.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { callToolKeepingDigits, PersonRelay, type McpCallResult } from "./relay.js";
 import { syntheticTools } from "./resources.js";
-import type { McpCallResult } from "./result.js";
 import { loadSdk, sdkIfLoaded } from "./sdk.js";
 import { waitFor, withChildSignal } from "./signals.js";
 import { serverIdentity } from "./identity.js";
@@ -60,6 +60,7 @@ export class McpServerSource implements ToolSource {
   readonly identity: string;
 
   #log: ServerLog;
+  #relay: PersonRelay;
   #state: SourceState = "not_loaded";
   #failure: ToolCallError | undefined;
   #tools: CatalogTool[] = [];
@@ -95,6 +96,7 @@ export class McpServerSource implements ToolSource {
     this.identity = serverIdentity(config);
     this.logFile = logFileFor(path.resolve(options.logDir ?? DEFAULT_LOG_DIR), config.name);
     this.#log = new ServerLog(this.logFile);
+    this.#relay = new PersonRelay(this.name, this.#log);
     this.#oauthSettings = oauthSettings(config);
     if (this.#oauthSettings) {
       if (!options.oauth) this.#ownBroker = new SignInBroker();
@@ -193,6 +195,7 @@ export class McpServerSource implements ToolSource {
           if (this.#conn === lost) this.#conn = undefined;
         },
         onToolsChanged: (changed) => this.#relist(changed),
+        onElicit: this.#relay.onElicit,
         ...(provider ? { auth: { provider, fetch: provider.fetch } } : {}),
       });
       const listed = await connection.listAllTools(conn.client, deadline, timeoutMs);
@@ -232,7 +235,7 @@ export class McpServerSource implements ToolSource {
 
   /** Sends one tools/call on the live connection (restarting the server when it is down). */
   #call = (name: string, args: Record<string, unknown>, ctx: InvokeContext): Promise<McpCallResult> =>
-    this.#request(name, ctx, (client, options) => client.callTool({ name, arguments: args }, undefined, options) as Promise<McpCallResult>);
+    this.#request(name, ctx, (client, options) => callToolKeepingDigits(client, name, args, options));
 
   /** Sends what `send` sends for the tool `name` on the live connection, with the call's timeout, signal and errors. */
   #request = async (name: string, ctx: InvokeContext, send: (client: Client, options: RequestOptions) => Promise<McpCallResult>): Promise<McpCallResult> => {
@@ -255,7 +258,7 @@ export class McpServerSource implements ToolSource {
       throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
     }
     try {
-      return await withChildSignal(ctx.signal, (signal) => send(conn.client, { signal, timeout: timeoutMs }));
+      return await withChildSignal(ctx.signal, (signal) => this.#relay.run(conn, name, ctx, { signal, timeout: timeoutMs }, send));
     } catch (error) {
       throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
     }
@@ -324,7 +327,7 @@ export class McpServerSource implements ToolSource {
       const timeoutMs = this.config.connectTimeoutMs;
       const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#closing.signal]);
       const auth = { provider, fetch: provider.fetch };
-      opening = connection.openConnection(this.config, { log: this.#log, deadline, timeoutMs, onLost: () => {}, onToolsChanged: () => {}, auth });
+      opening = connection.openConnection(this.config, { log: this.#log, deadline, timeoutMs, onLost: () => {}, onToolsChanged: () => {}, onElicit: this.#relay.onElicit, auth });
       this.#others.set(principal, opening);
       opening.catch(() => {
         if (this.#others.get(principal) === opening) this.#others.delete(principal);

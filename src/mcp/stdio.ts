@@ -100,6 +100,9 @@ export class GroupStdioTransport implements Transport {
         resolve();
       });
       child.on("close", () => {
+        // What was read is delivered before the SDK hears of the close.
+        this.#waiting = false;
+        this.#drain(true);
         // The leader is gone; what it started may not be.
         if (this.#pid !== undefined) {
           signalGroup(this.#pid, "SIGTERM");
@@ -139,7 +142,7 @@ export class GroupStdioTransport implements Transport {
       try {
         const message = deserializeMessage(line);
         this.onRawLine?.(line, message);
-        this.onmessage?.(message);
+        this.#deliver(message);
       } catch (error) {
         this.onerror?.(error as Error);
       }
@@ -149,6 +152,37 @@ export class GroupStdioTransport implements Transport {
       this.#pendingBytes = rest.length;
     }
   }
+
+  #queue: JSONRPCMessage[] = [];
+  #waiting = false;
+
+  /**
+   * Hands messages to the SDK in order. The SDK runs a notification's handler a microtask later
+   * but settles a response at once, so a progress notification read in the same chunk as its
+   * call's answer would find its handler gone: a message after a notification waits for the
+   * next turn of the event loop.
+   */
+  #deliver(message: JSONRPCMessage): void {
+    this.#queue.push(message);
+    if (!this.#waiting) this.#drain();
+  }
+
+  #drain = (all = false): void => {
+    this.#waiting = false;
+    while (this.#queue.length) {
+      const message = this.#queue.shift()!;
+      try {
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+      if (!all && "method" in message && !("id" in message)) {
+        this.#waiting = true;
+        setImmediate(() => this.#waiting && this.#drain());
+        return;
+      }
+    }
+  };
 
   /** Writes one message. @throws Error when not connected. */
   send(message: JSONRPCMessage): Promise<void> {

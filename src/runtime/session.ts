@@ -5,7 +5,7 @@
  * Rule source: README (the list is rebuilt on every shell call; variables do not
  * persist, files do; the `bash` result and its report); docs/architecture.md.
  */
-import type { CallSession, SessionEvent, SessionEventInput } from "../call/index.js";
+import { personContext, withPerson, type CallSession, type Person, type SessionEvent, type SessionEventInput } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
 import { actingFor } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
@@ -40,6 +40,8 @@ export interface BashOptions {
    * the nested calls that completed (see durable.ts).
    */
   stepId?: string;
+  /** Who can see this call's progress and answer its tools' questions (the surface's; see call/person.ts). */
+  person?: Person;
   /** @internal Set by the step logic: the shell call id and the replay of an earlier attempt. */
   durable?: DurableRun;
 }
@@ -198,8 +200,9 @@ export class Session implements CallSession {
   }
 
   /** The context a tool's `execute` receives for one call. */
-  invokeContext(call: Pick<ToolCall, "callId" | "parentId" | "stepId">, signal: AbortSignal): InvokeContext {
+  invokeContext(call: Pick<ToolCall, "callId" | "parentId" | "stepId"> & { command?: string }, signal: AbortSignal): InvokeContext {
     return {
+      ...personContext({ id: this.id, emit: (e) => this.emit(e), redactText: (t) => this.host.redactor.text(t) }, call, signal),
       signal,
       session: {
         id: this.id,
@@ -235,7 +238,7 @@ export class Session implements CallSession {
     this.running++;
     try {
       // MCP servers loaded during this call sign in as this session's principal (README "Sign-in").
-      return await actingFor(this, () => this.bashInner(script, options));
+      return await actingFor(this, () => withPerson(options.person, () => this.bashInner(script, options)));
     } finally {
       this.running--;
     }

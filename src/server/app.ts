@@ -22,6 +22,7 @@ import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
 import { ApiError, bearer, body, id, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
 import { openApiDocument } from "./openapi.js";
+import { mountQuestionRoutes, QuestionBox } from "./questions.js";
 import { serversRoutes } from "./servers-api.js";
 
 export { ApiError, ID, tokenMatches } from "./http.js";
@@ -55,6 +56,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
   const app = new Hono();
   const { store } = host;
   const queues = new Map<string, Promise<unknown>>();
+  // Questions upstream servers ask during this API's shell calls wait for a person here (questions.ts).
+  const questions = new QuestionBox();
   const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const prev = queues.get(key) ?? Promise.resolve();
     const next = prev.catch(() => {}).then(fn);
@@ -135,7 +138,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const session = host.session(rec.id);
     // Not tied to the request: a client that goes away does not abort the shell call, and asking
     // again with the same step_id returns its recorded result.
-    const result = await serial(rec.id, () => session.bash(script, { stdin, stepId, timeoutMs }));
+    const result = await serial(rec.id, () => session.bash(script, { stdin, stepId, timeoutMs, person: questions.person() }));
     return c.json(result);
   });
 
@@ -203,6 +206,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return c.json({ pending: oauth.broker.pending(principal === undefined ? {} : { principal }), sign_ins: states });
   });
 
+  mountQuestionRoutes(app, questions, sessionOr404);
   mountAgentRoutes(app, host, options);
 
   app.all("/v1/*", (c) => {

@@ -71,6 +71,17 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       "/v1/approvals": { get: { summary: "Pending approval requests of every session", parameters: [query("agent_id", { type: "string" }, "Only this agent's sessions")], responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("ApprovalRequest") } } }), ...common } } },
+      "/v1/questions": { get: { summary: "Questions MCP servers asked during HTTP API shell calls, waiting for a person (every session's)", responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("PendingQuestion") } } }), ...common } } },
+      "/v1/sessions/{id}/questions": {
+        get: { summary: "This session's questions waiting for a person", parameters: [pathParam("id", "Session id")], responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("PendingQuestion") } } }), "404": err("No such session"), ...common } },
+        post: {
+          summary: "Answer a question (MCP elicitation, form mode)",
+          description: "accept with content matching requested_schema, or decline, or cancel. A content that does not match is refused (400) and the question keeps waiting.",
+          parameters: [pathParam("id", "Session id")],
+          requestBody: body({ type: "object", required: ["question_id", "action"], properties: { question_id: { type: "string" }, action: { enum: ["accept", "decline", "cancel"] }, content: { type: "object" } } }),
+          responses: { "200": json({ type: "object", properties: { answered: { type: "object" }, pending: { type: "array", items: ref("PendingQuestion") } } }), ...common, "400": err("The answer does not match the question's schema"), "404": err("No such session or no such pending question") },
+        },
+      },
       "/v1/sign-ins": {
         get: {
           summary: "OAuth sign-ins to MCP servers: those waiting for a person (open `url`) and each server's state; never a token",
@@ -148,6 +159,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
         Event: { type: "object", required: ["seq", "type", "session_id", "at"], properties: { seq: { type: "integer" }, type: { type: "string" }, session_id: { type: "string" }, at: { type: "string" } }, additionalProperties: true },
         ServerListing: { type: "object", required: ["name", "type", "state"], properties: { name: { type: "string" }, type: { enum: ["stdio", "http", "sse"] }, state: { enum: ["loaded", "not_loaded", "failed", "disabled"] }, message: { type: "string", description: "Why it failed (state failed)" }, tools: { type: "integer" } } },
+        PendingQuestion: { type: "object", properties: { question_id: { type: "string" }, session_id: { type: "string" }, call_id: { type: "string" }, server: { type: "string" }, command: { type: "string" }, message: { type: "string", description: "As the server sent it; show display.text instead" }, requested_schema: { type: "object" }, asked_at: { type: "string" }, display: { type: "object", properties: { text: { type: "string" }, warnings: { type: "array", items: { type: "string" } } } } } },
         ApprovalRequest: { type: "object", properties: { id: { type: "string" }, session_id: { type: "string" }, tool: { type: "string" }, tool_name: { type: "string" }, input: { type: "object" }, why: { type: "string" }, line: { type: "integer" }, tool_call_id: { type: "string" }, status: { enum: ["pending", "answered"] }, created_at: { type: "string" }, scope: { type: "string" }, scripts: { type: "array", description: "The saved script versions the call was made in, outermost first; allow answers hold for these versions only", items: { type: "object", properties: { name: { type: "string" }, version: { type: "integer" }, body_sha256: { type: "string" } } } }, display: ref("ShownInput") } },
         ShownInput: { type: "object", description: "The input as a person should see it: JSON with invisible and bidirectional characters escaped, and each one flagged", properties: { text: { type: "string" }, flags: { type: "array", items: { type: "object", properties: { path: { type: "string", description: "JSON Pointer into input" }, codePoint: { type: "string" }, name: { type: "string" } }, required: ["path", "codePoint"] } } }, required: ["text", "flags"] },
         ScriptInput: { type: "object", required: ["name", "description", "body"], properties: { name: { type: "string" }, description: { type: "string" }, input_schema: { type: "object" }, body: { type: "string" } } },

@@ -7,6 +7,7 @@
  * Approvals (the `bash` result and its `tools` report); docs/agents.md → What the model sees.
  */
 import { randomUUID } from "node:crypto";
+import type { Person } from "../call/index.js";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
 import { describeFlags, describeScripts, planScript, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
@@ -182,11 +183,11 @@ export function checkBashInput(input: unknown, maxTimeoutMs: number): { ok: true
  * again, a completed one returns its recorded result (docs/sessions.md). Never throws: a bad input is a
  * result with exit code 2 and the message on stderr.
  */
-export async function runBashTool(session: Session, shell: ToolShell, input: unknown, options: { signal?: AbortSignal; maxOutputChars?: number; stepId?: string } = {}): Promise<BashToolResult> {
+export async function runBashTool(session: Session, shell: ToolShell, input: unknown, options: { signal?: AbortSignal; maxOutputChars?: number; stepId?: string; person?: Person } = {}): Promise<BashToolResult> {
   const checked = checkBashInput(input, shell.timeoutMs);
   if (!checked.ok) return { stdout: "", stderr: checked.message + "\n", exit_code: 2, success: false };
   try {
-    const result = await session.bash(checked.command, { timeoutMs: checked.timeoutMs, signal: options.signal, ...(options.stepId ? { stepId: options.stepId } : {}) });
+    const result = await session.bash(checked.command, { timeoutMs: checked.timeoutMs, signal: options.signal, person: options.person, ...(options.stepId ? { stepId: options.stepId } : {}) });
     return shapeShellResult(result, options.maxOutputChars);
   } catch (err) {
     // session.bash promises never to throw; this keeps the promise of this function if it did.

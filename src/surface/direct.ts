@@ -7,7 +7,7 @@
  * goes through the same checks as a direct call"); README "Use it from code" → toModelOutput; README "Approvals" → Hooks
  * ("exactly as for a direct call"); docs/agents.md (`toModelOutput` of direct tools honoured).
  */
-import type { CallScope } from "../call/index.js";
+import { withPerson, type CallScope, type Person } from "../call/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool, ErrorCode, MediaBlock, ToolCall, ToolOutput } from "../tool/index.js";
 import { commandOf } from "./bash-tool.js";
@@ -29,6 +29,8 @@ export interface DirectCallOptions {
   /** An id for this call (the client's tool call id); events and requests carry `direct:<id>`. */
   callId: string;
   signal?: AbortSignal;
+  /** Who sees the call's progress and answers its questions (call/person.ts). */
+  person?: Person;
 }
 
 /** A direct call as the pipeline carries it: no budget, no stop state, no `done` list. */
@@ -63,7 +65,7 @@ export async function callDirect(shell: ToolShell, session: Session, tool: Catal
   let s;
   try {
     // Held like a shell call (several replicas: docs/deployment.md): judged with the current book.
-    s = await session.holding(async () => shell.pipeline.run(directCall(session, tool, input, options.callId), directScope(session, options.signal)));
+    s = await session.holding(async () => withPerson(options.person, () => shell.pipeline.run(directCall(session, tool, input, options.callId), directScope(session, options.signal))));
   } catch (err) {
     return { status: "error", error: { code: "unavailable", message: err instanceof Error ? err.message : String(err), retryable: true } };
   }

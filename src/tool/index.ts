@@ -8,3 +8,5 @@ export { LocalToolSource, toCatalogTool, renderLocalResult } from "./local-sourc
 export { loadToolsDir, readSkill } from "./load.js";
 export { displayName, editDistance, foldName } from "./text.js";
 export { canonicalJson } from "./canonical.js";
+export { checkAnswer } from "./person.js";
+export type { ProgressUpdate, Question, QuestionAnswer } from "./person.js";

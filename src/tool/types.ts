@@ -6,6 +6,8 @@
  * 2025-06-18 "Tools" (annotations, content blocks).
  */
 
+import type { ProgressUpdate, Question, QuestionAnswer } from "./person.js";
+
 /** A JSON Schema object, as produced by normalising Zod / Standard Schema / plain JSON Schema. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -89,6 +91,28 @@ export interface ToolOutput {
   media?: MediaBlock[];
   /** The tool's full raw return (for hooks, events and `toModelOutput`). */
   raw?: unknown;
+  /**
+   * `value` as JSON text exactly as the source sent it, set only when that text holds integers
+   * beyond 2^53 that `value` rounds (docs/mcp.md "Integers beyond 2^53"). The `tools` command
+   * prints it instead of `JSON.stringify(value)` while it still stands for `value` (see
+   * {@link jsonText}); redaction applies to it as to `text`.
+   */
+  json?: string;
+}
+
+/**
+ * The JSON text of a `json` output: `output.json` while it still stands for `output.value` (a
+ * hook that replaced the value makes it stale, and it is then ignored), else
+ * `JSON.stringify(output.value)` (`null` for undefined). Never throws for JSON values.
+ */
+export function jsonText(output: ToolOutput): string {
+  const fallback = JSON.stringify(output.value === undefined ? null : output.value);
+  if (output.json === undefined) return fallback;
+  try {
+    return JSON.stringify(JSON.parse(output.json)) === fallback ? output.json : fallback;
+  } catch {
+    return fallback;
+  }
 }
 
 /** One link of what started a call: a saved script, a trigger, or a parent session. */
@@ -137,6 +161,18 @@ export interface InvokeContext {
   getSandbox: () => SandboxHandle;
   /** Reads a packaged skill. */
   getSkill: (id: string) => Promise<Skill>;
+  /**
+   * Reports this call's progress to the person: a `tool.progress` session event, a line on the
+   * CLI's stderr, an MCP progress notification from the gateway (docs/mcp.md "Progress").
+   * Never throws.
+   */
+  reportProgress?: (update: ProgressUpdate) => void;
+  /**
+   * Asks the person a question (form mode, MCP "Elicitation"); resolves with an answer that
+   * matches the question's schema, or `decline` with `unanswered` when nobody can answer here.
+   * Never rejects.
+   */
+  ask?: (question: Question) => Promise<QuestionAnswer & { unanswered?: string }>;
 }
 
 /** The session's sandbox as a tool sees it through `ctx.getSandbox()`. */

@@ -4,6 +4,7 @@
  * the same fields on every surface (docs/sessions.md "Events").
  */
 import type { CallStatus, CallState, Step } from "../call.js";
+import { tellPerson } from "../person.js";
 import { previewInput } from "../preview.js";
 
 /** How the call ended, as its event says. */
@@ -30,5 +31,6 @@ export const event: Step = {
       duration_ms: Math.round((performance.now() - s.started) * 1000) / 1000,
       ...(s.replayed ? { replayed: true } : {}),
     });
+    if (s.invoked) tellPerson({ phase: "ended", call_id: call.callId, command: call.command, ...(call.parentId !== undefined ? { parent_tool_call_id: call.parentId } : {}), status: statusOf(s) });
   },
 };

@@ -6,6 +6,7 @@
  */
 import { ToolCallError, toToolCallError, type ToolOutput } from "../../tool/index.js";
 import type { CallState, Step } from "../call.js";
+import { tellPerson } from "../person.js";
 
 const STOPPING: ReadonlySet<string> = new Set(["needs_approval", "call_limit", "stopped"]);
 
@@ -27,6 +28,8 @@ export const invoke: Step = {
   run(s: CallState) {
     const { call, scope } = s;
     s.invoked = true;
+    // The person sees every nested call start (docs/mcp.md "Progress"): a long script is never silent.
+    tellPerson({ phase: "started", call_id: call.callId, command: call.command, ...(call.parentId !== undefined ? { parent_tool_call_id: call.parentId } : {}) });
     let running: Promise<ToolOutput>;
     try {
       running = call.tool.invoke(call.input, scope.session.invokeContext(call, scope.signal));

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { IFileSystem } from "just-bash";
-import { ToolCallError, type MaybePromise, type ToolOutput } from "../../../tool/index.js";
+import { jsonText, ToolCallError, type MaybePromise, type ToolOutput } from "../../../tool/index.js";
 
 const EXT: Record<string, string> = {
   "image/png": "png",
@@ -34,7 +34,8 @@ export interface Rendered {
 }
 
 /**
- * Renders `output`: text as is (a newline added when missing), JSON compact on one line; each
+ * Renders `output`: text as is (a newline added when missing), JSON compact on one line (from
+ * `output.json` when it stands for the value: see `jsonText`); each
  * media block written to `<cwd>/tool-images/<tool>-<id>.<ext>` with a stderr line naming it.
  * Synchronous when there is no media block to write.
  * @throws ToolCallError `tool_error` when a media block is not valid base64 or cannot be written.
@@ -45,7 +46,8 @@ export function renderOutput(output: ToolOutput, fs: IFileSystem, cwd: string, t
     const text = output.text ?? "";
     stdout = text === "" || text.endsWith("\n") ? text : text + "\n";
   } else {
-    stdout = JSON.stringify(output.value === undefined ? null : output.value) + "\n";
+    // The source's own text when it holds integers beyond 2^53 (docs/mcp.md): every digit kept.
+    stdout = jsonText(output) + "\n";
   }
   if (!output.media?.length) return { stdout, stderr: "", files: [] };
   return writeMedia(output.media, fs, cwd, toolName).then(({ stderr, files }) => ({ stdout, stderr, files }));

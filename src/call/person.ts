@@ -1,0 +1,146 @@
+/**
+ * The person a shell call can reach while it runs: the surface that started it (the gateway's
+ * MCP client, the HTTP API, the terminal) hands a {@link Person} to `session.bash(script,
+ * { person })`, and every nested call of that shell call reaches it through its `ctx`
+ * (`ctx.reportProgress`, `ctx.ask`). Progress is also recorded as a `tool.progress` session
+ * event; questions as `question.asked` / `question.answered`.
+ *
+ * Rule source: docs/mcp.md ("Progress", "Elicitation relay"); MCP spec 2025-11-25 "Utilities" →
+ * Progress, "Client Features" → Elicitation ("Clients MUST … decline or cancel" when they
+ * cannot ask; the content returned MUST match the requested schema).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import { describeFlags, showInput, showName } from "../policy/index.js";
+import { checkAnswer, type InvokeContext, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
+import type { CallStatus } from "./call.js";
+import type { SessionEventInput } from "./events.js";
+
+/** One moment of a nested call the person may see: it started, it reported progress, it ended. */
+export interface CallProgress {
+  phase: "started" | "progress" | "ended";
+  call_id: string;
+  command: string;
+  /** The shell call it runs in. */
+  parent_tool_call_id?: string;
+  progress?: number;
+  total?: number;
+  /** Redacted (config secrets never reach the person through it). */
+  message?: string;
+  /** How it ended (`ended` only). */
+  status?: CallStatus;
+}
+
+/** A question as the person gets it: the tool's question and its id (`q_…`, unique in the process). */
+export type AskedQuestion = Question & { id: string; session_id: string; call_id: string };
+
+/** Who is behind a shell call, as its surface provides them. Both parts optional. */
+export interface Person {
+  /** Sees each nested call start, report progress and end. Must not throw (what it throws is ignored). */
+  progress?(report: CallProgress): void;
+  /**
+   * Asks the person; resolves with their answer (checked against the schema afterwards). Absent
+   * when nobody can answer on this surface. `signal` aborts when the call ends first.
+   */
+  ask?(question: AskedQuestion, signal: AbortSignal): Promise<QuestionAnswer>;
+}
+
+const current = new AsyncLocalStorage<Person | undefined>();
+
+/** Runs `fn` with `person` as the person of every call made inside it (async context). */
+export function withPerson<T>(person: Person | undefined, fn: () => T): T {
+  return current.run(person, fn);
+}
+
+/** The person of the call running now, if its surface gave one. */
+export function currentPerson(): Person | undefined {
+  return current.getStore();
+}
+
+/** Tells the current person about a nested call; never throws. */
+export function tellPerson(report: CallProgress, person: Person | undefined = currentPerson()): void {
+  try {
+    person?.progress?.(report);
+  } catch {}
+}
+
+/** What {@link personContext} needs of the session. */
+export interface PersonSession {
+  readonly id: string;
+  emit(event: SessionEventInput): void;
+  /** The session's redactor on text (identity without secrets). */
+  redactText(text: string): string;
+}
+
+/**
+ * `ctx.reportProgress` and `ctx.ask` of one call, bound to the person of the current async
+ * context (captured now: an upstream notification arrives outside it).
+ * - `reportProgress` ignores a report whose `progress` is not a finite number; otherwise it
+ *   emits `tool.progress` and tells the person.
+ * - `ask` declines with `unanswered` when nobody can answer, when the person's surface fails,
+ *   or when the answer does not match the question's schema (checked with ajv); never rejects.
+ */
+export function personContext(session: PersonSession, call: Pick<ToolCall, "callId" | "parentId"> & { command?: string }, signal: AbortSignal): Pick<InvokeContext, "reportProgress" | "ask"> {
+  const person = currentPerson();
+  const command = call.command ?? call.callId;
+  const parent = call.parentId !== undefined ? { parent_tool_call_id: call.parentId } : {};
+  return {
+    reportProgress(update: ProgressUpdate) {
+      if (!update || typeof update.progress !== "number" || !Number.isFinite(update.progress)) return;
+      const total = typeof update.total === "number" && Number.isFinite(update.total) ? { total: update.total } : {};
+      const message = typeof update.message === "string" && update.message !== "" ? { message: session.redactText(update.message.slice(0, 1000)) } : {};
+      session.emit({ type: "tool.progress", call_id: call.callId, ...parent, command, progress: update.progress, ...total, ...message });
+      tellPerson({ phase: "progress", call_id: call.callId, command, ...parent, progress: update.progress, ...total, ...message }, person);
+    },
+    async ask(question: Question) {
+      if (!person?.ask) return { action: "decline", unanswered: "nobody can answer questions here (no person is connected to this session)" };
+      const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+      const asked: AskedQuestion = { ...question, message: session.redactText(question.message), id, session_id: session.id, call_id: call.callId };
+      session.emit({ type: "question.asked", question_id: id, call_id: call.callId, ...parent, server: question.server, command });
+      let answer: QuestionAnswer & { unanswered?: string };
+      try {
+        const given = await person.ask(asked, signal);
+        const checked = checkAnswer(question, given);
+        answer = checked.ok ? checked.answer : { action: "decline", unanswered: checked.message };
+      } catch (err) {
+        answer = { action: "decline", unanswered: `asking the person failed: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      session.emit({ type: "question.answered", question_id: id, call_id: call.callId, action: answer.action, ...(answer.unanswered ? { unanswered: answer.unanswered } : {}) });
+      return answer;
+    },
+  };
+}
+
+/**
+ * A question as a person is shown it, on every surface: who asks (the server's name and the
+ * call's command, escaped) and the server's message — as is when plain, else as a JSON string
+ * with every hidden or control character escaped — then one warning line per flagged character.
+ * The same escaping as tool names and inputs on an approval prompt (policy/show-input.ts).
+ */
+export function describeQuestion(question: Pick<Question, "server" | "command" | "message">): { text: string; warnings: string[] } {
+  const server = showName(question.server);
+  const command = showName(question.command);
+  const message = showInput(question.message);
+  // Plain: nothing flagged, and no carriage return (a terminal would write over the line with it).
+  const plain = message.flags.length === 0 && !question.message.includes("\r");
+  const warnings = [...server.warnings, ...command.warnings, ...describeFlags(message.flags).map((w) => `${w} of the message`)];
+  return { text: `MCP server ${server.text} asks (during ${command.text}):\n${plain ? question.message : message.text}`, warnings };
+}
+
+/**
+ * One report as a line for a person: `tools s x: started`, `tools s x: step 2 (2/5)`, `tools s
+ * x: completed`. A command or message that holds hidden or control characters is shown escaped (as
+ * {@link describeQuestion} does). Used by the gateway's notifications and the CLI's stderr.
+ */
+export function progressLine(r: CallProgress): string {
+  const command = showName(r.command).text;
+  if (r.phase === "started") return `${command}: started`;
+  if (r.phase === "ended") return `${command}: ${r.status ?? "ended"}`;
+  const count = r.total !== undefined ? `${r.progress}/${r.total}` : `${r.progress}`;
+  let message = r.message ?? "";
+  if (message) {
+    const shown = showInput(message);
+    if (shown.flags.length || /[\n\r]/.test(message)) message = shown.text;
+  }
+  return `${command}: ${message ? `${message} ` : ""}(${count})`;
+}

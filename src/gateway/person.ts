@@ -1,0 +1,51 @@
+/**
+ * The person behind a gateway call, as the gateway's MCP client reaches them: each nested call's
+ * start, progress and end as `notifications/progress` (when the client's request carried a
+ * `progressToken`), and an upstream server's question as `elicitation/create` to the client
+ * (when it declared form elicitation).
+ *
+ * Rule source: docs/mcp.md ("Progress", "Elicitation relay"); MCP spec 2025-11-25 "Utilities" →
+ * Progress (the value MUST increase with each notification; `message` optional), "Client
+ * Features" → Elicitation.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { describeQuestion, progressLine, type Person } from "../call/index.js";
+
+/** What a request handler gets besides the request (signal, ids, sendRequest, sendNotification). */
+type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
+
+/** Longest question a person is asked through the gateway (longer ones are cut, and say so). */
+const MAX_MESSAGE_CHARS = 4000;
+
+/**
+ * The person of one `tools/call` of the gateway. `progress` sends a notification per report
+ * (the progress value counts the reports, so it always grows); without a token it is absent.
+ * `ask` is present when `canElicit()`; the client's answer is checked against the schema by the
+ * caller (call/person.ts).
+ */
+export function gatewayPerson(extra: Extra, canElicit: boolean): Person {
+  const token = extra._meta?.progressToken;
+  let sent = 0;
+  const person: Person = {};
+  if (token !== undefined) {
+    person.progress = (report) => {
+      sent++;
+      void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: sent, message: progressLine(report) } }).catch(() => {});
+    };
+  }
+  if (canElicit) {
+    person.ask = async (question, signal) => {
+      const shown = describeQuestion(question);
+      let message = [shown.text, ...shown.warnings.map((w) => `⚠ ${w}`)].join("\n");
+      if (message.length > MAX_MESSAGE_CHARS) message = `${message.slice(0, MAX_MESSAGE_CHARS)}… (cut by toolshell)`;
+      const result = await extra.sendRequest(
+        { method: "elicitation/create", params: { message, requestedSchema: question.requestedSchema as never } },
+        ElicitResultSchema,
+        { signal: AbortSignal.any([signal, extra.signal]), timeout: 600_000 },
+      );
+      return result.action === "accept" ? { action: "accept", content: (result.content ?? {}) as Record<string, unknown> } : { action: result.action };
+    };
+  }
+  return person;
+}

@@ -1,0 +1,102 @@
+/**
+ * What passes between an upstream MCP server and the person behind a call while the call runs:
+ * progress notifications (`onprogress`, the call's timeout reset by each) and elicitation
+ * requests (`elicitation/create`, form mode), relayed through the call's `ctx`
+ * (`ctx.reportProgress`, `ctx.ask`; see call/person.ts), and the raw digits of the answer.
+ *
+ * A question is tied to the call it belongs to by the connection it arrives on: the calls in
+ * flight there. When they belong to more than one session, nobody can be sure whose question it
+ * is, and it is declined. A question declined because nobody could answer is named in the
+ * call's `tool_error` when the server then fails the call.
+ *
+ * Rule source: docs/mcp.md ("Progress", "Elicitation relay", "Integers beyond 2^53"); MCP spec
+ * 2025-11-25 "Utilities" → Progress (`resetTimeoutOnProgress` is the SDK's), "Client Features" →
+ * Elicitation (decline when the client cannot ask; content MUST match the requested schema).
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { displayName } from "../tool/text.js";
+import type { InvokeContext, JsonSchema } from "../tool/types.js";
+import type { Connection } from "./connection.js";
+import type { ServerLog } from "./log.js";
+import { jsonAt, withRawSlot, type RawSlot } from "./raw.js";
+import { STRUCTURED_JSON, type McpCallResult } from "./result.js";
+
+export type { McpCallResult } from "./result.js";
+
+interface InFlight {
+  ctx: InvokeContext;
+  command: string;
+  /** Why a question of this call was declined without a person's answer. */
+  unanswered?: string;
+}
+
+/** The relay of one server's calls. */
+export class PersonRelay {
+  readonly #inflight = new Map<Connection, Set<InFlight>>();
+  constructor(
+    readonly server: string,
+    readonly log: ServerLog,
+  ) {}
+
+  /**
+   * Runs `send` for the tool `tool` on `conn` with progress relayed to `ctx.reportProgress`
+   * (each report resets the call's timeout) and the call known to {@link onElicit}. A failed
+   * result (`isError`) after a question nobody answered says so in an added text block.
+   * Rethrows what `send` throws.
+   */
+  async run(conn: Connection, tool: string, ctx: InvokeContext, options: RequestOptions, send: (client: Client, options: RequestOptions) => Promise<McpCallResult>): Promise<McpCallResult> {
+    const entry: InFlight = { ctx, command: `tools ${displayName(this.server)} ${displayName(tool)}` };
+    let calls = this.#inflight.get(conn);
+    if (!calls) this.#inflight.set(conn, (calls = new Set()));
+    calls.add(entry);
+    const onprogress = ctx.reportProgress ? (p: { progress: number; total?: number; message?: string }) => ctx.reportProgress!({ progress: p.progress, total: p.total, message: p.message }) : undefined;
+    try {
+      const result = await send(conn.client, { ...options, ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}) });
+      if (entry.unanswered && result.isError === true) {
+        const content = Array.isArray(result.content) ? result.content : [];
+        return { ...result, content: [...content, { type: "text", text: `(toolshell: the server asked the person a question and it was declined: ${entry.unanswered})` }] };
+      }
+      return result;
+    } finally {
+      calls.delete(entry);
+      if (calls.size === 0 && this.#inflight.get(conn) === calls) this.#inflight.delete(conn);
+    }
+  }
+
+  /**
+   * Answers an `elicitation/create` from `conn`: asks the person of the one session whose calls
+   * are in flight there (the most recent call's `ctx.ask`), else declines. Never rejects.
+   */
+  onElicit = async (conn: Connection, params: ElicitRequest["params"], _signal: AbortSignal): Promise<ElicitResult> => {
+    const calls = [...(this.#inflight.get(conn) ?? [])];
+    const decline = (why: string, of: InFlight[]): ElicitResult => {
+      for (const c of of) c.unanswered = why;
+      this.log.line(`elicitation declined: ${why}`);
+      return { action: "decline" };
+    };
+    if (params.mode === "url") return decline("URL-mode questions from servers are not relayed", calls);
+    if (calls.length === 0) return decline("no call of this server is running", calls);
+    if (new Set(calls.map((c) => c.ctx.session.id)).size > 1) return decline("calls of several sessions are running on this connection, so whose question it is is unknown", calls);
+    const call = calls[calls.length - 1];
+    if (!call.ctx.ask) return decline("nobody can answer questions here", [call]);
+    const answer = await call.ctx.ask({ server: this.server, command: call.command, message: String(params.message ?? ""), requestedSchema: (params.requestedSchema ?? { type: "object", properties: {} }) as JsonSchema });
+    if (answer.unanswered) return decline(answer.unanswered, [call]);
+    return answer.action === "accept" ? { action: "accept", content: (answer.content ?? {}) as ElicitResult["content"] } : { action: answer.action };
+  };
+}
+
+/**
+ * `tools/call` that keeps the answer's raw `structuredContent` text (under
+ * {@link STRUCTURED_JSON}) when it holds integers beyond 2^53 (raw.ts).
+ */
+export async function callToolKeepingDigits(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions): Promise<McpCallResult> {
+  const slot: RawSlot = {};
+  const result = (await withRawSlot(slot, () => client.callTool({ name, arguments: args }, undefined, options))) as McpCallResult;
+  if (slot.text !== undefined && result.structuredContent !== undefined && result.structuredContent !== null) {
+    const json = jsonAt(slot.text, ["result", "structuredContent"]);
+    if (json !== undefined) result[STRUCTURED_JSON] = json;
+  }
+  return result;
+}
