@@ -59,6 +59,8 @@ async function readRawConfig(file: string): Promise<Record<string, unknown>> {
 export interface OpenedShell {
   shell: ToolShell;
   close(): Promise<void>;
+  /** The host's store, when opened `durable`. */
+  store?: import("../store/index.js").Store;
   /** Lines for the user (what was imported). */
   notes: string[];
   /** The config object when servers were imported (else the file is read as is). */
@@ -75,14 +77,15 @@ export interface OpenedShell {
  */
 export async function openAgentShell(common: CommonOptions, imports: string[] = [], options: { durable?: boolean; storeFile?: string; connect?: boolean } = {}): Promise<OpenedShell> {
   const { createToolShell } = await import("../runtime/index.js");
-  const open = async (o: Omit<ToolShellOptions, "store">): Promise<{ shell: ToolShell; close(): Promise<void> }> => {
+  type Opened = { shell: ToolShell; close(): Promise<void>; store?: import("../store/index.js").Store };
+  const open = async (o: Omit<ToolShellOptions, "store">): Promise<Opened> => {
     if (!options.durable) {
       const shell = await createToolShell(o);
       return { shell, close: () => shell.close() };
     }
     const { openHost } = await import("../server/index.js");
     const host = await openHost({ ...o, ...(options.storeFile ? { store: options.storeFile } : {}) });
-    return { shell: host.shell, close: () => host.close() };
+    return { shell: host.shell, close: () => host.close(), store: host.store };
   };
   const { resolveConfigFile } = await import("../config/index.js");
   const configFile = resolveConfigFile({ flag: common.config });
@@ -101,7 +104,7 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
     if (!Number.isInteger(t) || t <= 0) throw new Error(`--timeout takes a whole number of milliseconds, got ${common.timeout}`);
     base.timeoutMs = t;
   }
-  const withNotes = (o: { shell: ToolShell; close(): Promise<void> }, notes: string[] = []) => ({ ...o, notes: [...notes, ...o.shell.config.notes.map((n) => `${o.shell.config.file ?? "config"}: note: ${n}`)] });
+  const withNotes = (o: Opened, notes: string[] = []) => ({ ...o, notes: [...notes, ...o.shell.config.notes.map((n) => `${o.shell.config.file ?? "config"}: note: ${n}`)] });
   if (imports.length === 0) return { ...withNotes(await open({ ...base, config: configFile })), configFile };
   const { importClientServers, mergeImported } = await import("../gateway/index.js");
   let config: Record<string, unknown> = configFile ? await readRawConfig(configFile) : {};
@@ -169,7 +172,8 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       // The HTTP API's tokens (config `server.tokens`, TOOLSHELL_API_TOKEN(S)) guard the gateway too.
       const { parseServerConfig } = await import("../config/index.js");
       const tokens = parseServerConfig(shell.config).tokens;
-      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens });
+      // MCP sessions live in the store, so replicas on one database share them (docs/deployment.md).
+      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens, ...(opened.store ? { store: opened.store } : {}) });
       await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}${tokens.length ? " (Authorization: Bearer <token> required)" : " (no token: any local process can use it and answer its approvals; set TOOLSHELL_API_TOKEN)"}\n`);
       startServers();
       const stop = async () => {

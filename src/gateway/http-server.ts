@@ -8,14 +8,27 @@
  * localhost and MUST validate the Origin header; session management: a server MAY end a session
  * at any time, after which it answers requests with that session id with 404 and the client
  * starts a new session with an initialize request).
+ *
+ * Several replicas (docs/deployment.md → The MCP gateway): with a store, an MCP session's id maps
+ * to the toolshell session `mcp_<id>` in the store, whose metadata keeps the client's
+ * `initialize` parameters. A replica that gets a request for an id it has not seen finds that
+ * session and rebuilds its server and transport (the stored `initialize` is replayed to them, so
+ * the client's capabilities are known); the client never notices which replica answered. A
+ * session ended with DELETE is recorded as the step `mcp:closed` and is not rebuilt.
+ * Over a store several replicas share (one with a session lease), the gateway does not ask
+ * through elicitation: the client's answer to a server-to-client request may land on another
+ * replica than the one waiting for it. A call that needs approval then answers with its stop
+ * report and `toolshell_approve`, whose answer every replica reads from the store.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { getRequestListener } from "@hono/node-server";
 import type { ToolShell } from "../runtime/index.js";
+import type { Store } from "../store/index.js";
 import { createGatewayServer, type GatewayOptions, type RunningGateway } from "./mcp-server.js";
 import { loadKeptServers } from "../surface/index.js";
 
@@ -41,7 +54,8 @@ export interface HttpGatewayOptions extends GatewayOptions {
   /**
    * A session with no request in flight for this long is closed (default
    * {@link DEFAULT_HTTP_SESSION_IDLE_MS}); its client then gets 404 and initializes again, as the
-   * MCP transport spec says.
+   * MCP transport spec says. With a `store`, the limit frees this process's memory only: the
+   * session's next request rebuilds it from the store.
    */
   sessionIdleMs?: number;
   /** The clock, in epoch milliseconds (tests move it). */
@@ -53,7 +67,16 @@ export interface HttpGatewayOptions extends GatewayOptions {
    * person. Required when `host` is not a loopback address.
    */
   tokens?: readonly string[];
+  /**
+   * Where MCP sessions are found by replicas that did not open them (the host's store): with
+   * it, a request for an unknown `Mcp-Session-Id` whose session is in the store rebuilds it here
+   * instead of answering 404.
+   */
+  store?: Pick<Store, "getSession" | "getStep" | "lease">;
 }
+
+/** The step that records an MCP session ended with DELETE (never rebuilt after). */
+const CLOSED_STEP = "mcp:closed";
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
@@ -103,8 +126,9 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
     throw new Error(`serveHttp: bound to ${host}, the gateway needs API tokens (anyone who reaches it could run scripts and answer its approvals); set tokens (TOOLSHELL_API_TOKEN or the config's server.tokens)`);
   }
   const now = options.now ?? Date.now;
+  const gatewayOptions: GatewayOptions = { ...options, elicitation: options.elicitation !== false && !options.store?.lease };
   await loadKeptServers(shell);
-  type Live = { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number; inFlight: number };
+  type Live = { transport: WebStandardStreamableHTTPServerTransport; server: Server; lastSeen: number; inFlight: number };
   const live = new Map<string, Live>();
   let opening = 0;
   /** Closes sessions idle past the limit (none with a request or stream open). */
@@ -130,27 +154,55 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
     if (res.headersSent) return;
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
   };
-  /** A new MCP session's server and transport; listed in `live` once its initialize is answered. */
-  const openSession = async (): Promise<Live> => {
-    const newId = randomUUID();
-    const session = shell.session(`mcp_${newId}`);
+  /**
+   * The server and transport of MCP session `id` (a new one, or one rebuilt from the store);
+   * listed in `live` once its initialize is answered.
+   */
+  const openSession = async (id: string, init: Record<string, unknown>): Promise<Live> => {
+    const session = shell.session(`mcp_${id}`, { mcp_initialize: init });
     await session.ready;
-    const server = createGatewayServer(shell, session, options);
+    const server = createGatewayServer(shell, session, gatewayOptions);
     const fresh = { server, lastSeen: now(), inFlight: 0 } as Live;
-    fresh.transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => newId,
+    fresh.transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
       onsessioninitialized: (sessionId) => {
         live.set(sessionId, fresh);
       },
-      onsessionclosed: (sessionId) => {
+      onsessionclosed: async (sessionId) => {
         live.delete(sessionId);
+        if (options.store) await session.step(CLOSED_STEP, {}, async () => true, "mcp.closed").catch(() => {});
       },
     });
     fresh.transport.onclose = () => {
-      live.delete(newId);
+      live.delete(id);
     };
     await server.connect(fresh.transport);
     return fresh;
+  };
+  /**
+   * Rebuilds MCP session `id` opened on another replica: its stored `initialize` (and the
+   * `initialized` notification) are replayed to a new server and transport, whose answers are
+   * dropped. Undefined when the store has no such open session.
+   */
+  const rebuild = async (id: string): Promise<Live | undefined> => {
+    const store = options.store;
+    if (!store) return undefined;
+    const rec = await store.getSession(`mcp_${id}`);
+    const params = rec?.metadata.mcp_initialize;
+    if (!params || typeof params !== "object" || (await store.getStep(`mcp_${id}`, CLOSED_STEP))) return undefined;
+    const e = await openSession(id, params as Record<string, unknown>);
+    const post = async (message: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const req = new Request(`http://127.0.0.1${route}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(message),
+      });
+      await (await e.transport.handleRequest(req, { parsedBody: message })).text();
+    };
+    await post({ jsonrpc: "2.0", id: `rebuild-${id}`, method: "initialize", params });
+    const version = typeof (params as { protocolVersion?: unknown }).protocolVersion === "string" ? (params as { protocolVersion: string }).protocolVersion : LATEST_PROTOCOL_VERSION;
+    await post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, "mcp-protocol-version": version });
+    return live.get(id) === e ? e : undefined;
   };
   const http = createServer((req, res) => {
     void (async () => {
@@ -168,6 +220,21 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
         const id = Array.isArray(sid) ? sid[0] : sid;
         let entry = id ? live.get(id) : undefined;
         let parsedBody: unknown;
+        if (entry && id && options.store && (await options.store.getStep(`mcp_${id}`, CLOSED_STEP))) {
+          // Ended with DELETE on another replica.
+          live.delete(id);
+          void entry.server.close().catch(() => {});
+          entry = undefined;
+          return fail(res, 404, "no such MCP session (it was ended); initialize again");
+        }
+        if (!entry && id) {
+          if (live.size + opening >= maxSessions) sweep();
+          if (live.size + opening < maxSessions) {
+            opening++;
+            counted = true;
+            entry = await rebuild(id);
+          }
+        }
         if (!entry) {
           if (id) return fail(res, 404, "no such MCP session (it ended, was idle too long, or the gateway restarted); initialize again");
           if (req.method !== "POST") return fail(res, 400, "no MCP session: POST an initialize request first");
@@ -186,7 +253,8 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
           }
           opening++;
           counted = true;
-          entry = await openSession();
+          const init = (parsedBody as { params?: unknown }).params;
+          entry = await openSession(randomUUID(), init && typeof init === "object" ? (init as Record<string, unknown>) : {});
         }
         // A session with a request or a stream open is never idle.
         const e = entry;
@@ -196,7 +264,7 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
           e.inFlight--;
           e.lastSeen = now();
         });
-        await e.transport.handleRequest(req, res, parsedBody);
+        await getRequestListener((webRequest) => e.transport.handleRequest(webRequest, { parsedBody }), { overrideGlobalObjects: false })(req, res);
       } catch (err) {
         fail(res, 500, `toolshell gateway: ${err instanceof Error ? err.message : String(err)}`);
       } finally {

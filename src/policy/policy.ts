@@ -44,6 +44,8 @@ export interface PolicyOptions {
    * hand is current (judging stays synchronous), else a promise that settles once it is.
    */
   loadBook?(sessionId: string): Promise<void> | undefined;
+  /** Drops the book of a session held in memory, so the next load reads it again from where it is kept. */
+  forgetBook?(sessionId: string): void;
   /**
    * Where the call being judged is made (the saved script versions around it), read when a call
    * is judged and when its request is raised; allow answers are bound to it (see approvals.ts).
@@ -107,8 +109,13 @@ export class Policy implements CallJudge {
     return this.options.book(sessionId);
   }
 
-  /** The approval book of a session, loaded (or reloaded when changed elsewhere) first. */
-  async openBook(sessionId: string): Promise<ApprovalBook> {
+  /**
+   * The approval book of a session, loaded (or reloaded when changed elsewhere) first. With
+   * `fresh`, the book in memory is dropped and read again (another replica may have answered:
+   * docs/deployment.md).
+   */
+  async openBook(sessionId: string, options: { fresh?: boolean } = {}): Promise<ApprovalBook> {
+    if (options.fresh) this.options.forgetBook?.(sessionId);
     await this.options.loadBook?.(sessionId);
     return this.options.book(sessionId);
   }

@@ -8,7 +8,9 @@
  * - A step interrupted mid-way (the process died) runs again when asked again. Inside a shell
  *   call that runs again, each nested call that completed in an earlier attempt — same position,
  *   same command, same input — returns its recorded output instead of running; the first call
- *   that differs or has no record runs for real, and so does every call after it.
+ *   that differs runs for real, and so does every call after it. A call that had not completed
+ *   while later ones did (a saved script around its own calls) runs for real without ending the
+ *   replay of those later ones.
  * - A shell call that did not start because a literal call needs approval (`before_start`) waits:
  *   asked again while the request is pending, it returns the same report; once answered it runs.
  *
@@ -136,14 +138,22 @@ export function requestHash(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
-/** A replayer over the calls of an earlier attempt (sorted by index). */
+/**
+ * A replayer over the calls of an earlier attempt (sorted by index). A call with no record
+ * whose position is before a recorded one was still running while later calls completed (the
+ * saved script whose calls they were, or a call run in the background): it runs for real and
+ * the replay goes on. A call that differs from its record, or has no record after the last
+ * recorded one, ends the replay.
+ */
 export function createReplayer(calls: RecordedCall[]): Replayer {
   const byIndex = new Map(calls.map((c) => [c.index, c]));
+  const last = Math.max(-1, ...byIndex.keys());
   let diverged = byIndex.size === 0;
   return {
     take(index, command, givenKey) {
       if (diverged) return undefined;
       const c = byIndex.get(index);
+      if (!c && index < last) return undefined;
       if (!c || c.command !== command || c.inputKey !== givenKey) {
         diverged = true;
         return undefined;

@@ -13,6 +13,7 @@ import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine
 import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
 import { runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
 import type { ShellHost } from "./host.js";
+import { heldHere, holdSession, SessionBusyError } from "./lease.js";
 import { authOf, currentOrigins, sessionOrigins } from "./lineage.js";
 import type { PreflightOutcome } from "./plan-command.js";
 import { ShellCall } from "./shell-call.js";
@@ -77,6 +78,39 @@ export class Session implements CallSession {
     }
   }
 
+  /**
+   * Runs `fn` holding the session (runtime/lease.ts): with a store that has a lease, other
+   * replicas wait, and what another one wrote since this object last saw the session comes in
+   * first. Without one, `fn` just runs.
+   * @throws SessionBusyError when the session could not be had within `waitMs`; whatever `fn` throws.
+   */
+  private hold<T>(waitMs: number, fn: () => Promise<T>): Promise<T> {
+    const store = this.host.store;
+    if (!store?.lease) return fn();
+    return holdSession(this, store, this.id, waitMs, () => this.refresh(), fn);
+  }
+
+  /**
+   * Runs `fn` (a direct tool call, say) holding the session as a shell call does: on a store
+   * replicas share, no shell call of the session runs meanwhile on any replica, and the approval
+   * book is read as the others left it. Without a lease, `fn` just runs.
+   * @throws SessionBusyError when the session could not be had within the time limit; whatever `fn` throws.
+   */
+  async holding<T>(fn: () => Promise<T>): Promise<T> {
+    await this.ready;
+    return this.hold(this.host.timeoutMs, fn);
+  }
+
+  /** Under the lease: files, shell-call count and approval book as another replica left them. */
+  private async refresh(): Promise<void> {
+    const snap = await this.host.store?.refreshSession?.({ id: this.id, files: this.durableView().files() });
+    if (snap) {
+      this.shellCalls = Math.max(this.shellCalls, snap.shellCalls);
+      for (const [k, v] of Object.entries(snap.metadata)) if (!(k in this.metadata)) this.metadata[k] = v;
+    }
+    await this.host.policy.openBook(this.id, { fresh: true });
+  }
+
   /** The session as the durable-step logic sees it. */
   private durableView(): DurableSessionView {
     return {
@@ -99,7 +133,7 @@ export class Session implements CallSession {
   async step<T>(stepId: string, request: unknown, fn: () => Promise<T>, kind = "step"): Promise<T> {
     await this.ready;
     if (!this.host.store) return fn();
-    return runStep(this.durableView(), stepId, kind, request, fn);
+    return this.hold(this.host.timeoutMs, () => runStep(this.durableView(), stepId, kind, request, fn));
   }
 
   /** Records an event in the session timeline (and hands it to the host's listener). */
@@ -118,7 +152,10 @@ export class Session implements CallSession {
 
   /** Approval requests of this session still waiting for a person's answer. */
   async pendingApprovals(): Promise<ApprovalRequest[]> {
-    return (await this.host.policy.openBook(this.id)).pending();
+    // Another replica may have raised or answered requests; while this process holds the
+    // session (a shell call, a direct call, an answer), its book in memory is the current one.
+    const fresh = !!this.host.store?.lease && !heldHere(this);
+    return (await this.host.policy.openBook(this.id, { fresh })).pending();
   }
 
   /**
@@ -128,9 +165,14 @@ export class Session implements CallSession {
    *         allow, allow_always, reject, reject_always.
    */
   async answer(requestId: string, decision: Decision): Promise<ApprovalRequest> {
-    const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision);
-    this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision });
-    return req;
+    await this.ready;
+    // Held like a shell call: the book is read as the other replicas left it, and no shell call
+    // of the session writes its book meanwhile.
+    return this.hold(this.host.timeoutMs, async () => {
+      const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision);
+      this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision });
+      return req;
+    });
   }
 
   /** The sandbox handle tools get through `ctx.getSandbox()`. */
@@ -209,7 +251,16 @@ export class Session implements CallSession {
     }
     await this.ready;
     if (this.host.store && !options.durable) {
-      return runShellStep(this.durableView(), { script, stdin: options.stdin, stepId: options.stepId }, (durable) => this.bash(script, { ...options, durable }));
+      const run = () => runShellStep(this.durableView(), { script, stdin: options.stdin, stepId: options.stepId }, (durable) => this.bash(script, { ...options, durable }));
+      try {
+        return await this.hold(options.timeoutMs ?? this.host.timeoutMs, run);
+      } catch (err) {
+        // Taking the session failed (busy elsewhere, or the store): nothing ran.
+        const busy = err instanceof SessionBusyError;
+        const e = new ToolCallError("unavailable", busy ? err.message : `the session store failed: ${err instanceof Error ? err.message : String(err)}`, true);
+        if (!busy) this.emit({ type: "store.failed", message: e.message });
+        return { stdout: "", stderr: errorLine(e), exit_code: 1, success: false, tool_call_id: "call_bash_0" };
+      }
     }
     const id = options.durable?.toolCallId ?? `call_bash_${++this.shellCalls}`;
     const catalog = await this.freshCatalog();

@@ -252,6 +252,9 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
       }
       return p;
     },
+    forgetBook(sessionId: string) {
+      books.delete(sessionId);
+    },
     book(sessionId: string) {
       let b = books.get(sessionId);
       if (!b) {

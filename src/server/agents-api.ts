@@ -172,7 +172,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
       return c.json(await host.triggers.run(t.id, "webhook", payload), 200);
     }
     const runId = TriggerService.newRunId();
-    void host.triggers.run(t.id, "webhook", payload, runId).catch(() => {});
+    await host.triggers.deliver(t.id, payload, runId);
     return c.json({ run_id: runId, trigger_id: t.id, status: "accepted" }, 202);
   });
 }

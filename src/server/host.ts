@@ -14,6 +14,7 @@ import { SignInBroker } from "../mcp/index.js";
 import { isStoreUrl, openStore, otelEventSink, type Store } from "../store/index.js";
 import { TriggerService, type WakeCall } from "./triggers.js";
 
+
 /** Options of {@link openHost}: those of `createToolShell`, with `store` as a path or a Store. */
 export interface HostOptions extends Omit<ToolShellOptions, "store"> {
   /**
@@ -22,6 +23,11 @@ export interface HostOptions extends Omit<ToolShellOptions, "store"> {
    * `<config dir>/.toolshell/state.db`.
    */
   store?: string | Store;
+  /**
+   * The PostgreSQL URL triggers run on with pg-boss (default: the store's, when it is a
+   * `postgres://` URL). Needed when `store` is a Store object over PostgreSQL.
+   */
+  postgresUrl?: string;
   /** The wake-agent callback (default: POST to config `server.wakeAgent.url` when set). */
   wakeAgent?: (call: WakeCall) => void | Promise<void>;
 }
@@ -119,7 +125,10 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     throw err;
   }
   const wake = options.wakeAgent ?? (server.wakeAgent ? (call: WakeCall) => postWake(server.wakeAgent!.url, server.wakeAgent!.headers, call) : undefined);
-  const triggers = new TriggerService({ shell, store, wakeAgent: wake });
+  // With PostgreSQL, triggers run on pg-boss over the same database (docs/deployment.md → Triggers).
+  const storeRef = typeof options.store === "string" ? options.store : typeof options.store === "object" ? undefined : config.store;
+  const postgresUrl = options.postgresUrl ?? (storeRef && isStoreUrl(storeRef) ? storeRef : undefined);
+  const triggers = new TriggerService({ shell, store, wakeAgent: wake, ...(postgresUrl ? { postgresUrl } : {}) });
   let closed = false;
   return {
     shell,

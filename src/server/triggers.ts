@@ -14,20 +14,14 @@
  * trigger can run a saved script without a model call").
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { Cron } from "croner";
-import type { ShellResult, ToolShell } from "../runtime/index.js";
-import { SCRIPTS_SOURCE } from "../scripts/index.js";
+import type { ToolShell } from "../runtime/index.js";
 import { DEFAULT_AGENT, type Store, type TriggerRecord, type TriggerRunRecord } from "../store/index.js";
 import { parseTriggerSpec, type TriggerSpec } from "../config/index.js";
-import { fillTemplates } from "./template.js";
+import { BossScheduler } from "./trigger-boss.js";
+import { CronScheduler, type TriggerScheduler } from "./trigger-cron.js";
+import { newRunId, runTrigger, type RunRequest, type WakeCall } from "./trigger-run.js";
 
-/** What the wake-agent callback receives. */
-export interface WakeCall {
-  trigger: Omit<TriggerRecord, "secret_hash">;
-  run: TriggerRunRecord;
-  /** The shell call's result: its stop report is under `tools`. */
-  report: ShellResult | undefined;
-}
+export { publicTrigger, triggerSessionId, type WakeCall } from "./trigger-run.js";
 
 /** What the service needs. */
 export interface TriggerServiceOptions {
@@ -38,6 +32,11 @@ export interface TriggerServiceOptions {
   wakeAgent?: (call: WakeCall) => void | Promise<void>;
   /** The clock (epoch ms). */
   now?: () => number;
+  /**
+   * The PostgreSQL URL of a store several replicas share: schedules and webhook deliveries then
+   * become pg-boss jobs (trigger-boss.ts). Without it, schedules run in this process (croner).
+   */
+  postgresUrl?: string;
 }
 
 /** SHA-256 hex of a webhook secret. */
@@ -48,12 +47,6 @@ export function secretHash(secret: string): string {
 /** Compares two secrets in constant time (by their SHA-256 digests). */
 export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
-}
-
-/** A trigger as the API shows it: everything but the secret's hash. */
-export function publicTrigger(t: TriggerRecord): Omit<TriggerRecord, "secret_hash"> {
-  const { secret_hash: _s, ...rest } = t;
-  return rest;
 }
 
 /** A trigger of `agentId` by id or name; undefined when there is none or it is another agent's. */
@@ -83,21 +76,23 @@ export function patchTriggerSpec(cur: TriggerRecord, patch: Record<string, unkno
   return parseTriggerSpec(merged, "trigger");
 }
 
-/** The session a trigger's runs are recorded in. */
-export function triggerSessionId(t: TriggerRecord): string {
-  return `trg_${t.id}`;
-}
 
-/** Schedules, runs and records triggers. */
+/**
+ * Creates, changes, deletes and runs triggers. Runs of one trigger are queued one after another
+ * in this process (and, on several replicas, the trigger's session is held by one at a time);
+ * whichever scheduler fires a run, it goes through `runTrigger` (trigger-run.ts).
+ */
 export class TriggerService {
-  private readonly jobs = new Map<string, Cron>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly inflight = new Set<Promise<unknown>>();
-  private started = false;
   private readonly now: () => number;
+  private readonly scheduler: TriggerScheduler;
+  private configSynced = false;
 
   constructor(private readonly o: TriggerServiceOptions) {
     this.now = o.now ?? Date.now;
+    const fire = (id: string, reason: TriggerRunRecord["reason"], req: RunRequest) => this.track(this.enqueue(id, reason, req));
+    this.scheduler = o.postgresUrl && o.shell ? new BossScheduler(o.store, fire, { url: o.postgresUrl }) : new CronScheduler(o.store, fire, this.now);
   }
 
   /**
@@ -134,7 +129,7 @@ export class TriggerService {
       updated_at: t,
     };
     await this.o.store.putTrigger(rec);
-    await this.reschedule(rec);
+    await this.scheduler.reschedule(rec);
     return { trigger: (await this.o.store.getTrigger(rec.id)) ?? rec, ...(secret ? { secret } : {}) };
   }
 
@@ -147,16 +142,15 @@ export class TriggerService {
 
   /** Deletes a trigger and its schedule. @returns false when there was none. */
   async delete(id: string): Promise<boolean> {
-    this.jobs.get(id)?.stop();
-    this.jobs.delete(id);
+    await this.scheduler.unschedule(id);
     return await this.o.store.deleteTrigger(id);
   }
 
   /**
    * Brings the config's triggers into the store (created, updated; config triggers no longer in
-   * the config are deleted), then — once — marks runs a dead process left `running` as failed,
-   * runs every schedule missed while the process was down and starts the schedules. Missed runs
-   * are started, not awaited.
+   * the config are deleted), then — once — starts the scheduler: in-process, runs a dead process
+   * left `running` are marked failed and schedules missed while down run once (started, not
+   * awaited); on pg-boss, the schedules are registered and this replica takes jobs.
    */
   async start(configTriggers: TriggerSpec[] = []): Promise<void> {
     const keep = new Set<string>();
@@ -166,28 +160,14 @@ export class TriggerService {
       keep.add(trigger.id);
     }
     for (const t of await this.o.store.listTriggers()) if (t.origin === "config" && !keep.has(t.id)) await this.delete(t.id);
-    if (this.started) return;
-    this.started = true;
-    // Runs left `running` by a process that died: they will not finish now.
-    for (const t of await this.o.store.listTriggers()) {
-      for (const r of await this.o.store.listTriggerRuns(t.id, { limit: 50 })) {
-        if (r.status === "running") await this.o.store.putTriggerRun({ ...r, status: "failed", error: "the process stopped while this run was in flight", ended_at: new Date(this.now()).toISOString() });
-      }
-    }
-    for (const t of await this.o.store.listTriggers()) {
-      if (t.kind !== "schedule" || !t.enabled) continue;
-      if (t.next_run_at && Date.parse(t.next_run_at) <= this.now()) {
-        this.track(this.enqueue(t.id, "missed", { scheduled_at: t.next_run_at }));
-      }
-      await this.reschedule(t);
-    }
+    if (this.configSynced) return;
+    this.configSynced = true;
+    await this.scheduler.start(await this.o.store.listTriggers());
   }
 
   /** Stops every schedule and waits for runs in flight. */
   async stop(): Promise<void> {
-    this.started = false;
-    for (const j of this.jobs.values()) j.stop();
-    this.jobs.clear();
+    await this.scheduler.stop();
     await Promise.allSettled([...this.inflight]);
   }
 
@@ -197,37 +177,10 @@ export class TriggerService {
     return p;
   }
 
-  /** (Re)creates the schedule of a trigger and records its next run time. */
-  private async reschedule(t: TriggerRecord): Promise<void> {
-    this.jobs.get(t.id)?.stop();
-    this.jobs.delete(t.id);
-    if (t.kind !== "schedule" || !t.cron) return;
-    let job: Cron;
-    try {
-      job = new Cron(t.cron, { timezone: t.timezone ?? "UTC", paused: !this.started || !t.enabled, protect: true }, async () => {
-        const cur = await this.o.store.getTrigger(t.id);
-        if (!cur || !cur.enabled) return;
-        const scheduled = new Date(this.now()).toISOString();
-        await this.track(this.enqueue(t.id, "schedule", { scheduled_at: scheduled })).catch(() => {});
-      });
-    } catch {
-      return;
-    }
-    const next = job.nextRun();
-    const cur = await this.o.store.getTrigger(t.id);
-    if (cur && next && t.enabled && this.started) {
-      // Keep a next_run_at that is already due (a missed run being handled); else the next one.
-      const keepDue = cur.next_run_at && Date.parse(cur.next_run_at) <= this.now();
-      if (!keepDue) await this.o.store.putTrigger({ ...cur, next_run_at: next.toISOString() });
-    }
-    if (this.started && t.enabled) this.jobs.set(t.id, job);
-    else job.stop();
-  }
-
   /** Runs of one trigger are serialised: each waits for the one before. */
-  private enqueue(triggerId: string, reason: TriggerRunRecord["reason"], extra: { payload?: unknown; scheduled_at?: string; runId?: string }): Promise<TriggerRunRecord> {
+  private enqueue(triggerId: string, reason: TriggerRunRecord["reason"], req: RunRequest): Promise<TriggerRunRecord> {
     const prev = this.queues.get(triggerId) ?? Promise.resolve();
-    const next = prev.catch(() => {}).then(() => this.runNow(triggerId, reason, extra));
+    const next = prev.catch(() => {}).then(() => runTrigger({ store: this.o.store, shell: this.o.shell, wakeAgent: this.o.wakeAgent, now: this.now }, triggerId, reason, req));
     this.queues.set(triggerId, next);
     void next.finally(() => {
       if (this.queues.get(triggerId) === next) this.queues.delete(triggerId);
@@ -236,7 +189,8 @@ export class TriggerService {
   }
 
   /**
-   * Runs a trigger now (a person's "run now", or a webhook) and resolves with the finished run.
+   * Runs a trigger now (a person's "run now", or a webhook the caller waits for) in this process
+   * and resolves with the finished run.
    * @throws Error when there is no such trigger.
    */
   async run(triggerId: string, reason: "manual" | "webhook", payload: unknown = {}, runId?: string): Promise<TriggerRunRecord> {
@@ -244,73 +198,18 @@ export class TriggerService {
     return this.track(this.enqueue(triggerId, reason, { payload, runId }));
   }
 
+  /**
+   * Accepts a webhook delivery to run without the caller waiting: in this process, or on
+   * pg-boss as a job whichever replica takes (retried if that replica dies). Resolves once accepted.
+   * @throws Error when there is no such trigger, or pg-boss refused the job.
+   */
+  async deliver(triggerId: string, payload: unknown, runId: string): Promise<void> {
+    if (!(await this.o.store.getTrigger(triggerId))) throw new Error(`no trigger ${triggerId}`);
+    await this.scheduler.deliver(triggerId, { payload, runId });
+  }
+
   /** A new run id (for callers that answer before the run ends, then pass it to {@link run}). */
   static newRunId(): string {
-    return `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
-  }
-
-  private async runNow(triggerId: string, reason: TriggerRunRecord["reason"], extra: { payload?: unknown; scheduled_at?: string; runId?: string }): Promise<TriggerRunRecord> {
-    const { store, shell } = this.o;
-    const t = await store.getTrigger(triggerId);
-    if (!t) throw new Error(`no trigger ${triggerId}`);
-    if (!shell) throw new Error("this trigger service has no shell to run triggers in");
-    const started = new Date(this.now()).toISOString();
-    const payload = extra.payload ?? {};
-    const run: TriggerRunRecord = {
-      id: extra.runId ?? TriggerService.newRunId(),
-      trigger_id: t.id,
-      agent_id: t.agent_id,
-      reason,
-      status: "running",
-      session_id: triggerSessionId(t),
-      payload,
-      started_at: started,
-    };
-    await store.putTriggerRun(run);
-    if (reason === "schedule" || reason === "missed") {
-      // Record the next due time before running, so a crash mid-run is not "missed" again.
-      const job = this.jobs.get(t.id);
-      const next = job?.nextRun() ?? (t.cron ? safeNext(t.cron, t.timezone) : null);
-      await store.putTrigger({ ...t, last_run_at: started, ...(next ? { next_run_at: next.toISOString() } : {}) });
-    } else {
-      await store.putTrigger({ ...t, last_run_at: started });
-    }
-    let result: ShellResult | undefined;
-    try {
-      const scope = { payload, trigger: { id: t.id, name: t.name, agent_id: t.agent_id }, now: started, scheduled_at: extra.scheduled_at ?? started };
-      const input = fillTemplates(t.input, scope) as Record<string, unknown>;
-      run.input = input;
-      const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` });
-      // Checked again here: a trigger stored by an older version must not inject shell words.
-      if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(t.script)) throw new Error(`trigger ${t.name}: ${JSON.stringify(t.script)} is not a script name`);
-      result = await session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input) });
-      run.tool_call_id = result.tool_call_id;
-      run.result = result;
-      run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";
-      if (result.tools?.stopped?.request_id) run.request_id = result.tools.stopped.request_id;
-      session.emit({ type: "trigger.run", trigger_id: t.id, trigger_name: t.name, run_id: run.id, reason, status: run.status, tool_call_id: result.tool_call_id, ...(run.request_id ? { request_id: run.request_id } : {}) });
-    } catch (err) {
-      run.status = "failed";
-      run.error = err instanceof Error ? err.message : String(err);
-    }
-    run.ended_at = new Date(this.now()).toISOString();
-    await store.putTriggerRun(run);
-    if (run.status !== "ok" && t.wake_agent_on_failure && this.o.wakeAgent) {
-      try {
-        await this.o.wakeAgent({ trigger: publicTrigger(t), run, report: result });
-      } catch {}
-    }
-    return run;
-  }
-}
-
-function safeNext(cron: string, timezone?: string): Date | null {
-  try {
-    const c = new Cron(cron, { timezone: timezone ?? "UTC", paused: true });
-    const n = c.nextRun();
-    c.stop();
-    return n;
-  } catch {
-    return null;
+    return newRunId();
   }
 }

@@ -49,7 +49,9 @@ function directScope(session: Session, signal?: AbortSignal): CallScope {
  * (or reused for the same exact call) in the session's approval book.
  */
 export function directApprovalNeeded(shell: ToolShell, session: Session, tool: CatalogTool, input: Record<string, unknown>, callId: string): Promise<{ requestId: string; why?: string } | undefined> {
-  return shell.pipeline.approvalNeeded(directCall(session, tool, input, callId), directScope(session));
+  // Held like a shell call (several replicas: docs/deployment.md): the request is raised in the current book.
+  // When the session cannot be had, the call itself reports it (callDirect).
+  return session.holding(() => shell.pipeline.approvalNeeded(directCall(session, tool, input, callId), directScope(session))).catch(() => undefined);
 }
 
 /**
@@ -60,7 +62,13 @@ export function directApprovalNeeded(shell: ToolShell, session: Session, tool: C
  * answer is not made (`needs_approval` with the request id).
  */
 export async function callDirect(shell: ToolShell, session: Session, tool: CatalogTool, input: unknown, options: DirectCallOptions): Promise<DirectOutcome> {
-  const s = await withPerson(options.person, () => shell.pipeline.run(directCall(session, tool, input, options.callId), directScope(session, options.signal)));
+  let s;
+  try {
+    // Held like a shell call (several replicas: docs/deployment.md): judged with the current book.
+    s = await session.holding(async () => withPerson(options.person, () => shell.pipeline.run(directCall(session, tool, input, options.callId), directScope(session, options.signal))));
+  } catch (err) {
+    return { status: "error", error: { code: "unavailable", message: err instanceof Error ? err.message : String(err), retryable: true } };
+  }
   if (s.error && s.requestId && s.error.code === "needs_approval") {
     return { status: "needs_approval", requestId: s.requestId, ...(s.judgement?.why ? { why: s.judgement.why } : {}), command: s.call.command, input: s.call.given, message: s.error.message };
   }

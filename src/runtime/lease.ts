@@ -1,0 +1,91 @@
+/**
+ * Holding a session while it runs, for several replicas on one database (docs/deployment.md):
+ * with a store that has `lease`, a shell call or a step of a session first waits for the
+ * session's turn in this process, then takes the store's lease (other processes wait), brings in
+ * what another process wrote since (`onTaken`: files, shell-call count, approval book), runs, and
+ * lets go — after a failure or a time-out too. A section already holding the session (an answer
+ * given inside a running shell call) runs at once instead of waiting for itself.
+ *
+ * Without `lease` (SQLite: one process owns the store) nothing is held and `fn` just runs.
+ *
+ * Rule source: docs/deployment.md → "What is shared"; docs/sessions.md → Durable steps.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { SessionStore } from "./durable.js";
+
+/** The session could not be had in time: another shell call of it (here or on another replica) is still running. */
+export class SessionBusyError extends Error {
+  constructor(sessionId: string, waitedMs: number) {
+    super(`session ${sessionId} is busy: another shell call of it (on this or another replica) is still running after ${waitedMs} ms; try again`);
+    this.name = "SessionBusyError";
+  }
+}
+
+const holding = new AsyncLocalStorage<ReadonlySet<object>>();
+const turns = new WeakMap<object, Promise<void>>();
+
+/** Rejects with {@link SessionBusyError} past `deadline`; a value that arrives late goes to `late`. */
+function before<T>(p: Promise<T>, deadline: number, sessionId: string, waitMs: number, late?: (v: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let over = false;
+    const timer = setTimeout(() => {
+      over = true;
+      reject(new SessionBusyError(sessionId, waitMs));
+    }, Math.max(0, deadline - Date.now()));
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        if (over) late?.(v);
+        else resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        if (!over) reject(err);
+      },
+    );
+  });
+}
+
+/** True while `owner` holds its session, or waits for it, in this process. */
+export function heldHere(owner: object): boolean {
+  return turns.has(owner);
+}
+
+/**
+ * Runs `fn` holding session `sessionId` (see the file comment). `owner` is the in-process
+ * session object (one turn at a time per owner); `waitMs` bounds the wait for the turn and the
+ * lease together.
+ * @throws SessionBusyError when the session could not be had within `waitMs`; whatever the
+ *         store's `lease` or `onTaken` throws (the lease is let go); whatever `fn` throws.
+ */
+export async function holdSession<T>(
+  owner: object,
+  store: SessionStore,
+  sessionId: string,
+  waitMs: number,
+  onTaken: () => Promise<void>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!store.lease || holding.getStore()?.has(owner)) return fn();
+  const deadline = Date.now() + waitMs;
+  const prev = turns.get(owner) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const tail = prev.then(() => mine);
+  turns.set(owner, tail);
+  try {
+    await before(prev, deadline, sessionId, waitMs);
+    const lease = await before(store.lease(sessionId), deadline, sessionId, waitMs, (late) => void late.release().catch(() => {}));
+    try {
+      await onTaken();
+      const held = new Set(holding.getStore() ?? []);
+      held.add(owner);
+      return await holding.run(held, fn);
+    } finally {
+      await lease.release().catch(() => {});
+    }
+  } finally {
+    done();
+    if (turns.get(owner) === tail) turns.delete(owner);
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Triggers on pg-boss, for several replicas on one PostgreSQL (docs/deployment.md → Triggers):
+ * a schedule is a pg-boss schedule (keyed by the trigger id) that sends one job per due time
+ * across all replicas, a webhook delivery is a job, and whichever replica takes a job runs it
+ * through the same `runTrigger` as the in-process scheduler.
+ *
+ * - **Once across replicas**: pg-boss's cron pass files each due time's job once; a run's id is
+ *   the job's id, so the run record and its durable step are the same on every attempt.
+ * - **Retries**: a run whose script ran to an end (ok, failed, stopped for approval) is final, as
+ *   with the in-process scheduler — the trigger's policy is "record it, wake the agent if asked",
+ *   never "run the script again". Only a job whose replica died (no heartbeat) or whose store
+ *   write failed runs again, up to {@link RETRY_LIMIT} times with back-off; its step resumes and
+ *   completed nested calls are replayed, not repeated.
+ * - **Missed**: due times that passed while every replica was down run once (pg-boss `missed: "once"`).
+ *
+ * Rule source: docs/deployment.md → Triggers; docs/sessions.md → Triggers and Durable steps.
+ */
+import { createHash } from "node:crypto";
+import { PgBoss, type Job } from "pg-boss";
+import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
+import type { TriggerFire, TriggerScheduler } from "./trigger-cron.js";
+import { newRunId, type RunRequest } from "./trigger-run.js";
+
+/** The pg-boss queue every trigger run goes through. */
+export const TRIGGER_QUEUE = "toolshell-trigger-runs";
+/** Attempts after the first for a job whose replica died or whose store write failed. */
+export const RETRY_LIMIT = 3;
+/** A replica running a job proves it is alive this often (pg-boss heartbeat, seconds). */
+const HEARTBEAT_S = 10;
+
+/** What a trigger job carries. */
+interface TriggerJob {
+  trigger_id: string;
+  reason: TriggerRunRecord["reason"];
+  payload?: unknown;
+  run_id?: string;
+}
+
+/** Options of {@link BossScheduler}. */
+export interface BossSchedulerOptions {
+  /** The PostgreSQL URL (the store's, with its password). */
+  url: string;
+  /** The schema pg-boss keeps its tables in (default `toolshell_boss`). */
+  schema?: string;
+  /** How often a worker looks for jobs, in seconds (default 2; LISTEN/NOTIFY wakes it sooner). */
+  pollSeconds?: number;
+}
+
+/** A job id (a UUID, as pg-boss wants) from a run id, so one run is one job however often it is sent. */
+function jobIdOf(runId: string): string {
+  const h = createHash("sha256").update(runId).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Schedules and runs triggers as pg-boss jobs (see the file comment). */
+export class BossScheduler implements TriggerScheduler {
+  private readonly boss: PgBoss;
+  private ready?: Promise<void>;
+  private bossStarted = false;
+  private working = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly fire: TriggerFire,
+    private readonly options: BossSchedulerOptions,
+  ) {
+    // A cron pass every 10 s: a due time's job is sent within seconds of it (pg-boss default 30 s);
+    // a supervising pass every 10 s: a job whose replica died is retried within about 20 s of its
+    // last heartbeat (pg-boss default 60 s).
+    this.boss = new PgBoss({ connectionString: options.url, schema: options.schema ?? "toolshell_boss", max: 4, cronMonitorIntervalSeconds: 10, superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 });
+    // pg-boss reports connection trouble here; it reconnects by itself.
+    this.boss.on("error", () => {});
+  }
+
+  /** Starts pg-boss (its tables are created once) and the queue. A start that failed is tried again by the next caller. */
+  private open(): Promise<void> {
+    if (!this.ready) {
+      const ready = (async () => {
+        if (!this.bossStarted) {
+          await this.boss.start();
+          this.bossStarted = true;
+        }
+        if (await this.boss.getQueue(TRIGGER_QUEUE)) return;
+        await this.boss
+          .createQueue(TRIGGER_QUEUE, { retryLimit: RETRY_LIMIT, retryDelay: 2, retryBackoff: true, heartbeatSeconds: HEARTBEAT_S, expireInSeconds: 24 * 3600 })
+          .catch(async (err: unknown) => {
+            // Another replica created it at the same moment.
+            if (!(await this.boss.getQueue(TRIGGER_QUEUE))) throw err;
+          });
+      })();
+      this.ready = ready;
+      ready.catch(() => {
+        if (this.ready === ready) this.ready = undefined;
+      });
+    }
+    return this.ready;
+  }
+
+  async start(triggers: TriggerRecord[]): Promise<void> {
+    await this.open();
+    for (const t of triggers) await this.reschedule(t);
+    if (this.working) return;
+    this.working = true;
+    await this.boss.work<TriggerJob>(TRIGGER_QUEUE, { pollingIntervalSeconds: this.options.pollSeconds ?? 2, localConcurrency: 4 }, async ([job]) => this.take(job));
+  }
+
+  /** Runs one job. Throws only when the run could not be recorded (pg-boss then retries it). */
+  private async take(job: Job<TriggerJob>): Promise<void> {
+    const d = job.data;
+    const runId = d.run_id ?? `run_${job.id.replace(/-/g, "").slice(0, 20)}`;
+    // A trigger deleted since (or a schedule disabled since) has nothing to run.
+    const cur = await this.store.getTrigger(d.trigger_id);
+    if (!cur || (d.reason === "schedule" && !cur.enabled)) return;
+    // The due time a schedule job stands for: the minute pg-boss filed it under.
+    const created = (job as { createdOn?: Date }).createdOn;
+    const scheduled_at = d.reason === "schedule" && created ? new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString() : undefined;
+    await this.fire(d.trigger_id, d.reason, { payload: d.payload, runId, ...(scheduled_at ? { scheduled_at } : {}) });
+  }
+
+  async reschedule(t: TriggerRecord): Promise<void> {
+    await this.open();
+    if (t.kind !== "schedule" || !t.cron || !t.enabled) return this.unschedule(t.id);
+    const data: TriggerJob = { trigger_id: t.id, reason: "schedule" };
+    await this.boss.schedule(TRIGGER_QUEUE, t.cron, data, { tz: t.timezone ?? "UTC", key: t.id, missed: "once" });
+  }
+
+  async unschedule(triggerId: string): Promise<void> {
+    await this.open();
+    await this.boss.unschedule(TRIGGER_QUEUE, triggerId).catch(() => {});
+  }
+
+  async deliver(triggerId: string, req: RunRequest): Promise<void> {
+    await this.open();
+    const runId = req.runId ?? newRunId();
+    await this.boss.send(TRIGGER_QUEUE, { trigger_id: triggerId, reason: "webhook", payload: req.payload ?? {}, run_id: runId } satisfies TriggerJob, { id: jobIdOf(runId) });
+  }
+
+  async stop(): Promise<void> {
+    await this.ready?.catch(() => {});
+    if (!this.bossStarted) return;
+    this.bossStarted = false;
+    this.ready = undefined;
+    this.working = false;
+    await this.boss.stop({ graceful: true, timeout: 10_000 }).catch(() => {});
+  }
+}

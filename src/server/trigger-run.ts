@@ -1,0 +1,121 @@
+/**
+ * One run of a trigger — the one code path every scheduler takes (the in-process schedule, a
+ * pg-boss job on any replica, a webhook, a person's "run now"): the run is recorded, the
+ * trigger's next due time written before the script starts, the input templates filled, and the
+ * saved script runs as one shell call `tools scripts NAME -` in the trigger's session, as a
+ * durable step named after the run. A run that runs again after its process died (a pg-boss job
+ * recovered on another replica) keeps its start time and input, so its step resumes and the
+ * nested calls that completed are replayed, not run again.
+ *
+ * Rule source: docs/sessions.md → Triggers and Durable steps; docs/deployment.md → Triggers.
+ */
+import { randomUUID } from "node:crypto";
+import { Cron } from "croner";
+import type { ShellResult, ToolShell } from "../runtime/index.js";
+import { SCRIPTS_SOURCE } from "../scripts/index.js";
+import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
+import { fillTemplates } from "./template.js";
+
+/** What the wake-agent callback receives. */
+export interface WakeCall {
+  trigger: Omit<TriggerRecord, "secret_hash">;
+  run: TriggerRunRecord;
+  /** The shell call's result: its stop report is under `tools`. */
+  report: ShellResult | undefined;
+}
+
+/** What a run needs. */
+export interface TriggerRunner {
+  store: Store;
+  shell?: ToolShell;
+  wakeAgent?: (call: WakeCall) => void | Promise<void>;
+  now: () => number;
+}
+
+/** What starts a run besides the trigger: its payload, the due time it fills `{{scheduled_at}}` with, its id. */
+export interface RunRequest {
+  payload?: unknown;
+  scheduled_at?: string;
+  runId?: string;
+}
+
+/** A trigger as the API shows it: everything but the secret's hash. */
+export function publicTrigger(t: TriggerRecord): Omit<TriggerRecord, "secret_hash"> {
+  const { secret_hash: _s, ...rest } = t;
+  return rest;
+}
+
+/** The session a trigger's runs are recorded in. */
+export function triggerSessionId(t: TriggerRecord): string {
+  return `trg_${t.id}`;
+}
+
+/** A new run id. */
+export function newRunId(): string {
+  return `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+}
+
+/** The next time a cron expression is due after now (in its time zone, default UTC); null when it never is or does not parse. */
+export function nextDue(cron: string, timezone?: string): Date | null {
+  try {
+    const c = new Cron(cron, { timezone: timezone ?? "UTC", paused: true });
+    const n = c.nextRun();
+    c.stop();
+    return n;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs trigger `triggerId` once and resolves with the finished run (status `ok`, `failed` or
+ * `stopped`). A run id already recorded as `running` is a run that its process did not finish:
+ * it runs again with the same start time, input and step.
+ * @throws Error when there is no such trigger or no shell to run it in.
+ */
+export async function runTrigger(r: TriggerRunner, triggerId: string, reason: TriggerRunRecord["reason"], req: RunRequest): Promise<TriggerRunRecord> {
+  const { store, shell } = r;
+  const t = await store.getTrigger(triggerId);
+  if (!t) throw new Error(`no trigger ${triggerId}`);
+  if (!shell) throw new Error("this trigger service has no shell to run triggers in");
+  const id = req.runId ?? newRunId();
+  const earlier = req.runId ? await store.getTriggerRun(id) : undefined;
+  if (earlier && earlier.status !== "running") return earlier;
+  const started = earlier?.started_at ?? new Date(r.now()).toISOString();
+  const payload = earlier?.payload ?? req.payload ?? {};
+  const run: TriggerRunRecord = { id, trigger_id: t.id, agent_id: t.agent_id, reason, status: "running", session_id: triggerSessionId(t), payload, started_at: started };
+  await store.putTriggerRun(run);
+  if (reason === "schedule" || reason === "missed") {
+    // The next due time is written before running, so a crash mid-run is not "missed" again.
+    const next = t.cron ? nextDue(t.cron, t.timezone) : null;
+    await store.putTrigger({ ...t, last_run_at: started, ...(next ? { next_run_at: next.toISOString() } : {}) });
+  } else {
+    await store.putTrigger({ ...t, last_run_at: started });
+  }
+  let result: ShellResult | undefined;
+  try {
+    const scope = { payload, trigger: { id: t.id, name: t.name, agent_id: t.agent_id }, now: started, scheduled_at: req.scheduled_at ?? started };
+    const input = (earlier?.input ?? fillTemplates(t.input, scope)) as Record<string, unknown>;
+    run.input = input;
+    const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` });
+    // Checked again here: a trigger stored by an older version must not inject shell words.
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(t.script)) throw new Error(`trigger ${t.name}: ${JSON.stringify(t.script)} is not a script name`);
+    result = await session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` });
+    run.tool_call_id = result.tool_call_id;
+    run.result = result;
+    run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";
+    if (result.tools?.stopped?.request_id) run.request_id = result.tools.stopped.request_id;
+    session.emit({ type: "trigger.run", trigger_id: t.id, trigger_name: t.name, run_id: run.id, reason, status: run.status, tool_call_id: result.tool_call_id, ...(run.request_id ? { request_id: run.request_id } : {}) });
+  } catch (err) {
+    run.status = "failed";
+    run.error = err instanceof Error ? err.message : String(err);
+  }
+  run.ended_at = new Date(r.now()).toISOString();
+  await store.putTriggerRun(run);
+  if (run.status !== "ok" && t.wake_agent_on_failure && r.wakeAgent) {
+    try {
+      await r.wakeAgent({ trigger: publicTrigger(t), run, report: result });
+    } catch {}
+  }
+  return run;
+}
