@@ -113,6 +113,23 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   };
   learn(secrets);
   const text = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
+  // JSON text as a source wrote it: a string may spell a secret with escapes (`\u0073k_…`), and
+  // a key written twice hides one from the parsed value; each string token is decoded, and
+  // written again redacted when it holds a secret (docs/mcp.md "Integers beyond 2^53").
+  const jsonTokens = (j: string): string =>
+    text(
+      j.replace(/"(?:[^"\\]|\\.)*"/g, (token) => {
+        let decoded: unknown;
+        try {
+          decoded = JSON.parse(token);
+        } catch {
+          return token;
+        }
+        if (typeof decoded !== "string") return token;
+        const redacted = text(decoded);
+        return redacted === decoded ? token : JSON.stringify(redacted);
+      }),
+    );
   const deep = (v: unknown, seen: WeakSet<object>): unknown => {
     if (typeof v === "string") return text(v);
     if (v === null || typeof v !== "object") return v;
@@ -150,7 +167,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
         ...(o.text !== undefined ? { text: text(o.text) } : {}),
         ...(o.value !== undefined ? { value: value(o.value) } : {}),
         ...(o.raw !== undefined ? { raw: value(o.raw) } : {}),
-        ...(o.json !== undefined ? { json: text(o.json) } : {}),
+        ...(o.json !== undefined ? { json: jsonTokens(o.json) } : {}),
       };
     },
   };

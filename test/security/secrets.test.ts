@@ -50,3 +50,42 @@ test("a secret a server puts in a tool name is redacted in the form toolshell sh
   const list = await session.bash("tools leaky --help");
   assert.match(list.stdout, /peek/);
 });
+
+/** A stdio server written by hand (the SDK writes JSON itself): `big` answers structured content whose key `a` is written twice, first as the key it was given spelled in `\u` escapes, then as an integer beyond 2^53. */
+function rawLeakyServer(t: TestContext): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-secrets-raw-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, "raw-leaky.mjs");
+  writeFileSync(
+    file,
+    [
+      `import { createInterface } from "node:readline";`,
+      `const k = process.env.API_KEY;`,
+      `const esc = [...k].map((c) => "\\\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")).join("");`,
+      `const send = (s) => process.stdout.write(s + "\\n");`,
+      `createInterface({ input: process.stdin }).on("line", (line) => {`,
+      `  const m = JSON.parse(line);`,
+      `  if (m.id === undefined) return;`,
+      `  if (m.method === "initialize") return send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } } }));`,
+      `  if (m.method === "tools/list") return send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { tools: [{ name: "big", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }] } }));`,
+      `  if (m.method === "tools/call") return send('{"jsonrpc":"2.0","id":' + m.id + ',"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":"' + esc + '","b":"' + esc + '","a":12345678901234567890123}}}');`,
+      `  send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: {} }));`,
+      `});`,
+    ].join("\n"),
+  );
+  return file;
+}
+
+test("a secret a server spells in \\u escapes inside its raw JSON text (a key written twice hides it from the value) is redacted as printed; control: the digits beyond 2^53 are kept", async (t) => {
+  const key = "sk_live_abcdef123456";
+  const shell = await createToolShell({ config: { mcpServers: { raw: { command: process.execPath, args: [rawLeakyServer(t)], env: { API_KEY: key } } } } });
+  t.after(() => shell.close());
+  const session = shell.session("s");
+  await session.ready;
+  const r = await session.bash("tools raw big");
+  assert.equal(r.exit_code, 0, r.stderr);
+  const decoded = r.stdout.replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+  assert.ok(!decoded.includes(key), `the key was printed: ${r.stdout}`);
+  // Control: the source's text is still what is printed, every digit kept.
+  assert.equal(r.stdout, '{"a":"[REDACTED]","b":"[REDACTED]","a":12345678901234567890123}\n');
+});
