@@ -70,6 +70,8 @@ export interface PersonSession {
   emit(event: SessionEventInput): void;
   /** The session's redactor on text (identity without secrets). */
   redactText(text: string): string;
+  /** The session's redactor on a JSON value, every string in it, keys included (identity without secrets). */
+  redactValue<T>(value: T): T;
 }
 
 /**
@@ -95,7 +97,10 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
     async ask(question: Question) {
       if (!person?.ask) return { action: "decline", unanswered: "nobody can answer questions here (no person is connected to this session)" };
       const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
-      const asked: AskedQuestion = { ...question, message: session.redactText(question.message), id, session_id: session.id, call_id: call.callId };
+      // All of it is the server's text, shown to the person and listed by the HTTP API: the
+      // schema's titles, descriptions, enums and defaults as much as the message
+      // (docs/security.md, promise 4: secrets never reach the model, an event or a result).
+      const asked: AskedQuestion = { ...question, message: session.redactText(question.message), requestedSchema: session.redactValue(question.requestedSchema), id, session_id: session.id, call_id: call.callId };
       session.emit({ type: "question.asked", question_id: id, call_id: call.callId, ...parent, server: question.server, command });
       let answer: QuestionAnswer & { unanswered?: string };
       try {

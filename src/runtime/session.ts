@@ -202,7 +202,7 @@ export class Session implements CallSession {
   /** The context a tool's `execute` receives for one call. */
   invokeContext(call: Pick<ToolCall, "callId" | "parentId" | "stepId"> & { command?: string }, signal: AbortSignal): InvokeContext {
     return {
-      ...personContext({ id: this.id, emit: (e) => this.emit(e), redactText: (t) => this.host.redactor.text(t) }, call, signal),
+      ...personContext({ id: this.id, emit: (e) => this.emit(e), redactText: (t) => this.host.redactor.text(t), redactValue: (v) => this.host.redactor.value(v) }, call, signal),
       signal,
       session: {
         id: this.id,

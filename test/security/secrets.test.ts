@@ -89,3 +89,45 @@ test("a secret a server spells in \\u escapes inside its raw JSON text (a key wr
   // Control: the source's text is still what is printed, every digit kept.
   assert.equal(r.stdout, '{"a":"[REDACTED]","b":"[REDACTED]","a":12345678901234567890123}\n');
 });
+
+/** A stdio server whose `ask` tool asks the person a question with the key it was given in the schema's key, title, description, enum and default. */
+function askingServer(t: TestContext): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-secrets-ask-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
+  const file = path.join(dir, "asking.mjs");
+  writeFileSync(
+    file,
+    [
+      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
+      `import { ElicitResultSchema } from ${JSON.stringify(sdk("types.js"))};`,
+      `const k = process.env.API_KEY;`,
+      `const server = new McpServer({ name: "asking", version: "1.0.0" });`,
+      `server.registerTool("ask", { annotations: { readOnlyHint: true } }, async (extra) => {`,
+      `  const schema = { type: "object", properties: { ["f_" + k]: { type: "string", title: "T " + k, description: "D " + k, enum: [k, "other"], default: k }, name: { type: "string", title: "Name" } } };`,
+      `  const a = await extra.sendRequest({ method: "elicitation/create", params: { message: "Key " + k + "?", requestedSchema: schema } }, ElicitResultSchema);`,
+      `  return { content: [{ type: "text", text: "answer " + JSON.stringify(a.content ?? a.action) }] };`,
+      `});`,
+      `await server.connect(new StdioServerTransport());`,
+    ].join("\n"),
+  );
+  return file;
+}
+
+test("a secret a server puts in a question's schema (a field's key, title, description, enum, default) never reaches the person's surface; control: the question is asked and answered", async (t) => {
+  const key = "sk_live_abcdef123456";
+  const shell = await createToolShell({ config: { mcpServers: { asking: { command: process.execPath, args: [askingServer(t)], env: { API_KEY: key } } } } });
+  t.after(() => shell.close());
+  const session = shell.session("s");
+  await session.ready;
+  const asked: unknown[] = [];
+  const r = await session.bash("tools asking ask", { person: { ask: async (q) => (asked.push(q), { action: "accept", content: { name: "Ada" } }) } });
+  assert.equal(r.exit_code, 0, r.stderr);
+  assert.equal(asked.length, 1);
+  assert.ok(!JSON.stringify(asked).includes(key), `the person's surface got the key: ${JSON.stringify(asked)}`);
+  assert.match(JSON.stringify(asked), /T \[REDACTED\]/);
+  // Control: the answer reached the server.
+  assert.equal(r.stdout, 'answer {"name":"Ada"}\n');
+  assert.ok(!JSON.stringify(session.events).includes(key));
+});
