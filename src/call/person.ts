@@ -47,6 +47,15 @@ export interface Person {
 
 const current = new AsyncLocalStorage<Person | undefined>();
 
+/**
+ * Progress reports of one call that are all shown; past them, one a second at most. Every report
+ * shown is a session event kept by the store: an upstream server sending thousands a second
+ * would otherwise grow the store (and flood the person) without bound (docs/security.md).
+ */
+export const PROGRESS_BURST = 100;
+/** The least time between two shown progress reports of one call past {@link PROGRESS_BURST}, in ms. */
+export const PROGRESS_INTERVAL_MS = 1000;
+
 /** Runs `fn` with `person` as the person of every call made inside it (async context). */
 export function withPerson<T>(person: Person | undefined, fn: () => T): T {
   return current.run(person, fn);
@@ -77,8 +86,10 @@ export interface PersonSession {
 /**
  * `ctx.reportProgress` and `ctx.ask` of one call, bound to the person of the current async
  * context (captured now: an upstream notification arrives outside it).
- * - `reportProgress` ignores a report whose `progress` is not a finite number; otherwise it
- *   emits `tool.progress` and tells the person.
+ * - `reportProgress` ignores a report whose `progress` is not a finite number, and past the
+ *   first {@link PROGRESS_BURST} of the call one that comes less than
+ *   {@link PROGRESS_INTERVAL_MS} after the last shown; otherwise it emits `tool.progress` and
+ *   tells the person.
  * - `ask` declines with `unanswered` when nobody can answer, when the person's surface fails,
  *   or when the answer does not match the question's schema (checked with ajv); never rejects.
  */
@@ -86,9 +97,16 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
   const person = currentPerson();
   const command = call.command ?? call.callId;
   const parent = call.parentId !== undefined ? { parent_tool_call_id: call.parentId } : {};
+  let reports = 0;
+  let lastShown = -Infinity;
   return {
     reportProgress(update: ProgressUpdate) {
       if (!update || typeof update.progress !== "number" || !Number.isFinite(update.progress)) return;
+      // Bounded: past the first reports of a call, one a second (docs/mcp.md "Progress").
+      const at = Date.now();
+      if (reports >= PROGRESS_BURST && at - lastShown < PROGRESS_INTERVAL_MS) return;
+      reports++;
+      lastShown = at;
       const total = typeof update.total === "number" && Number.isFinite(update.total) ? { total: update.total } : {};
       const message = typeof update.message === "string" && update.message !== "" ? { message: session.redactText(update.message.slice(0, 1000)) } : {};
       session.emit({ type: "tool.progress", call_id: call.callId, ...parent, command, progress: update.progress, ...total, ...message });

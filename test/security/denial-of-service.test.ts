@@ -100,3 +100,28 @@ test("one script asks at most MAX_PREFLIGHT_REQUESTS distinct questions before i
   assert.equal(ok.exit_code, 0, ok.stderr);
   assert.equal(runs, 3);
 });
+
+test("a flood of progress reports from one call is bounded in the session's events and what the person is told; control: the first reports are shown in order", async (t) => {
+  const shell = await createToolShell({
+    tools: {
+      flood: defineTool({
+        description: "Reports progress many times.",
+        inputSchema: z.object({}),
+        hints: { readOnly: true },
+        execute: (_input, ctx) => {
+          for (let i = 1; i <= 20_000; i++) ctx.reportProgress?.({ progress: i, message: "step" });
+          return "done";
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  const session = shell.session("s");
+  let told = 0;
+  const r = await session.bash("tools flood", { person: { progress: (p) => void (p.phase === "progress" && told++) } });
+  assert.equal(r.stdout, "done\n", r.stderr);
+  const shown = session.events.filter((e) => e.type === "tool.progress");
+  assert.ok(shown.length < 1000 && told < 1000, `${shown.length} progress events, ${told} told`);
+  // Control: the first ones are all there.
+  assert.deepEqual(shown.slice(0, 100).map((e) => (e as { progress?: number }).progress), Array.from({ length: 100 }, (_, i) => i + 1));
+});
