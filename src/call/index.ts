@@ -7,5 +7,5 @@ export { createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "./re
 export type { Redactor } from "./redact.js";
 export { previewInput, trimResult, INPUT_PREVIEW_CHARS, RESULT_PREVIEW_CHARS } from "./preview.js";
 export type { SessionEvent, SessionEventInput, SessionEventType, ToolCallEvent, NestedCallEvent, NestedCallStatus } from "./events.js";
-export { currentPerson, describeQuestion, personContext, progressLine, tellPerson, withPerson } from "./person.js";
+export { currentPerson, describeQuestion, personContext, progressLine, showSchema, tellPerson, withPerson } from "./person.js";
 export type { AskedQuestion, CallProgress, Person, PersonSession } from "./person.js";

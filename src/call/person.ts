@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { describeFlags, showInput, showName } from "../policy/index.js";
-import { checkAnswer, type InvokeContext, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
+import { checkAnswer, type InvokeContext, type JsonSchema, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
 import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
 
@@ -148,6 +148,37 @@ export function describeQuestion(question: Pick<Question, "server" | "command" |
   const plain = message.flags.length === 0 && !question.message.includes("\r");
   const warnings = [...server.warnings, ...command.warnings, ...describeFlags(message.flags).map((w) => `${w} of the message`)];
   return { text: `MCP server ${server.text} asks (during ${command.text}):\n${plain ? question.message : message.text}`, warnings };
+}
+
+/**
+ * A question's schema as a person's form shows it: each field's `title` and `description` (the
+ * server's text) escaped like the message when they hold hidden or control characters, with one
+ * warning per flagged character naming the field. Values (`enum`, `const`, `default`) are left as
+ * they are, since the answer must match them. Used where a form is shown by another program (the
+ * gateway's client); the CLI escapes the same texts as it prints them.
+ */
+export function showSchema(schema: JsonSchema): { schema: JsonSchema; warnings: string[] } {
+  const properties = (schema as { properties?: unknown }).properties;
+  if (!properties || typeof properties !== "object" || Array.isArray(properties)) return { schema, warnings: [] };
+  const warnings: string[] = [];
+  const shown: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(properties as Record<string, unknown>)) {
+    if (!field || typeof field !== "object" || Array.isArray(field)) {
+      shown[name] = field;
+      continue;
+    }
+    const out: Record<string, unknown> = { ...(field as Record<string, unknown>) };
+    for (const key of ["title", "description"] as const) {
+      const text = out[key];
+      if (typeof text !== "string") continue;
+      const s = showInput(text);
+      if (!s.flags.length && !text.includes("\r")) continue;
+      out[key] = s.text;
+      warnings.push(...describeFlags(s.flags).map((w) => `${w} of the ${key} of field ${showName(name).text}`));
+    }
+    shown[name] = out;
+  }
+  return { schema: { ...schema, properties: shown } as JsonSchema, warnings };
 }
 
 /**

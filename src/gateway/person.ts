@@ -10,7 +10,7 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { describeQuestion, progressLine, type Person } from "../call/index.js";
+import { describeQuestion, progressLine, showSchema, type Person } from "../call/index.js";
 
 /** What a request handler gets besides the request (signal, ids, sendRequest, sendNotification). */
 type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
@@ -37,10 +37,12 @@ export function gatewayPerson(extra: Extra, canElicit: boolean): Person {
   if (canElicit) {
     person.ask = async (question, signal) => {
       const shown = describeQuestion(question);
-      let message = [shown.text, ...shown.warnings.map((w) => `⚠ ${w}`)].join("\n");
+      // The client draws the form from the schema: its titles and descriptions escaped too.
+      const form = showSchema(question.requestedSchema);
+      let message = [shown.text, ...[...shown.warnings, ...form.warnings].map((w) => `⚠ ${w}`)].join("\n");
       if (message.length > MAX_MESSAGE_CHARS) message = `${message.slice(0, MAX_MESSAGE_CHARS)}… (cut by toolshell)`;
       const result = await extra.sendRequest(
-        { method: "elicitation/create", params: { message, requestedSchema: question.requestedSchema as never } },
+        { method: "elicitation/create", params: { message, requestedSchema: form.schema as never } },
         ElicitResultSchema,
         { signal: AbortSignal.any([signal, extra.signal]), timeout: 600_000 },
       );

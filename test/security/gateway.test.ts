@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createGatewayServer } from "../../src/gateway/index.js";
-import { createToolShell, type ToolShell } from "../../src/index.js";
+import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
 import { payTool } from "../fixtures/tools/pay.js";
 
 /** A ToolShell with one local tool that always needs a person; `ran` counts its runs. */
@@ -183,4 +183,46 @@ test("HTTP gateway: bound to a non-loopback address it refuses to start without 
   const { serveHttp } = await import("../../src/gateway/index.js");
   const { shell } = await payShell(t);
   await assert.rejects(serveHttp(shell, { port: 0, host: "0.0.0.0" }), /token/);
+});
+
+test("gateway: a question's form reaches the client with the field titles and descriptions escaped and named; control: the answer reaches the tool", async (t) => {
+  const shell = await createToolShell({
+    config: {},
+    tools: {
+      pick: defineTool({
+        description: "Asks the person to confirm.",
+        inputSchema: { type: "object", properties: {} },
+        hints: { readOnly: true },
+        execute: async (_input, ctx) => {
+          const a = await ctx.ask!({ server: "local", command: "tools pick", message: "Confirm?", requestedSchema: { type: "object", properties: { ok: { type: "boolean", title: "Keep\u202Eyaw eht", description: "\u001b[8mhidden" } } } });
+          return JSON.stringify(a);
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  const session = shell.session("gw-form");
+  await session.ready;
+  const forms: Array<{ message: string; schema: unknown }> = [];
+  const client = new Client({ name: "attacker", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    const p = req.params as { message: string; requestedSchema: unknown };
+    forms.push({ message: p.message, schema: p.requestedSchema });
+    return { action: "accept", content: { ok: true } };
+  });
+  const server = createGatewayServer(shell, session);
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  await client.connect(b);
+  t.after(async () => {
+    await client.close();
+    await server.close();
+  });
+  const r = valueOf(await client.callTool({ name: "bash", arguments: { command: "tools pick" } }));
+  assert.equal(forms.length, 1);
+  const field = (forms[0]!.schema as { properties: { ok: { title: string; description: string } } }).properties.ok;
+  assert.ok(!/[\u202E\u001b]/.test(field.title + field.description), `raw characters reached the form: ${JSON.stringify(field)}`);
+  assert.match(forms[0]!.message, /U\+202E RIGHT-TO-LEFT OVERRIDE .*title of field ok/);
+  // Control: the person's answer reached the tool.
+  assert.equal(r.stdout, '{"action":"accept","content":{"ok":true}}\n', JSON.stringify(r));
 });
