@@ -107,8 +107,9 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
       if (reports >= PROGRESS_BURST && at - lastShown < PROGRESS_INTERVAL_MS) return;
       reports++;
       lastShown = at;
+      // Redacted whole, then cut: cut first, a secret across the cut would keep its first part.
       const total = typeof update.total === "number" && Number.isFinite(update.total) ? { total: update.total } : {};
-      const message = typeof update.message === "string" && update.message !== "" ? { message: session.redactText(update.message.slice(0, 1000)) } : {};
+      const message = typeof update.message === "string" && update.message !== "" ? { message: session.redactText(update.message).slice(0, 1000) } : {};
       session.emit({ type: "tool.progress", call_id: call.callId, ...parent, command, progress: update.progress, ...total, ...message });
       tellPerson({ phase: "progress", call_id: call.callId, command, ...parent, progress: update.progress, ...total, ...message }, person);
     },

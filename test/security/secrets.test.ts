@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { test, type TestContext } from "node:test";
-import { createToolShell } from "../../src/index.js";
+import { REDACTED } from "../../src/call/index.js";
+import { createToolShell, defineTool } from "../../src/index.js";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
 
 /** A stdio server that names its one tool after the key it was given (`peek_<key>`). */
@@ -130,4 +131,35 @@ test("a secret a server puts in a question's schema (a field's key, title, descr
   // Control: the answer reached the server.
   assert.equal(r.stdout, 'answer {"name":"Ada"}\n');
   assert.ok(!JSON.stringify(session.events).includes(key));
+});
+
+test("a secret a tool puts across the cut of a long progress message shows no part of it; control: the message is shown cut", async (t) => {
+  const key = "sk_live_abcdef123456";
+  const shell = await createToolShell({
+    secrets: [key],
+    tools: {
+      steps: defineTool({
+        description: "Reports progress.",
+        inputSchema: { type: "object", properties: {} },
+        hints: { readOnly: true },
+        execute: (_input, ctx) => {
+          for (let k = 1; k < key.length; k++) ctx.reportProgress?.({ progress: k, message: "x".repeat(1000 - k) + key });
+          return "done";
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  const session = shell.session("s");
+  const told: string[] = [];
+  const r = await session.bash("tools steps", { person: { progress: (p) => void (p.message !== undefined && told.push(p.message)) } });
+  assert.equal(r.stdout, "done\n", r.stderr);
+  const events = session.events.filter((e) => e.type === "tool.progress").map((e) => String((e as { message?: string }).message));
+  assert.equal(told.length, key.length - 1);
+  for (const m of [...told, ...events]) {
+    const rest = m.replace(/^x*/, "");
+    assert.ok(REDACTED.startsWith(rest), `a part of the key was shown: …${rest}`);
+  }
+  // Control: the message is shown, cut to 1,000 characters.
+  assert.ok(told.every((m) => m.length <= 1000 && m.startsWith("xxxx")));
 });
