@@ -108,6 +108,8 @@ export class MemoryRatingCache implements RatingCache {
 /** Rates tools through a decision service, once per key; concurrent asks share one rating. */
 export class Rater {
   private readonly inflight = new Map<string, Promise<number>>();
+  /** This rater's ratings of keys whose kept rating another rater made. */
+  private readonly own = new Map<string, number>();
   constructor(
     readonly service: DecisionService,
     readonly cache: RatingCache = new MemoryRatingCache(),
@@ -116,8 +118,9 @@ export class Rater {
 
   /**
    * The probability that `tool` changes things: the kept rating when there is one (made by this
-   * process or another on the same store), else the service's answer, kept (README "Approvals"
-   * → Ratings). When another process kept a rating first, that one is the answer. A service
+   * process or another on the same store) when the same kind of rater (`by`) made it, else the
+   * service's answer, kept (README "Approvals" → Ratings). When another process with the same
+   * kind of rater kept a rating first, that one is the answer; one another kind made is not used. A service
    * failure rates it 0.5 (cautious) and is not kept, so a later call asks again; a cache that
    * cannot be read or written counts as holding nothing. Never rejects.
    */
@@ -133,9 +136,14 @@ export class Rater {
   }
 
   private async rateNow(t: RatedTool, key: string, signal?: AbortSignal): Promise<number> {
+    const own = this.own.get(key);
+    if (own !== undefined) return own;
+    // Only a rating made by this kind of rater stands for this one's: a store another process
+    // shares (a CLI run with the offline rater beside a server given a decision service) must
+    // not answer for a different rater (docs/sessions.md "The store", ratings).
     try {
       const hit = await this.cache.get(key);
-      if (hit) return hit.probability;
+      if (hit && hit.by === this.by) return hit.probability;
     } catch {}
     let probability: number;
     try {
@@ -145,9 +153,13 @@ export class Rater {
       return 0.5;
     }
     try {
-      return (await this.cache.add({ key, probability, rated_at: new Date().toISOString(), by: this.by })).probability;
+      const kept = await this.cache.add({ key, probability, rated_at: new Date().toISOString(), by: this.by });
+      if (kept.by === this.by) return kept.probability;
     } catch {
       return probability;
     }
+    // The key holds another rater's rating: this one's is kept in memory for the process.
+    this.own.set(key, probability);
+    return probability;
   }
 }
