@@ -56,6 +56,12 @@ export const PROGRESS_BURST = 100;
 /** The least time between two shown progress reports of one call past {@link PROGRESS_BURST}, in ms. */
 export const PROGRESS_INTERVAL_MS = 1000;
 
+/** Questions one call may ask; past them each is declined without reaching the person. */
+export const MAX_QUESTIONS_PER_CALL = 20;
+
+/** The question each person is being asked now (the tail of a chain): one at a time per person. */
+const asking = new WeakMap<Person, Promise<void>>();
+
 /** Runs `fn` with `person` as the person of every call made inside it (async context). */
 export function withPerson<T>(person: Person | undefined, fn: () => T): T {
   return current.run(person, fn);
@@ -90,8 +96,10 @@ export interface PersonSession {
  *   first {@link PROGRESS_BURST} of the call one that comes less than
  *   {@link PROGRESS_INTERVAL_MS} after the last shown; otherwise it emits `tool.progress` and
  *   tells the person.
- * - `ask` declines with `unanswered` when nobody can answer, when the person's surface fails,
- *   or when the answer does not match the question's schema (checked with ajv); never rejects.
+ * - `ask` declines with `unanswered` when nobody can answer, when the call asked more than
+ *   {@link MAX_QUESTIONS_PER_CALL} questions, when the person's surface fails, or when the answer
+ *   does not match the question's schema (checked with ajv); never rejects. A person is asked
+ *   one question at a time (the others wait their turn; one whose call ended is cancelled).
  */
 export function personContext(session: PersonSession, call: Pick<ToolCall, "callId" | "parentId"> & { command?: string }, signal: AbortSignal): Pick<InvokeContext, "reportProgress" | "ask"> {
   const person = currentPerson();
@@ -99,6 +107,7 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
   const parent = call.parentId !== undefined ? { parent_tool_call_id: call.parentId } : {};
   let reports = 0;
   let lastShown = -Infinity;
+  let questions = 0;
   return {
     reportProgress(update: ProgressUpdate) {
       if (!update || typeof update.progress !== "number" || !Number.isFinite(update.progress)) return;
@@ -115,24 +124,42 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
     },
     async ask(question: Question) {
       if (!person?.ask) return { action: "decline", unanswered: "nobody can answer questions here (no person is connected to this session)" };
-      const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
-      // All of it is the server's text, shown to the person and listed by the HTTP API: the
-      // schema's titles, descriptions, enums and defaults as much as the message
-      // (docs/security.md, promise 4: secrets never reach the model, an event or a result).
-      const asked: AskedQuestion = { ...question, message: session.redactText(question.message), requestedSchema: session.redactValue(question.requestedSchema), id, session_id: session.id, call_id: call.callId };
-      session.emit({ type: "question.asked", question_id: id, call_id: call.callId, ...parent, server: question.server, command });
-      let answer: QuestionAnswer & { unanswered?: string };
+      if (++questions > MAX_QUESTIONS_PER_CALL) return { action: "decline", unanswered: `the call asked more than ${MAX_QUESTIONS_PER_CALL} questions` };
+      // One question at a time: on a terminal, two asked at once would both take what the person
+      // types for one of them (an answer covers what the person was shown: docs/security.md).
+      const previous = asking.get(person) ?? Promise.resolve();
+      let done!: () => void;
+      const mine = new Promise<void>((resolve) => (done = resolve));
+      const tail = previous.then(() => mine);
+      asking.set(person, tail);
       try {
-        const given = await person.ask(asked, signal);
-        const checked = checkAnswer(question, given);
-        answer = checked.ok ? checked.answer : { action: "decline", unanswered: checked.message };
-      } catch (err) {
-        answer = { action: "decline", unanswered: `asking the person failed: ${err instanceof Error ? err.message : String(err)}` };
+        await previous;
+        if (signal.aborted) return { action: "cancel" };
+        return await askNow(question, person.ask.bind(person));
+      } finally {
+        done();
+        if (asking.get(person) === tail) asking.delete(person);
       }
-      session.emit({ type: "question.answered", question_id: id, call_id: call.callId, action: answer.action, ...(answer.unanswered ? { unanswered: answer.unanswered } : {}) });
-      return answer;
     },
   };
+  async function askNow(question: Question, ask: NonNullable<Person["ask"]>): Promise<QuestionAnswer & { unanswered?: string }> {
+    const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    // All of it is the server's text, shown to the person and listed by the HTTP API: the
+    // schema's titles, descriptions, enums and defaults as much as the message
+    // (docs/security.md, promise 4: secrets never reach the model, an event or a result).
+    const asked: AskedQuestion = { ...question, message: session.redactText(question.message), requestedSchema: session.redactValue(question.requestedSchema), id, session_id: session.id, call_id: call.callId };
+    session.emit({ type: "question.asked", question_id: id, call_id: call.callId, ...parent, server: question.server, command });
+    let answer: QuestionAnswer & { unanswered?: string };
+    try {
+      const given = await ask(asked, signal);
+      const checked = checkAnswer(question, given);
+      answer = checked.ok ? checked.answer : { action: "decline", unanswered: checked.message };
+    } catch (err) {
+      answer = { action: "decline", unanswered: `asking the person failed: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    session.emit({ type: "question.answered", question_id: id, call_id: call.callId, action: answer.action, ...(answer.unanswered ? { unanswered: answer.unanswered } : {}) });
+    return answer;
+  }
 }
 
 /**

@@ -302,3 +302,36 @@ test("the CLI prompt and the elicitation form show a server's tool name escaped:
   assert.equal(again.exit_code, 0, again.stderr);
   assert.match(again.stdout, /listed/);
 });
+
+test("two questions a call asks at once reach the person one at a time, so one answer never answers both; control: each gets its own answer", async (t) => {
+  const { createToolShell, defineTool } = await import("../../src/index.js");
+  const shell = await createToolShell({
+    tools: {
+      twice: defineTool({
+        description: "Asks two questions at once.",
+        inputSchema: { type: "object", properties: {} },
+        hints: { readOnly: true },
+        execute: async (_input, ctx) => {
+          const ask = (title: string) => ctx.ask!({ server: "local", command: "tools twice", message: title, requestedSchema: { type: "object", properties: { v: { type: "string", title } } } });
+          const answers = await Promise.all([ask("Name"), ask("Amount to transfer")]);
+          return JSON.stringify(answers.map((a) => a.content));
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  let open = 0;
+  let most = 0;
+  const r = await shell.session("s").bash("tools twice", {
+    person: {
+      ask: async (q) => {
+        most = Math.max(most, ++open);
+        await new Promise((resolve) => setImmediate(resolve));
+        open--;
+        return { action: "accept", content: { v: `for ${q.message}` } };
+      },
+    },
+  });
+  assert.equal(most, 1, "two questions were being asked at once");
+  assert.equal(r.stdout, '[{"v":"for Name"},{"v":"for Amount to transfer"}]\n', r.stderr);
+});

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { always, createToolShell, defineTool, planScript, type ToolShell } from "../../src/index.js";
 import { MAX_SCRIPT_CHARS } from "../../src/policy/plan.js";
 import { MAX_PREFLIGHT_REQUESTS, preflight } from "../../src/runtime/plan-command.js";
+import { MAX_QUESTIONS_PER_CALL } from "../../src/call/person.js";
 
 let ts: ToolShell;
 let runs = 0;
@@ -124,4 +125,30 @@ test("a flood of progress reports from one call is bounded in the session's even
   assert.ok(shown.length < 1000 && told < 1000, `${shown.length} progress events, ${told} told`);
   // Control: the first ones are all there.
   assert.deepEqual(shown.slice(0, 100).map((e) => (e as { progress?: number }).progress), Array.from({ length: 100 }, (_, i) => i + 1));
+});
+
+test("a call that asks question after question reaches the person a bounded number of times; control: the first ones are asked and answered", async (t) => {
+  let declined = 0;
+  const shell = await createToolShell({
+    tools: {
+      nag: defineTool({
+        description: "Asks until told yes.",
+        inputSchema: z.object({}),
+        hints: { readOnly: true },
+        execute: async (_input, ctx) => {
+          for (let i = 0; i < 1000; i++) {
+            const a = await ctx.ask!({ server: "local", command: "tools nag", message: `Again? (${i})`, requestedSchema: { type: "object", properties: {} } });
+            if (a.action === "decline" && "unanswered" in a) declined++;
+          }
+          return "gave up";
+        },
+      }),
+    },
+  });
+  t.after(() => shell.close());
+  let asked = 0;
+  const r = await shell.session("s").bash("tools nag", { person: { ask: async () => (asked++, { action: "decline" }) } });
+  assert.equal(r.stdout, "gave up\n", r.stderr);
+  assert.equal(asked, MAX_QUESTIONS_PER_CALL);
+  assert.equal(declined, 1000 - MAX_QUESTIONS_PER_CALL);
 });
