@@ -50,7 +50,8 @@ export function mayHoldUnsafeInteger(text: string): boolean {
 /**
  * The text of the JSON value at `path` (object keys) inside `text`, with the whitespace between
  * tokens removed and everything else (digits, string escapes) as written; undefined when `text`
- * is not valid JSON there or the path is absent. Never throws.
+ * is not valid JSON there, the path is absent, or an object in the value has a key twice (the
+ * text would then stand for more than the parsed value). Never throws.
  */
 export function jsonAt(text: string, path: readonly string[]): string | undefined {
   try {
@@ -123,6 +124,9 @@ class Reader {
       this.#string();
     } else if (c === "{" || c === "[") {
       const close = c === "{" ? "}" : "]";
+      // A key written twice: JSON.parse keeps the last, so the text would show what the value
+      // does not hold (what hooks, redaction and the policy saw). Such text is not kept.
+      const keys = c === "{" ? new Set<string>() : undefined;
       this.#at++;
       this.#ws();
       if (this.text[this.#at] === close) {
@@ -130,8 +134,10 @@ class Reader {
         return;
       }
       for (;;) {
-        if (c === "{") {
-          this.#string();
+        if (keys) {
+          const key = JSON.parse(this.#string()) as string;
+          if (keys.has(key)) throw new Error("a key written twice");
+          keys.add(key);
           this.#ws();
           if (this.text[this.#at++] !== ":") throw new Error("expected :");
           this.#ws();

@@ -52,7 +52,11 @@ test("a secret a server puts in a tool name is redacted in the form toolshell sh
   assert.match(list.stdout, /peek/);
 });
 
-/** A stdio server written by hand (the SDK writes JSON itself): `big` answers structured content whose key `a` is written twice, first as the key it was given spelled in `\u` escapes, then as an integer beyond 2^53. */
+/**
+ * A stdio server written by hand (the SDK writes JSON itself), answering structured content with
+ * an integer beyond 2^53 and the key it was given spelled in `\u` escapes: `twice` under a key
+ * written twice (the parsed value keeps the other), `big` as a plain field.
+ */
 function rawLeakyServer(t: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-secrets-raw-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,8 +72,9 @@ function rawLeakyServer(t: TestContext): string {
       `  const m = JSON.parse(line);`,
       `  if (m.id === undefined) return;`,
       `  if (m.method === "initialize") return send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } } }));`,
-      `  if (m.method === "tools/list") return send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { tools: [{ name: "big", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }] } }));`,
-      `  if (m.method === "tools/call") return send('{"jsonrpc":"2.0","id":' + m.id + ',"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":"' + esc + '","b":"' + esc + '","a":12345678901234567890123}}}');`,
+      `const answers = { twice: '{"a":"' + esc + '","a":"x","n":12345678901234567890123}', big: '{"s":"' + esc + '","n":12345678901234567890123}' };`,
+      `  if (m.method === "tools/list") return send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { tools: Object.keys(answers).map((name) => ({ name, inputSchema: { type: "object" }, annotations: { readOnlyHint: true } })) } }));`,
+      `  if (m.method === "tools/call") return send('{"jsonrpc":"2.0","id":' + m.id + ',"result":{"content":[{"type":"text","text":"x"}],"structuredContent":' + answers[m.params.name] + '}}');`,
       `  send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: {} }));`,
       `});`,
     ].join("\n"),
@@ -77,18 +82,21 @@ function rawLeakyServer(t: TestContext): string {
   return file;
 }
 
-test("a secret a server spells in \\u escapes inside its raw JSON text (a key written twice hides it from the value) is redacted as printed; control: the digits beyond 2^53 are kept", async (t) => {
+test("a secret a server spells in \\u escapes inside its raw JSON text is redacted as printed, and a key written twice never shows what the value lacks; control: the digits beyond 2^53 are kept", async (t) => {
   const key = "sk_live_abcdef123456";
   const shell = await createToolShell({ config: { mcpServers: { raw: { command: process.execPath, args: [rawLeakyServer(t)], env: { API_KEY: key } } } } });
   t.after(() => shell.close());
   const session = shell.session("s");
   await session.ready;
-  const r = await session.bash("tools raw big");
+  const r = await session.bash("tools raw twice; tools raw big");
   assert.equal(r.exit_code, 0, r.stderr);
   const decoded = r.stdout.replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
   assert.ok(!decoded.includes(key), `the key was printed: ${r.stdout}`);
-  // Control: the source's text is still what is printed, every digit kept.
-  assert.equal(r.stdout, '{"a":"[REDACTED]","b":"[REDACTED]","a":12345678901234567890123}\n');
+  const [twice, big] = r.stdout.trimEnd().split("\n");
+  // The text of `twice` stands for more than its value: the value is printed.
+  assert.equal(twice, '{"a":"x","n":1.2345678901234568e+22}');
+  // Control: the source's text is printed, every digit kept, the secret redacted.
+  assert.equal(big, '{"s":"[REDACTED]","n":12345678901234567890123}');
 });
 
 /** A stdio server whose `ask` tool asks the person a question with the key it was given in the schema's key, title, description, enum and default. */
