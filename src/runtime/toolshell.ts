@@ -233,8 +233,8 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     tools: config.approval.tools,
     servers: config.approval.servers,
     trustAnnotations: config.approval.trustAnnotations,
-    trustedServers: config.servers.filter((s) => s.trust === true).map((s) => s.name),
-    untrustedServers: config.servers.filter((s) => s.trust === false).map((s) => s.name),
+    // The servers in force now (runtime changes replace `config.servers`), not those at start.
+    serverTrust: (name) => config.servers.find((s) => s.name === name)?.trust,
     scope: options.approvalScope,
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
     loadBook(sessionId: string) {
