@@ -200,10 +200,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   };
   let mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
   const checkName = (name: string) => {
-    // `local` and `scripts` name toolshell's own sources (trusted by name in the policy).
-    if (["search", "plan", "help", "scripts", "local"].includes(name.replace(/-/g, "_").toLowerCase())) {
-      throw new Error(`${config.file ?? "config"}: server name "${name}" is reserved (search, plan, help, scripts, local): rename it`);
-    }
+    // Reserved names (`local`, `scripts`, …) are refused by the config checks (config/schema.ts).
     if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === name.replace(/-/g, "_").toLowerCase())) {
       throw new Error(`server ${name} has the same name as a local tool`);
     }
