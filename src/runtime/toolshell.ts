@@ -284,9 +284,11 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   // Runtime server changes (README "Changing servers while running"): one at a time, each checked
   // in full before anything changes; new arrays replace the old so a running call keeps its catalog.
   let changing: Promise<unknown> = Promise.resolve();
+  let closing = false;
   const serverListeners = new Set<() => void>();
   const change = (name: string, parsed: ServerConfig | undefined, mode: "add" | "update" | "remove") => {
     const run = changing.then(async () => {
+      if (closing) throw new Error(`the host is closing: server ${name} was not changed`);
       const old = mcp.find((s) => s.name === name);
       if (mode === "add" && (old || config.servers.some((s) => s.name === name))) throw new ServerChangeError("conflict", `server ${name} already exists: use update`);
       if (mode !== "add" && !old && !config.servers.some((s) => s.name === name)) throw new ServerChangeError("not_found", `no server named ${name}`);
@@ -377,6 +379,9 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     redactor,
     oauth,
     close: async () => {
+      // A change under way finishes first, so a server it starts is among those closed.
+      closing = true;
+      await changing;
       await closeSources(mcp);
       if (!options.oauth?.broker) await oauth.broker.close();
     },

@@ -161,3 +161,16 @@ test("trust of a server added or changed at run time: trust false (or approval.t
   assert.equal((await s2.bash("tools plain read_graph")).tools?.stopped?.reason, "needs_approval");
   assert.equal((await s2.bash("tools vouched read_graph")).exit_code, 0, "trust true wins over trustAnnotations false");
 });
+
+test("close while a server is being added: the server that change starts is closed too, and a change after close is refused", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {} } });
+  const adding = ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
+  // One turn of the event loop: the change has begun starting the server (it cannot be up yet).
+  await new Promise((r) => setImmediate(r));
+  await ts.close();
+  await adding;
+  const source = ts.sources.find((x) => x.name === "memory") as McpServerSource;
+  assert.equal(source.pid(), undefined, "its process ended with the host");
+  await assert.rejects(ts.addServer("other", { command: NPM_SERVERS.memory }), /the host is closing/);
+});
