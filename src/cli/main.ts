@@ -16,6 +16,7 @@
  *                                  approve run there unless --no-daemon; README "The CLI")
  *   toolshell scripts …            saved scripts: list, show, save, versions, diff, archive, restore, run
  *   toolshell triggers …           triggers: list, show, create, update, delete, run, runs
+ *   toolshell servers …            the config's MCP servers: list, add, update, remove (a running serve follows)
  *
  * Common options: --config FILE (default: ./toolshell.config.json, then ./.mcp.json),
  * --workspace DIR (a real folder mounted read-write as the working directory).
@@ -29,6 +30,7 @@ import { Command, Option } from "commander";
 import { createRequire } from "node:module";
 import { runCli } from "./commands.js";
 import { registerScriptsCommands } from "./scripts.js";
+import { registerServersCommands } from "./servers.js";
 import { registerTriggersCommands } from "./triggers.js";
 
 const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
@@ -171,9 +173,11 @@ program
     const { completionScript } = await import("./completion.js");
     process.stdout.write(completionScript(shell, program));
   });
-// Saved scripts and triggers over the store beside the config (src/cli/scripts.ts, src/cli/triggers.ts).
+// Saved scripts and triggers over the store beside the config (src/cli/scripts.ts, src/cli/triggers.ts);
+// servers over the config file and its running serve (src/cli/servers.ts).
 registerScriptsCommands(program, () => program.opts());
 registerTriggersCommands(program, () => program.opts());
+registerServersCommands(program, () => program.opts());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

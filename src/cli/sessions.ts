@@ -142,12 +142,16 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     // by the next shell call of every session (README "Changing servers while running").
     const { watchConfigFile } = await import("../runtime/index.js");
     const watch = file ? watchConfigFile(host.shell, file) : undefined;
+    // `toolshell servers …` finds this host through a file beside the config (cli/running.ts).
+    const { announceServe } = await import("./running.js");
+    const unannounce = file ? announceServe(file, api.url) : () => {};
     await write(process.stderr, `toolshell: serving ${api.url} (store ${host.store.location}); OpenAPI at ${api.url}/openapi.json\ntoolshell: console at ${api.url}/ (sign in with an API token)\n`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
+    unannounce();
     watch?.close();
     await api.close();
     await host.close();

@@ -14,6 +14,8 @@ export {
   TOP_LEVEL_KEYS,
   SERVER_ENTRY_KEYS,
   SERVER_NAME,
+  RESERVED_SERVER_NAMES,
+  serverNameProblem,
   DEFAULT_CALL_LIMIT,
   DEFAULT_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -24,7 +26,9 @@ export {
   MIN_TOKEN_LENGTH,
 } from "./schema.js";
 export type { ConfigFile, ParsedConfigFile, ApprovalConfig, HttpApiConfig, WakeAgentConfig, TriggerSpec, OAuthConfig, ServerEntry, LoadMode } from "./schema.js";
-export { parseConfig, readConfigFile, readConfigJson, loadConfig } from "./load.js";
+export { parseConfig, parseConfigText, readConfigFile, readConfigJson, loadConfig } from "./load.js";
+export { readConfigServers, editServerEntry, writeConfigText } from "./edit.js";
+export type { WrittenServer, ConfigFileServers, ServerEdit } from "./edit.js";
 export { findConfigFile, resolveConfigFile } from "./locate.js";
 export type { ToolshellConfig, ParseConfigOptions } from "./load.js";
 export { parseServerEntry, parseServersConfig } from "./servers.js";

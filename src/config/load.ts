@@ -147,6 +147,16 @@ export function readConfigJson(file: string): unknown {
   } catch (err) {
     throw new Error(`${full}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
+  return parseConfigText(text, full);
+}
+
+/**
+ * Parses the text of config file `file` as {@link readConfigJson} does (comments and trailing
+ * commas only in a VS Code `mcp.json`): also for a file's next text before it is written.
+ * @throws Error `<file>: not valid JSON at line L, column C: …`.
+ */
+export function parseConfigText(text: string, file: string): unknown {
+  const full = path.resolve(file);
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const jsonc = path.basename(full) === "mcp.json";
   let jsonError: Error | undefined;

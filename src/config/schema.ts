@@ -35,6 +35,16 @@ export const MIN_TOKEN_LENGTH = 16;
 /** A server's name: its key in `mcpServers` / `servers`, and the first word of `tools <server> …`. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** Names toolshell's own `tools` words and sources take (`tools search`, `tools scripts …`); no server may have one. */
+export const RESERVED_SERVER_NAMES: readonly string[] = ["search", "plan", "help", "scripts", "local"];
+
+/** Why `name` cannot name a server, or undefined when it can (README "Configuration"; `_` and `-` are one letter). */
+export function serverNameProblem(name: string): string | undefined {
+  if (!SERVER_NAME.test(name)) return 'a server name must be letters, digits, ".", "_" or "-", starting with a letter or digit';
+  if (RESERVED_SERVER_NAMES.includes(name.replace(/-/g, "_").toLowerCase())) return `server name "${name}" is reserved (${RESERVED_SERVER_NAMES.join(", ")}): rename it`;
+  return undefined;
+}
+
 const wholeNumber = (min: number, max: number, message: string) => z.int({ error: message }).min(min, { error: message }).max(max, { error: message });
 /** Strings, numbers and booleans, as strings (clients write `"N": 3` in `env`). */
 const stringish = z.union([z.string(), z.number(), z.boolean()], { error: "expected a string" }).transform(String);

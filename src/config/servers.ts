@@ -11,7 +11,7 @@ import path from "node:path";
 import * as z from "zod";
 import { expandDeep, workspaceFolderOf, type ExpandContext } from "./expand.js";
 import { ConfigError, keyPath, parseWith, sortUnknownKeys, type ConfigIssue } from "./messages.js";
-import { checkDuplicateNames, SERVER_ENTRY_KEYS, SERVER_NAME, serverEntrySchema, serverGroupsShape, type ServerEntry } from "./schema.js";
+import { checkDuplicateNames, SERVER_ENTRY_KEYS, SERVER_NAME, serverEntrySchema, serverNameProblem, serverGroupsShape, type ServerEntry } from "./schema.js";
 
 type StdioEntry = Extract<ServerEntry, { type: "stdio" }>;
 type HttpEntry = Extract<ServerEntry, { type: "http" | "sse" }>;
@@ -79,7 +79,8 @@ export function resolveEntry(name: string, key: string, entry: ServerEntry, base
  */
 export function parseServerEntry(name: string, entry: unknown, options: ServerParseOptions & { key?: string }): ServerConfig {
   const key = options.key ?? keyPath([name], "mcpServers");
-  if (!SERVER_NAME.test(name)) throw new ConfigError([{ path: key, message: 'a server name must be letters, digits, ".", "_" or "-", starting with a letter or digit' }], options.file);
+  const problem = serverNameProblem(name);
+  if (problem) throw new ConfigError([{ path: key, message: problem }], options.file);
   const ctx = expandContext(options);
   const { value, issues } = prepareEntry(entry, key, ctx);
   if (issues.length) throw new ConfigError(issues, options.file);
@@ -101,6 +102,9 @@ export function prepareServerGroups(o: Record<string, unknown>, ctx: ExpandConte
     if (typeof servers !== "object" || servers === null || Array.isArray(servers)) continue;
     const out: Record<string, unknown> = {};
     for (const [name, entry] of Object.entries(servers)) {
+      // A badly formed name is the schema's to report (its key regex); a reserved one is found here.
+      const problem = SERVER_NAME.test(name) ? serverNameProblem(name) : undefined;
+      if (problem) issues.push({ path: keyPath([name], group), message: problem });
       const prepared = prepareEntry(entry, keyPath([name], group), ctx);
       out[name] = prepared.value;
       issues.push(...prepared.issues);

@@ -31,10 +31,13 @@ export interface PolicyOptions {
   servers?: Record<string, Override>;
   /** Take the annotations of servers that say nothing about `trust` as given (default true). */
   trustAnnotations?: boolean;
-  /** Servers whose config says `trust: true` (taken as given whatever `trustAnnotations` says). */
-  trustedServers?: Iterable<string>;
-  /** Servers whose config says `trust: false` (the stricter reading whatever `trustAnnotations` says). */
-  untrustedServers?: Iterable<string>;
+  /**
+   * The `trust` a server's entry says now (undefined: not written, or no such server): `true` is
+   * taken as given whatever `trustAnnotations` says, `false` gets the stricter reading. Read at
+   * every judgement, so servers added or changed while the host runs are judged by their current
+   * entry (README "Approvals"; docs/architecture.md "The composition root").
+   */
+  serverTrust?: (source: string) => boolean | undefined;
   /** Rates tools that declare nothing (and untrusted claims); undefined = ratings off. */
   rater?: Rater;
   /** The approval book of a session, once loaded (see `loadBook`). */
@@ -80,16 +83,12 @@ function verdictKind(v: ApprovalVerdict): { kind: string; reason?: string } {
 export class Policy implements CallJudge {
   readonly mode: ApprovalMode;
   private readonly options: PolicyOptions;
-  private readonly trusted: Set<string>;
-  private readonly untrusted: Set<string>;
   private readonly toolOverrides = new Map<string, Override>();
   private readonly serverOverrides = new Map<string, Override>();
 
   constructor(options: PolicyOptions) {
     this.options = options;
     this.mode = options.mode ?? "normal";
-    this.trusted = new Set(options.trustedServers ?? []);
-    this.untrusted = new Set(options.untrustedServers ?? []);
     for (const [k, v] of Object.entries(options.tools ?? {})) this.toolOverrides.set(foldName(k.replace(/^tools\s+/, "").trim().replace(/\s+/g, " ")), v);
     for (const [k, v] of Object.entries(options.servers ?? {})) this.serverOverrides.set(foldName(k), v);
   }
@@ -99,9 +98,8 @@ export class Policy implements CallJudge {
    * with `trust` written, as written; any other server unless `trustAnnotations` is false.
    */
   trusts(source: string): boolean {
-    if (source === "local" || source === "scripts" || this.trusted.has(source)) return true;
-    if (this.untrusted.has(source)) return false;
-    return this.options.trustAnnotations !== false;
+    if (source === "local" || source === "scripts") return true;
+    return this.options.serverTrust?.(source) ?? this.options.trustAnnotations !== false;
   }
 
   /** The approval book of a session, which must be current: inside a judgement, or after {@link openBook}. */

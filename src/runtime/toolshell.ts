@@ -200,10 +200,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   };
   let mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
   const checkName = (name: string) => {
-    // `local` and `scripts` name toolshell's own sources (trusted by name in the policy).
-    if (["search", "plan", "help", "scripts", "local"].includes(name.replace(/-/g, "_").toLowerCase())) {
-      throw new Error(`${config.file ?? "config"}: server name "${name}" is reserved (search, plan, help, scripts, local): rename it`);
-    }
+    // Reserved names (`local`, `scripts`, …) are refused by the config checks (config/schema.ts).
     if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === name.replace(/-/g, "_").toLowerCase())) {
       throw new Error(`server ${name} has the same name as a local tool`);
     }
@@ -233,8 +230,8 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     tools: config.approval.tools,
     servers: config.approval.servers,
     trustAnnotations: config.approval.trustAnnotations,
-    trustedServers: config.servers.filter((s) => s.trust === true).map((s) => s.name),
-    untrustedServers: config.servers.filter((s) => s.trust === false).map((s) => s.name),
+    // The servers in force now (runtime changes replace `config.servers`), not those at start.
+    serverTrust: (name) => config.servers.find((s) => s.name === name)?.trust,
     scope: options.approvalScope,
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
     loadBook(sessionId: string) {
@@ -290,9 +287,11 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   // Runtime server changes (README "Changing servers while running"): one at a time, each checked
   // in full before anything changes; new arrays replace the old so a running call keeps its catalog.
   let changing: Promise<unknown> = Promise.resolve();
+  let closing = false;
   const serverListeners = new Set<() => void>();
   const change = (name: string, parsed: ServerConfig | undefined, mode: "add" | "update" | "remove") => {
     const run = changing.then(async () => {
+      if (closing) throw new Error(`the host is closing: server ${name} was not changed`);
       const old = mcp.find((s) => s.name === name);
       if (mode === "add" && (old || config.servers.some((s) => s.name === name))) throw new ServerChangeError("conflict", `server ${name} already exists: use update`);
       if (mode !== "add" && !old && !config.servers.some((s) => s.name === name)) throw new ServerChangeError("not_found", `no server named ${name}`);
@@ -383,6 +382,9 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     redactor,
     oauth,
     close: async () => {
+      // A change under way finishes first, so a server it starts is among those closed.
+      closing = true;
+      await changing;
       await closeSources(mcp);
       if (!options.oauth?.broker) await oauth.broker.close();
     },

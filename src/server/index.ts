@@ -5,6 +5,8 @@ export { createApp, ApiError, tokenMatches } from "./app.js";
 export type { AppOptions } from "./app.js";
 export { startApi } from "./serve.js";
 export type { RunningApi } from "./serve.js";
+export { listServers } from "./servers-api.js";
+export type { ServerListing } from "./servers-api.js";
 export { openApiDocument } from "./openapi.js";
 export { TriggerService, publicTrigger, triggerSessionId, secretHash, sameSecret } from "./triggers.js";
 export type { WakeCall, TriggerServiceOptions } from "./triggers.js";

@@ -15,6 +15,10 @@ import { ApiError, body } from "./http.js";
 export interface ServerListing {
   name: string;
   type: string;
+  /** `eager` (started with the host) or `on_demand` (when a script first names it). */
+  load: "eager" | "on_demand";
+  /** The entry's `trust`, when written (README "Approvals"). */
+  trust?: boolean;
   /** `loaded`, `not_loaded`, `failed` (with `message`), or `disabled`. */
   state: "loaded" | "not_loaded" | "failed" | "disabled";
   message?: string;
@@ -24,12 +28,13 @@ export interface ServerListing {
 /** The servers of a running host with their state (what `GET /v1/servers` answers). */
 export function listServers(host: Host): ServerListing[] {
   return host.shell.config.servers.map((config) => {
+    const base = { name: config.name, type: config.type, load: config.load, ...(config.trust === undefined ? {} : { trust: config.trust }) };
     const source = host.shell.sources.find((s) => s.name === config.name) as McpServerSource | undefined;
-    if (!source || config.disabled) return { name: config.name, type: config.type, state: "disabled" };
+    if (!source || config.disabled) return { ...base, state: "disabled" };
     const state = source.state();
-    if (state === "failed") return { name: config.name, type: config.type, state: "failed", message: host.shell.redactor.text(source.failure()?.message ?? "failed") };
-    if (state === "ready") return { name: config.name, type: config.type, state: "loaded", tools: source.tools().length };
-    return { name: config.name, type: config.type, state: "not_loaded" };
+    if (state === "failed") return { ...base, state: "failed", message: host.shell.redactor.text(source.failure()?.message ?? "failed") };
+    if (state === "ready") return { ...base, state: "loaded", tools: source.tools().length };
+    return { ...base, state: "not_loaded" };
   });
 }
 

@@ -127,10 +127,10 @@ test("parseServerEntry checks one entry with the rules of the file", (t) => {
     disabled: false,
     raw: { autoApprove: [] },
   });
-  const stdio = parseServerEntry("local", { command: "./server.sh", cwd: "srv", load: "on-demand" }, opts) as StdioServerConfig;
+  const stdio = parseServerEntry("mine", { command: "./server.sh", cwd: "srv", load: "on-demand" }, opts) as StdioServerConfig;
   assert.equal(stdio.command, path.join(dir, "srv", "server.sh"), "a relative command is found from its cwd, as spawn would");
   assert.equal(stdio.cwd, path.join(dir, "srv"));
-  assert.equal((parseServerEntry("local", { command: "bin/s" }, opts) as StdioServerConfig).command, path.join(dir, "bin", "s"), "cwd defaults to the config's folder");
+  assert.equal((parseServerEntry("mine", { command: "bin/s" }, opts) as StdioServerConfig).command, path.join(dir, "bin", "s"), "cwd defaults to the config's folder");
   assert.equal(stdio.load, "on_demand");
   const cases: Array<[string, unknown, string]> = [
     ["x", { command: "x", arg: [] }, 'mcpServers.x.arg: unknown key; did you mean "args"?'],
@@ -140,6 +140,7 @@ test("parseServerEntry checks one entry with the rules of the file", (t) => {
     ["x", { type: "sse", command: "x" }, "mcpServers.x.url: a sse server needs a url"],
     ["x", "npx server", 'mcpServers.x: expected an object with "command" or "url"'],
     ["bad name", { command: "x" }, 'mcpServers.bad name: a server name must be letters, digits, ".", "_" or "-", starting with a letter or digit'],
+    ["Local", { command: "x" }, 'mcpServers.Local: server name "Local" is reserved (search, plan, help, scripts, local): rename it'],
   ];
   for (const [name, entry, expected] of cases) {
     const err = message(() => parseServerEntry(name, entry, opts));

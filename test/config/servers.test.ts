@@ -51,7 +51,7 @@ test("mcpServers (Claude Desktop / Cursor / .mcp.json): stdio and HTTP entries w
 test("VS Code servers: type stdio / http / sse, cwd relative to the config folder", () => {
   const servers = parse({
     servers: {
-      local: { type: "stdio", command: "/usr/bin/env", args: ["node", "server.js"], cwd: "tools" },
+      mine: { type: "stdio", command: "/usr/bin/env", args: ["node", "server.js"], cwd: "tools" },
       remote: { type: "http", url: "http://127.0.0.1:9000/mcp" },
       legacy: { type: "sse", url: "http://127.0.0.1:9001/sse" },
       streamy: { type: "streamable-http", url: "http://127.0.0.1:9002/mcp" },
@@ -61,7 +61,7 @@ test("VS Code servers: type stdio / http / sse, cwd relative to the config folde
   assert.deepEqual(
     servers.map((s) => [s.name, s.type, s.key]),
     [
-      ["local", "stdio", "servers.local"],
+      ["mine", "stdio", "servers.mine"],
       ["remote", "http", "servers.remote"],
       ["legacy", "sse", "servers.legacy"],
       ["streamy", "http", "servers.streamy"],

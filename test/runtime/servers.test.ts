@@ -116,3 +116,61 @@ test("a watched config file: a change reaches the next shell call; a broken edit
   assert.deepEqual(w.errors(), []);
   assert.match((await s.bash("tools memory read_graph")).stderr, /"code":"unknown_command"/);
 });
+
+test("trust of a server added or changed at run time: trust false (or approval.trustAnnotations false) is judged as if it had been in the file", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const file = path.join(dir, "toolshell.config.json");
+  const memory = (name: string, trust?: boolean) => ({ command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, `${name}.jsonl`) }, ...(trust === undefined ? {} : { trust }) });
+  // Protective: a call asks unless it is read-only, and a read-only claim counts only when trusted.
+  writeFileSync(file, JSON.stringify({ mcpServers: {}, approval: { mode: "protective" } }));
+  const ts = await createToolShell({ config: file });
+  const w = watchConfigFile(ts, file, { debounceMs: 50, onError: () => {} });
+  t.after(async () => {
+    w.close();
+    await ts.close();
+  });
+  const s = ts.session();
+  const asks = async (server: string) => (await s.bash(`tools ${server} read_graph`)).tools?.stopped?.reason === "needs_approval";
+
+  await ts.addServer("trusted", memory("trusted"));
+  assert.equal(await asks("trusted"), false, "control: read_graph claims readOnly and the claim is taken");
+  await ts.addServer("strict", memory("strict", false));
+  assert.equal(await asks("strict"), true, "trust false added at run time: the readOnly claim is not taken");
+  const plan = await s.bash(`echo 'tools strict read_graph' | tools plan`);
+  assert.equal(JSON.parse(plan.stdout).calls[0].risk, "needs_approval");
+
+  await ts.updateServer("trusted", memory("trusted", false));
+  assert.equal(await asks("trusted"), true, "changed to trust false: asks now");
+  await ts.updateServer("strict", memory("strict", true));
+  assert.equal(await asks("strict"), false, "changed to trust true: taken again");
+
+  // The config file path: a reload carrying `trust: false` is seen the same way.
+  writeFileSync(file, JSON.stringify({ mcpServers: { reloaded: memory("reloaded", false) }, approval: { mode: "protective" } }));
+  for (let i = 0; i < 200 && !ts.config.servers.some((x) => x.name === "reloaded"); i++) await new Promise((r) => setTimeout(r, 50));
+  await w.settled();
+  assert.deepEqual(ts.config.servers.map((x) => x.name), ["reloaded"]);
+  assert.equal(await asks("reloaded"), true, "a reloaded trust false");
+
+  // approval.trustAnnotations false: a server added at run time without `trust` gets the stricter reading.
+  const dir2 = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const strictAll = await createToolShell({ baseDir: dir2, config: { mcpServers: {}, approval: { mode: "protective", trustAnnotations: false } } });
+  t.after(() => strictAll.close());
+  await strictAll.addServer("plain", memory("plain"));
+  await strictAll.addServer("vouched", memory("vouched", true));
+  const s2 = strictAll.session();
+  assert.equal((await s2.bash("tools plain read_graph")).tools?.stopped?.reason, "needs_approval");
+  assert.equal((await s2.bash("tools vouched read_graph")).exit_code, 0, "trust true wins over trustAnnotations false");
+});
+
+test("close while a server is being added: the server that change starts is closed too, and a change after close is refused", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {} } });
+  const adding = ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
+  // One turn of the event loop: the change has begun starting the server (it cannot be up yet).
+  await new Promise((r) => setImmediate(r));
+  await ts.close();
+  await adding;
+  const source = ts.sources.find((x) => x.name === "memory") as McpServerSource;
+  assert.equal(source.pid(), undefined, "its process ended with the host");
+  await assert.rejects(ts.addServer("other", { command: NPM_SERVERS.memory }), /the host is closing/);
+});

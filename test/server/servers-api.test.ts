@@ -36,7 +36,7 @@ test("GET/POST/PUT/DELETE /v1/servers manage the servers of a running host", asy
   const entry = { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } };
   const added = await call("POST", "/v1/servers", { name: "memory", entry });
   assert.equal(added.status, 201, JSON.stringify(added.json));
-  assert.deepEqual(added.json, { name: "memory", type: "stdio", state: "loaded", tools: 11 });
+  assert.deepEqual(added.json, { name: "memory", type: "stdio", load: "eager", state: "loaded", tools: 11 });
 
   const session = host.session("s1");
   await session.ready;

@@ -24,7 +24,7 @@ import { assets } from "./static.js";
 import { ANSWERS, Inbox } from "./views/inbox.js";
 import { LoginPage, Page, type Section } from "./views/layout.js";
 import { ScriptList, ScriptPage, TriggerList } from "./views/scripts.js";
-import { Servers } from "./views/servers.js";
+import { AddServer, Servers } from "./views/servers.js";
 import { SessionList, Timeline } from "./views/sessions.js";
 
 /** Options of {@link createConsole}. */
@@ -170,7 +170,17 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     return render(c, { title: "Triggers", section: "triggers", live: "triggers" }, <TriggerList triggers={triggers} />);
   });
 
-  app.get("/servers", ...guard, async (c) => render(c, { title: "Servers and tools", section: "servers", live: "servers" }, <Servers sources={sourceViews(host)} />));
+  // No live refresh here: it would empty the server forms while a person fills them in.
+  app.get("/servers", ...guard, async (c) =>
+    render(
+      c,
+      { title: "Servers and tools", section: "servers" },
+      <>
+        <AddServer />
+        <Servers sources={sourceViews(host)} />
+      </>,
+    ),
+  );
 
   // ── live updates and files ──────────────────────────────────────────────────
   app.get("/console/events", ...guard, async (c) =>
@@ -247,6 +257,35 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     // The run may take as long as its script: it is started, and the page follows it live.
     void callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, {}).catch(() => {});
     return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears below.`, "/triggers");
+  });
+
+  // Servers: the forms go to /v1/servers, whose checks are those of the config file's entries.
+  /** The form's `entry` as JSON, or the reason it is not. */
+  const entryOf = async (c: Context): Promise<{ entry?: unknown; error?: string; name: string }> => {
+    const form = await c.req.parseBody();
+    const name = String(form.name ?? c.req.param("name") ?? "").trim();
+    try {
+      return { name, entry: JSON.parse(String(form.entry ?? "")) };
+    } catch (err) {
+      return { name, error: `the entry of ${name || "the server"} is not JSON: ${(err as Error).message}` };
+    }
+  };
+
+  app.post("/console/servers", ...guard, async (c) => {
+    const { name, entry, error } = await entryOf(c);
+    if (error) return reply(c, { ok: false, status: 400, error }, "", "/servers");
+    return reply(c, await callApi(c, "POST", "/v1/servers", { name, entry }), `Added server ${name}`, "/servers");
+  });
+
+  app.post("/console/servers/:name", ...guard, async (c) => {
+    const { name, entry, error } = await entryOf(c);
+    if (error) return reply(c, { ok: false, status: 400, error }, "", "/servers");
+    return reply(c, await callApi(c, "PUT", `/v1/servers/${encodeURIComponent(name)}`, { entry }), `Changed server ${name}`, "/servers");
+  });
+
+  app.post("/console/servers/:name/remove", ...guard, async (c) => {
+    const name = c.req.param("name");
+    return reply(c, await callApi(c, "DELETE", `/v1/servers/${encodeURIComponent(name)}`, {}), `Removed server ${name}`, "/servers");
   });
 
   return app;

@@ -1,6 +1,7 @@
 /**
  * Servers and tools: each source's state (loaded, not loaded, failed with its log tail) and its
- * tools with signature, hints and risk.
+ * tools with signature, hints and risk; forms to add an MCP server, change its entry or remove it
+ * (sent on to `/v1/servers`, checked like the config file's entries).
  *
  * Rule source: README → Configuration (servers, on-demand loading) and Approvals
  * (risk from annotations); README "Console".
@@ -14,6 +15,50 @@ const STATE: Record<string, { kind: string; text: string }> = {
   ready: { kind: "ok", text: "loaded" },
   not_loaded: { kind: "unfinished", text: "not loaded" },
   failed: { kind: "failed", text: "failed" },
+};
+
+const ENTRY_EXAMPLE = '{ "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "load": "on_demand" }';
+
+/** The form that adds an MCP server: a name and its entry as JSON (the config file's `mcpServers` format). */
+export const AddServer: FC = () => (
+  <section class="card server-form" aria-labelledby="add-server-title">
+    <h2 id="add-server-title">Add an MCP server</h2>
+    <p class="help">
+      Checked like an <code>mcpServers</code> entry of the config file; the next shell call of every session sees it. It lasts until the host
+      stops or its config file changes (<code>toolshell servers add</code> also writes it to the file).
+    </p>
+    <form method="post" action="/console/servers">
+      <label>
+        Name <input name="name" required pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" autocomplete="off" />
+      </label>
+      <label>
+        Entry (JSON) <textarea name="entry" rows={3} required placeholder={ENTRY_EXAMPLE} spellcheck={false}></textarea>
+      </label>
+      <button type="submit">Add server</button>
+    </form>
+  </section>
+);
+
+/** Change (a new entry as JSON) and remove, for one MCP server. */
+const ServerActions: FC<{ name: string }> = ({ name }) => {
+  const path = `/console/servers/${encodeURIComponent(name)}`;
+  return (
+    <details class="server-actions">
+      <summary>Change or remove {name}</summary>
+      <form method="post" action={path}>
+        <label>
+          New entry for {name} (JSON; replaces the whole entry, and its process restarts)
+          <textarea name="entry" rows={3} required placeholder={ENTRY_EXAMPLE} spellcheck={false}></textarea>
+        </label>
+        <button type="submit">Save entry</button>
+      </form>
+      <form method="post" action={`${path}/remove`}>
+        <button type="submit" class="danger">
+          Remove {name}
+        </button>
+      </form>
+    </details>
+  );
 };
 
 /** Every source with its tools. */
@@ -42,6 +87,7 @@ export const Servers: FC<{ sources: SourceView[] }> = ({ sources }) =>
               </details>
             ) : null}
             {s.state === "not_loaded" ? <p class="help">Loaded on demand: the first script that names it starts it.</p> : null}
+            {s.kind === "mcp" ? <ServerActions name={s.name} /> : null}
             {s.tools.length ? (
               <div class="table-wrap">
                 <table class="list tools">
