@@ -6,7 +6,7 @@
  *
  * Rule source: README "The CLI"; docs/sessions.md → HTTP API (bearer tokens).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /** What the file says. */
@@ -55,7 +55,8 @@ export interface RunningHost {
 /**
  * The `serve` running for `configFile`, or undefined when none runs (no file, or its process is
  * gone). `tokens` are the config's API tokens (the first is used).
- * @throws Error when a host runs but no token is known to call it.
+ * @throws Error when a host runs but no token is known to call it, or when the file is not this
+ *   user's own (another user's, or one others may write): the token is not sent where it says.
  */
 export function runningServe(configFile: string, tokens: readonly string[]): RunningHost | undefined {
   let a: Announced;
@@ -65,6 +66,14 @@ export function runningServe(configFile: string, tokens: readonly string[]): Run
     return undefined;
   }
   if (typeof a.pid !== "number" || typeof a.url !== "string" || !alive(a.pid)) return undefined;
+  // The token goes where the file says: only to a file this user wrote, that nobody else may
+  // change (a `.toolshell/` someone else made, in a shared folder, would take the token).
+  const file = serveFile(configFile);
+  const st = lstatSync(file);
+  const uid = process.getuid?.();
+  if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) {
+    throw new Error(`${file} says a toolshell serve runs at ${a.url}, but it is not a file of this user that only this user may change: the API token is not sent there (remove the file)`);
+  }
   const token = tokens[0];
   if (!token) throw new Error(`a toolshell serve runs for this config at ${a.url} (pid ${a.pid}), but no API token is known here: set TOOLSHELL_API_TOKEN`);
   return {

@@ -171,3 +171,35 @@ test("a secret a tool puts across the cut of a long progress message shows no pa
   // Control: the message is shown, cut to 1,000 characters.
   assert.ok(told.every((m) => m.length <= 1000 && m.startsWith("xxxx")));
 });
+
+test("the CLI sends the config's API token to a running serve only through a serve file of its own user that nobody else may change; control: its own file is followed", async (t) => {
+  const { runningServe, serveFile } = await import("../../src/cli/running.js");
+  const { createServer } = await import("node:http");
+  const { chmodSync, mkdirSync } = await import("node:fs");
+  const seen: string[] = [];
+  const capture = createServer((req, res) => {
+    seen.push(String(req.headers.authorization));
+    res.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+  await new Promise<void>((resolve) => capture.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => capture.close(() => resolve())));
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-serve-file-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const config = path.join(dir, "toolshell.config.json");
+  writeFileSync(config, "{}\n");
+  const announced = serveFile(config);
+  mkdirSync(path.dirname(announced), { recursive: true });
+  const url = `http://127.0.0.1:${(capture.address() as { port: number }).port}`;
+  writeFileSync(announced, JSON.stringify({ pid: process.pid, url, config, started_at: new Date().toISOString() }), { mode: 0o600 });
+  const token = "tok_0123456789abcdef";
+  // A file others may write (as one in a `.toolshell/` another user made would be).
+  chmodSync(announced, 0o666);
+  assert.throws(() => runningServe(config, [token]), /not a file of this user that only this user may change/);
+  assert.deepEqual(seen, []);
+  // Control: this user's own file is followed, with the token.
+  chmodSync(announced, 0o600);
+  const host = runningServe(config, [token]);
+  assert.ok(host);
+  assert.equal((await host.call("GET", "/v1/health")).status, 200);
+  assert.deepEqual(seen, [`Bearer ${token}`]);
+});
