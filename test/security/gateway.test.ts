@@ -221,7 +221,7 @@ test("gateway: a question's form reaches the client with the field titles and de
   const r = valueOf(await client.callTool({ name: "bash", arguments: { command: "tools pick" } }));
   assert.equal(forms.length, 1);
   const field = (forms[0]!.schema as { properties: { ok: { title: string; description: string } } }).properties.ok;
-  assert.ok(!/[\u202E\u001b]/.test(field.title + field.description), `raw characters reached the form: ${JSON.stringify(field)}`);
+  assert.ok(!["\u202E", "\u001b"].some((c) => (field.title + field.description).includes(c)), `raw characters reached the form: ${JSON.stringify(field)}`);
   assert.match(forms[0]!.message, /U\+202E RIGHT-TO-LEFT OVERRIDE .*title of field ok/);
   // Control: the person's answer reached the tool.
   assert.equal(r.stdout, '{"action":"accept","content":{"ok":true}}\n', JSON.stringify(r));
