@@ -120,7 +120,8 @@ export function writeConfigText(file: string, text: string): void {
   const full = realpathSync(path.resolve(file));
   const tmp = path.join(path.dirname(full), `.${path.basename(full)}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    writeFileSync(tmp, text, { flag: "wx" });
+    // Created private (the text may hold secrets), then given the file's own mode.
+    writeFileSync(tmp, text, { flag: "wx", mode: 0o600 });
     chmodSync(tmp, statSync(full).mode & 0o777);
     renameSync(tmp, full);
   } catch (err) {
