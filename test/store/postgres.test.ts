@@ -269,3 +269,34 @@ test("a queued write the database refuses is reported and takes no other write w
   assert.equal(failures.length, 1);
   assert.match(failures[0], /0x00|null character|invalid byte sequence/i);
 });
+
+test("a lease goes only after what was queued under it is committed: the next holder reads the answer given under it", async (t) => {
+  const url = await freshDatabase(t);
+  const a = await open(t, url);
+  const b = await open(t, url);
+  const book = await a.approvalBook("s1");
+  const req = book.request({ tool: "tools x", toolName: "x", input: {}, toolCallId: "call_bash_1:tools:0:x" });
+  await a.flush();
+  // A third connection holds the request's row, so the answer queued under a's lease waits.
+  const blocker = await client(t, url);
+  await blocker.query("BEGIN");
+  await blocker.query("SELECT 1 FROM approval_requests WHERE id = $1 FOR UPDATE", [req.id]);
+  const lease = await a.lease("s1");
+  (await a.approvalBook("s1")).answer(req.id, "allow");
+  const released = lease.release();
+  let committed = false;
+  const next = b.lease("s1").then(async (l) => {
+    const sawCommit = committed;
+    const pending = (await b.pendingApprovals()).map((r) => r.id);
+    await l.release();
+    return { sawCommit, pending };
+  });
+  // Give a lease that went too early every chance to be taken before the answer is written.
+  await new Promise((r) => setTimeout(r, 500));
+  committed = true;
+  await blocker.query("COMMIT");
+  await released;
+  const seen = await next;
+  assert.equal(seen.sawCommit, true, "the next holder got the session only after the answer was written");
+  assert.deepEqual(seen.pending, [], "and it reads the answer");
+});

@@ -150,7 +150,16 @@ export class PostgresStore implements Store {
    */
   async lease(sessionId: string): Promise<SessionLease> {
     this.#open();
-    return this.#leases.take(sessionId);
+    const lease = await this.#leases.take(sessionId);
+    return {
+      fence: lease.fence,
+      // What was queued under the lease (events, an approval answer) is committed before the
+      // next holder can read it: the lease goes only once the session's writes are done.
+      release: async () => {
+        await this.#queue.idle(sessionId);
+        await lease.release();
+      },
+    };
   }
 
   appendEvent(event: SessionEvent): void {
