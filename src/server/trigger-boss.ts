@@ -16,7 +16,7 @@
  * Rule source: docs/deployment.md → Triggers; docs/sessions.md → Triggers and Durable steps.
  */
 import { createHash } from "node:crypto";
-import { PgBoss, type Job } from "pg-boss";
+import type { Job, PgBoss } from "pg-boss";
 import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import type { TriggerFire, TriggerScheduler } from "./trigger-cron.js";
 import { newRunId, type RunRequest } from "./trigger-run.js";
@@ -54,7 +54,8 @@ function jobIdOf(runId: string): string {
 
 /** Schedules and runs triggers as pg-boss jobs (see the file comment). */
 export class BossScheduler implements TriggerScheduler {
-  private readonly boss: PgBoss;
+  /** Made when first opened: pg-boss is loaded only by a host whose store is PostgreSQL. */
+  private made?: PgBoss;
   private ready?: Promise<void>;
   private bossStarted = false;
   private working = false;
@@ -63,19 +64,28 @@ export class BossScheduler implements TriggerScheduler {
     private readonly store: Store,
     private readonly fire: TriggerFire,
     private readonly options: BossSchedulerOptions,
-  ) {
-    // A cron pass every 10 s: a due time's job is sent within seconds of it (pg-boss default 30 s);
-    // a supervising pass every 10 s: a job whose replica died is retried within about 20 s of its
-    // last heartbeat (pg-boss default 60 s).
-    this.boss = new PgBoss({ connectionString: options.url, schema: options.schema ?? "toolshell_boss", max: 4, cronMonitorIntervalSeconds: 10, superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 });
-    // pg-boss reports connection trouble here; it reconnects by itself.
-    this.boss.on("error", () => {});
+  ) {}
+
+  /** The pg-boss instance; only after {@link open} has resolved. */
+  private get boss(): PgBoss {
+    if (!this.made) throw new Error("pg-boss is not started");
+    return this.made;
   }
 
   /** Starts pg-boss (its tables are created once) and the queue. A start that failed is tried again by the next caller. */
   private open(): Promise<void> {
     if (!this.ready) {
       const ready = (async () => {
+        if (!this.made) {
+          const { PgBoss } = await import("pg-boss");
+          // A cron pass every 10 s: a due time's job is sent within seconds of it (pg-boss default 30 s);
+          // a supervising pass every 10 s: a job whose replica died is retried within about 20 s of its
+          // last heartbeat (pg-boss default 60 s).
+          const o = this.options;
+          this.made = new PgBoss({ connectionString: o.url, schema: o.schema ?? "toolshell_boss", max: 4, cronMonitorIntervalSeconds: 10, superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 });
+          // pg-boss reports connection trouble here; it reconnects by itself.
+          this.made.on("error", () => {});
+        }
         if (!this.bossStarted) {
           await this.boss.start();
           this.bossStarted = true;

@@ -16,7 +16,7 @@
  * Rule source: docs/sessions.md "The store"; src/store/types.ts (`Store`); src/runtime/durable.ts
  * (`SessionStore`, `lease`, `refreshSession`).
  */
-import pg from "pg";
+import type pg from "pg";
 import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "../../policy/index.js";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionLease, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
 import { ratingRow, StoredRatings } from "../ratings.js";
@@ -57,6 +57,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const location = postgresLocation(url);
   const connectionTimeoutMillis = options.connectTimeoutMs ?? 10_000;
   const base = { connectionString: url.trim(), connectionTimeoutMillis, keepAlive: true, application_name: "toolshell" };
+  // Loaded here, so a host on SQLite never loads the PostgreSQL client.
+  const { default: pg } = await import("pg");
   const pool = new pg.Pool({ ...base, max: options.poolSize ?? 10 });
   const leasePool = new pg.Pool({ ...base, max: options.leasePoolSize ?? 20, idleTimeoutMillis: 5_000 });
   // An idle connection that breaks is dropped by the pool; without a listener it would crash the process.
