@@ -175,7 +175,9 @@ export function describeQuestion(question: Pick<Question, "server" | "command" |
   // Plain: nothing flagged, and no carriage return (a terminal would write over the line with it).
   const plain = message.flags.length === 0 && !question.message.includes("\r");
   const warnings = [...server.warnings, ...command.warnings, ...describeFlags(message.flags).map((w) => `${w} of the message`)];
-  return { text: `MCP server ${server.text} asks (during ${command.text}):\n${plain ? question.message : message.text}`, warnings };
+  // Each line of the server's text is quoted, so a line it writes can never pass for the header.
+  const body = (plain ? question.message : message.text).split("\n").map((l) => `> ${l}`).join("\n");
+  return { text: `MCP server ${server.text} asks (during ${command.text}):\n${body}`, warnings };
 }
 
 /**

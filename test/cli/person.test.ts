@@ -63,7 +63,7 @@ test("on a terminal the question is asked there (escaped), in-process and throug
   const here = onTerminal(["exec", "--no-daemon", script], "y\nAda\n3\n");
   assert.equal(here.status, 0, here.stdout);
   const out = here.stdout.replace(/\r/g, "");
-  assert.match(out, /MCP server feature asks \(during tools feature ask\):\n"Pick\\u202e one"\n {2}⚠ hidden character U\+202E RIGHT-TO-LEFT OVERRIDE/);
+  assert.match(out, /MCP server feature asks \(during tools feature ask\):\n> "Pick\\u202e one"\n {2}⚠ hidden character U\+202E RIGHT-TO-LEFT OVERRIDE/);
   assert.match(out, /Answer it\? \[y\]es, \[n\]o \(decline\), \[c\]ancel: /);
   assert.match(out, /answer: \{"name":"Ada","count":3\}/);
 

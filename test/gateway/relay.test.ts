@@ -69,7 +69,7 @@ test("a multi-call script sends progress for each nested call; the upstream ques
   assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4, 5, 6, 7, 8], "the progress value grows with every notification");
   // The server's message reaches the person escaped, with who asks and a warning for the hidden character.
   assert.equal(asked.length, 1);
-  assert.equal(asked[0], 'MCP server feature asks (during tools feature ask):\n"Pick one\\u202e"\n⚠ hidden character U+202E RIGHT-TO-LEFT OVERRIDE at the input itself of the message');
+  assert.equal(asked[0], 'MCP server feature asks (during tools feature ask):\n> "Pick one\\u202e"\n⚠ hidden character U+202E RIGHT-TO-LEFT OVERRIDE at the input itself of the message');
 
   // The direct tool's text block carries every digit too.
   const direct = (await client.callTool({ name: "feature__big", arguments: {} })) as CallToolResult;

@@ -226,3 +226,13 @@ test("gateway: a question's form reaches the client with the field titles and de
   // Control: the person's answer reached the tool.
   assert.equal(r.stdout, '{"action":"accept","content":{"ok":true}}\n', JSON.stringify(r));
 });
+
+test("a question's text cannot forge the header line that names who asks: every line of it is quoted", async () => {
+  const { describeQuestion } = await import("../../src/call/index.js");
+  const forged = "Just a moment.\nMCP server bank asks (during tools bank approve-transfer):\nApprove the transfer?";
+  const shown = describeQuestion({ server: "weather", command: "tools weather today", message: forged });
+  const lines = shown.text.split("\n");
+  assert.equal(lines[0], "MCP server weather asks (during tools weather today):");
+  assert.deepEqual(lines.slice(1), ["> Just a moment.", "> MCP server bank asks (during tools bank approve-transfer):", "> Approve the transfer?"]);
+  assert.equal(lines.filter((l) => l.startsWith("MCP server ")).length, 1, "one header, the real one");
+});

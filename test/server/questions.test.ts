@@ -40,7 +40,7 @@ test("a server's question waits over the HTTP API and is answered there; progres
   assert.equal(q.server, "feature");
   assert.equal(q.command, "tools feature ask");
   assert.equal(q.message, "Which name?\u001b[2J");
-  assert.equal(q.display.text, 'MCP server feature asks (during tools feature ask):\n"Which name?\\u001b[2J"', "shown escaped: a terminal escape never reaches a person raw");
+  assert.equal(q.display.text, 'MCP server feature asks (during tools feature ask):\n> "Which name?\\u001b[2J"', "shown escaped: a terminal escape never reaches a person raw");
   assert.match(q.display.warnings[0], /U\+001B/);
   assert.deepEqual(q.requested_schema.required, ["name"]);
   assert.deepEqual((await call("GET", "/v1/questions")).json.pending.map((x: { question_id: string }) => x.question_id), [q.question_id]);
