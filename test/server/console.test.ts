@@ -56,6 +56,15 @@ before(async () => {
           return { opened: true };
         },
       }),
+      progress: defineTool({
+        description: "Reports progress with a server-like message.",
+        hints: { readOnly: true },
+        inputSchema: { type: "object", properties: { message: { type: "string" } } },
+        execute: ({ message }, ctx) => {
+          ctx.reportProgress?.({ progress: 1, total: 2, message: message as string });
+          return { ok: true };
+        },
+      }),
       danger: defineTool({
         description: "Needs a person.",
         inputSchema: { type: "object", properties: { x: {} } },
@@ -374,4 +383,18 @@ test("saved scripts show their versions and a diff; triggers can be disabled and
   const everything = page.getByRole("region", { name: "everything" });
   await everything.getByText("loaded", { exact: true }).waitFor();
   await everything.getByRole("row", { name: /tools everything get-tiny-image/ }).waitFor();
+});
+
+test("a progress message in the timeline shows its hidden characters escaped and flagged, never raw", async (t) => {
+  await newSession("ses-progress");
+  const r = await bash("ses-progress", `tools progress message='step \u202egnp.exe done'`);
+  assert.equal(r.exit_code, 0, JSON.stringify(r));
+  const page = await signedIn.newPage();
+  t.after(() => page.close());
+  await page.goto(api.url + "/sessions/ses-progress");
+  const row = page.locator("li.t-tool-progress");
+  await row.waitFor();
+  assert.match(await row.innerText(), /Progress of tools progress: 1 of 2 — step \\u202egnp\.exe done/);
+  assert.deepEqual(await row.locator("mark.hidden-char").allInnerTexts(), ["\\u202e"]);
+  assert.doesNotMatch(await row.innerText(), /\u202E/, "the override never reaches the page raw");
 });

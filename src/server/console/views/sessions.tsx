@@ -246,6 +246,12 @@ export function eventText(e: StoredEvent): string {
       return `Step ${x.step_id} runs again (attempt ${x.attempt}, after ${x.after})`;
     case "step.waiting":
       return `Step ${x.step_id} still waits for approval ${x.request_id}`;
+    case "tool.progress":
+      return `Progress of ${x.command}: ${x.progress}${x.total !== undefined ? ` of ${x.total}` : ""}${x.message ? ` — ${x.message}` : ""}`;
+    case "question.asked":
+      return `MCP server ${x.server} asked a question during ${x.command} (${x.question_id})`;
+    case "question.answered":
+      return `Question ${x.question_id}: ${x.action}${x.unanswered ? ` (${x.unanswered})` : ""}`;
     default: {
       const { type, session_id: _s, at: _a, seq: _q, ...rest } = x;
       const text = JSON.stringify(rest);
@@ -265,7 +271,8 @@ export const Timeline: FC<{ items: TimelineItem[]; sessionId: string }> = ({ ite
           </li>
         ) : (
           <li class={`t-event t-${it.event.type.replace(/[^a-z0-9]+/gi, "-")}`}>
-            <Time at={it.event.at} /> <span>{eventText(it.event)}</span>
+            {/* Event text carries servers' words (progress messages, names): hidden characters shown escaped. */}
+            <Time at={it.event.at} /> <span><SafeLine text={eventText(it.event)} /></span>
           </li>
         ),
       )}
