@@ -145,7 +145,7 @@ program
 program
   .command("events")
   .description("print a session's timeline (nested calls under their shell call); --json prints JSON lines")
-  .argument("<session>", "the session id (the CLI's own is cli; a trigger's is trg_<trigger id>)")
+  .argument("<session>", "the session id (the CLI's own is cli; a trigger's is trg_ and its id, e.g. trg_trg_95e43f…)")
   .option("--json", "one JSON event per line, with its seq")
   .option("--after <seq>", "only events after this seq")
   .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
