@@ -32,6 +32,8 @@
  * Rule source: docs/agents.md → Checks and configuration; README → Tool search (Agent
  * Checks report the redundant capability as a `capabilities.superseded` suggestion).
  */
+import path from "node:path";
+import { ConfigError } from "../config/index.js";
 import { foldName, RESERVED_WORDS } from "../catalog/index.js";
 import { bashToolSpec, commandOf, directDescription, directTools, directToolName, toolListTokens, countTokens } from "../surface/index.js";
 import { ratingKey, type RatingCache } from "../policy/index.js";
@@ -213,9 +215,15 @@ export async function checkToolShell(shell: ToolShell, options: CheckOptions = {
   return findings.sort((a, b) => order[a.severity] - order[b.severity]);
 }
 
-/** The finding for a config file that does not load. */
+/**
+ * The finding for a config file that does not load. The file is the finding's location, so the
+ * message does not name it again (a ConfigError's lines, a read or JSON error's `<file>: ` prefix).
+ */
 export function checkConfigError(file: string, err: unknown): Finding {
-  return { rule_id: "config.invalid", severity: "warning", category: "structure", message: err instanceof Error ? err.message : String(err), location: file };
+  if (err instanceof ConfigError) return { rule_id: "config.invalid", severity: "warning", category: "structure", message: err.withoutFile(), location: err.file ?? file };
+  let message = err instanceof Error ? err.message : String(err);
+  for (const named of [file, path.resolve(file)]) if (message.startsWith(`${named}: `)) message = message.slice(named.length + 2);
+  return { rule_id: "config.invalid", severity: "warning", category: "structure", message, location: file };
 }
 
 /**

@@ -47,7 +47,7 @@ export type CliRequest =
   | { kind: "list"; tokens: boolean; options: CommonOptions }
   | { kind: "plan"; file: string; options: CommonOptions }
   | { kind: "approve"; requestId: string; decision: string; options: CommonOptions }
-  | { kind: "approvals"; options: CommonOptions };
+  | { kind: "approvals"; json: boolean; options: CommonOptions };
 
 /** Exit code of a run that stopped for a person's approval (the stop report is on stderr). */
 export const EXIT_NEEDS_APPROVAL = 3;
@@ -123,6 +123,8 @@ export function readScript(req: CliRequest): string | undefined {
 export async function runOnHost(host: Host, req: CliRequest, script: string | undefined, person?: Person): Promise<CliOutcome> {
   const shell = host.shell;
   const sessionId = req.options.session ?? CLI_SESSION;
+  // Approvals are found across the store's sessions; --session narrows (cli/approvals.ts).
+  if (req.kind === "approvals") return { stdout: await (await import("./approvals.js")).listApprovals(host, { session: req.options.session, json: req.json }), stderr: "", code: 0 };
   // A session the CLI opens records the user who runs it (ctx.session.auth.client).
   const cliSession = (id: string) => host.session(id, { client: `cli:${cliUser()}` });
   if (req.kind === "list") return { stdout: shell.listing(), stderr: "", code: 0 };
@@ -132,16 +134,10 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
     const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
     return { stdout: JSON.stringify(plan, null, 2) + "\n", stderr: "", code: 0 };
   }
-  if (req.kind === "approvals") {
-    // Still JSON, parsed the same, but no invisible or bidirectional character reaches the terminal raw.
-    const { showInput, withDisplay } = await import("../policy/index.js");
-    return { stdout: showInput(withDisplay(await cliSession(sessionId).pendingApprovals()), { pretty: true }).text + "\n", stderr: "", code: 0 };
-  }
   if (req.kind === "approve") {
-    const decision = req.decision as "allow" | "allow_always" | "reject" | "reject_always";
-    const answered = await cliSession(sessionId).answer(req.requestId, decision);
-    const { showInput } = await import("../policy/index.js");
-    return { stdout: `${answered.decision}: ${answered.tool} ${showInput(answered.input).text}\n`, stderr: "", code: 0 };
+    const answered = await (await import("./approvals.js")).approveById(host, req.requestId, req.decision, { session: req.options.session });
+    const { showInput, showName } = await import("../policy/index.js");
+    return { stdout: `${answered.decision}: ${showName(answered.tool).text} ${showInput(answered.input).text} (session ${showName(answered.session_id).text})\n`, stderr: "", code: 0 };
   }
   const result = await cliSession(sessionId).bash(script ?? "", { person });
   const out: CliOutcome = { stdout: result.stdout, stderr: result.stderr, code: result.exit_code };

@@ -40,8 +40,8 @@ export type DaemonRequest =
   | { kind: "exec"; script: string; session: string; fingerprint: string; terminal?: boolean }
   | { kind: "plan"; script: string; session: string; fingerprint: string }
   | { kind: "list"; session: string; fingerprint: string }
-  | { kind: "approvals"; session: string; fingerprint: string }
-  | { kind: "approve"; requestId: string; decision: string; session: string; fingerprint: string }
+  | { kind: "approvals"; session?: string; json: boolean; fingerprint: string }
+  | { kind: "approve"; requestId: string; decision: string; session?: string; fingerprint: string }
   | { kind: "status" }
   | { kind: "stop" };
 
@@ -372,7 +372,9 @@ export async function viaWarmHost(
   let r: DaemonRequest;
   if (req.kind === "exec" || req.kind === "run") r = { kind: "exec", script: script ?? "", session, fingerprint, terminal: relay?.ask !== undefined };
   else if (req.kind === "plan") r = { kind: "plan", script: script ?? "", session, fingerprint };
-  else if (req.kind === "approve") r = { kind: "approve", requestId: req.requestId, decision: req.decision, session, fingerprint };
+  // Approvals are found across sessions: no --session means every session, not `cli`.
+  else if (req.kind === "approve") r = { kind: "approve", requestId: req.requestId, decision: req.decision, session: req.options.session, fingerprint };
+  else if (req.kind === "approvals") r = { kind: "approvals", session: req.options.session, json: req.json, fingerprint };
   else r = { kind: req.kind, session, fingerprint };
   const a = await viaHost(key, r, idle, relay);
   if (!a) return null;

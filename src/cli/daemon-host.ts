@@ -118,7 +118,7 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
               ? { kind: "approve", requestId: req.requestId, decision: req.decision, options }
               : req.kind === "list"
                 ? { kind: "list", tokens: false, options }
-                : { kind: "approvals", options };
+                : { kind: "approvals", json: req.json, options };
       return await runOnHost(host, cli, "script" in req ? req.script : undefined, person);
     } catch (e) {
       return { error: (e as Error).message };

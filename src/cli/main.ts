@@ -8,8 +8,8 @@
  *   toolshell mcp [--http PORT]    the MCP gateway: bash + the direct tools, over stdio or Streamable HTTP
  *   toolshell check [--json]       advisory findings about the config and its tools (exit 0)
  *   toolshell plan FILE|-          each tools call a script would make, with its risk
- *   toolshell approvals            pending approval requests of the CLI session
- *   toolshell approve ID DECISION  answer one (allow, allow_always, reject, reject_always)
+ *   toolshell approvals [--json]   pending approval requests of every session (--session: one)
+ *   toolshell approve ID DECISION  answer one, in whichever session asked (allow, allow_always, …)
  *   toolshell auth SERVER          sign in to an MCP server that uses OAuth (--list, --logout)
  *   toolshell completion SHELL     a completion script for bash, zsh or fish
  *   toolshell daemon status|stop   the config's warm host (exec, run, list, plan, approvals and
@@ -77,12 +77,13 @@ program
 
 program
   .command("approvals")
-  .description("list the CLI session's approval requests waiting for an answer")
-  .action(() => runCli({ kind: "approvals", options: program.opts() }));
+  .description("list the approval requests waiting for an answer, of every session in the store (--session: of one)")
+  .addOption(new Option("--json", "print them as JSON (raw input and its escaped display)"))
+  .action((opts: { json?: boolean }) => runCli({ kind: "approvals", json: opts.json === true, options: program.opts() }));
 
 program
   .command("approve")
-  .description("answer an approval request: allow | allow_always | reject | reject_always")
+  .description("answer an approval request of any session (checked against --session when given): allow | allow_always | reject | reject_always")
   .argument("<request-id>", "the request id from the stop report (apr_…)")
   .argument("<decision>", "allow, allow_always, reject or reject_always")
   .action((requestId: string, decision: string) => runCli({ kind: "approve", requestId, decision, options: program.opts() }));
@@ -144,7 +145,7 @@ program
 program
   .command("events")
   .description("print a session's timeline (nested calls under their shell call); --json prints JSON lines")
-  .argument("<session>", "the session id (the CLI's own is cli; a trigger's is trg_<trigger id>)")
+  .argument("<session>", "the session id (the CLI's own is cli; a trigger's is trg_ and its id, e.g. trg_trg_95e43f…)")
   .option("--json", "one JSON event per line, with its seq")
   .option("--after <seq>", "only events after this seq")
   .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")

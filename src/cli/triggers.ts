@@ -131,7 +131,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const { publicTrigger, TriggerService } = await import("../server/triggers.js");
         const spec = checked(() => parseTriggerSpec({ name, ...fields(o) }, "trigger"));
         if (await store.findTrigger(a, spec.name)) throw new ManageError("conflict", `a trigger named ${spec.name} exists for agent ${a} (toolshell triggers update changes it)`);
-        const { trigger, secret } = await new TriggerService({ store }).create(a, spec);
+        const { trigger, secret } = await new TriggerService({ store }).create(a, spec, { origin: "cli" });
         const shown = { ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) };
         await print(o, shown, () => `Created trigger ${trigger.name} (${trigger.id}).\n` + (secret ? `Webhook: POST /v1/webhooks/${trigger.id} with Authorization: Bearer ${secret}\nThe secret is shown only now.\n` : ""));
       }),

@@ -72,6 +72,8 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
       value[key] = expandDeep(o[key], ctx, key);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
+      // Every command loads the config, but only serve needs tokens, and it reads them from the environment itself.
+      for (const i of err.issues) if (i.path.startsWith("server.tokens") && i.message.startsWith("environment variable ")) i.message += `; toolshell serve reads TOOLSHELL_API_TOKEN and TOOLSHELL_API_TOKENS from the environment itself, so leave server.tokens out (docs/deployment.md)`;
       issues.push(...err.issues);
     }
   }

@@ -25,9 +25,18 @@ export class ConfigError extends Error {
     readonly issues: ConfigIssue[],
     readonly file?: string,
   ) {
-    super(issues.map((i) => `${file ? `${file}: ` : ""}${i.path || "(top level)"}: ${i.message}`).join("\n"));
+    super(issues.map((i) => `${file ? `${file}: ` : ""}${issueLine(i)}`).join("\n"));
     this.name = "ConfigError";
   }
+
+  /** The issues without the file name, for a place that names the file already (`toolshell check`'s location). */
+  withoutFile(): string {
+    return this.issues.map(issueLine).join("\n");
+  }
+}
+
+function issueLine(i: ConfigIssue): string {
+  return `${i.path || "(top level)"}: ${i.message}`;
 }
 
 /** `a.b[0].c` from a zod path. */

@@ -67,6 +67,16 @@ export interface ApprovalRequest {
   answered_at?: string;
 }
 
+/**
+ * Checks that `decision` is one of the four answers (README "Approvals").
+ * @throws Error naming the four when it is not.
+ */
+export function checkDecision(decision: string): asserts decision is Decision {
+  if (!["allow", "allow_always", "reject", "reject_always"].includes(decision)) {
+    throw new Error(`decision must be allow, allow_always, reject or reject_always, got ${JSON.stringify(decision)}`);
+  }
+}
+
 /** How long an `allow` answer stays good, in milliseconds (one hour). */
 export const ALLOW_TTL_MS = 3600_000;
 
@@ -173,9 +183,7 @@ export class ApprovalBook {
    */
   answer(requestId: string, decision: Decision): ApprovalRequest {
     // The decision first: a person who typed `maybe` learns the four answers, whatever the id.
-    if (!["allow", "allow_always", "reject", "reject_always"].includes(decision)) {
-      throw new Error(`decision must be allow, allow_always, reject or reject_always, got ${JSON.stringify(decision)}`);
-    }
+    checkDecision(decision);
     const req = this.requests.get(requestId);
     if (!req) throw new Error(`no approval request ${requestId} in session ${this.sessionId}`);
     if (req.status !== "pending") throw new Error(`approval request ${requestId} was already answered (${req.decision})`);

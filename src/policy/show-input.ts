@@ -9,7 +9,8 @@
  * each, with where it was found. The JSON stays valid: parsing the text gives back the input
  * (unless long strings were folded). Every surface that shows an input to a person (the CLI
  * prompt, the gateway's elicitation form, the HTTP API's pending entries, the console) uses it;
- * see docs/security.md.
+ * see docs/security.md. Plain text (a script line) goes through `showText`: the same characters
+ * escaped and flagged, nothing else.
  */
 
 /** One hidden or reordering character found in the input. */
@@ -222,6 +223,39 @@ export function showInput(input: unknown, options: ShowInputOptions = {}): Shown
   const writer = new Writer(options);
   const text = writer.value(input, "", 0, new Set()) ?? "null";
   return { text, flags: writer.flags };
+}
+
+/** A piece of text as {@link showText} gives it: as written, or one hidden character's escape. */
+export interface ShownPart {
+  text: string;
+  /** Set when `text` is the `\uXXXX` escape of a hidden character (a surface marks it). */
+  hidden?: InputFlag;
+}
+
+/**
+ * Writes plain text (a script line, a tool name) for a person: as written, except that every
+ * character `showInput` would flag is replaced by its `\uXXXX` escape, returned as its own part
+ * and flagged (path `""`). Unlike `showInput` nothing else is escaped: quotes and backslashes
+ * stay as the text has them, so a script line reads as the script does.
+ */
+export function showText(text: string): { parts: ShownPart[]; flags: InputFlag[] } {
+  const parts: ShownPart[] = [];
+  const flags: InputFlag[] = [];
+  let plain = "";
+  for (const ch of text) {
+    if (!HIDDEN.test(ch)) {
+      plain += ch;
+      continue;
+    }
+    const cp = ch.codePointAt(0)!;
+    const flag: InputFlag = { path: "", codePoint: codePointLabel(cp), ...(describe(cp) ? { name: describe(cp) } : {}) };
+    if (plain) parts.push({ text: plain });
+    plain = "";
+    parts.push({ text: jsonEscape(cp), hidden: flag });
+    flags.push(flag);
+  }
+  if (plain) parts.push({ text: plain });
+  return { parts, flags };
 }
 
 /**

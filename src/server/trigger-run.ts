@@ -45,7 +45,10 @@ export function publicTrigger(t: TriggerRecord): Omit<TriggerRecord, "secret_has
   return rest;
 }
 
-/** The session a trigger's runs are recorded in. */
+/**
+ * The session a trigger's runs are recorded in: `trg_` and the trigger id (which starts with
+ * `trg_` too), the form stores already hold, so a trigger's files persist (docs/sessions.md → Triggers).
+ */
 export function triggerSessionId(t: TriggerRecord): string {
   return `trg_${t.id}`;
 }

@@ -1,7 +1,7 @@
 /**
  * Triggers: a schedule (cron expression + time zone) or a webhook runs a saved script with no
  * model. A run is one shell call, `tools scripts NAME -` with the filled input on stdin, in the
- * trigger's own session (`trg_<id>`), so it has the caller-side rules of any shell call: the
+ * trigger's own session (`trg_` and its id: `trg_trg_…`), so it has the caller-side rules of any shell call: the
  * budget of 50, approvals, the stop report, events. A call that needs approval stops the run;
  * the request is recorded in the session's approval book and never waited on. A run that fails
  * or stops calls the wake-agent callback when the trigger says `wake_agent_on_failure`.
@@ -100,7 +100,7 @@ export class TriggerService {
    * trigger gets a new secret, returned once.
    * @throws Error when the name is taken (without `replace`).
    */
-  async create(agentId: string, spec: TriggerSpec, options: { origin?: "api" | "config"; replace?: boolean } = {}): Promise<{ trigger: TriggerRecord; secret?: string }> {
+  async create(agentId: string, spec: TriggerSpec, options: { origin?: TriggerRecord["origin"]; replace?: boolean } = {}): Promise<{ trigger: TriggerRecord; secret?: string }> {
     const existing = await this.o.store.findTrigger(agentId, spec.name);
     if (existing && !options.replace) throw new Error(`a trigger named ${spec.name} exists`);
     const t = new Date(this.now()).toISOString();

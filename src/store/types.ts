@@ -91,8 +91,8 @@ export interface TriggerRecord {
   /** When a schedule trigger should next run (ISO time), kept to find runs missed while down. */
   next_run_at?: string;
   last_run_at?: string;
-  /** `api` (created over HTTP) or `config` (from the config file's `triggers`). */
-  origin: "api" | "config";
+  /** `api` (created over HTTP), `cli` (`toolshell triggers create`) or `config` (from the config file's `triggers`). */
+  origin: "api" | "cli" | "config";
   created_at: string;
   updated_at: string;
 }

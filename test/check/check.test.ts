@@ -139,7 +139,15 @@ test("the CLI: findings as text or JSON, exit 0 whatever it finds — a config t
   assert.equal(bad.code, 0);
   const [only] = JSON.parse(bad.stdout) as Finding[];
   assert.equal(only.rule_id, "config.invalid");
-  assert.match(only.message, /toolshell\.config\.json: callLimt: unknown key/);
+  // The file is the finding's location; the message does not name it again.
+  assert.match(only.message, /^callLimt: unknown key; did you mean "callLimit"\?/);
+  assert.equal(path.resolve(dir, only.location), path.join(dir, "toolshell.config.json"));
+  const named = cli(["check", "--config", path.join(dir, "toolshell.config.json")], dir);
+  assert.equal(named.code, 0);
+  assert.equal(named.stdout.split(path.join(dir, "toolshell.config.json")).length, 2, named.stdout);
+  writeFileSync(path.join(dir, "broken.json"), "{");
+  const broken = JSON.parse(cli(["check", "--json", "--config", path.join(dir, "broken.json")], dir).stdout) as Finding[];
+  assert.match(broken[0].message, /^not valid JSON/);
 });
 
 test("the CLI reads ratings from a postgres:// store; a store it cannot open is a finding that never shows the password", async (t) => {

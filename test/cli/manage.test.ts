@@ -181,6 +181,9 @@ test("triggers: create, list, show, update, delete, run and runs; bad specs are 
   assert.equal(json(dir, ["triggers", "show", created.id]).timezone, "Europe/Berlin", "a refused change changes nothing");
   assert.equal(toolshell(dir, ["triggers", "update", "nightly"]).code, 1);
   assert.match(toolshell(dir, ["triggers", "show", "nightly"]).stdout, /^nightly\n  id: +trg_\w+\n(.|\n)*  enabled: +no\n/);
+  // Made with the CLI, and said so: the record's origin is cli, and show says it.
+  assert.equal(json(dir, ["triggers", "show", "nightly"]).origin, "cli");
+  assert.match(toolshell(dir, ["triggers", "show", "nightly"]).stdout, /\n  from: +cli\n$/);
 
   // Run now: the payload fills the input templates; the run is recorded with the trigger.
   const run = json(dir, ["triggers", "run", "nightly", "--payload", '{"who":"ops"}']);
@@ -192,6 +195,7 @@ test("triggers: create, list, show, update, delete, run and runs; bad specs are 
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^RUN +STARTED +REASON +STATUS +TOOK +NOTE\nrun_\w+ +[\d-]+ [\d:]+ +manual +ok +\d+ ms\n\nhi push\n$/);
   assert.deepEqual(json(dir, ["triggers", "runs", "nightly"]).runs.map((r: any) => [r.status, r.session_id]), [["ok", `trg_${created.id}`]]);
+  assert.match(created.id, /^trg_/, "docs/sessions.md: the session is trg_ and the id, trg_trg_…");
 
   assert.deepEqual(json(dir, ["triggers", "delete", "on-push"]), { deleted: hook.id });
   const gone = toolshell(dir, ["triggers", "runs", "on-push", "--json"]);

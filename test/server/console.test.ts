@@ -246,7 +246,8 @@ test("invisible and bidirectional characters in an input are shown and flagged",
   await page.goto(api.url + "/");
   await page.waitForFunction(() => document.documentElement.dataset.live === "connected");
   const long = "lorem ipsum dolor sit amet ".repeat(12);
-  await bash("ses-hidden", `tools danger '${JSON.stringify({ x: { to: "alice\u202Egnp.exe", note: "pay\u200Bment", long } })}'`);
+  const script = `tools danger '${JSON.stringify({ x: { to: "alice\u202Egnp.exe", note: "pay\u200Bment", long } })}'`;
+  await bash("ses-hidden", script);
   const c = card(page, "tools danger");
   await c.waitFor();
   const warn = c.locator(".warn");
@@ -256,6 +257,8 @@ test("invisible and bidirectional characters in an input are shown and flagged",
   // The script line it came from is shown escaped too, never raw.
   assert.deepEqual(await c.locator("ol.script mark.hidden-char").allInnerTexts(), ["\\u202e", "\\u200b"]);
   assert.doesNotMatch(await c.locator("ol.script").innerText(), /[\u202E\u200B]/);
+  // As the script has it (quotes, no added backslashes), only the hidden characters made visible.
+  assert.equal(await c.locator("ol.script li.hit code").innerText(), script.replace("\u202E", "\\u202e").replace("\u200B", "\\u200b"));
   assert.doesNotMatch(await c.locator(".json").innerText(), /[\u202E\u200B]/, "no hidden character reaches the page's JSON");
   // The long value is folded; opening it shows the whole value.
   const fold = c.locator("details.fold");

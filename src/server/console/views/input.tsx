@@ -9,7 +9,7 @@
  * Considerations" (bidirectional and invisible characters that make text read differently).
  */
 import type { Child, FC } from "hono/jsx";
-import { describeFlags, showInput, type ShownInput } from "../../../policy/index.js";
+import { describeFlags, showInput, showText, type ShownInput } from "../../../policy/index.js";
 
 export type { ShownInput };
 
@@ -75,16 +75,15 @@ export const InputView: FC<{ shown: ShownInput; id: string }> = ({ shown, id }) 
 };
 
 /**
- * One line of text (a script line, an input preview) safe to show: a line holding hidden
- * characters is shown as its JSON string body, each hidden character as a marked `\uXXXX`
- * escape, and flagged with a title; other lines as they are.
+ * One line of text (a script line, a tool name) safe to show: as written, each hidden character
+ * as a marked `\uXXXX` escape (`showText`), and a line holding any flagged with a title.
  */
 export const SafeLine: FC<{ text: string }> = ({ text }) => {
-  const shown = showInput(text);
+  const shown = showText(text);
   if (!shown.flags.length) return <>{text}</>;
   return (
     <span class="escaped" title={describeFlags(shown.flags).join("; ")}>
-      {marked(shown.text.slice(1, -1))}
+      {shown.parts.map((p) => (p.hidden ? <mark class="hidden-char">{p.text}</mark> : p.text))}
     </span>
   );
 };

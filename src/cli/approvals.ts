@@ -1,0 +1,59 @@
+/**
+ * `toolshell approvals` and `toolshell approve`: pending requests across the store's sessions,
+ * and answering one by its id wherever it was raised (request ids are unique in a store).
+ *
+ * People see the tool, the input (through `showInput`, every hidden character escaped and
+ * flagged), the session and why; never internal keys (`subject`, the tool bound to its server's
+ * identity, nor `scope`). Rule source: README "The CLI"; docs/security.md.
+ */
+import { checkDecision, describeFlags, showInput, showName, type ApprovalRequest } from "../policy/index.js";
+import type { Host } from "../server/host.js";
+
+/** A request as `--json` gives it: its meaningful fields, the raw input and `display`. */
+function forMachines(r: ApprovalRequest, display: unknown): Record<string, unknown> {
+  const { subject: _subject, scope: _scope, ...rest } = r;
+  return { ...rest, display };
+}
+
+/**
+ * The pending requests of every session (or of `session`), oldest first: one block per request
+ * for a person, or a JSON array with `json`.
+ */
+export async function listApprovals(host: Host, options: { session?: string; json?: boolean }): Promise<string> {
+  const pending = (await host.store.pendingApprovals())
+    .filter((r) => options.session === undefined || r.session_id === options.session)
+    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+  const shown = pending.map((r) => ({ r, display: showInput(r.input, { pretty: true }) }));
+  // Still JSON, parsed the same, but no invisible or bidirectional character reaches the terminal raw.
+  if (options.json) return showInput(shown.map(({ r, display }) => forMachines(r, display)), { pretty: true }).text + "\n";
+  if (!pending.length) return `no pending approval requests${options.session === undefined ? "" : ` in session ${options.session}`}\n`;
+  return shown
+    .map(({ r, display }) => {
+      const tool = showName(r.tool);
+      const lines = [
+        `${r.id}  ${tool.text}`,
+        `  session ${showName(r.session_id).text}, asked ${r.created_at}${r.line ? `, script line ${r.line}` : ""}${r.why ? `, why ${r.why}` : ""}`,
+        ...(r.scripts?.length ? [`  in saved scripts ${r.scripts.map((s) => `${showName(s.name).text}@${s.version}`).join(" > ")}`] : []),
+        ...display.text.split("\n").map((l, i) => (i ? `  ${l}` : `  input ${l}`)),
+        ...[...tool.warnings, ...describeFlags(display.flags)].map((w) => `  warning: ${w}`),
+        `  answer: toolshell approve ${r.id} allow|allow_always|reject|reject_always`,
+      ];
+      return lines.join("\n") + "\n";
+    })
+    .join("\n");
+}
+
+/**
+ * Answers the pending request `requestId` in whichever session raised it; with `session`, only
+ * when it is that session's. @throws Error for the user when no pending request has that id.
+ */
+export async function approveById(host: Host, requestId: string, decision: string, options: { session?: string }): Promise<ApprovalRequest> {
+  // The decision first: a person who typed `maybe` learns the four answers, whatever the id.
+  checkDecision(decision);
+  const found = (await host.store.pendingApprovals()).find((r) => r.id === requestId);
+  if (!found) throw new Error(`no pending approval request ${requestId} in the store ${host.store.location} (answered already, or never asked here; \`toolshell approvals\` lists those waiting)`);
+  if (options.session !== undefined && found.session_id !== options.session) {
+    throw new Error(`approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
+  }
+  return host.session(found.session_id).answer(requestId, decision);
+}

@@ -1,0 +1,67 @@
+/**
+ * `toolshell approvals` and `toolshell approve` over a store with several sessions (README "The
+ * CLI"): requests are listed and answered by id whatever session raised them, `--session`
+ * narrows and is checked, `--json` is for machines, and no internal key is shown. Real CLI
+ * processes (node dist/cli/main.js, after `npm run build`), on the config's warm host and
+ * without it, with the memory MCP server.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
+
+const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
+
+test("approvals across sessions: listed without internal keys, answered by id in the session that asked, --session checked", (t) => {
+  assert.ok(existsSync(CLI), "run `npm run build` first");
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-approvals-"));
+  const cli = (args: string[]) => {
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: "utf8", input: "", timeout: 120_000 });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  t.after(() => {
+    cli(["daemon", "stop"]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: { memory: { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") }, trust: true } } }));
+  const stop = (session: string, name: string) => {
+    const run = cli(["--session", session, "exec", `tools memory delete-entities entityNames='["${name}"]'`]);
+    assert.equal(run.code, 3, run.stderr);
+    return JSON.parse(run.stderr.trim().split("\n").pop()!).tools.stopped.request_id as string;
+  };
+  const alpha = stop("alpha", "zz\u202eq");
+  const beta = stop("beta", "b");
+
+  const text = cli(["approvals"]);
+  assert.equal(text.code, 0, text.stderr);
+  for (const [id, session] of [[alpha, "alpha"], [beta, "beta"]]) {
+    assert.match(text.stdout, new RegExp(`^${id}  tools memory delete-entities\\n  session ${session}, `, "m"));
+  }
+  assert.match(text.stdout, /"zz\\u202eq"/, "the input is shown with the hidden character escaped");
+  assert.match(text.stdout, /warning: hidden character U\+202E RIGHT-TO-LEFT OVERRIDE at \/entityNames\/0/);
+  assert.doesNotMatch(text.stdout, /\\u0000|subject|scope/, "no internal key");
+
+  const json = cli(["approvals", "--json", "--session", "alpha"]);
+  assert.equal(json.code, 0, json.stderr);
+  const listed = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+  assert.deepEqual(listed.map((r) => [r.id, r.session_id, r.tool, r.input]), [[alpha, "alpha", "tools memory delete-entities", { entityNames: ["zz\u202eq"] }]]);
+  assert.equal("subject" in listed[0], false);
+  assert.deepEqual((listed[0].display as { flags: unknown[] }).flags.length, 1);
+  assert.equal(cli(["approvals", "--session", "gamma"]).stdout, "no pending approval requests in session gamma\n");
+
+  const wrong = cli(["approve", alpha, "allow", "--session", "beta"]);
+  assert.equal(wrong.code, 2);
+  assert.equal(wrong.stderr, `toolshell: approval request ${alpha} belongs to session alpha, not to session beta (--session)\n`);
+  const yes = cli(["approve", alpha, "allow"]);
+  assert.equal(yes.code, 0, yes.stderr);
+  assert.match(yes.stdout, /^allow: tools memory delete-entities \{"entityNames":\["zz\\u202eq"\]\} \(session alpha\)\n$/);
+  const again = cli(["--no-daemon", "approve", alpha, "allow"]);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, new RegExp(`^toolshell: no pending approval request ${alpha} in the store .*state\\.db \\(answered already, or never asked here`));
+  const no = cli(["--no-daemon", "approve", beta, "reject", "--session", "beta"]);
+  assert.equal(no.code, 0, no.stderr);
+  assert.equal(cli(["--no-daemon", "approvals"]).stdout, "no pending approval requests\n");
+});
