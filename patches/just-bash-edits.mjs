@@ -149,6 +149,12 @@ function applyEdits() {
       'let __tsInh=!1;try{return await nt(e,t.redirections,n,l=>(__tsInh=!(s||l.stdin!==void 0||n),Om(e,t,l.stdin??n,r,s||l.stdin!==void 0)))}finally{let __tsG=e.state.groupStdin,l=new Map;')
   rep('l.set(p,Math.max(l.get(p)??0,d))}a();for(let[c,u]of l)tn(e,c,u)}}async function Om(',
       'l.set(p,Math.max(l.get(p)??0,d))}a();__tsInh&&(e.state.groupStdin=__tsG);for(let[c,u]of l)tn(e,c,u)}}async function Om(')
+
+  // H21 (reading only): a compound command (`for`, `while`, `if`, `case`, `{ }`, `( )`) keeps the
+  // line it starts on as `tsLine`, which the interpreter never reads (LINENO is unchanged), so
+  // toolshell's plan and preflight can name the line of a call in its words (`for k in $(tools …)`)
+  rep('parseCommand(){if(this.currentTokenJoinsProcessSubstitution())return yi(this);let t=this.current();',
+      'parseCommand(){let __tsL=this.processLineState?void 0:this.current().line,__tsC=this.__tsParseCommand();return __tsC&&typeof __tsC==="object"&&__tsC.line===void 0&&__tsL!==void 0&&(__tsC.tsLine=__tsL),__tsC}__tsParseCommand(){if(this.currentTokenJoinsProcessSubstitution())return yi(this);let t=this.current();')
 }
 
 const main = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -107,19 +107,26 @@ class Reader {
     else this.hiddenMore++;
   }
 
-  /** Walks one parsed script; `lineBase` maps its lines to the outer script's. */
+  /**
+   * Walks one parsed script; `lineBase` maps its lines to the outer script's. The parser numbers
+   * the lines of a `$( )` or backquoted body from 1 again (process substitutions keep the
+   * script's lines), so a body's lines are offset by the line of the command it is in: the line
+   * its `$(` starts on, unless the command goes on over several lines before it. A compound
+   * command's line is `tsLine` (patches/README.md, H21).
+   */
   async walk(root: unknown, lineBase: number): Promise<void> {
-    const stack: Array<{ node: unknown; parent?: Node; index: number; line: number }> = [{ node: root, index: 0, line: lineBase + 1 }];
+    const stack: Array<{ node: unknown; parent?: Node; index: number; line: number; base: number }> = [{ node: root, index: 0, line: lineBase + 1, base: lineBase }];
     while (stack.length > 0) {
       if (this.turns.due()) await this.turns.yield();
-      const { node, parent, index, line: outerLine } = stack.pop()!;
+      const { node, parent, index, line: outerLine, base: outerBase } = stack.pop()!;
       if (Array.isArray(node)) {
-        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], parent, index: i, line: outerLine });
+        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], parent, index: i, line: outerLine, base: outerBase });
         continue;
       }
       if (!node || typeof node !== "object") continue;
       const n = node as Node;
-      const line = typeof n.line === "number" ? lineBase + n.line : outerLine;
+      const line = typeof n.line === "number" ? outerBase + n.line : typeof n.tsLine === "number" ? outerBase + n.tsLine : outerLine;
+      const base = n.type === "CommandSubstitution" ? line - 1 : outerBase;
       if (typeof n.type === "string") {
         const pending = this.visit(n, parent, index, line);
         if (pending) await pending;
@@ -128,7 +135,7 @@ class Reader {
       for (let i = keys.length - 1; i >= 0; i--) {
         const v = n[keys[i]];
         if (typeof v !== "object" || v === null) continue;
-        stack.push({ node: v, parent: typeof n.type === "string" ? n : parent, index: 0, line });
+        stack.push({ node: v, parent: typeof n.type === "string" ? n : parent, index: 0, line, base });
       }
     }
   }
