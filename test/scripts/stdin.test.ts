@@ -19,6 +19,12 @@ const tools = {
       return { entities: 2 };
     },
   }),
+  look: defineTool({
+    description: "Looks one id up.",
+    hints: { readOnly: true, destructive: false, openWorld: false },
+    inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false },
+    execute: ({ id }) => ({ id }),
+  }),
 };
 
 let host: Host;
@@ -59,4 +65,11 @@ test("in a piped group, $(cat), read and head use stdin up before a later tools 
     assert.equal(r.stdout, stdout, script);
     assert.deepEqual(seen, [{}], script);
   }
+});
+
+test("a tools call given its input as arguments leaves stdin to the commands after it", async () => {
+  const s = host.session();
+  const r = await s.bash(`printf 'kept\\n' | { tools look id=a | jq -c .; tools look '{"id":"b"}' | jq -c .; cat; }`);
+  assert.equal(r.exit_code, 0, r.stderr);
+  assert.equal(r.stdout, '{"id":"a"}\n{"id":"b"}\nkept\n');
 });
