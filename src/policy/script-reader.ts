@@ -13,6 +13,7 @@
 import { getCommandNames, parse } from "../shell/just-bash.js";
 import { defaultEngineCommands } from "../shell/index.js";
 import type { Turns } from "./turns.js";
+import { newlines } from "./word-lines.js";
 
 /** The longest script read, in characters: the shell parser's own bound (longer ones never run). */
 export const MAX_SCRIPT_CHARS = 1_000_000;
@@ -108,11 +109,10 @@ class Reader {
   }
 
   /**
-   * Walks one parsed script; `lineBase` maps its lines to the outer script's. The parser numbers
-   * the lines of a `$( )` or backquoted body from 1 again (process substitutions keep the
-   * script's lines), so a body's lines are offset by the line of the command it is in: the line
-   * its `$(` starts on, unless the command goes on over several lines before it. A compound
-   * command's line is `tsLine` (patches/README.md, H21).
+   * Walks one parsed script; `lineBase` maps its lines to the outer script's. A `$( )` or backquoted
+   * body's lines restart at 1 in the parser, so they are offset by the line its `$(` is on (the
+   * command's line plus the newlines before it in its word); a compound command's line is `tsLine`
+   * (patches/README.md, H21).
    */
   async walk(root: unknown, lineBase: number): Promise<void> {
     const stack: Array<{ node: unknown; parent?: Node; index: number; line: number; base: number }> = [{ node: root, index: 0, line: lineBase + 1, base: lineBase }];
@@ -131,11 +131,19 @@ class Reader {
         const pending = this.visit(n, parent, index, line);
         if (pending) await pending;
       }
+      // A here-document's text starts on the line after its command; a word's part, as many lines down as the text before it has newlines.
+      const inner = n.type === "HereDoc" ? line + 1 : line;
       const keys = Object.keys(n);
       for (let i = keys.length - 1; i >= 0; i--) {
         const v = n[keys[i]];
         if (typeof v !== "object" || v === null) continue;
-        stack.push({ node: v, parent: typeof n.type === "string" ? n : parent, index: 0, line, base });
+        if (keys[i] === "parts" && Array.isArray(v)) {
+          const at = [inner];
+          for (let j = 0; j < v.length - 1; j++) at.push(at[j] + newlines(v[j]));
+          for (let j = v.length - 1; j >= 0; j--) stack.push({ node: v[j], parent: typeof n.type === "string" ? n : parent, index: j, line: at[j], base });
+          continue;
+        }
+        stack.push({ node: v, parent: typeof n.type === "string" ? n : parent, index: 0, line: inner, base });
       }
     }
   }

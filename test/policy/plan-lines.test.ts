@@ -25,6 +25,11 @@ test("nested substitutions, multi-line substitutions and here-documents before t
   assert.deepEqual(await lines("cat <<EOF\nhi\nthere\nEOF\nz=$(cat <<X\nq\nX\ntools q four)\ntools q five\n"), [["q four", 8], ["q five", 9]]);
 });
 
+test("a $( ) in a here-document or further down a multi-line string carries its own line", async () => {
+  assert.deepEqual(await lines("echo a\ncat <<EOF\ntext\n$(tools h one)\nEOF\ntools h two\n"), [["h one", 4], ["h two", 6]]);
+  assert.deepEqual(await lines('echo "first\nsecond $(tools h three)\nthird `tools h four`"\n'), [["h three", 2], ["h four", 3]]);
+});
+
 test("for and while bodies, also inside a substitution, carry the script's line", async () => {
   const script = [
     "echo a", // 1
