@@ -133,6 +133,28 @@ function applyEdits() {
   // was skipped
   rep('e.isWord()?t.push(e.parseWord()):kd.has(e.current().type)',
     'e.isWord()?t.push(e.parseWord()):e.check(E.ASSIGNMENT_WORD)?t.push(__tsAssignmentItem(e)):kd.has(e.current().type)');
+
+  // H20: the shell's stdin is one stream that commands use up, as in bash: a command that reads
+  // the stdin it inherits from the script, a group or a loop (`x=$(cat)`, `jq -r .name`,
+  // `head -n1`, a subshell's `cat`) consumes it, so later commands see what is left; a command
+  // whose stdin was redirected from an empty file or here-doc reads that, not the inherited one
+  rep('{...await pf(c,t,n,s,o),internalProducerCommand:t}', '{...await pf(c,t,n,s,o,l),internalProducerCommand:t}')
+  rep('async function pf(e,t,n,r,s){', 'async function pf(e,t,n,r,s,__tsX=!1){')
+  rep('let d=r||i.state.groupStdin||"",p=!1,h=o();',
+      'let __tsInh=!r&&!__tsX&&i.state.groupStdin!==void 0,d=__tsInh?i.state.groupStdin:r||"",p=!1,h=o();')
+  rep('A=u.trusted?await Ce.runTrustedAsync(k):await k();return{...A,internalStdinConsumed:',
+      'A=u.trusted?await Ce.runTrustedAsync(k):await k();p&&__tsInh&&__tsConsumeGroupStdin(i,d);return{...A,internalStdinConsumed:')
+  // ... and what a subshell reads of the stdin it inherits is gone for the shell after it
+  rep('try{return await nt(e,t.redirections,n,l=>Om(e,t,l.stdin??n,r,s||l.stdin!==void 0))}finally{let l=new Map;',
+      'let __tsInh=!1;try{return await nt(e,t.redirections,n,l=>(__tsInh=!(s||l.stdin!==void 0||n),Om(e,t,l.stdin??n,r,s||l.stdin!==void 0)))}finally{let __tsG=e.state.groupStdin,l=new Map;')
+  rep('l.set(p,Math.max(l.get(p)??0,d))}a();for(let[c,u]of l)tn(e,c,u)}}async function Om(',
+      'l.set(p,Math.max(l.get(p)??0,d))}a();__tsInh&&(e.state.groupStdin=__tsG);for(let[c,u]of l)tn(e,c,u)}}async function Om(')
+
+  // H21 (reading only): a compound command (`for`, `while`, `if`, `case`, `{ }`, `( )`) keeps the
+  // line it starts on as `tsLine`, which the interpreter never reads (LINENO is unchanged), so
+  // toolshell's plan and preflight can name the line of a call in its words (`for k in $(tools …)`)
+  rep('parseCommand(){if(this.currentTokenJoinsProcessSubstitution())return yi(this);let t=this.current();',
+      'parseCommand(){let __tsL=this.processLineState?void 0:this.current().line,__tsC=this.__tsParseCommand();return __tsC&&typeof __tsC==="object"&&__tsC.line===void 0&&__tsL!==void 0&&(__tsC.tsLine=__tsL),__tsC}__tsParseCommand(){if(this.currentTokenJoinsProcessSubstitution())return yi(this);let t=this.current();')
 }
 
 const main = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -185,3 +185,9 @@ function __tsAssignmentItem(e) {
   const f = e.parseWordFromString(a.value, a.quoted, a.singleQuoted, !0);
   return e.parseAdjacentWordParts(f.parts, a.end, Re.Assignment);
 }
+// H20: a command read the stdin it inherited (the script's, a group's, a loop's): it is used up,
+// and a descriptor it came from (`done < file`, `<&3`) moves past what was read.
+function __tsConsumeGroupStdin(ctx, text) {
+  ctx.state.groupStdin = "";
+  if (ctx.state.groupStdinSourceFd !== undefined) tn(ctx, ctx.state.groupStdinSourceFd, text.length);
+}

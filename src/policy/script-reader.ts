@@ -13,6 +13,7 @@
 import { getCommandNames, parse } from "../shell/just-bash.js";
 import { defaultEngineCommands } from "../shell/index.js";
 import type { Turns } from "./turns.js";
+import { newlines } from "./word-lines.js";
 
 /** The longest script read, in characters: the shell parser's own bound (longer ones never run). */
 export const MAX_SCRIPT_CHARS = 1_000_000;
@@ -107,28 +108,42 @@ class Reader {
     else this.hiddenMore++;
   }
 
-  /** Walks one parsed script; `lineBase` maps its lines to the outer script's. */
+  /**
+   * Walks one parsed script; `lineBase` maps its lines to the outer script's. A `$( )` or backquoted
+   * body's lines restart at 1 in the parser, so they are offset by the line its `$(` is on (the
+   * command's line plus the newlines before it in its word); a compound command's line is `tsLine`
+   * (patches/README.md, H21).
+   */
   async walk(root: unknown, lineBase: number): Promise<void> {
-    const stack: Array<{ node: unknown; parent?: Node; index: number; line: number }> = [{ node: root, index: 0, line: lineBase + 1 }];
+    const stack: Array<{ node: unknown; parent?: Node; index: number; line: number; base: number }> = [{ node: root, index: 0, line: lineBase + 1, base: lineBase }];
     while (stack.length > 0) {
       if (this.turns.due()) await this.turns.yield();
-      const { node, parent, index, line: outerLine } = stack.pop()!;
+      const { node, parent, index, line: outerLine, base: outerBase } = stack.pop()!;
       if (Array.isArray(node)) {
-        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], parent, index: i, line: outerLine });
+        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], parent, index: i, line: outerLine, base: outerBase });
         continue;
       }
       if (!node || typeof node !== "object") continue;
       const n = node as Node;
-      const line = typeof n.line === "number" ? lineBase + n.line : outerLine;
+      const line = typeof n.line === "number" ? outerBase + n.line : typeof n.tsLine === "number" ? outerBase + n.tsLine : outerLine;
+      const base = n.type === "CommandSubstitution" ? line - 1 : outerBase;
       if (typeof n.type === "string") {
         const pending = this.visit(n, parent, index, line);
         if (pending) await pending;
       }
+      // A here-document's text starts on the line after its command; a word's part, as many lines down as the text before it has newlines.
+      const inner = n.type === "HereDoc" ? line + 1 : line;
       const keys = Object.keys(n);
       for (let i = keys.length - 1; i >= 0; i--) {
         const v = n[keys[i]];
         if (typeof v !== "object" || v === null) continue;
-        stack.push({ node: v, parent: typeof n.type === "string" ? n : parent, index: 0, line });
+        if (keys[i] === "parts" && Array.isArray(v)) {
+          const at = [inner];
+          for (let j = 0; j < v.length - 1; j++) at.push(at[j] + newlines(v[j]));
+          for (let j = v.length - 1; j >= 0; j--) stack.push({ node: v[j], parent: typeof n.type === "string" ? n : parent, index: j, line: at[j], base });
+          continue;
+        }
+        stack.push({ node: v, parent: typeof n.type === "string" ? n : parent, index: 0, line: inner, base });
       }
     }
   }

@@ -278,4 +278,28 @@ b("arith command subs of a function", "f() { echo \"$1\"; }; echo $(( $(f \"3\")
 b("arith command sub pipeline with quotes", 'echo $(( $(echo "a b" | wc -w) + 10 ))');
 b("arith command sub building an expression", "x=\"2 3\"; echo $(( $(echo \"$x\" | tr ' ' '+') ))");
 
+// --- stdin is one stream that commands use up (stdin arrives through a pipe, as a saved script's input does)
+b("stdin used up by $(cat)", 'x=$(cat); echo "x=$x"; echo "rest=[$(cat)]"', { stdin: '{"a":1}\n' });
+b("stdin used up by $(cat) in a piped group", "echo '{\"a\":1}' | { x=$(cat); echo \"x=$x\"; echo \"rest=[$(cat)]\"; }");
+b("stdin $(cat) then cat", 'x=$(cat); echo "x=$x"; cat; echo end', { stdin: "l1\nl2\n" });
+b("stdin backticks then cat", 'x=`cat`; echo "x=$x"; cat; echo end', { stdin: "a\n" });
+b("stdin read then $(cat)", 'read a; x=$(cat); echo "a=$a x=$x"; echo "rest=[$(cat)]"', { stdin: "l1\nl2\nl3\n" });
+b("stdin group head then cat", '{ head -n1; cat; }; echo end', { stdin: "l1\nl2\nl3\n" });
+b("stdin piped group head then cat", 'printf "l1\\nl2\\nl3\\n" | { head -n1; cat; }');
+b("stdin piped group read then cat", 'printf "l1\\nl2\\nl3\\n" | { read a; echo "a=$a"; cat; }');
+b("stdin $(jq) then cat", 'n=$(jq -r .name); echo "n=$n"; echo "rest=[$(cat)]"', { stdin: '{"name":"x"}\n' });
+b("stdin $(jq -n) leaves it", 'x=$(jq -nc "{a:1}"); echo "$x"; jq -r .name', { stdin: '{"name":"x"}\n' });
+b("stdin jq of a file leaves it", 'echo "{}" > f.json; jq -c . f.json; cat', { stdin: "a\n" });
+b("stdin while read with cat in the body", 'while read l; do echo "<$l>"; cat; done; echo "rest=[$(cat)]"', { stdin: "a\nb\nc\n" });
+b("stdin while read with $(cat) in the body", 'while read l; do echo "<$l>"; x=$(cat); echo "x=[$x]"; done', { stdin: "a\nb\nc\n" });
+b("stdin piped while read with $(cat)", 'printf "a\\nb\\n" | while read l; do echo "<$l>"; x=$(cat); echo "[$x]"; done; cat', { stdin: "z\n" });
+b("stdin function reading it", 'f() { cat; }; x=$(f); echo "x=$x"; cat', { stdin: "a\nb\n" });
+b("stdin subshell reads it", '(read l; echo "in=$l"); cat; (cat); echo "rest=[$(cat)]"', { stdin: "a\nb\n" });
+b("stdin first of a pipeline reads it", 'cat | tr a b; cat', { stdin: "a\n" });
+b("stdin grep reads it", 'grep b; cat', { stdin: "a\nb\nc\n" });
+b("stdin mapfile then cat", 'mapfile -t arr; echo "${#arr[@]}"; cat', { stdin: "a\nb\n" });
+b("stdin redirected from empty file", ': > empty; cat < empty; { cat; } < /dev/null; echo "rest=[$(cat)]"', { stdin: "a\n" });
+b("stdin empty heredoc", 'cat <<EOF\nEOF\ncat', { stdin: "a\n" });
+b("stdin done < file with cat in the body", 'printf "1\\n2\\n" > f; while read l; do echo "<$l>"; cat; done < f; cat', { stdin: "a\n" });
+
 export const BASH_CASES: BashCase[] = cases;

@@ -47,6 +47,16 @@ export interface JqArgvScan {
   incomplete: boolean;
 }
 
+/**
+ * `-n` given and an inline program that never mentions `input`/`inputs`: jq reads no input, so
+ * stdin is left unread (the shell's stdin is one stream commands use up, docs/shell.md).
+ */
+function nullInputOnly(args: string[], scan: JqArgvScan): boolean {
+  if (scan.fromFile || scan.programIndex < 0) return false;
+  const flags = args.filter((a, i) => i !== scan.programIndex && (a === "--null-input" || /^-[A-Za-z]*n[A-Za-z]*$/.test(a)));
+  return flags.length > 0 && !/\binputs?\b/.test(args[scan.programIndex] ?? "");
+}
+
 function isOptish(a: string): boolean {
   return a.length >= 2 && a[0] === "-" && (a[1] === "-" || /[A-Za-z]/.test(a[1]));
 }
@@ -202,6 +212,7 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
   return defineCommand("jq", async (args, ctx) => {
     const scan = scanJqArgv(args);
     if (scan.infoOnly === "version") return { stdout: `${JQ_VERSION}\n`, stderr: "", exitCode: 0 };
+    const readsNoInput = nullInputOnly(args, scan);
     const argv = [...args];
     if (scan.programIndex < 0 && scan.infoOnly === null && !scan.incomplete) {
       // jq uses "." when no program is given and stdin or stdout is not a terminal,
@@ -257,19 +268,21 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
     }
 
     // stdin: a file named `<stdin>` (what jq calls stdin) when argv can name it.
-    const stdinBytes = new Uint8Array(Buffer.from(latin1FromBytes(ctx.stdin), "latin1"));
+    // stdin is read only when jq would read it: the shell's stdin is used up by a command that
+    // reads it (docs/shell.md), so `jq . file` or `jq -n '{}'` must leave it for later commands.
+    const stdinBytes = (): Uint8Array => new Uint8Array(Buffer.from(latin1FromBytes(ctx.stdin), "latin1"));
     let realStdin: Uint8Array | null = null;
     const stdinPath = ctx.fs.resolvePath(ctx.cwd, "<stdin>");
     const dashes = scan.inputFileIndexes.filter((i) => argv[i] === "-");
-    if (scan.programIndex >= 0 && scan.infoOnly === null) {
+    if (scan.programIndex >= 0 && scan.infoOnly === null && !(readsNoInput && scan.inputFileIndexes.length === 0)) {
       if (scan.inputFileIndexes.length === 0) {
-        if (scan.endsInArgsMode) realStdin = stdinBytes;
+        if (scan.endsInArgsMode) realStdin = stdinBytes();
         else {
-          files.set(stdinPath, { path: stdinPath, data: stdinBytes });
+          files.set(stdinPath, { path: stdinPath, data: stdinBytes() });
           argv.push("<stdin>");
         }
       } else if (dashes.length) {
-        files.set(stdinPath, { path: stdinPath, data: stdinBytes });
+        files.set(stdinPath, { path: stdinPath, data: stdinBytes() });
         for (const i of dashes) argv[i] = "<stdin>";
       }
     }

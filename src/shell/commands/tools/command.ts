@@ -31,7 +31,10 @@ export function createToolsCommand(): Command {
     const scope = currentScope();
     if (!scope) return fail(new ToolCallError("unavailable", "the tools command runs only inside a toolshell shell call", false));
     if (scope.isStopped()) return fail(new ToolCallError("stopped", "an earlier call stopped the script, so this one did not run"));
-    const stdin = decodeBytesToUtf8(ctx.stdin);
+    // stdin is read only when the call uses it: the shell's stdin is one stream that a command
+    // reading it uses up (docs/shell.md), so `tools srv tool k=v` leaves it for the commands after.
+    let text: string | undefined;
+    const stdin = (): string => (text ??= decodeBytesToUtf8(ctx.stdin));
     let result: Result;
     try {
       result = await dispatch(scope, args, stdin, ctx);
@@ -51,12 +54,14 @@ export function createToolsCommand(): Command {
  * The one place `tools` words are dispatched: a subcommand (`help`, `search`, `plan`, `scripts`,
  * …, looked up through the scope), else a source's help, a tool's help, or a nested call.
  */
-async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: Parameters<Parameters<typeof defineCommand>[1]>[1]): Promise<Result> {
+async function dispatch(scope: ShellScope, args: string[], stdin: () => string, ctx: Parameters<Parameters<typeof defineCommand>[1]>[1]): Promise<Result> {
   const [first, ...rest] = args;
   const handler = scope.subcommand(first === undefined || isHelp(first) ? "help" : first);
   if (handler) {
     const handled = await handler(rest, {
-      stdin,
+      get stdin() {
+        return stdin();
+      },
       cwd: ctx.cwd,
       fs: ctx.fs,
       exec: ctx.exec ? (script, o) => ctx.exec!(script, { cwd: o.cwd, stdin: o.stdin, env: o.env, signal: ctx.signal }) : undefined,
@@ -70,13 +75,18 @@ async function dispatch(scope: ShellScope, args: string[], stdin: string, ctx: P
   const { tool, rest: words } = resolved;
   const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
   if (isHelp(words[0]) || (words.includes("--help") && !("help" in props))) return ok(renderTool(catalog, tool));
-  const input = buildInput(tool, { args: words, stdin });
-  const fromStdin = words.includes("-") || (words.length === 0 && stdin.trim() !== "");
+  const input = buildInput(tool, {
+    args: words,
+    get stdin() {
+      return stdin();
+    },
+  });
+  const fromStdin = words.includes("-") || (words.length === 0 && stdin().trim() !== "");
   let output;
   try {
     output = await scope.callTool({ tool, command: resolved.command, input });
   } catch (err) {
-    if (err instanceof ToolCallError && err.code === "invalid_input" && !fromStdin && stdin.trim().startsWith("{")) {
+    if (err instanceof ToolCallError && err.code === "invalid_input" && !fromStdin && stdin().trim().startsWith("{")) {
       throw new ToolCallError("invalid_input", `${err.message} (stdin holds JSON that was not read: add \`-\` to merge it under the pairs)`);
     }
     throw err;
