@@ -4,6 +4,7 @@ import { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils
 import { createXargsCommand } from "./xargs/xargs.js";
 
 export { createJqCommand, scanJqArgv, JQ_VERSION, type JqArgvScan } from "./jq/command.js";
+export { planJqArgv, type JqPlan, type JqArgOp } from "./jq/argv.js";
 export { JqEngine, sharedJqEngine, type JqRunRequest, type JqRunResult, type JqStagedFile } from "./jq/engine.js";
 export { createXargsCommand } from "./xargs/xargs.js";
 export { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils/coreutils.js";

@@ -1,4 +1,5 @@
 import { defineCommand, latin1FromBytes, type Command, type ResolvedCommandContext } from "../../just-bash.js";
+import { JQ_OPT, planJqArgv } from "./argv.js";
 import { sharedJqEngine, type JqEngine, type JqStagedFile } from "./engine.js";
 
 /** The version our jq reports (`jq --version`); jq-web's build leaves it empty. */
@@ -200,15 +201,18 @@ export const JQ_MAX_OUTPUT = 16 * 1024 * 1024;
  * Build the `jq` command: the real jq 1.7.1 (WebAssembly, via `engine.ts`) with its
  * files read from the session's virtual filesystem (`ctx.fs`), never the host's.
  *
- * Argv goes to jq unchanged except: the stdin bytes are staged as a file literally named
- * `<stdin>` in the working directory and named as the last input (jq labels stdin
- * `<stdin>`, so messages and `input_filename` read the same); `--arg` values and programs
- * over 4 KiB travel as `--rawfile` / `-f` files; `--argjson` values over 4 KiB as
- * `--slurpfile` with `$v[0] as $v |` put before the program. `--version` prints `jq-1.7.1`.
+ * The command line is read as jq's `main` reads it (`planJqArgv`) and the worker drives libjq
+ * (worker-driver.ts): a program is compiled once per program, arguments and `~/.jq`, then run for
+ * each call. What main answers by itself (help, usage errors) and `-C` run jq's own `main`.
+ * stdin is staged as a file literally named `<stdin>` in the working directory and named as the
+ * last input (jq labels stdin `<stdin>`, so messages and `input_filename` read the same).
+ * `--version` prints `jq-1.7.1`.
+ * @param options.driver "main" runs every call through jq's own `main` (the reference the
+ *   conformance tests compare the driver with); default "libjq"
  * Exit codes are jq's (0, 1, 2, 3, 4, 5); 124 when the run passes the shell's time budget.
  * Source of the rules: jq 1.7.1 manual and src/main.c; docs/shell.md.
  */
-export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Command {
+export function createJqCommand(engine: () => JqEngine = sharedJqEngine, options: { driver?: "libjq" | "main" } = {}): Command {
   return defineCommand("jq", async (args, ctx) => {
     const scan = scanJqArgv(args);
     if (scan.infoOnly === "version") return { stdout: `${JQ_VERSION}\n`, stderr: "", exitCode: 0 };
@@ -220,6 +224,10 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
       argv.push(".");
       scan.programIndex = argv.length - 1;
     }
+    // The libjq driver runs what main's option loop accepts; -C (colours from $JQ_COLORS) and
+    // everything main would answer by itself (help, usage errors) go to jq's own main.
+    let plan = options.driver === "main" ? null : planJqArgv(argv);
+    if (plan && plan.options & JQ_OPT.COLOR_OUTPUT) plan = null;
     const files = new Map<string, JqStagedFile>();
     let programText = scan.programIndex >= 0 && !scan.fromFile ? argv[scan.programIndex] : "";
     if (scan.programIndex >= 0 && scan.fromFile) {
@@ -231,80 +239,36 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
     }
     for (const d of scan.libDirs) await stageTree(ctx, d, files);
 
-    // Big values move from argv (jq's wasm stack) into staged files.
-    let serial = 0;
-    const spill = (data: Uint8Array): string => {
-      const p = `/dev/shm/tmp/jq-arg-${serial++}`;
-      files.set(p, { path: p, data });
-      return p;
-    };
-    const prefixes: string[] = [];
-    for (let i = 0; i < argv.length; i++) {
-      const a = argv[i];
-      if ((a === "--arg" || a === "--argjson") && i + 2 < argv.length && argv[i + 2].length > MAX_INLINE_ARG) {
-        const value = toBytes(argv[i + 2]);
-        argv[i] = a === "--arg" ? "--rawfile" : "--slurpfile";
-        argv[i + 2] = spill(value);
-        if (a === "--argjson" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(argv[i + 1])) {
-          prefixes.push(`$${argv[i + 1]}[0] as $${argv[i + 1]} | `);
-        }
-        i += 2;
-      } else if (a === "--arg" || a === "--argjson" || a === "--rawfile" || a === "--slurpfile") {
-        i += 2;
-      } else if (a === "--indent") {
-        i += 1;
-      }
-    }
-    if (scan.programIndex >= 0 && !scan.fromFile) {
-      const prog = prefixes.join("") + (prefixes.length ? `(${argv[scan.programIndex]})` : argv[scan.programIndex]);
-      if (prog.length > MAX_INLINE_ARG) {
-        argv[scan.programIndex] = spill(toBytes(prog));
-        argv.unshift("-f");
-        scan.programIndex += 1;
-        scan.inputFileIndexes = scan.inputFileIndexes.map((i) => i + 1);
-      } else {
-        argv[scan.programIndex] = prog;
-      }
-    }
-
     // stdin: a file named `<stdin>` (what jq calls stdin) when argv can name it.
     // stdin is read only when jq would read it: the shell's stdin is used up by a command that
     // reads it (docs/shell.md), so `jq . file` or `jq -n '{}'` must leave it for later commands.
     const stdinBytes = (): Uint8Array => new Uint8Array(Buffer.from(latin1FromBytes(ctx.stdin), "latin1"));
     let realStdin: Uint8Array | null = null;
     const stdinPath = ctx.fs.resolvePath(ctx.cwd, "<stdin>");
-    const dashes = scan.inputFileIndexes.filter((i) => argv[i] === "-");
-    if (scan.programIndex >= 0 && scan.infoOnly === null && !(readsNoInput && scan.inputFileIndexes.length === 0)) {
-      if (scan.inputFileIndexes.length === 0) {
+    const readsStdin = scan.programIndex >= 0 && scan.infoOnly === null && !(readsNoInput && scan.inputFileIndexes.length === 0);
+    if (plan) {
+      if (readsStdin && (plan.inputs.length === 0 || plan.inputs.includes("-"))) {
+        files.set(stdinPath, { path: stdinPath, data: stdinBytes() });
+        plan.inputs = plan.inputs.length ? plan.inputs.map((f) => (f === "-" ? "<stdin>" : f)) : ["<stdin>"];
+      }
+    } else {
+      spillBigArguments(argv, scan, files);
+      const dashes = scan.inputFileIndexes.filter((i) => argv[i] === "-");
+      if (readsStdin && scan.inputFileIndexes.length === 0) {
         if (scan.endsInArgsMode) realStdin = stdinBytes();
         else {
           files.set(stdinPath, { path: stdinPath, data: stdinBytes() });
           argv.push("<stdin>");
         }
-      } else if (dashes.length) {
+      } else if (readsStdin && dashes.length) {
         files.set(stdinPath, { path: stdinPath, data: stdinBytes() });
         for (const i of dashes) argv[i] = "<stdin>";
       }
     }
-    // ~/.jq is imported by jq as a library: ours restores two 1.6 builtins that 1.7
-    // removed and makes strftime's %Z print "UTC" (the wasm libc leaves it empty).
     const useEnv = /env|ENV/.test(programText) || scan.fromFile || scan.libDirs.length > 0;
     const env = useEnv ? exportedEnv(ctx) : [];
-    const home = useEnv ? env.find((e) => e.startsWith("HOME="))?.slice(5) : "/";
-    if (home) {
-      const rc = ctx.fs.resolvePath("/", `${home}/.jq`);
-      const own = await stage(ctx, rc, files);
-      const entry = files.get(rc);
-      if (!entry?.dir) {
-        const mine = own ? decoder.decode(own) : "";
-        // The shim costs every run a parse; a plain program that names none of its
-        // definitions (and no ~/.jq of the session's) runs without it, with the same result.
-        if (useEnv || mine || SHIM_NAMES.test(programText)) files.set(rc, { path: rc, data: toBytes(`${JQ_SHIM}\n${mine}`) });
-        else files.delete(rc);
-      }
-    }
-    const argvBytes = argv.reduce((n, a) => n + toBytes(a).length + 1, 0);
-    if (argvBytes > MAX_ARGV_BYTES) {
+    const libKey = await stageHomeJq(ctx, files, programText, useEnv ? (env.find((e) => e.startsWith("HOME="))?.slice(5) ?? null) : "/", useEnv);
+    if (!plan && argv.reduce((n, a) => n + toBytes(a).length + 1, 0) > MAX_ARGV_BYTES) {
       return { stdout: "", stderr: "jq: error: argument list too long\n", exitCode: 2 };
     }
 
@@ -325,7 +289,74 @@ export function createJqCommand(engine: () => JqEngine = sharedJqEngine): Comman
       maxOutput: Math.min(ctx.limits.maxOutputSize || JQ_MAX_OUTPUT, JQ_MAX_OUTPUT),
       timeoutMs,
       signal: ctx.signal,
+      plan: plan ?? undefined,
+      libKey,
     });
     return { stdout: decoder.decode(res.stdout), stderr: decoder.decode(res.stderr), exitCode: res.exitCode };
   });
+}
+
+/**
+ * `~/.jq`, which jq imports as a library: ours restores two 1.6 builtins that 1.7 removed and
+ * makes strftime's %Z print "UTC" (the wasm libc leaves it empty); a session's own `~/.jq` follows.
+ * @returns the text staged there ("" when none), which keys the driver's compiled programs
+ */
+async function stageHomeJq(ctx: ResolvedCommandContext, files: Map<string, JqStagedFile>, programText: string, home: string | null, useEnv: boolean): Promise<string> {
+  if (!home) return "";
+  const rc = ctx.fs.resolvePath("/", `${home}/.jq`);
+  const own = await stage(ctx, rc, files);
+  const entry = files.get(rc);
+  if (entry?.dir) return "";
+  const mine = own ? decoder.decode(own) : "";
+  // The shim costs every compile a parse; a plain program that names none of its
+  // definitions (and no ~/.jq of the session's) runs without it, with the same result.
+  if (useEnv || mine || SHIM_NAMES.test(programText)) {
+    const text = `${JQ_SHIM}\n${mine}`;
+    files.set(rc, { path: rc, data: toBytes(text) });
+    return text;
+  }
+  files.delete(rc);
+  return "";
+}
+
+/**
+ * For jq's own `main`, whose argv sits on its 64 KiB wasm stack: `--arg` values and programs
+ * over 4 KiB move into staged files (`--rawfile`, `-f`), `--argjson` values into `--slurpfile`
+ * with `$v[0] as $v |` put before the program. Edits `argv`, `scan` and `files` in place.
+ */
+function spillBigArguments(argv: string[], scan: JqArgvScan, files: Map<string, JqStagedFile>): void {
+  let serial = 0;
+  const spill = (data: Uint8Array): string => {
+    const p = `/dev/shm/tmp/jq-arg-${serial++}`;
+    files.set(p, { path: p, data });
+    return p;
+  };
+  const prefixes: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((a === "--arg" || a === "--argjson") && i + 2 < argv.length && argv[i + 2].length > MAX_INLINE_ARG) {
+      const value = toBytes(argv[i + 2]);
+      argv[i] = a === "--arg" ? "--rawfile" : "--slurpfile";
+      argv[i + 2] = spill(value);
+      if (a === "--argjson" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(argv[i + 1])) {
+        prefixes.push(`$${argv[i + 1]}[0] as $${argv[i + 1]} | `);
+      }
+      i += 2;
+    } else if (a === "--arg" || a === "--argjson" || a === "--rawfile" || a === "--slurpfile") {
+      i += 2;
+    } else if (a === "--indent") {
+      i += 1;
+    }
+  }
+  if (scan.programIndex >= 0 && !scan.fromFile) {
+    const prog = prefixes.join("") + (prefixes.length ? `(${argv[scan.programIndex]})` : argv[scan.programIndex]);
+    if (prog.length > MAX_INLINE_ARG) {
+      argv[scan.programIndex] = spill(toBytes(prog));
+      argv.unshift("-f");
+      scan.programIndex += 1;
+      scan.inputFileIndexes = scan.inputFileIndexes.map((i) => i + 1);
+    } else {
+      argv[scan.programIndex] = prog;
+    }
+  }
 }

@@ -1,7 +1,9 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { append, reset, withMemoryMaximum } from "./worker-helpers.js";
+import type { JqPlan } from "./argv.js";
+import { jqBuildInfo, jqDriverExports, jqLibMain } from "./worker-driver.js";
+import { append, callJqMain, reset, stageJqFiles, withExports, withMemoryMaximum } from "./worker-helpers.js";
 import { jqWorkerMain } from "./worker-main.js";
 
 /** One file or directory to place in the jq instance's filesystem for one run. */
@@ -34,6 +36,14 @@ export interface JqRunRequest {
   timeoutMs: number;
   /** Cancels the run (the worker is ended); the run fails with 130. */
   signal?: AbortSignal;
+  /**
+   * The command line as jq's `main` would read it (`planJqArgv`): the worker then drives libjq
+   * itself and keeps the compiled program for the next run with the same program and arguments.
+   * Absent: jq's own `main` runs `argv`.
+   */
+  plan?: JqPlan;
+  /** Text besides the files named by `plan` that a compile reads (`~/.jq`); keys the compiled program. */
+  libKey?: string;
 }
 
 /** What a jq run produced. */
@@ -118,7 +128,7 @@ export class JqEngine {
 
   private start(): Promise<void> {
     if (this.ready) return this.ready;
-    const code = `var __name = (f) => f;\n${[withMemoryMaximum, append, reset].map(String).join("\n")}\n(${jqWorkerMain.toString()})();`;
+    const code = `var __name = (f) => f;\n${[withMemoryMaximum, withExports, callJqMain, stageJqFiles, append, reset, jqDriverExports, jqBuildInfo, jqLibMain].map(String).join("\n")}\n(${jqWorkerMain.toString()})();`;
     const w = new Worker(code, {
       eval: true,
       workerData: {

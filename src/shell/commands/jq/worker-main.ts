@@ -1,3 +1,5 @@
+import type { JqPlan } from "./argv.js";
+import type { JqDriverInstance, JqDriverRequest } from "./worker-driver.js";
 import type { Sink } from "./worker-helpers.js";
 
 /**
@@ -10,8 +12,9 @@ import type { Sink } from "./worker-helpers.js";
  * same source before it.
  *
  * What it does: loads jq-web's Emscripten glue (jq 1.7.1 compiled to WebAssembly)
- * without letting the glue start an instance of its own, instantiates the wasm itself
- * with a few imports replaced, and answers run requests one at a time:
+ * without letting the glue start an instance of its own, instantiates the wasm itself (libjq's
+ * functions exported, worker-driver.ts drives them) with a few imports replaced, and answers
+ * run requests one at a time:
  * - `exit`/`proc_exit` throw a private exception, so jq's exit status comes back
  *   without touching `process.exitCode`;
  * - `environ_get`/`environ_sizes_get` serve the session's exported variables (UTF-8),
@@ -22,11 +25,17 @@ import type { Sink } from "./worker-helpers.js";
  *   output cap is passed.
  * Files named on the command line are staged into the instance's in-memory FS at the
  * same absolute paths as in the session's virtual filesystem, and removed after the run.
- * An instance that hit an abnormal end (trap, output cap, stdin left half-read), grew
- * its heap past the limit, or served too many calls is dropped and a new one is made.
+ * An instance that hit an abnormal end (trap, output cap, stdin left half-read), grew its heap
+ * past the limit, or served too many calls is dropped (its compiled programs with it).
  */
 // Defined beside this function in the worker's source (worker-helpers.ts; engine.ts puts them there).
 declare function withMemoryMaximum(bin: Uint8Array, maxBytes: number): Uint8Array<ArrayBuffer>;
+declare function withExports(bin: Uint8Array, names: string[]): Uint8Array<ArrayBuffer>;
+declare function callJqMain(ex: any, argv: string[], exitCode: (e: unknown) => number | null): number;
+declare function stageJqFiles(FS: any, cwd: string, files: Array<{ path: string; data?: Uint8Array; dir?: boolean }>): { files: string[]; dirs: string[] };
+declare function jqDriverExports(): string[];
+declare function jqBuildInfo(ask: (flag: string) => string): { config: string; versionDir: string };
+declare function jqLibMain(inst: JqDriverInstance, req: JqDriverRequest, say: (text: string) => void, posixPath: unknown): number;
 declare function append(sink: Sink, data: Uint8Array): void;
 declare function reset(sink: Sink): void;
 
@@ -76,18 +85,20 @@ export function jqWorkerMain(): void {
     if (e !== STOP) throw e;
   }
   if (typeof factory !== "function") throw new Error("jq-web: could not load the jq factory");
-  const wasmModule = new WebAssembly.Module(withMemoryMaximum(nodeFs.readFileSync(data.wasmPath), data.maxMemoryBytes));
+  // libjq's functions, main.c's `process` and its callbacks, exported for the driver (worker-driver.ts).
+  const CALLBACKS = ["debug_cb", "stderr_cb", "jq_util_input_next_input_cb"];
+  const LIBJQ = [...CALLBACKS, ...jqDriverExports()];
+  const wasmModule = new WebAssembly.Module(
+    withMemoryMaximum(withExports(nodeFs.readFileSync(data.wasmPath), LIBJQ), data.maxMemoryBytes),
+  );
 
   const enc = new TextEncoder();
 
   class JqExit {
     constructor(public code: number) {}
   }
-  class OutputLimit {
-    constructor(public which: string) {}
-  }
 
-  interface Inst {
+  interface Inst extends JqDriverInstance {
     FS: any;
     ex: any;
     envKey: string;
@@ -96,9 +107,8 @@ export function jqWorkerMain(): void {
     out: Sink;
     err: Sink;
     maxOutput: number;
-    /** Set when output passed `maxOutput`: later writes are dropped. */
+    /** Set when output passed `maxOutput` (later writes are dropped); bytes written this run. */
     overflow: boolean;
-    /** Bytes written this run (both streams), checked against `maxOutput`. */
     accounted: number;
     /** Set when jq asked for more memory than `maxMemoryBytes` allows. */
     outOfMemory: boolean;
@@ -119,6 +129,10 @@ export function jqWorkerMain(): void {
       overflow: false,
       accounted: 0,
       outOfMemory: false,
+      cb: { debug: 0, stderr: 0, input: 0 },
+      cache: new Map(),
+      scratch: 0,
+      info: { config: "", versionDir: "" },
     };
     const mem = () => ex.memory.buffer as ArrayBuffer;
     const writeCString = (ptr: number, s: string) => {
@@ -189,6 +203,14 @@ export function jqWorkerMain(): void {
     if (!M.FS) throw new Error("jq-web: its FS is not exposed");
     inst.FS = M.FS;
     inst.ex = ex;
+    // The table slots main.c's callbacks already have (it takes their addresses).
+    const table = ex.__indirect_function_table as WebAssembly.Table;
+    const slots = CALLBACKS.map((name) => {
+      for (let i = 0; i < table.length; i++) if (table.get(i) === ex[`ts_${name}`]) return i;
+      throw new Error(`jq-web: ${name} is not in the function table`);
+    });
+    inst.cb = { debug: slots[0], stderr: slots[1], input: slots[2] };
+    inst.scratch = ex.ts_emscripten_builtin_malloc(16 * 256 + 48);
     const FS = M.FS;
     let major = 90;
     for (const [name, sink] of [
@@ -234,6 +256,10 @@ export function jqWorkerMain(): void {
     env: string[];
     useEnv: boolean;
     maxOutput: number;
+    /** The command line planned for the libjq driver; absent: jq's own `main` runs argv. */
+    plan?: JqPlan;
+    /** `~/.jq` text the compile may read (part of the driver's cache key). */
+    libKey?: string;
   }
 
   const pool: Inst[] = [];
@@ -266,28 +292,16 @@ export function jqWorkerMain(): void {
     inst.accounted = 0;
     inst.outOfMemory = false;
     inst.calls++;
-    const createdFiles: string[] = [];
-    const createdDirs: string[] = [];
-    const mkdirs = (dir: string) => {
-      const parts = dir.split("/").filter(Boolean);
-      let cur = "";
-      for (const p of parts) {
-        cur += "/" + p;
-        const look = FS.analyzePath(cur);
-        if (!look.exists) {
-          FS.mkdir(cur);
-          createdDirs.push(cur);
-        }
-      }
-    };
+    let created: { files: string[]; dirs: string[] } = { files: [], dirs: [] };
     let exitCode: number;
     const sp = ex.emscripten_stack_get_current();
-    try {
-      // fds 0,1,2: stdin (only used in --args mode without files), stdout, stderr
+    const callMain = (argv: string[]): number => callJqMain(ex, argv, (e) => (e instanceof JqExit ? e.code : null));
+    // fds 0,1,2: stdin (only used in --args mode without files by jq's own main), stdout, stderr
+    const openStdio = (stdin: Uint8Array | null) => {
       for (const s of FS.streams) if (s) FS.close(s);
-      if (req.stdin) {
+      if (stdin) {
         const p = "/dev/shm/tmp/.jq-stdin";
-        FS.writeFile(p, req.stdin);
+        FS.writeFile(p, stdin);
         FS.open(p, "r");
         FS.unlink(p);
         inst.broken = true; // C stdin keeps its buffer: never reuse this instance
@@ -296,40 +310,39 @@ export function jqWorkerMain(): void {
       }
       FS.open("/dev/jqout", "w");
       FS.open("/dev/jqerr", "w");
-      mkdirs(req.cwd);
-      for (const f of req.files) {
-        if (f.dir) {
-          mkdirs(f.path);
-        } else if (f.data) {
-          mkdirs(nodePath.posix.dirname(f.path));
-          if (!FS.analyzePath(f.path).exists) {
-            FS.writeFile(f.path, f.data);
-            createdFiles.push(f.path);
-          }
-        }
+    };
+    try {
+      if (req.plan && !inst.info.versionDir) {
+        // What this build's main binds as $JQ_BUILD_CONFIGURATION and VERSION_DIR, asked once.
+        inst.info = jqBuildInfo((flag) => {
+          openStdio(null);
+          callMain(["jq", flag]);
+          const text = new TextDecoder().decode(inst.out.buf.subarray(0, inst.out.bytes));
+          reset(inst.out);
+          reset(inst.err);
+          return text;
+        });
+        inst.accounted = 0;
       }
+      openStdio(req.stdin);
+      created = stageJqFiles(FS, req.cwd, req.files);
       FS.chdir(req.cwd);
-      const ptrs: number[] = [];
-      for (const a of req.argv) {
-        const b = enc.encode(a);
-        const p = ex._emscripten_stack_alloc(b.length + 1);
-        const u8 = new Uint8Array(ex.memory.buffer);
-        u8.set(b, p);
-        u8[p + b.length] = 0;
-        ptrs.push(p);
+      if (req.plan) {
+        const staged = new Map<string, Uint8Array>();
+        for (const f of req.files) if (f.data) staged.set(f.path, f.data);
+        const say = (text: string) => {
+          const b = enc.encode(text);
+          FS.write(FS.streams[2], b, 0, b.length);
+        };
+        exitCode = jqLibMain(inst, { plan: req.plan, cwd: req.cwd, libKey: req.libKey ?? "", staged }, say, nodePath.posix);
+      } else {
+        exitCode = callMain(req.argv);
       }
-      const argvPtr = ex._emscripten_stack_alloc(4 * (ptrs.length + 1));
-      const v = new DataView(ex.memory.buffer);
-      ptrs.forEach((p, i) => v.setUint32(argvPtr + 4 * i, p, true));
-      v.setUint32(argvPtr + 4 * ptrs.length, 0, true);
-      exitCode = ex.__main_argc_argv(ptrs.length, argvPtr);
     } catch (e) {
       if (e instanceof JqExit) {
         exitCode = e.code;
-      } else if (e instanceof OutputLimit) {
-        inst.broken = true;
-        exitCode = 2;
-        append(inst.err, enc.encode("jq: error: output limit exceeded\n"));
+        // main exits by design; libjq driven by the driver never should: start afresh.
+        if (req.plan) inst.broken = true;
       } else if (inst.outOfMemory) {
         inst.broken = true;
         exitCode = 5;
@@ -351,8 +364,8 @@ export function jqWorkerMain(): void {
       } catch {}
       try {
         FS.chdir("/");
-        for (const f of createdFiles.reverse()) FS.unlink(f);
-        for (const d of createdDirs.reverse()) FS.rmdir(d);
+        for (const f of created.files.reverse()) FS.unlink(f);
+        for (const d of created.dirs.reverse()) FS.rmdir(d);
       } catch {
         inst.broken = true;
       }
