@@ -25,6 +25,15 @@ function rep(old, replacement) {
   s = s.replace(old, () => replacement);
 }
 
+/** Edits of the bundle's chunks (dist/bundle/chunks/<file>): [file, old, new, text appended to the file]. */
+const chunkEdits = [
+  // H25 (speed only): a regular expression's RE2 program is compiled once per pattern and flags
+  // and kept (a small process-wide cache of patterns under 1,000 characters): grep, sed, awk and
+  // globs compiled it again on every call. RE2 programs are immutable; each use has its own matcher.
+  ["chunk-KVG5FR5F.js", "this._re2=_.compile(n,r)", "this._re2=__tsRe2Compile(n,r,()=>_.compile(n,r))",
+    "const __tsRe2Cache=new Map();function __tsRe2Compile(p,f,c){if(p.length>=1000)return c();const k=`${f}\\0${p}`;let r=__tsRe2Cache.get(k);if(r)return r;r=c();__tsRe2Cache.size>=256&&__tsRe2Cache.clear();__tsRe2Cache.set(k,r);return r}\n"],
+];
+
 function applyEdits() {
   // H1: command word goes through the same expansion as arguments (split, "$@", arrays, globs)
   rep('let u=await se(this.ctx,t.name),f=[],d=[],',
@@ -150,6 +159,30 @@ function applyEdits() {
   rep('l.set(p,Math.max(l.get(p)??0,d))}a();for(let[c,u]of l)tn(e,c,u)}}async function Om(',
       'l.set(p,Math.max(l.get(p)??0,d))}a();__tsInh&&(e.state.groupStdin=__tsG);for(let[c,u]of l)tn(e,c,u)}}async function Om(')
 
+  // H22: an assignment-only command (`x=3`, `x=$(cmd) y=2`) has status 0, or the status of the last
+  // command substitution it ran, as in bash; it kept the previous command's status (`false; x=3;
+  // echo $?` printed 1, and under `set -e` an `else y=1` branch ended the script)
+  rep('case"CommandSubstitution":{let s=Wl(t.body);', 'case"CommandSubstitution":{e.state.tsSubstitutions=(e.state.tsSubstitutions??0)+1;let s=Wl(t.body);')
+  rep('async function ns(e,t){', 'async function ns(e,t){e.state.tsSubstitutions=(e.state.tsSubstitutions??0)+1;')
+  rep('this.ctx.state.expansionStderr="";let s=await nf(this.ctx,t);', 'this.ctx.state.expansionStderr="";let __tsS=this.ctx.state.tsSubstitutions??0,s=await nf(this.ctx,t);')
+  rep('let V=L("",o,0),q=await rn(', 'let V=L("",o,__tsAssignStatus(this.ctx,__tsS)),q=await rn(')
+  rep('return this.ctx.state.expansionStderr="",L("",P,this.ctx.state.lastExitCode)}', 'return this.ctx.state.expansionStderr="",L("",P,__tsAssignStatus(this.ctx,__tsS))}')
+
+  // H23 (speed only): a command that needs no guard runs directly: with the defense-in-depth layer
+  // off, just-bash's own commands and toolshell's own (marked `tsDirect`) get the command
+  // context as it is, with no per-command membrane, AbortController, deadline race and timer; the
+  // exec keeps one deadline (one timer per exec, its signal is the command's `ctx.signal`)
+  rep('w=u.internalOriginalCommand,b=()=>{};if(w){',
+      'w=u.internalOriginalCommand,b=()=>{};if(__tsDirect(i,u)){m.signal=__tsExecSignal(i);w&&(m.origCommand=N=>w.execute(N,m));try{let A=await u.execute(n,m);p&&__tsInh&&__tsConsumeGroupStdin(i,d);return{...A,internalStdinConsumed:A.internalStdinConsumed??(p?r.length:0)}}catch(v){if(v instanceof x||v instanceof ze||v instanceof _t)throw v;return D(`${t}: ${wt($t(v))}\n`)}}if(w){')
+
+  rep('o={name:t.name,trusted:r,internalIsExtension:n,internalOriginalCommand:i,execute:(l,c)=>t.execute(l,c)}',
+      'o={name:t.name,trusted:r,internalIsExtension:n,internalOriginalCommand:i,tsDirect:t.tsDirect===!0,execute:(l,c)=>t.execute(l,c)}')
+
+  // H24 (speed only): a glob pattern's regular expression is compiled once and kept (a small
+  // process-wide cache), not once per directory entry it is matched against
+  rep('patternToRegex(t){let n=this.patternToRegexStr(t);return ge(`^${n}$`)}',
+      'patternToRegex(t){let r=__tsGlobCache.get(t);if(r)return r;let n=this.patternToRegexStr(t);r=ge(`^${n}$`);__tsGlobCache.size>=256&&__tsGlobCache.clear();__tsGlobCache.set(t,r);return r}')
+
   // H21 (reading only): a compound command (`for`, `while`, `if`, `case`, `{ }`, `( )`) keeps the
   // line it starts on as `tsLine`, which the interpreter never reads (LINENO is unchanged), so
   // toolshell's plan and preflight can name the line of a call in its words (`for k in $(tools …)`)
@@ -168,5 +201,11 @@ if (main && arg === "--id") {
   applyEdits();
   s = `${s.replace(/\n+$/, "")}\n${helpers}export const toolshellEngineId = ${JSON.stringify(engineId)};\n`;
   writeFileSync(bundle, s);
+  for (const [file, old, replacement, appended] of chunkEdits) {
+    const chunk = path.join(arg, "dist", "bundle", "chunks", file);
+    s = readFileSync(chunk, "utf8");
+    rep(old, replacement);
+    writeFileSync(chunk, `${s.replace(/\n+$/, "")}\n${appended}`);
+  }
   console.log(`patched ${bundle} (${engineId})`);
 }

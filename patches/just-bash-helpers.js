@@ -191,3 +191,40 @@ function __tsConsumeGroupStdin(ctx, text) {
   ctx.state.groupStdin = "";
   if (ctx.state.groupStdinSourceFd !== undefined) tn(ctx, ctx.state.groupStdinSourceFd, text.length);
 }
+// H22: the status of an assignment-only command: that of the last command substitution it ran
+// (counted in state.tsSubstitutions), else 0.
+function __tsAssignStatus(ctx, before) {
+  return (ctx.state.tsSubstitutions ?? 0) !== before ? ctx.state.lastExitCode : 0;
+}
+// H23: commands that run without the per-command guard: just-bash's own (registered as bundled,
+// not as an extension) and toolshell's (marked tsDirect), only while the defense-in-depth layer is off.
+function __tsDirect(ctx, cmd) {
+  return !ctx.requireDefenseContext && (!cmd.internalIsExtension || cmd.tsDirect === true);
+}
+// H23: one deadline per exec: a signal aborted by the exec's own signal or at its time limit, made
+// once per execution scope, its timer cleared when the scope closes.
+const __tsExecSignals = new WeakMap();
+function __tsExecSignal(ctx) {
+  const scope = ctx.executionScope;
+  if (!scope || typeof scope.remainingTimeMs !== "function") return ctx.state.signal;
+  let signal = __tsExecSignals.get(scope);
+  if (signal) return signal;
+  const ac = new AbortController();
+  const outer = ctx.state.signal;
+  const onAbort = () => ac.abort(outer.reason);
+  if (outer) outer.aborted ? onAbort() : outer.addEventListener("abort", onAbort, { once: true });
+  const timer = __tsSetTimeout(() => ac.abort(new Error("execution deadline")), Math.max(1, scope.remainingTimeMs()));
+  timer.unref?.();
+  try {
+    scope.registerCleanup(() => {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    });
+  } catch {}
+  signal = ac.signal;
+  __tsExecSignals.set(scope, signal);
+  return signal;
+}
+const __tsSetTimeout = setTimeout;
+// H24: compiled glob patterns, by pattern text.
+const __tsGlobCache = new Map();

@@ -117,7 +117,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     cwd: WORKDIR,
     files,
     env: { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) },
-    customCommands: [createSleepCommand(), ...(options.commands ?? []), createToolsCommand()],
+    // toolshell's own commands honour the exec's signal and their own limits, so they run without
+    // just-bash's per-command guard (patches/README.md, H23), as just-bash's own commands do.
+    customCommands: [createSleepCommand(), ...(options.commands ?? []), createToolsCommand()].map((c) => Object.assign(c, { tsDirect: true })),
     executionLimits: { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 },
     defenseInDepth: options.defenseInDepth ?? false,
   });

@@ -302,4 +302,20 @@ b("stdin redirected from empty file", ': > empty; cat < empty; { cat; } < /dev/n
 b("stdin empty heredoc", 'cat <<EOF\nEOF\ncat', { stdin: "a\n" });
 b("stdin done < file with cat in the body", 'printf "1\\n2\\n" > f; while read l; do echo "<$l>"; cat; done < f; cat', { stdin: "a\n" });
 
+// --- an assignment-only command's status: 0, or that of the last command substitution it ran
+b("assignment status after false", "false; x=3; echo $?");
+b("assignment status of a failing substitution", "x=$(false); echo $?");
+b("assignment status of the last substitution", "x=$(exit 3) y=2; echo $?; x=$(exit 3) y=$(true); echo $?");
+b("assignment status of an empty value", "false; x=; echo $?; false; x+=1; echo $?; false; a[1]=2; echo $?");
+b("assignment reads the previous status", "false; x=$?; echo \"x=$x now=$?\"");
+b("assignment under set -e in an else branch", "set -e; if false; then :; else y=1; fi; echo \"y=$y\"");
+b("assignment under set -e after a condition", "set -e; false || x=2; echo \"x=$x $?\"");
+b("assignment of a failing substitution under set -e", "set -e; x=$(false); echo not reached");
+b("assignment status in a function", "f() { false; x=1; }; f; echo $?; g() { x=$(exit 4); }; g; echo $?");
+b("assignment status with a redirection", "false; x=1 > out.txt; echo $?; x=$(exit 2) > out.txt; echo $?");
+b("assignment status in && lists", "false; x=1 && echo \"and $?\"; x=$(false) || echo \"or $?\"");
+b("assignment status of local and export", "f() { local v=$(false); echo \"local $?\"; }; f; export w=$(false); echo \"export $?\"");
+b("assignment status of arithmetic substitution", "false; x=$(( 1 + 2 )); echo $?; x=$(( $(exit 3) + 1 )); echo \"$? $x\"");
+b("assignment status in a loop condition", "i=0; while x=$((i++ < 2 ? 0 : 1)); [ $x = 0 ]; do echo $i; done; echo $?");
+
 export const BASH_CASES: BashCase[] = cases;
