@@ -85,49 +85,93 @@ function trackWrites(fs: IFileSystem): IFileSystem {
   });
 }
 
+/** The mutating methods of a filesystem (async and sync forms). */
+const WRITES = new Set([...MUTATORS, "writeFileSync", "appendFileSync", "mkdirSync", "rmSync", "symlinkSync", "chmodSync"]);
+
+/** Command stubs (path → text) by command-name set, and their one filesystem shared by every session. */
+const stubLayers = new Map<string, { stubs: Record<string, string>; shared: InMemoryFs }>();
+
 /**
- * Creates a session's engine.
+ * The files `/bin/NAME` and `/usr/bin/NAME` of just-bash's default layout, so `which`, `/usr/bin/tools`
+ * and `command -v` behave as on a real system. Every session reads one shared filesystem of them;
+ * a session's first write there (a script of its own in /usr/bin) gives it its own copy, so an
+ * idle session holds none of them.
+ */
+function stubLayer(names: Set<string>): IFileSystem {
+  const key = [...names].sort().join("\n");
+  let layer = stubLayers.get(key);
+  if (!layer) {
+    const stubs: Record<string, string> = {};
+    for (const name of names) stubs[`/${name}`] = `#!/bin/bash\n# built-in command: ${name}\n`;
+    layer = { stubs, shared: new InMemoryFs(stubs) };
+    stubLayers.set(key, layer);
+  }
+  const { stubs, shared } = layer;
+  let own: InMemoryFs | null = null;
+  return new Proxy(shared, {
+    get(_target, prop) {
+      if (typeof prop === "string" && WRITES.has(prop)) own ??= new InMemoryFs(stubs);
+      const fs = own ?? shared;
+      const value = Reflect.get(fs, prop, fs);
+      return typeof value === "function" ? value.bind(fs) : value;
+    },
+  });
+}
+
+/**
+ * Creates a session's engine: the session's filesystem, and a just-bash interpreter made for each
+ * run and let go after it, so a session that is not running holds its files and nothing else
+ * (README "Performance": memory per idle session).
  * @throws Error when `workspaceDir` does not exist or is not a folder.
  */
 export function createEngine(options: EngineOptions = {}): Engine {
   assertEngine();
   installHaltAtYield();
-  // Command stubs in /bin and /usr/bin, as just-bash's default layout has, so `which`,
-  // `/usr/bin/tools` and `command -v` behave as on a real system.
-  const stubs: Record<string, string> = {};
   const names = new Set([...getCommandNames(), ...(options.commands ?? []).map((c) => c.name), "tools"]);
-  for (const name of names) {
-    stubs[`/bin/${name}`] = `#!/bin/bash\n# built-in command: ${name}\n`;
-    stubs[`/usr/bin/${name}`] = stubs[`/bin/${name}`];
-  }
-  const base = new InMemoryFs(stubs);
+  const base = new InMemoryFs();
   // The device files and folders just-bash's default layout makes (it makes them only on a bare
   // InMemoryFs, and ours is mounted and wrapped).
-  for (const dir of ["/tmp", "/dev/fd", "/proc/self/fd"]) base.mkdirSync(dir, { recursive: true });
+  for (const dir of ["/tmp", "/dev/fd", "/proc/self/fd", "/usr"]) base.mkdirSync(dir, { recursive: true });
   for (const dev of ["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"]) base.writeFileSync(dev, "");
   base.writeFileSync("/dev/zero", new Uint8Array(0));
   const mountable = new MountableFs({ base });
+  mountable.mount("/bin", stubLayer(names));
+  mountable.mount("/usr/bin", stubLayer(names));
   if (options.workspaceDir) mountable.mount(WORKDIR, new ReadWriteFs({ root: options.workspaceDir }));
   else base.mkdirSync(WORKDIR, { recursive: true });
   const fs = trackWrites(mountable);
-  const files: Record<string, string> = {};
-  for (const [p, c] of Object.entries(options.files ?? {})) files[p.startsWith("/") ? p : `${WORKDIR}/${p}`] = c;
-  const bash = new Bash({
-    fs,
-    cwd: WORKDIR,
-    files,
-    env: { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) },
-    // toolshell's own commands honour the exec's signal and their own limits, so they run without
-    // just-bash's per-command guard (patches/README.md, H23), as just-bash's own commands do.
-    customCommands: [createSleepCommand(), ...(options.commands ?? []), createToolsCommand()].map((c) => Object.assign(c, { tsDirect: true })),
-    executionLimits: { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 },
-    defenseInDepth: options.defenseInDepth ?? false,
-  });
+  // Initial files, written once (before the first run when they sit in the mounted workspace).
+  let pending: Promise<unknown> | null = null;
+  const later: Array<[string, string]> = [];
+  for (const [p, c] of Object.entries(options.files ?? {})) {
+    const abs = p.startsWith("/") ? p : `${WORKDIR}/${p}`;
+    if (options.workspaceDir && (abs === WORKDIR || abs.startsWith(`${WORKDIR}/`))) later.push([abs, c]);
+    else {
+      base.mkdirSync(abs.slice(0, abs.lastIndexOf("/")) || "/", { recursive: true });
+      base.writeFileSync(abs, c);
+    }
+  }
+  if (later.length) {
+    pending = (async () => {
+      for (const [abs, c] of later) {
+        await fs.mkdir(abs.slice(0, abs.lastIndexOf("/")) || "/", { recursive: true });
+        await fs.writeFile(abs, c);
+      }
+    })();
+  }
+  // toolshell's own commands honour the exec's signal and their own limits, so they run without
+  // just-bash's per-command guard (patches/README.md, H23), as just-bash's own commands do.
+  const commands = [createSleepCommand(), ...(options.commands ?? []), createToolsCommand()].map((c) => Object.assign(c, { tsDirect: true }));
+  const env = { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) };
+  const limits = { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 };
   return {
     fs,
     cwd: WORKDIR,
     async exec(script, o = {}) {
       try {
+        if (pending) await pending;
+        // A fresh interpreter per run (variables never persist across runs; the files do).
+        const bash = new Bash({ fs, cwd: WORKDIR, env, customCommands: commands, executionLimits: limits, defenseInDepth: options.defenseInDepth ?? false });
         const r = await bash.exec(script, { signal: o.signal, stdin: o.stdin, env: o.env, cwd: o.cwd, rawScript: true });
         return { stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode };
       } catch (err) {
