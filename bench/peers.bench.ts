@@ -14,6 +14,10 @@
  * 4. pass-through: the cost a nested call adds over a direct SDK call, in ms, and the ratio on a
  *    tool that takes 5 ms (kit fixture `slow ms=5`) and on `echo`.
  * 5. memory per idle session at 1,000 sessions (each ran one command), in child processes.
+ * 6. 50 chained `x=$(printf '%d' $((x+i)))`, no tools at all.
+ * 7. the cost of one command, command by command (200 in a loop, less the empty loop).
+ * Where it says so, "toolshell on bashkit" is toolshell with `TOOLSHELL_ENGINE=bashkit` (the
+ * experimental engine, docs/shell.md).
  *
  * Run: `node --import tsx bench/peers.bench.ts` (or `npm run bench:peers`).
  */
@@ -103,6 +107,16 @@ done`;
 const FILES_JQ = `n=0; for f in /data/*.json; do if jq -r .content "$f" | grep -q needle; then n=$((n+1)); fi; done; echo $n`;
 const FILES_GREP = `n=0; for f in /data/*.json; do if grep -q needle "$f"; then n=$((n+1)); fi; done; echo $n`;
 
+const SUBST = `x=0; for i in $(seq 1 50); do x=$(printf '%d' $((x+i))); done; echo $x`;
+const PER_COMMAND: Record<string, string> = {
+  "true": "true",
+  "echo hi >/dev/null": "echo hi >/dev/null",
+  "x=$(echo hi)": "x=$(echo hi)",
+  "grep -q needle /data/f1.json": "grep -q needle /data/f1.json",
+  "jq -r .content /data/f1.json": "jq -r .content /data/f1.json >/dev/null",
+  "x=$(jq -r .content /data/f1.json)": "x=$(jq -r .content /data/f1.json)",
+};
+
 const DOC = JSON.stringify({ items: Array.from({ length: 50 }, (_, i) => ({ id: i, name: `item-${i}`, tags: ["a", "b"] })) });
 const JQ_CALLS = 200;
 const JQ_LOOP = `for i in $(seq 1 ${JQ_CALLS}); do out=$(jq -c '.items|map(.id)' /data/doc.json); done; echo "$out"`;
@@ -117,6 +131,10 @@ async function main(): Promise<void> {
     config: { mcpServers: { everything: { ...everything, trust: true }, kit: { ...kit, trust: true } }, logDir: path.join(tmpdir(), "toolshell-bench-logs") },
   });
   const s = ts.session();
+  // The same toolshell on the experimental bashkit engine (the engine is chosen per session).
+  process.env.TOOLSHELL_ENGINE = "bashkit";
+  const sk = ts.session("on-bashkit");
+  delete process.env.TOOLSHELL_ENGINE;
   const bk = new Bashkit({ customBuiltins: { tools: await bashkitTools(forBashkit) }, maxCommands: 10_000_000, maxLoopIterations: 10_000_000, maxTotalLoopIterations: 100_000_000 });
   const porter = await createRuntime({ servers: [{ name: "everything", command: { kind: "stdio", command: everything.command, args: everything.args, cwd: tmpdir() } }] } as Parameters<typeof createRuntime>[0]);
   const check = (who: string, got: string, want: string) => {
@@ -127,6 +145,7 @@ async function main(): Promise<void> {
   const chained = await sideBySide({
     toolshell: async () => check("toolshell", (await s.bash(CHAINED)).stdout, CHAINED_OUT),
     bashkit: async () => check("bashkit", (await bk.execute(CHAINED)).stdout, CHAINED_OUT),
+    "toolshell on bashkit": async () => check("toolshell on bashkit", (await sk.bash(CHAINED)).stdout, CHAINED_OUT),
     "MCPorter runtime (JS)": async () => {
       let x = "start";
       for (let i = 1; i <= 50; i++) x = textOf(await porter.callTool("everything", "echo", { args: { message: String(i) } }));
@@ -138,10 +157,10 @@ async function main(): Promise<void> {
       check("sdk", `${JSON.stringify({ last: x })}\n`, CHAINED_OUT);
     },
   });
-  table("1. 50 chained calls with $( … ) and one jq, warm connection (goal: toolshell ≤ 2× bashkit)", "bashkit", chained);
+  table("1. 50 chained calls with $( … ) and one jq, warm connection (goal: toolshell ≤ 1.5× bashkit)", "bashkit", chained);
 
   // 2. 200 files
-  for (const r of [await s.bash(MAKE_FILES), await bk.execute(MAKE_FILES)]) {
+  for (const r of [await s.bash(MAKE_FILES), await bk.execute(MAKE_FILES), await sk.bash(MAKE_FILES)]) {
     if (((r as { exit_code?: number }).exit_code ?? (r as { exitCode?: number }).exitCode) !== 0) throw new Error(`setup failed: ${r.stderr}`);
   }
   const files = await sideBySide({
@@ -149,26 +168,55 @@ async function main(): Promise<void> {
     "bashkit, jq per file": async () => check("bashkit", (await bk.execute(FILES_JQ)).stdout, "100\n"),
     "toolshell, grep per file": async () => check("toolshell", (await s.bash(FILES_GREP)).stdout, "100\n"),
     "bashkit, grep per file": async () => check("bashkit", (await bk.execute(FILES_GREP)).stdout, "100\n"),
+    "toolshell on bashkit, jq per file": async () => check("toolshell on bashkit", (await sk.bash(FILES_JQ)).stdout, "100\n"),
+    "toolshell on bashkit, grep per file": async () => check("toolshell on bashkit", (await sk.bash(FILES_GREP)).stdout, "100\n"),
   }, Math.max(3, Math.floor(ROUNDS / 2)), 1);
-  table("2. 200 files, keep those with a word (goal: toolshell ≤ 2× bashkit)", "bashkit, jq per file", files);
+  table("2. 200 files, keep those with a word (goals: toolshell ≤ 2× bashkit with jq, ≤ 5× with grep)", "bashkit, jq per file", files);
   console.log(`  ratio toolshell/bashkit: with jq ${f2(files["toolshell, jq per file"] / files["bashkit, jq per file"])}×, with grep ${f2(files["toolshell, grep per file"] / files["bashkit, grep per file"])}×`);
+
+  // 6. substitutions, no tools
+  const subst = await sideBySide({
+    toolshell: async () => check("toolshell", (await s.bash(SUBST)).stdout, "1275\n"),
+    bashkit: async () => check("bashkit", (await bk.execute(SUBST)).stdout, "1275\n"),
+    "toolshell on bashkit": async () => check("toolshell on bashkit", (await sk.bash(SUBST)).stdout, "1275\n"),
+  });
+  table("6. 50 chained $( printf … $((x+i)) ), no tools (goal: toolshell ≤ 5× bashkit)", "bashkit", subst);
+
+  // 7. command by command: 200 of one command in a loop, less the empty loop, per command
+  const per: Record<string, Record<string, number>> = {};
+  for (const [name, cmd] of Object.entries(PER_COMMAND)) {
+    const body = (c: string) => `for i in $(seq 1 200); do ${c}; done`;
+    const r = await sideBySide({
+      toolshell: async () => void (await s.bash(body(cmd))),
+      "toolshell, empty loop": async () => void (await s.bash(body(":"))),
+      bashkit: async () => void (await bk.execute(body(cmd))),
+      "bashkit, empty loop": async () => void (await bk.execute(body(":"))),
+    }, Math.max(3, Math.floor(ROUNDS / 2)), 1);
+    per[name] = { toolshell: (r.toolshell - r["toolshell, empty loop"]) / 0.2, bashkit: (r.bashkit - r["bashkit, empty loop"]) / 0.2, loopToolshell: r["toolshell, empty loop"] / 0.2, loopBashkit: r["bashkit, empty loop"] / 0.2 };
+  }
+  console.log("7. one command, command by command (µs per command: 200 in a loop, less the empty loop)");
+  for (const [name, v] of Object.entries(per)) console.log(`  ${name.padEnd(34)} toolshell ${v.toolshell.toFixed(0).padStart(6)} µs   bashkit ${v.bashkit.toFixed(0).padStart(6)} µs   ${f2(v.toolshell / v.bashkit)}×`);
+  const anyLoop = Object.values(per)[0];
+  console.log(`  ${"(the loop itself, per turn)".padEnd(34)} toolshell ${anyLoop.loopToolshell.toFixed(0).padStart(6)} µs   bashkit ${anyLoop.loopBashkit.toFixed(0).padStart(6)} µs`);
 
   // 3. jq in a loop
   const jb = new JustBash({ fs: new InMemoryFs(), executionLimits: { maxCommandCount: 10_000_000, maxLoopIterations: 10_000_000, maxExecutionTimeMs: 600_000 } });
   const putDoc = `mkdir -p /data; echo '${DOC}' > /data/doc.json`;
   await s.bash(putDoc);
   await bk.execute(putDoc);
+  await sk.bash(putDoc);
   await jb.exec(putDoc);
   const want = `${JSON.stringify(Array.from({ length: 50 }, (_, i) => i))}\n`;
   const jq = await sideBySide({
     "toolshell (jq 1.7.1, wasm)": async () => check("toolshell jq", (await s.bash(JQ_LOOP)).stdout, want),
     "bashkit's jq": async () => check("bashkit jq", (await bk.execute(JQ_LOOP)).stdout, want),
+    "toolshell on bashkit (jq 1.7.1 builtin)": async () => check("toolshell on bashkit jq", (await sk.bash(JQ_LOOP)).stdout, want),
     "just-bash's own jq": async () => {
       await jb.exec(JQ_LOOP);
     },
   }, Math.max(3, Math.floor(ROUNDS / 2)), 1);
   for (const k of Object.keys(jq)) jq[k] /= JQ_CALLS;
-  table(`3. jq -c '.items|map(.id)' in a shell loop, per call (loop included; goal: toolshell ≤ 1 ms)`, "bashkit's jq", jq);
+  table(`3. jq -c '.items|map(.id)' in a shell loop, per call (loop included; goal: toolshell ≤ bashkit's jq)`, "bashkit's jq", jq);
 
   // 4. pass-through
   const N = 100;
@@ -183,6 +231,7 @@ async function main(): Promise<void> {
     "toolshell: tools kit slow ms=5": async () => void (await s.bash(loop("tools kit slow ms=5"))),
     "bashkit: tools kit slow ms=5": async () => void (await bk.execute(loop("tools kit slow ms=5"))),
     "direct SDK: slow ms=5": direct("slow", { ms: 5 }),
+    "toolshell on bashkit: tools kit slow ms=5": async () => void (await sk.bash(loop("tools kit slow ms=5"))),
     "toolshell: tools everything echo": async () => void (await s.bash(loop("tools everything echo message=hi"))),
     "bashkit: tools everything echo": async () => void (await bk.execute(loop("tools everything echo message=hi"))),
     "direct SDK: echo": viaSdkEverything,
@@ -197,6 +246,8 @@ async function main(): Promise<void> {
       `  ${tool.padEnd(10)} direct ${f2(d)} ms; toolshell ${f2(tsv)} ms (+${f2(tsv - d)} ms, ${f2(tsv / d)}×); bashkit ${f2(bkv)} ms (+${f2(bkv - d)} ms, ${f2(bkv / d)}×)`,
     );
   }
+  const onKit = pass["toolshell on bashkit: tools kit slow ms=5"];
+  console.log(`  toolshell on bashkit, slow ms=5: ${f2(onKit)} ms (+${f2(onKit - pass["direct SDK: slow ms=5"])} ms, ${f2(onKit / pass["direct SDK: slow ms=5"])}×)`);
 
   await ts.close();
   await porter.close();
@@ -204,13 +255,13 @@ async function main(): Promise<void> {
 
   // 5. memory per idle session, each side in a fresh process
   const mem: Record<string, number> = {};
-  for (const who of ["toolshell", "bashkit"]) {
+  for (const who of ["toolshell", "bashkit", "toolshell-on-bashkit"]) {
     const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", self, "--memory", who], { encoding: "utf8" });
     if (r.status !== 0) throw new Error(`memory child failed: ${r.stderr}`);
     mem[who] = Number(r.stdout.trim());
   }
-  console.log(`5. memory per idle session at ${SESSIONS} sessions (RSS growth / sessions; goal: toolshell ≤ 100 KiB)`);
-  console.log(`  toolshell ${f1(mem.toolshell)} KiB, bashkit ${f1(mem.bashkit)} KiB → ${f2(mem.toolshell / mem.bashkit)}×`);
+  console.log(`5. memory per idle session at ${SESSIONS} sessions (RSS growth / sessions; goal: toolshell ≤ 2× bashkit)`);
+  console.log(`  toolshell ${f1(mem.toolshell)} KiB, bashkit ${f1(mem.bashkit)} KiB → ${f2(mem.toolshell / mem.bashkit)}×; toolshell on bashkit ${f1(mem["toolshell-on-bashkit"])} KiB`);
 }
 
 const SESSIONS = 1000;
@@ -222,7 +273,8 @@ async function memoryChild(who: string): Promise<void> {
   };
   const keep: unknown[] = [];
   let run: (i: number) => Promise<void>;
-  if (who === "toolshell") {
+  if (who === "toolshell-on-bashkit") process.env.TOOLSHELL_ENGINE = "bashkit";
+  if (who === "toolshell" || who === "toolshell-on-bashkit") {
     const ts = await createToolShell({});
     await ts.session("warm").bash("true");
     run = async (i) => {

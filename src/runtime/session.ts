@@ -9,7 +9,8 @@ import { personContext, withPerson, type CallSession, type Person, type SessionE
 import type { Catalog } from "../catalog/index.js";
 import { actingFor } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
-import { createEngine, currentScope, errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
+import { currentScope, errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
+import { createSessionEngine } from "./engine-choice.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
 import { runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
 import type { ShellHost } from "./host.js";
@@ -61,7 +62,7 @@ export class Session implements CallSession {
     this.id = id;
     this.host = host;
     this.metadata = metadata;
-    this.engine = engine ?? createEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000, defenseInDepth: host.defenseInDepth });
+    this.engine = engine ?? createSessionEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000, defenseInDepth: host.defenseInDepth });
     this.ready = this.restore();
   }
 

@@ -32,6 +32,7 @@ interface KitFs {
 }
 
 interface KitBash {
+  analyze(script: string): { commands: Array<{ name?: string | null; args: Array<string | null> }>; isOpaque: boolean; truncated: boolean };
   execute(script: string, o?: { signal?: AbortSignal }): Promise<{ stdout: string; stderr: string; exitCode?: number; exit_code?: number }>;
   fs(): KitFs;
 }
@@ -96,12 +97,14 @@ function adaptFs(kit: () => KitFs): IFileSystem {
 /**
  * A toolshell command (a just-bash `Command`) as a bashkit builtin: the same `execute`, given a
  * context built from bashkit's; status 0 returns stdout, any other throws its stderr (bashkit
- * reports status 1), so stdout printed before a failure is lost.
+ * reports status 1), so stdout printed before a failure is lost. Its files are the builtin's own
+ * handle on bashkit's filesystem.
  */
-function asBuiltin(cmd: Command, fs: IFileSystem, scope: () => ShellScope | undefined, halt: () => void) {
-  return async (ctx: { argv: string[]; stdin: string | null; env: Record<string, string>; cwd: string }): Promise<string> => {
+function asBuiltin(cmd: Command, scope: () => ShellScope | undefined, halt: () => void) {
+  return async (ctx: { argv: string[]; stdin: string | null; env: Record<string, string>; cwd: string; fs: unknown }): Promise<string> => {
     const context = {
-      fs,
+      // The builtin's own live handle: the instance's handle would re-enter the running interpreter.
+      fs: adaptFs(() => ctx.fs as KitFs),
       cwd: ctx.cwd,
       env: new Map(Object.entries(ctx.env)),
       exportedEnv: ctx.env,
@@ -123,19 +126,31 @@ function asBuiltin(cmd: Command, fs: IFileSystem, scope: () => ShellScope | unde
   };
 }
 
+/** What bashkit's own parser finds in a script: its `tools` calls (null for a word not literal) and whether it hides work. */
+export interface BashkitReading {
+  calls: Array<Array<string | null>>;
+  opaque: boolean;
+}
+
+/** An engine on bashkit: the {@link Engine} interface and bashkit's own reading of a script. */
+export interface BashkitEngine extends Engine {
+  /** bashkit's `analyze()` of `script`: what the pre-start check must agree with before a run. */
+  read(script: string): BashkitReading;
+}
+
 /**
  * Creates a session's engine on bashkit: one bashkit instance per session (its files live in it),
  * `tools` and the given commands (real jq among them) as builtins. Experimental: see the file comment.
  * @throws Error when `@everruns/bashkit` cannot be loaded (it is a development dependency)
  */
-export function createBashkitEngine(options: EngineOptions = {}): Engine {
+export function createBashkitEngine(options: EngineOptions = {}): BashkitEngine {
   const { Bash } = createRequire(import.meta.url)("@everruns/bashkit") as { Bash: new (o: object) => KitBash };
   let active: ShellScope | undefined;
   let stop: AbortController | null = null;
   let kit: KitBash | null = null;
   const fs = adaptFs(() => kit!.fs());
   const builtins: Record<string, ReturnType<typeof asBuiltin>> = {};
-  for (const cmd of [...(options.commands ?? []).filter((c) => c.name === "jq"), createToolsCommand()]) builtins[cmd.name] = asBuiltin(cmd, fs, () => active, () => stop?.abort());
+  for (const cmd of [...(options.commands ?? []).filter((c) => c.name === "jq"), createToolsCommand()]) builtins[cmd.name] = asBuiltin(cmd, () => active, () => stop?.abort());
   kit = new Bash({
     cwd: WORKDIR,
     env: { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) },
@@ -156,6 +171,10 @@ export function createBashkitEngine(options: EngineOptions = {}): Engine {
   return {
     fs,
     cwd: WORKDIR,
+    read(script) {
+      const a = k.analyze(script);
+      return { calls: a.commands.filter((c) => c.name === "tools").map((c) => c.args), opaque: a.isOpaque || a.truncated };
+    },
     exec(script, o = {}) {
       // One run at a time per instance (bashkit queues too); the scope is the caller's.
       const scope = currentScope();

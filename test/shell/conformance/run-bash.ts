@@ -5,7 +5,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeShell, writeFiles } from "../harness.js";
+import { compatCommands } from "../../../src/shell/commands/index.js";
+import { createBashkitEngine } from "../../../src/shell/bashkit-engine.js";
+import { HOME, makeShell, writeFiles } from "../harness.js";
 import type { BashCase } from "./bash-cases.js";
 import { compareOutcome, type Outcome } from "./compare.js";
 
@@ -25,8 +27,17 @@ export function loadBashGaps(): Record<string, string> {
   return JSON.parse(readFileSync(path.join(here, "bash-known-gaps.json"), "utf8"));
 }
 
-/** Run one script in a fresh shell. */
-export async function runBashVector(v: BashCase): Promise<Outcome> {
+/**
+ * Run one script in a fresh shell; `engine: "bashkit"` runs it on the experimental bashkit engine
+ * (docs/shell.md, "The other road: bashkit"), which takes no stdin.
+ */
+export async function runBashVector(v: BashCase, engine: "just-bash" | "bashkit" = "just-bash"): Promise<Outcome> {
+  if (engine === "bashkit") {
+    const kit = createBashkitEngine({ commands: compatCommands(), maxExecutionTimeMs: 30_000 });
+    await kit.fs.mkdir(HOME, { recursive: true });
+    for (const [p, c] of Object.entries(v.files ?? {})) await kit.fs.writeFile(`${HOME}/${p}`, c);
+    return kit.exec(v.script, { cwd: HOME });
+  }
   const bash = makeShell();
   await writeFiles(bash, v.files ?? {});
   const r = await bash.exec(v.script, { stdin: v.stdin ?? "", rawScript: true });
@@ -34,12 +45,12 @@ export async function runBashVector(v: BashCase): Promise<Outcome> {
 }
 
 /** Run all vectors; returns the mismatches. */
-export async function runAllBash(vectors: BashVector[]): Promise<Array<{ name: string; why: string }>> {
+export async function runAllBash(vectors: BashVector[], engine: "just-bash" | "bashkit" = "just-bash"): Promise<Array<{ name: string; why: string }>> {
   const bad: Array<{ name: string; why: string }> = [];
   for (const v of vectors) {
     let actual: Outcome;
     try {
-      actual = await runBashVector(v);
+      actual = await runBashVector(v, engine);
     } catch (e) {
       actual = { stdout: "", stderr: `THROWN: ${(e as Error).message}`, exitCode: -2 };
     }
@@ -50,8 +61,9 @@ export async function runAllBash(vectors: BashVector[]): Promise<Array<{ name: s
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  // usage: run-bash.ts [--engine=bashkit]
   const vectors = loadBashVectors();
-  const bad = await runAllBash(vectors);
+  const bad = await runAllBash(vectors, process.argv.includes("--engine=bashkit") ? "bashkit" : "just-bash");
   for (const b of bad) console.log(`${b.name}\n    ${b.why}`);
   console.log(`${vectors.length - bad.length}/${vectors.length} match`);
   process.exit(0);
