@@ -17,7 +17,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { progressLine, type AskedQuestion, type Person } from "../call/index.js";
+// Types only: the client loads nothing of the call pipeline (a warm `exec` starts fast, README "Performance").
+import type { AskedQuestion } from "../call/index.js";
 import { isPostgresUrl } from "../config/store-location.js";
 import type { QuestionAnswer } from "../tool/index.js";
 import type { CliOutcome, CliRequest, CommonOptions } from "./commands.js";
@@ -81,33 +82,6 @@ export interface DaemonRelay {
 /** What the host sends while a run goes on (see DaemonRequest). */
 export type DaemonEvent = { event: "progress"; line: string } | { event: "question"; id: string; question: AskedQuestion };
 
-/**
- * The person of a run on the host: progress and questions go to the CLI over `write` (one JSON
- * line each); a question waits for the client's answer through `answers` (question id → resolve).
- */
-export function daemonPerson(write: (event: DaemonEvent) => void, answers: Map<string, (answer: QuestionAnswer) => void>, terminal: boolean): Person {
-  return {
-    progress(report) {
-      if (report.phase === "progress") write({ event: "progress", line: progressLine(report) });
-    },
-    ...(terminal
-      ? {
-          ask: (question: AskedQuestion, signal: AbortSignal) =>
-            new Promise<QuestionAnswer>((resolve) => {
-              const done = (answer: QuestionAnswer) => {
-                answers.delete(question.id);
-                signal.removeEventListener("abort", onAbort);
-                resolve(answer);
-              };
-              const onAbort = () => done({ action: "cancel" });
-              signal.addEventListener("abort", onAbort, { once: true });
-              answers.set(question.id, done);
-              write({ event: "question", id: question.id, question });
-            }),
-        }
-      : {}),
-  };
-}
 
 /** Default idle time before a host exits, seconds. */
 export const DEFAULT_IDLE_SECONDS = 300;

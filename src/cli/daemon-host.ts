@@ -9,9 +9,9 @@
  */
 import { appendFileSync, chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import type { Person } from "../call/index.js";
+import { progressLine, type AskedQuestion, type Person } from "../call/index.js";
 import type { QuestionAnswer } from "../tool/index.js";
-import { configFingerprint, daemonPerson, hostPaths, request, type DaemonAnswer, type DaemonRequest, type HostKey } from "./daemon-client.js";
+import { configFingerprint, hostPaths, request, type DaemonAnswer, type DaemonEvent, type DaemonRequest, type HostKey } from "./daemon-client.js";
 import { openToolShell, runOnHost, type CliRequest } from "./commands.js";
 
 /**
@@ -181,4 +181,32 @@ function listenForAnswers(conn: Socket, rest: string, answers: Map<string, (answ
     for (const resolve of [...answers.values()]) resolve({ action: "cancel" });
   });
   drain();
+}
+
+/**
+ * The person of a run on the host: progress and questions go to the CLI over `write` (one JSON
+ * line each); a question waits for the client's answer through `answers` (question id → resolve).
+ */
+function daemonPerson(write: (event: DaemonEvent) => void, answers: Map<string, (answer: QuestionAnswer) => void>, terminal: boolean): Person {
+  return {
+    progress(report) {
+      if (report.phase === "progress") write({ event: "progress", line: progressLine(report) });
+    },
+    ...(terminal
+      ? {
+          ask: (question: AskedQuestion, signal: AbortSignal) =>
+            new Promise<QuestionAnswer>((resolve) => {
+              const done = (answer: QuestionAnswer) => {
+                answers.delete(question.id);
+                signal.removeEventListener("abort", onAbort);
+                resolve(answer);
+              };
+              const onAbort = () => done({ action: "cancel" });
+              signal.addEventListener("abort", onAbort, { once: true });
+              answers.set(question.id, done);
+              write({ event: "question", id: question.id, question });
+            }),
+        }
+      : {}),
+  };
 }
