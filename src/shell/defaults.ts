@@ -7,11 +7,15 @@
  */
 import type { Command } from "just-bash";
 import { compatCommands, SHELL_NOTES as COMPAT_NOTES } from "./commands/index.js";
+import { markDirect } from "./engine.js";
 
 /** The shell's notes for `tools --help` and the `bash` tool's description. */
 export const SHELL_NOTES: string = COMPAT_NOTES;
 
-/** Commands registered beside `tools` in every session's shell (first, so they replace bundled ones). */
+/**
+ * Commands registered beside `tools` in every session's shell (first, so they replace bundled ones),
+ * marked as toolshell's own (they run without just-bash's per-command guard, patches/README.md H23).
+ */
 export function defaultEngineCommands(): Command[] {
-  return compatCommands();
+  return compatCommands().map(markDirect);
 }

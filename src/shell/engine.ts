@@ -85,6 +85,14 @@ function trackWrites(fs: IFileSystem): IFileSystem {
   });
 }
 
+/**
+ * Marks one of toolshell's own commands to run without just-bash's per-command guard
+ * (patches/README.md, H23): it honours the exec's signal and its own limits.
+ */
+export function markDirect(command: Command): Command {
+  return Object.assign(command, { tsDirect: true });
+}
+
 /** The mutating methods of a filesystem (async and sync forms). */
 const WRITES = new Set([...MUTATORS, "writeFileSync", "appendFileSync", "mkdirSync", "rmSync", "symlinkSync", "chmodSync"]);
 
@@ -160,8 +168,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     })();
   }
   // toolshell's own commands honour the exec's signal and their own limits, so they run without
-  // just-bash's per-command guard (patches/README.md, H23), as just-bash's own commands do.
-  const commands = [createSleepCommand(), ...(options.commands ?? []), createToolsCommand()].map((c) => Object.assign(c, { tsDirect: true }));
+  // just-bash's per-command guard (patches/README.md, H23), as just-bash's own commands do; the
+  // compatibility commands carry the same mark (defaults.ts), an embedder's own commands do not.
+  const commands = [markDirect(createSleepCommand()), ...(options.commands ?? []), markDirect(createToolsCommand())];
   const env = { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) };
   const limits = { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 };
   return {
