@@ -214,6 +214,19 @@ export const httpApiSchema = strictObject({
     .default([])
     .describe(`Bearer tokens (${MIN_TOKEN_LENGTH} characters or more); also from TOOLSHELL_API_TOKENS (comma-separated) and TOOLSHELL_API_TOKEN.`),
   maxBodyBytes: wholeNumber(1024, 512 * 1024 * 1024, "expected a whole number of bytes from 1024 to 536870912").default(DEFAULT_MAX_BODY_BYTES).describe("Largest request body, in bytes."),
+  tls: strictObject(
+    {
+      cert: z.string({ error: "expected the path of a PEM certificate file" }).min(1, { error: "expected the path of a PEM certificate file" }),
+      key: z.string({ error: "expected the path of a PEM private key file" }).min(1, { error: "expected the path of a PEM private key file" }),
+    },
+    'expected { "cert": "FILE.pem", "key": "FILE.pem" }',
+  )
+    .optional()
+    .describe("Serve HTTPS with this certificate and key (PEM files; relative paths from the config's folder). The console's sign-in needs HTTPS off loopback (docs/deployment.md)."),
+  trustProxy: z
+    .boolean({ error: "expected true or false" })
+    .default(false)
+    .describe("Behind a TLS-terminating proxy: believe its X-Forwarded-Proto (the browser's scheme) and X-Forwarded-For (the client's address). Leave false when clients reach serve directly."),
   wakeAgent: strictObject(
     {
       url: httpUrl,
