@@ -168,9 +168,12 @@ program
   .option("--port <port>", "port (default: config server.port, else 8787; 0 picks a free one)")
   .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
   .option("--no-triggers", "do not run schedules (webhooks and run-now still work)")
-  .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean }) => {
+  .option("--tls-cert <file>", "serve HTTPS with this PEM certificate (with --tls-key; default: config server.tls)")
+  .option("--tls-key <file>", "the PEM private key of --tls-cert")
+  .option("--trust-proxy", "a TLS proxy is in front: believe its X-Forwarded-Proto and X-Forwarded-For (default: config server.trustProxy)")
+  .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean; tlsCert?: string; tlsKey?: string; trustProxy?: boolean }) => {
     const { runServe } = await import("./sessions.js");
-    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
+    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, trustProxy: opts.trustProxy, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
   });
 
 program

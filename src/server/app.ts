@@ -89,7 +89,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/healthz", async (c) => c.json({ ok: true }));
   app.get("/openapi.json", async (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
-  app.route("/", createConsole(host, { tokens: options.tokens, api: app }));
+  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport: { tls: !!options.tls, trustProxy: !!options.trustProxy } }));
   app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────
