@@ -74,11 +74,13 @@ export const MAX_PREFLIGHT_REQUESTS = 50;
  * engine (it reports the error). Time spent is linear in the script's length and the event loop
  * gets turns meanwhile; an aborted `signal` ends the reading (the caller reports its time limit).
  * Each request's `tool_call_id` is `<toolCallId>:preflight:line_<N>` (the shell call's id).
+ * `stdin` is the shell call's own stdin, read by a call at the script's top given no input words.
  */
-export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal, toolCallId = "preflight"): Promise<PreflightOutcome> {
+export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal, toolCallId = "preflight", stdin?: string): Promise<PreflightOutcome> {
   let calls;
   try {
-    ({ calls } = await planScript(script, catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata, signal }));
+    // The shell call's own stdin is what a call at the top of the script reads.
+    ({ calls } = await planScript(script, catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata, signal, stdin }));
   } catch {
     return { lines: [] };
   }

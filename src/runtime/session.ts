@@ -285,7 +285,7 @@ export class Session implements CallSession {
     const preTimer = setTimeout(() => pre.abort(new Error("timeout")), timeoutMs);
     const preSignal = options.signal ? AbortSignal.any([options.signal, pre.signal]) : pre.signal;
     try {
-      preflight = await this.host.preflight(script, catalog, this, preSignal, id);
+      preflight = await this.host.preflight(script, catalog, this, preSignal, id, options.stdin);
     } catch (err) {
       preflight = { lines: [] };
       this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });

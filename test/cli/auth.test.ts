@@ -23,9 +23,9 @@ interface Run {
 }
 
 /** Runs the CLI without blocking this process (the fixture server answers from here); `onStdout` sees output as it comes. */
-function toolshell(args: string[], cwd: string, onStdout?: (soFar: string) => void): Promise<Run> {
+function toolshell(args: string[], cwd: string, onStdout?: (soFar: string) => void, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DISPLAY: "", WAYLAND_DISPLAY: "" } });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DISPLAY: "", WAYLAND_DISPLAY: "", ...env } });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
@@ -114,4 +114,42 @@ test("toolshell auth names what is wrong: an unknown server, a stdio server", as
   assert.equal(stdio.stderr, 'toolshell auth: MCP server "files" runs over stdio: it has no sign-in\n');
   const list = await toolshell(["auth", "--list"], dir);
   assert.equal(list.stdout, "No configured MCP server signs in with OAuth.\n");
+});
+
+/** A config dir whose warm host lives in a private daemon folder, stopped after the test. */
+function project(t: { after: (fn: () => Promise<unknown>) => void }, servers: Record<string, unknown>): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-auth-"));
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: servers }));
+  const env = { TOOLSHELL_DAEMON_DIR: mkdtempSync(path.join(tmpdir(), "ts-authd-")) };
+  t.after(() => toolshell(["daemon", "stop"], dir, undefined, env));
+  return { dir, env };
+}
+
+/** Signs in with `toolshell auth`, approving the printed URL as a browser would. */
+async function signInCli(server: string, dir: string, env: NodeJS.ProcessEnv, extra: string[] = []): Promise<Run> {
+  let approving: Promise<void> | undefined;
+  const run = await toolshell(["auth", server, "--no-open", ...extra], dir, (out) => {
+    const url = /^ {2}(http\S+)$/m.exec(out)?.[1];
+    if (url && !approving) approving = approve(url);
+  }, env);
+  await approving;
+  return run;
+}
+
+test("toolshell auth after a call already asked for sign-in (on the warm host, another redirect port): it signs in, and the call works", async (t) => {
+  const f = await startOAuthServer();
+  t.after(() => f.close());
+  f.exactRedirectUris = true;
+  const { dir, env } = project(t, { demo: { url: f.url } });
+  const asked = await toolshell(["exec", "tools demo whoami"], dir, undefined, env);
+  assert.equal(asked.code, 1, asked.stderr);
+  assert.match(asked.stderr, /"code":"connection_required".*toolshell auth demo/);
+  const signedIn = await signInCli("demo", dir, env);
+  assert.equal(signedIn.code, 0, signedIn.stderr);
+  assert.match(signedIn.stdout, /^Signed in to demo as alice/m);
+  const again = await signInCli("demo", dir, env);
+  assert.equal(again.code, 0, again.stderr);
+  const run = await toolshell(["exec", "tools demo whoami | jq -r .user"], dir, undefined, env);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "alice\n");
 });
