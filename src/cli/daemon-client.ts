@@ -292,6 +292,11 @@ export async function hostsOf(key: HostKey): Promise<{ socket: string; status: N
   return out;
 }
 
+/** A running host of `key` (see {@link hostsOf}: any of the config's when `key` is not narrowed), or null. */
+export async function hostStatus(key: HostKey): Promise<DaemonAnswer["status"] | null> {
+  return (await hostsOf(key))[0]?.status ?? null;
+}
+
 function sameFile(a: string, b: string): boolean {
   try {
     return realpathSync(a) === b;
