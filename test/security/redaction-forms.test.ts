@@ -22,6 +22,8 @@ const SECRET = "sk_live_Zq9xW2vB7nM4";
 const SECRET_NUM = "98765432109876543210";
 /** The digits a rounded copy of SECRET_NUM would show (its first 16). */
 const NUM_PREFIX = SECRET_NUM.slice(0, 16);
+/** The options the AI SDK passes a tool's `execute`. */
+const aiOptions = (id: string) => ({ toolCallId: id, messages: [], abortSignal: new AbortController().signal }) as never;
 const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
 
 /** Every base64 run in `text`, decoded as latin1 (so bytes of any image are searchable). */
@@ -73,7 +75,7 @@ test("a secret a server returns as a JSON number (beyond 2^53) shows none of its
   assert.match(JSON.stringify(viaGateway), /"count":42/);
   // The AI SDK adapter.
   const tools = await createToolshellTools({ shell, session: "num-ai" });
-  const outcome = (await tools.leaky__number!.execute!({}, { toolCallId: "t1", messages: [] })) as DirectOutcome;
+  const outcome = (await tools.leaky__number!.execute!({}, aiOptions("t1"))) as DirectOutcome;
   const model = JSON.stringify(outcomeToModelOutput(outcome));
   assertClean(model, "the AI SDK adapter");
   assert.match(model, /"count":42/);
@@ -105,7 +107,7 @@ test("a secret inside base64 (an image's bytes, a result's embedded resource, a 
   const client = await gatewayClient(t, shell, "b64-gw");
   assertClean(JSON.stringify(await client.callTool({ name: "leaky__blob", arguments: {} })), "the gateway's client");
   const tools = await createToolshellTools({ shell, session: "b64-ai" });
-  assertClean(JSON.stringify(outcomeToModelOutput((await tools.leaky__blob!.execute!({}, { toolCallId: "t2", messages: [] })) as DirectOutcome)), "the AI SDK adapter");
+  assertClean(JSON.stringify(outcomeToModelOutput((await tools.leaky__blob!.execute!({}, aiOptions("t2"))) as DirectOutcome)), "the AI SDK adapter");
 });
 
 test("a secret in a kept-visible tool's description reaches neither the gateway's client nor the AI SDK adapter nor --help; control: the rest of the description and the tool's call work", async (t) => {
