@@ -77,6 +77,18 @@ export const oauthSchema = z
       strictObject({
         clientId: z.string().min(1).optional().describe("A client id registered with the server's authorization server (default: dynamic client registration)."),
         clientSecret: z.string().min(1).optional().describe("The secret of `clientId`, for a confidential client (redacted from every output)."),
+        clientMetadataUrl: z
+          .string()
+          .refine((v) => {
+            try {
+              const u = new URL(v);
+              return u.protocol === "https:" && u.pathname !== "/";
+            } catch {
+              return false;
+            }
+          }, "expected an https URL with a path (a Client ID Metadata Document)")
+          .optional()
+          .describe("The https URL of this client's Client ID Metadata Document, used as the client id where the authorization server supports them (`client_id_metadata_document_supported`)."),
         scope: z.string().min(1).optional().describe("Scopes to ask for, space-separated (default: those the server's challenge names)."),
         callbackPort: wholeNumber(1, 65535, "expected a port number from 1 to 65535").optional().describe("The loopback port of the sign-in redirect (default: one the system picks)."),
       }).refine((o) => !o.clientSecret || o.clientId !== undefined, { message: "needs clientId", path: ["clientSecret"] }),

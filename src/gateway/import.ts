@@ -28,10 +28,9 @@ import os from "node:os";
 import path from "node:path";
 import { readConfigJson } from "../config/index.js";
 
-/** The clients whose configs can be imported. */
-export const CLIENTS = ["claude-desktop", "cursor", "claude-code", "vscode"] as const;
-/** One of {@link CLIENTS}. */
-export type ClientName = (typeof CLIENTS)[number];
+import { CLIENTS, type ClientName } from "./clients.js";
+
+export { CLIENTS, type ClientName };
 
 /** Where to look: the platform, the home folder, the project folder and the environment. */
 export interface ImportPlace {

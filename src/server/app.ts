@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { withDisplay, type Decision } from "../policy/index.js";
+import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import type { SessionEvent } from "../call/index.js";
@@ -30,7 +31,7 @@ import { serversRoutes } from "./servers-api.js";
 export { ApiError, ID, tokenMatches } from "./http.js";
 export type { AppOptions } from "./http.js";
 
-const DECISIONS = new Set(["allow", "allow_always", "reject", "reject_always"]);
+const DECISIONS = new Set<string>(ALL_DECISIONS);
 
 /** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
 function stepJson(s: StepRecord): Record<string, unknown> {

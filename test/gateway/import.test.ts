@@ -97,8 +97,8 @@ test("toolshell mcp --import cursor --write FILE writes a config with the import
   const listed = cli(["list", "--config", "merged.json"], cwd);
   assert.match(listed.stdout, /^  memory +\(not loaded\)$/m);
   const bad = cli(["mcp", "--import", "emacs"], cwd);
-  assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /unknown client "emacs"/);
+  assert.equal(bad.code, 1, "a usage error (README: exit 1 with usage)");
+  assert.match(bad.stderr, /unknown client "emacs"[^]*Usage: toolshell mcp/);
 });
 
 test("toolshell list --tokens prints the bash tool's size in o200k tokens", () => {
