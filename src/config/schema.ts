@@ -15,6 +15,7 @@
 import { Cron } from "croner";
 import * as z from "zod";
 import { strictObject } from "./messages.js";
+import { tokensSchema } from "./tokens-schema.js";
 
 /** Default nested calls per shell call (README "Configuration"). */
 export const DEFAULT_CALL_LIMIT = 50;
@@ -30,8 +31,7 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";
 /** Default largest request body of the HTTP API, in bytes (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** Shortest accepted HTTP API token, in characters. */
-export const MIN_TOKEN_LENGTH = 16;
+export { MIN_TOKEN_LENGTH } from "./tokens-schema.js";
 /** A server's name: its key in `mcpServers` / `servers`, and the first word of `tools <server> …`. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -199,35 +199,11 @@ export const approvalSchema = strictObject({
   trustAnnotations: z.boolean().optional().describe("How the servers' tool annotations are taken (see README \"Approvals\")."),
 }).describe("Tool Approval: when a person is asked before a call runs.");
 
-/** What a token's name may be: who acted, as events and the console show it. */
-const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
-const TOKEN_NAME_RULE = 'expected 1-64 letters, digits, ".", "_", "@" or "-"';
-
 /** `server`: the HTTP API of `toolshell serve` (docs/sessions.md). */
 export const httpApiSchema = strictObject({
   host: z.string({ error: "expected a host name or address" }).min(1, { error: "expected a host name or address" }).default(DEFAULT_HOST).describe("Address to listen on (loopback by default)."),
   port: wholeNumber(0, 65535, "expected a port number from 0 to 65535").default(DEFAULT_PORT).describe("Port to listen on; 0 picks a free one."),
-  tokens: z
-    .array(
-      z.union([z.string(), strictObject({ name: z.string().regex(TOKEN_NAME, { error: TOKEN_NAME_RULE }), token: z.string({ error: "expected the token, a string" }) }, 'expected a token: "…" or { "name": "…", "token": "…" }')], {
-        error: 'expected a token: "…" or { "name": "…", "token": "…" }',
-      }),
-      { error: "expected an array of tokens" },
-    )
-    .superRefine((tokens, ctx) => {
-      const names = new Set<string>();
-      tokens.forEach((x, i) => {
-        const t = typeof x === "string" ? x : x.token;
-        if (t && t.length < MIN_TOKEN_LENGTH) ctx.addIssue({ code: "custom", path: typeof x === "string" ? [i] : [i, "token"], message: `a token is shorter than ${MIN_TOKEN_LENGTH} characters`, input: t });
-        if (typeof x !== "string") {
-          if (names.has(x.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `the name ${x.name} is given to two tokens`, input: x.name });
-          names.add(x.name);
-        }
-      });
-    })
-    .transform((tokens) => tokens.filter((x) => (typeof x === "string" ? x : x.token)))
-    .default([])
-    .describe(`Bearer tokens (${MIN_TOKEN_LENGTH} characters or more), each a string or { "name", "token" }: the name is who answered or changed something with it (events, the console); a token without one is token-N (its place). Also from TOOLSHELL_API_TOKENS (comma-separated) and TOOLSHELL_API_TOKEN.`),
+  tokens: tokensSchema,
   maxBodyBytes: wholeNumber(1024, 512 * 1024 * 1024, "expected a whole number of bytes from 1024 to 536870912").default(DEFAULT_MAX_BODY_BYTES).describe("Largest request body, in bytes."),
   tls: strictObject(
     {
