@@ -118,7 +118,11 @@ export class Session implements CallSession {
       id: this.id,
       store: this.host.store!,
       files: () => ({ fs: this.engine.fs, exclude: this.host.workspaceDir ? [WORKDIR] : [] }),
-      nextToolCallId: () => `call_bash_${++this.shellCalls}`,
+      nextToolCallId: async () => {
+        const n = (await this.host.store?.nextShellCall?.(this.id)) ?? this.shellCalls + 1;
+        this.shellCalls = Math.max(this.shellCalls, n);
+        return `call_bash_${n}`;
+      },
       shellCallCount: () => this.shellCalls,
       emit: (e) => this.emit(e),
       pendingApprovalIds: async () => (await this.pendingApprovals()).map((r) => r.id),
