@@ -30,7 +30,6 @@ import {
   bashToolSpec,
   BASH_TOOL_NAME,
   describeRequests,
-  directDescription,
   directTools,
   loadKeptServers,
   runBashTool,
@@ -156,7 +155,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     const bash = bashToolSpec(shell, session);
     const tools: Tool[] = [{ name: bash.name, description: bash.description, inputSchema: objectSchema(bash.inputSchema) }];
     for (const d of safeDirect(shell)) {
-      tools.push({ name: d.name, description: directDescription(d.tool), inputSchema: objectSchema(d.tool.inputSchema), ...(annotationsOf(d.tool) ? { annotations: annotationsOf(d.tool) } : {}) });
+      tools.push({ name: d.name, description: d.description, inputSchema: objectSchema(d.inputSchema), ...(annotationsOf(d.tool) ? { annotations: annotationsOf(d.tool) } : {}) });
     }
     if (!canElicit() && options.approveTool !== false) tools.push(approveToolSpec());
     return { tools };

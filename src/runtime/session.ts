@@ -16,7 +16,7 @@ import { runShellStep, runStep, type DurableRun, type DurableSessionView } from 
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
 import { authOf, currentOrigins, sessionOrigins } from "./lineage.js";
-import type { PreflightOutcome } from "./plan-command.js";
+import { approvalsBeforeStart, type PreflightOutcome } from "./plan-command.js";
 import { ShellCall } from "./shell-call.js";
 import type { ShellResult, StopReport } from "./types.js";
 
@@ -118,7 +118,11 @@ export class Session implements CallSession {
       id: this.id,
       store: this.host.store!,
       files: () => ({ fs: this.engine.fs, exclude: this.host.workspaceDir ? [WORKDIR] : [] }),
-      nextToolCallId: () => `call_bash_${++this.shellCalls}`,
+      nextToolCallId: async () => {
+        const n = (await this.host.store?.nextShellCall?.(this.id)) ?? this.shellCalls + 1;
+        this.shellCalls = Math.max(this.shellCalls, n);
+        return `call_bash_${n}`;
+      },
       shellCallCount: () => this.shellCalls,
       emit: (e) => this.emit(e),
       pendingApprovalIds: async () => (await this.pendingApprovals()).map((r) => r.id),
@@ -157,6 +161,17 @@ export class Session implements CallSession {
     // session (a shell call, a direct call, an answer), its book in memory is the current one.
     const fresh = !!this.host.store?.lease && !heldHere(this);
     return (await this.host.policy.openBook(this.id, { fresh })).pending();
+  }
+
+  /**
+   * The approvals a script waits for before it starts, asked now without running anything: the
+   * preflight `bash` runs (README "Approvals"), so the requests raised here are the ones the
+   * script's run looks its answers up by. For surfaces that ask the person before a shell call
+   * (the AI SDK's tool approval). Never throws: a script that cannot be read asks nothing.
+   * @param toolCallId names the requests (`<toolCallId>:preflight:line_<N>`).
+   */
+  approvalsBeforeStart(script: string, toolCallId: string): Promise<ApprovalRequest[]> {
+    return actingFor(this, () => approvalsBeforeStart(this, this.host, script, toolCallId));
   }
 
   /**

@@ -153,3 +153,47 @@ test("toolshell auth after a call already asked for sign-in (on the warm host, a
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, "alice\n");
 });
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as import("node:net").AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+test("oauth.callbackPort held by the warm host: toolshell auth says to stop it, and works once it is stopped", async (t) => {
+  const f = await startOAuthServer();
+  t.after(() => f.close());
+  const port = await freePort();
+  const { dir, env } = project(t, { demo: { url: f.url, oauth: { callbackPort: port } } });
+  // The first run works in-process and starts the warm host; the second runs there and leaves its
+  // sign-in pending, the host listening on the redirect port.
+  await toolshell(["exec", "tools demo whoami"], dir, undefined, env);
+  const asked = await toolshell(["exec", "tools demo whoami"], dir, undefined, env);
+  assert.match(asked.stderr, new RegExp(`"code":"connection_required".*127\\.0\\.0\\.1%3A${port}%2Fcallback`));
+  const held = await toolshell(["auth", "demo", "--no-open"], dir, undefined, env);
+  assert.equal(held.code, 1);
+  assert.match(held.stderr, new RegExp(`^toolshell auth: the sign-in redirect port 127\\.0\\.0\\.1:${port} \\(oauth\\.callbackPort of "demo"\\) is held by this config's warm host \\(pid \\d+\\).*Stop it with \`toolshell daemon stop\`, then run \`toolshell auth demo\` again`));
+  const stopped = await toolshell(["daemon", "stop"], dir, undefined, env);
+  assert.equal(stopped.code, 0, stopped.stderr);
+  const signedIn = await signInCli("demo", dir, env);
+  assert.equal(signedIn.code, 0, signedIn.stderr);
+  assert.match(signedIn.stdout, /^Signed in to demo as alice/m);
+});
+
+test("toolshell auth --wait that runs out says what to do next", async (t) => {
+  const f = await startOAuthServer();
+  t.after(() => f.close());
+  const { dir, env } = project(t, { demo: { url: f.url } });
+  const run = await toolshell(["auth", "demo", "--no-open", "--wait", "500"], dir, undefined, env);
+  assert.equal(run.code, 1);
+  assert.match(run.stdout, /^Sign in to demo by opening:/);
+  assert.equal(
+    run.stderr,
+    "toolshell auth: no redirect from the authorization server within 500 ms (--wait 500), so the sign-in to demo was stopped. Run `toolshell auth demo` again, open the URL it prints and finish signing in within the wait (default 10 minutes; --wait MS sets it)\n",
+  );
+});

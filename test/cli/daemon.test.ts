@@ -146,6 +146,36 @@ test("an approval through the warm host: stop report, approve, run again; the ev
   assert.equal(third.status, 3, "allow was once: the in-process run stops again, as the host's would");
 });
 
+test("shell call ids are unique in a session across the warm host and --no-daemon runs; events nest each call under its own shell call", async (t) => {
+  const { cli } = setup(t);
+  const runs: string[] = [];
+  const exec = (flags: string[], text: string) => {
+    const r = cli([...flags, "exec", `tools kit plain text=${text}`]);
+    assert.equal(r.status, 0, r.stderr);
+    runs.push(text);
+  };
+  exec([], "one"); // in-process; starts the warm host
+  for (let i = 0; i < 300 && cli(["daemon", "status"]).status !== 0; i++) await new Promise((r) => setTimeout(r, 100));
+  exec([], "two"); // the warm host
+  exec(["--no-daemon"], "three"); // another process on the same store
+  exec([], "four"); // the warm host again: its own count is behind the store's
+  exec(["--no-daemon", "--timeout", "20000"], "five");
+  exec([], "six");
+  const listed = cli(["--no-daemon", "events", "cli", "--json"]);
+  assert.equal(listed.status, 0, listed.stderr);
+  const all = listed.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const started = all.filter((e) => e.type === "shell_call.started");
+  const ids = started.map((e) => String(e.tool_call_id));
+  assert.equal(ids.length, runs.length);
+  assert.equal(new Set(ids).size, ids.length, `one id per shell call: ${ids.join(", ")}`);
+  // Each run's one nested call sits under its own shell call.
+  const nested = all.filter((x) => x.type === "tool.nested_call").map((e) => String(e.parent_tool_call_id));
+  assert.deepEqual(nested.sort(), [...ids].sort(), "one nested call under each shell call");
+  // The human listing names every shell call once.
+  const human = cli(["--no-daemon", "events", "cli"]);
+  for (const id of ids) assert.equal(human.stdout.split("\n").filter((l) => l.includes(`▶ ${id} bash`)).length, 1, human.stdout);
+});
+
 test("a postgres:// --store reaches the host through its environment: no password on its command line or in its log, and runs work there", async (t) => {
   // The database is dropped after the host is stopped (setup's cleanup runs first).
   const drops: Array<() => unknown> = [];
@@ -172,4 +202,25 @@ test("a postgres:// --store reaches the host through its environment: no passwor
     assert.ok(!readFileSync(path.join(sockets, log), "utf8").includes("pw-not-in-ps"), log);
   }
   assert.equal(cli(["daemon", "stop"]).stdout, "stopped\n");
+});
+
+test("daemon status and stop find the config's host whatever --workspace it was started with (npm start's); --workspace narrows to that one", async (t) => {
+  const { work, cli } = setup(t);
+  const ws = mkdtempSync(path.join(tmpdir(), "toolshell-daemon-ws-"));
+  t.after(() => rmSync(ws, { recursive: true, force: true }));
+  for (let i = 0; i < 2; i++) assert.equal(cli(["--workspace", ws, "exec", "tools kit pid"]).status, 0);
+  let status = cli(["daemon", "status", "--config", path.join(work, "toolshell.config.json")]);
+  for (let i = 0; i < 300 && status.status !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    status = cli(["daemon", "status"]);
+  }
+  assert.equal(status.status, 0, status.stdout);
+  assert.match(status.stdout, new RegExp(`^running: pid \\d+, config .*toolshell\\.config\\.json, workspace ${ws.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, since `));
+  const other = mkdtempSync(path.join(tmpdir(), "toolshell-daemon-ws2-"));
+  t.after(() => rmSync(other, { recursive: true, force: true }));
+  assert.equal(cli(["--workspace", other, "daemon", "status"]).status, 1, "another workspace's host is not running");
+  const pid = pidOf(status.stdout);
+  assert.equal(cli(["daemon", "stop"]).stdout, "stopped\n");
+  assert.ok(await gone(pid), "the workspace's host is gone");
+  assert.equal(cli(["daemon", "status"]).status, 1);
 });

@@ -126,6 +126,8 @@ test("parseServerEntry checks one entry with the rules of the file", (t) => {
     callTimeoutMs: 60_000,
     disabled: false,
     raw: { autoApprove: [] },
+    // What `${TOKEN}` expanded to: redacted as a secret wherever it shows.
+    expanded: ["s3cret-token"],
   });
   const stdio = parseServerEntry("mine", { command: "./server.sh", cwd: "srv", load: "on-demand" }, opts) as StdioServerConfig;
   assert.equal(stdio.command, path.join(dir, "srv", "server.sh"), "a relative command is found from its cwd, as spawn would");

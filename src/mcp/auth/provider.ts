@@ -18,13 +18,13 @@
 import { randomBytes } from "node:crypto";
 import {
   auth,
-  extractWWWAuthenticateParams,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig } from "../../config/index.js";
+import { bearerChallenge, normalizeChallenge } from "./challenge.js";
 import { expiresAt, subjectOf, type CredentialStore, type OAuthCredentials, type OAuthSettings } from "./credentials.js";
 import type { SignInBroker } from "./sign-in.js";
 
@@ -210,14 +210,16 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   /**
    * The fetch the transport uses: notes 401/403 challenges (a 403 `insufficient_scope` starts a
-   * step-up: the next authorization asks for the challenge's scopes).
+   * step-up: the next authorization asks for the challenge's scopes), read by challenge.ts.
    */
   readonly fetch: FetchLike = async (url, init) => {
     const res = await fetch(url, init);
     if (res.status === 401 || res.status === 403) {
       this.challenged = res.status;
-      const { error, scope } = extractWWWAuthenticateParams(res);
+      const { error, scope } = bearerChallenge(res.headers.get("www-authenticate"));
       if (res.status === 403 && error === "insufficient_scope") this.#stepUp = scope ?? "";
+      // The SDK's transport reads the challenge too: hand it the Bearer one, as it reads it.
+      return normalizeChallenge(res);
     }
     return res;
   };
