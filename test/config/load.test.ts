@@ -189,7 +189,7 @@ test("trust stays as written: absent, true or false", (t) => {
 test("server: defaults, config tokens checked at load, tokens from the environment named when too short", (t) => {
   const dir = tempDir(t);
   const config = parseConfig({ server: { tokens: ["${API_TOKEN}", "${UNSET:-}"] } }, { baseDir: dir, env: { API_TOKEN: "0123456789abcdef" } });
-  assert.deepEqual(config.server, { host: "127.0.0.1", port: 8787, tokens: ["0123456789abcdef"], maxBodyBytes: 1_048_576 });
+  assert.deepEqual(config.server, { host: "127.0.0.1", port: 8787, tokens: ["0123456789abcdef"], maxBodyBytes: 1_048_576, trustProxy: false });
   const api = parseServerConfig(config, { TOOLSHELL_API_TOKENS: " aaaaaaaaaaaaaaaa , ", TOOLSHELL_API_TOKEN: "0123456789abcdef" });
   assert.deepEqual(api.tokens, ["0123456789abcdef", "aaaaaaaaaaaaaaaa"]);
   assert.equal(message(() => parseServerConfig(config, { TOOLSHELL_API_TOKEN: "short" })), "environment: TOOLSHELL_API_TOKEN: a token is shorter than 16 characters");
