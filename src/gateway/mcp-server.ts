@@ -269,7 +269,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       return textResult({ error: { code: "invalid_input", message: `${APPROVE_TOOL_NAME}: expected {request_id: string, decision: ${DECISIONS.join(" | ")}}`, retryable: false } }, true);
     }
     try {
-      const r = await session.answer(id, decision as Decision);
+      const r = await session.answer(id, decision as Decision, { surface: "mcp", by: String(session.metadata.client ?? "mcp:client").replace(/^mcp:/, "") });
       return textResult({ answered: { request_id: r.id, tool: r.tool, input: r.input, decision: r.decision }, next: "run a script again (a new one for what is left)" });
     } catch (err) {
       return textResult({ error: { code: "invalid_input", message: (err as Error).message, retryable: false } }, true);
@@ -322,7 +322,7 @@ export function directResult(outcome: DirectOutcome): CallToolResult {
 
 async function answerQuietly(session: Session, id: string, decision: Decision): Promise<void> {
   try {
-    await session.answer(id, decision);
+    await session.answer(id, decision, { surface: "mcp", by: String(session.metadata.client ?? "mcp:client").replace(/^mcp:/, "") });
   } catch {}
 }
 
