@@ -9,10 +9,11 @@ import path from "node:path";
 import { displayName } from "../tool/text.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
 import type { ServerConfig } from "../config/index.js";
-import { currentPrincipal, DEFAULT_PRINCIPAL, MemoryCredentialStore, oauthSettings, principalOf, type OAuthCredentials, type OAuthSettings } from "./auth/credentials.js";
+import { currentPrincipal, DEFAULT_PRINCIPAL, MemoryCredentialStore, oauthSettings, principalOf, type OAuthSettings } from "./auth/credentials.js";
 import type { OAuthContext } from "./auth/index.js";
 import type { StoredOAuthProvider } from "./auth/provider.js";
 import { SignInBroker } from "./auth/sign-in.js";
+import { listingPrincipal, signInPlace } from "./auth/source-sign-in.js";
 import type { Connection } from "./connection.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -183,7 +184,7 @@ export class McpServerSource implements ToolSource {
     this.#log.resetTail();
     const { connection, errors, types, listing } = await loadSdk();
     let conn: Connection | undefined;
-    const principal = await this.#listingPrincipal();
+    const principal = await listingPrincipal(this.#oauth, this.name, (this.config as { url?: string }).url);
     const provider = await this.#provider(principal, currentPrincipal()?.sessionId);
     try {
       await provider?.refreshIfExpiring();
@@ -218,7 +219,7 @@ export class McpServerSource implements ToolSource {
             phase: "connect",
             timeoutMs,
             stderrTail: this.#log.tail(),
-            ...this.#signInPlace(provider, error),
+            ...signInPlace(this.#oauth?.broker, this.name, provider, error),
           });
       this.#log.line(`start failed: ${failure.message}`);
       if (!this.#closed) {
@@ -253,7 +254,7 @@ export class McpServerSource implements ToolSource {
         const live = this.#conn && !this.#conn.closed && !this.#closed ? this.#conn : undefined;
         return live ?? (await this.#connection(ctx.signal));
       } catch (error) {
-        throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
+        throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...signInPlace(this.#oauth?.broker, this.name, provider, error) });
       }
     };
     const conn = await connect();
@@ -261,7 +262,7 @@ export class McpServerSource implements ToolSource {
       return await withChildSignal(ctx.signal, (signal) => this.#relay.run(conn, name, ctx, { signal, timeout: timeoutMs }, send));
     } catch (error) {
       const { connection } = sdkIfLoaded() ?? (await loadSdk());
-      if (ctx.signal.aborted || !connection.sessionGone(conn, error)) throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
+      if (ctx.signal.aborted || !connection.sessionGone(conn, error)) throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...signInPlace(this.#oauth?.broker, this.name, provider, error) });
       // The server no longer knows the session (it restarted): a new session, and the call once
       // more, since a 404 means the request was not processed (spec "Transports" → Session Management).
       this.#log.line(`session ${conn.sessionId} not found (HTTP 404): starting a new session and sending ${name} again`);
@@ -271,7 +272,7 @@ export class McpServerSource implements ToolSource {
     try {
       return await withChildSignal(ctx.signal, (signal) => this.#relay.run(fresh, name, ctx, { signal, timeout: timeoutMs }, send));
     } catch (error) {
-      throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
+      throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...signInPlace(this.#oauth?.broker, this.name, provider, error) });
     }
   };
 
@@ -305,36 +306,6 @@ export class McpServerSource implements ToolSource {
     if (sessionId !== undefined) p.sessionId = sessionId;
     p.challenged = false;
     return p;
-  }
-
-  /** What toCallError needs to say about sign-in: the pending sign-in's URL, or why none started. */
-  #signInPlace(provider: StoredOAuthProvider | undefined, error: unknown): { signIn?: { server: string; principal: string; url?: string; failure?: string } } {
-    if (!provider) return {};
-    const pending = this.#oauth?.broker.pendingFor(this.name, provider.principal);
-    const base = { server: this.name, principal: provider.principal };
-    if (pending) return { signIn: { ...base, url: pending.url } };
-    // The server challenged and the SDK's OAuth flow failed before an authorization URL existed
-    // (no metadata, registration refused): say so instead of a bare transport error.
-    const sdkAuthFailure = provider.challenged !== false && error instanceof Error && error.name !== "McpError" && error.name !== "UnauthorizedError" && !/^Streamable HTTP error|^SSE error/.test(error.message);
-    if (!sdkAuthFailure) return { signIn: base };
-    const detail = error.message ? `${error.name}: ${error.message}` : error.name;
-    return { signIn: { ...base, failure: `it answered HTTP ${provider.challenged} and its OAuth metadata or registration failed (${detail})` } };
-  }
-
-  /**
-   * Who lists the tools: the principal the load is done for (see actingFor) when signed in, else
-   * the default principal when signed in, else the first principal with a sign-in to this server
-   * (the tool list is the server's, whoever asks), else the one the load is for (who is then
-   * asked to sign in).
-   */
-  async #listingPrincipal(): Promise<string> {
-    const acting = currentPrincipal()?.principal ?? DEFAULT_PRINCIPAL;
-    if (!this.#oauth) return acting;
-    const url = (this.config as { url?: string }).url;
-    const signedIn = (c: OAuthCredentials | undefined) => !!c?.tokens && c.serverUrl === url;
-    if (signedIn(await this.#oauth.store.get(this.name, acting))) return acting;
-    if (signedIn(await this.#oauth.store.get(this.name, DEFAULT_PRINCIPAL))) return DEFAULT_PRINCIPAL;
-    return (await this.#oauth.store.list()).find((r) => r.server === this.name && signedIn(r.credentials))?.principal ?? acting;
   }
 
   /** The connection of a principal other than the listing one (opened on first use, reopened when it closed). */

@@ -15,61 +15,15 @@ import { codeRunner, codeVariable, isInertCommand } from "./inert-commands.js";
 import { StdinResolver, stdinOf, type StdinContext, type StdinSource } from "./stdin-source.js";
 import type { Turns } from "./turns.js";
 import { literalOf, newlines } from "./word-lines.js";
+import { ARITH_TEST, CODE_TEXT, DECLARING, HIDING, HOOK_FUNCTIONS, KNOWN_NODES, knownBeforeRun, NAME_TAKING, type FoundCall, type Node, type ScriptReading, type Value } from "./reader-terms.js";
 
 export { literalOf };
-export type { StdinSource };
+export type { FoundCall, ScriptReading, StdinSource };
 
 /** The longest script read, in characters: the shell parser's own bound (longer ones never run). */
 export const MAX_SCRIPT_CHARS = 1_000_000;
 /** Reasons for `hidden` kept in a reading (the rest are counted). */
 const MAX_HIDDEN = 20;
-
-/** One `tools` call found in a script. */
-export interface FoundCall {
-  /** Every word after `tools`, when all are literal. */
-  words: string[] | undefined;
-  /** The literal words up to the first one built at run time. */
-  partial: string[];
-  line: number;
-  /** Where its stdin comes from (read when it is given no input words, or `-`). */
-  stdin: StdinSource;
-  /** The command that runs it when not called directly (`xargs`, `/usr/bin/tools`). */
-  via?: string;
-}
-
-/** What a reading found. */
-export interface ScriptReading {
-  calls: FoundCall[];
-  /** Why calls could be hidden from the reading, one line each. */
-  hidden: string[];
-}
-
-type Node = { type?: string; [key: string]: unknown };
-
-/** Commands that run their arguments (or text) as a command: a call inside them is hidden from reading. */
-const HIDING = new Set(["eval", "source", ".", "bash", "sh", "xargs", "env", "nohup", "timeout", "time", "nice", "parallel", "watch", "enable", "fc"]);
-/** The node types of just-bash's AST (`ast/types.d.ts`) the reading knows; any other makes the plan incomplete. */
-const KNOWN_NODES = new Set([
-  "Script", "Statement", "Pipeline", "SimpleCommand", "Word", "Literal", "SingleQuoted", "DoubleQuoted", "Escaped", "ParameterExpansion",
-  "CommandSubstitution", "ProcessSubstitution", "ArithmeticExpansion", "ArithmeticExpression", "ArithmeticCommand", "TildeExpansion", "Glob",
-  "BraceExpansion", "Range", "Assignment", "Redirection", "HereDoc", "If", "For", "CStyleFor", "While", "Until", "Case", "CaseItem", "Subshell",
-  "Group", "FunctionDef", "ConditionalCommand", "CondAnd", "CondOr", "CondNot", "CondGroup", "CondUnary", "CondBinary", "CondWord",
-  "DefaultValue", "AssignDefault", "ErrorIfUnset", "UseAlternative", "Length", "LengthSliceError", "BadSubstitution", "Substring",
-  "PatternRemoval", "PatternReplacement", "CaseModification", "Transform", "Indirection", "ArrayKeys", "VarNamePrefix",
-  "ArithArrayElement", "ArithAssignment", "ArithBinary", "ArithBracedExpansion", "ArithCommandSubst", "ArithConcat", "ArithDoubleSubscript",
-  "ArithDynamicAssignment", "ArithDynamicBase", "ArithDynamicElement", "ArithDynamicNumber", "ArithGroup", "ArithNested", "ArithNumber",
-  "ArithNumberSubscript", "ArithSingleQuote", "ArithSpecialVar", "ArithSyntaxError", "ArithTernary", "ArithUnary", "ArithVariable",
-]);
-/** Functions the shell itself calls. */
-const HOOK_FUNCTIONS = new Set(["tools", "command_not_found_handle"]);
-/** Builtins that take variable names (with subscripts) or arithmetic as arguments. */
-const NAME_TAKING = new Set(["printf", "read", "declare", "typeset", "local", "export", "readonly", "unset", "let", "test", "[", "mapfile", "readarray", "getopts", "wait"]);
-const DECLARING = new Set(["declare", "typeset", "local", "export", "readonly"]);
-const ARITH_TEST = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
-const CODE_TEXT = /\$\(|`|\$\{|\$\[/;
-
-/** A value a variable is given: a number, a literal text, or not known before the run. */
-type Value = { kind: "number" } | { kind: "literal"; text: string } | { kind: "unknown" };
 
 /** One walk over a script and the texts inside it. */
 class Reader {
@@ -419,28 +373,10 @@ class Reader {
     this.found.calls.forEach((c, i) => {
       c.stdin = this.stdin.resolve(this.callContexts[i], !this.callDirect[i]);
     });
-    const safe = new Map<string, boolean>();
-    const inert = (name: string, seen: Set<string>): boolean => {
-      if (safe.has(name)) return safe.get(name)!;
-      if (seen.has(name)) return true;
-      seen.add(name);
-      const values = this.values.get(name);
-      const ok =
-        !!values &&
-        values.every((v) => {
-          if (v.kind === "number") return true;
-          if (v.kind === "unknown" || /[[`$"'\\]/.test(v.text)) return false;
-          const names = v.text.replace(/\b\d[\w#@]*/g, "").match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [];
-          return names.every((x) => inert(x, seen));
-        });
-      safe.set(name, ok);
-      return ok;
-    };
-    // A value used as a variable name is inert when every value is a plain name (no subscript to evaluate).
-    const plainName = (name: string) => !!this.values.get(name)?.every((v) => v.kind === "literal" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v.text));
+    const { inert, plainName } = knownBeforeRun(this.values);
     for (const e of this.evaluated) {
       const base = e.name.includes("[") ? e.name.slice(0, e.name.indexOf("[")) : e.name;
-      if (!(e.asName ? plainName(base) : inert(base, new Set()))) this.hide(`${e.how} ${base}, whose value is not known before the run (line ${e.line})`);
+      if (!(e.asName ? plainName(base) : inert(base))) this.hide(`${e.how} ${base}, whose value is not known before the run (line ${e.line})`);
     }
     if (this.hiddenMore > 0) this.found.hidden.push(`… and ${this.hiddenMore} more`);
     return this.found;
