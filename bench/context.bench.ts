@@ -1,5 +1,5 @@
 /**
- * Context economy (issue 6): prompt tokens of what the model sees with toolshell (the `bash`
+ * Context economy: prompt tokens of what the model sees with toolshell (the `bash`
  * tool + the direct tools) against every tool listed directly, in one run:
  * 1. the demo's servers (examples/toolshell.config.json: filesystem, memory, everything) and its
  *    two local tools, as the model first sees them (`everything` is on demand, not loaded);

@@ -1,5 +1,5 @@
 /**
- * jq per-call cost inside a shell loop (issue 3):
+ * jq per-call cost inside a shell loop:
  *   node --import tsx bench/jq.bench.ts [calls=1000] [memoryCalls=10000]
  * 1,000 calls of `jq -c '.items|map(.id)'` on a 50-item document in a `for` loop, once with
  * our jq (real jq 1.7.1, wasm in a worker) and once with just-bash's own jq, in the same

@@ -1,5 +1,5 @@
 /**
- * Sessions benchmark (issue 5): 100 sessions, each running one shell call of 50 nested calls,
+ * Sessions benchmark: 100 sessions, each running one shell call of 50 nested calls,
  * all at once in one process. Printed per store kind — SQLite on disk, SQLite in memory, and no
  * store at all — each measured in its own child process so memory numbers do not mix:
  * - throughput: nested calls per second of wall time (median of 3 rounds);

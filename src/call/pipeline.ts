@@ -74,7 +74,7 @@ export class CallPipeline {
 
   /**
    * Makes one call through every step. Never throws: the state (returned, or promised when a
-   * step waits) holds the output or the error (a ToolCallError with the seed's codes), the
+   * step waits) holds the output or the error (a ToolCallError with README "The `tools` command" → Errors codes), the
    * judgement and any request raised.
    */
   run(call: ToolCall, scope: CallScope): MaybePromise<CallState> {

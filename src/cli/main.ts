@@ -148,7 +148,7 @@ program
     process.exitCode = await runAuth(server, opts, program.opts());
   });
 
-// Issue 5: the session timeline and the HTTP API (src/cli/sessions.ts).
+// The session timeline and the HTTP API (src/cli/sessions.ts).
 program
   .command("events")
   .description("print a session's timeline (nested calls under their shell call); --json prints JSON lines")

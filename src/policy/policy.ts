@@ -196,7 +196,7 @@ export class Policy implements CallJudge {
     const openWorldDeclared = h.openWorld === true || (trusted && h.openWorld === false);
     const declaredSome = trusted ? tool.hintsDeclared : h.destructive === true || h.openWorld === true;
     // MCP defaults (destructive, open world) apply to a tool that declared something, never to
-    // one that declared nothing (seed: such tools run without asking in normal mode).
+    // one that declared nothing (README "Approvals": such tools run without asking in normal mode).
     const destructive = destructiveDeclared ? h.destructive === true : declaredSome;
     const openWorld = openWorldDeclared ? h.openWorld === true : declaredSome;
     const decide = (rated: boolean): Assessment => {

@@ -71,7 +71,7 @@ export interface ScriptsCommandOptions {
 /**
  * The handler of `tools scripts …` for one session. Answers `undefined` for `tools scripts NAME …`
  * so the words go on to the catalog (a nested call: budget, policy, events). Never throws: errors
- * come back as the seed's error line with exit code 1.
+ * come back as the error line (README "The `tools` command" → Errors) with exit code 1.
  */
 export function scriptsCommand(session: Session, o: ScriptsCommandOptions): SubcommandHandler {
   const { store } = o;

@@ -7,7 +7,7 @@
  * Rule source: README → Saved scripts ("runs with the tools and identity of the
  * agent turn that runs it … the 50-call limit of the shell call it runs in. A call that needs
  * approval stops the caller's script too"; "Its shell has the shell builtins and `tools`; `curl`
- * and the `everruns` command are not available inside it"; "Saved scripts can call each other,
+ * … not available inside it"; "Saved scripts can call each other,
  * up to four deep"); docs/sessions.md → Saved scripts.
  */
 import { createHash } from "node:crypto";
@@ -31,8 +31,7 @@ const STDERR_TAIL = 1500;
  */
 export const SCRIPT_PRELUDE =
   'curl() { echo "curl: not available inside a saved script" >&2; return 127; }; ' +
-  'toolshell() { echo "toolshell: not available inside a saved script" >&2; return 127; }; ' +
-  'everruns() { echo "everruns: not available inside a saved script" >&2; return 127; }\n';
+  'toolshell() { echo "toolshell: not available inside a saved script" >&2; return 127; }\n';
 
 /**
  * The saved script versions the code running now is inside, outermost first (from the call

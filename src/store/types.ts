@@ -4,8 +4,8 @@
  * postgres/ for several processes on one database).
  *
  * Rule source: docs/sessions.md → Store ("sessions, their virtual filesystems, approval requests and
- * answers, ratings, events, recorded steps, saved scripts, triggers and trigger runs"); seed
- * "Tools in Shell" → Saved scripts (versioned, archived; the `/v1/agents/{agent_id}/scripts` API).
+ * answers, ratings, events, recorded steps, saved scripts, triggers and trigger runs"); docs/sessions.md
+ * → Saved scripts (versioned, archived; the `/v1/agents/{agent_id}/scripts` API).
  */
 import type { ApprovalBook, RatingCache } from "../policy/index.js";
 import type { SessionEvent, SessionStore, StepRecord } from "../runtime/index.js";

@@ -58,7 +58,7 @@ export function directApprovalNeeded(shell: ToolShell, session: Session, tool: C
  * Makes one direct call through the call pipeline (the same steps as a nested call: input,
  * schema, hooks, policy with the session's answers, the tool, redaction, the `tool.direct_call`
  * event), then the model's view (`toModelOutput` when the tool has one). Never throws: every
- * failure is an `error` outcome with the seed's codes; a call that needs approval and has no
+ * failure is an `error` outcome with README "The `tools` command" → Errors codes; a call that needs approval and has no
  * answer is not made (`needs_approval` with the request id).
  */
 export async function callDirect(shell: ToolShell, session: Session, tool: CatalogTool, input: unknown, options: DirectCallOptions): Promise<DirectOutcome> {

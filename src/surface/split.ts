@@ -37,17 +37,17 @@ export interface SplitRules {
   allowed?: readonly string[] | ((tool: CatalogTool) => boolean);
 }
 
-/** Top-level tools that pause or shape the turn (seed: ask_user, approvals, spawn_agent, session tasks, write_todos). */
+/** Top-level tools that pause or shape the turn (ask_user, approvals, spawn_agent, session tasks, write_todos). */
 export const TURN_CONTROL_NAMES: ReadonlySet<string> = new Set([
   "bash", "lua", "ask_user", "ask_followup_question", "ask_question", "request_approval", "approve", "toolshell_approve",
   "spawn_agent", "subagent", "run_subagent", "delegate", "write_todos", "todo_write", "todowrite", "update_todos",
   "read_todos", "todo_read", "update_plan", "create_task", "update_task", "complete_task",
 ]);
-/** Top-level tools whose result the model must see as an image (seed: screenshots, read_file, computer, browser). */
+/** Top-level tools whose result the model must see as an image (screenshots, read_file, computer, browser). */
 export const IMAGE_RESULT_NAMES: ReadonlySet<string> = new Set([
   "screenshot", "take_screenshot", "read_file", "view_image", "read_image", "computer", "browser",
 ]);
-/** Top-level structured file editing tools (seed: write_file, edit_file). */
+/** Top-level structured file editing tools (write_file, edit_file). */
 export const FILE_EDIT_NAMES: ReadonlySet<string> = new Set([
   "write_file", "edit_file", "multi_edit", "create_file", "apply_patch", "str_replace_based_edit_tool", "str_replace_editor",
 ]);

@@ -109,7 +109,7 @@ function toPolicy(policy: ApprovalPolicy | ApprovalPredicate): ApprovalPolicy {
   throw new TypeError("defineTool: `approval` must be always(), once(), never() or a function");
 }
 
-/** Approval helper: ask before every call of the tool. Seed "Tools" → Gate a tool on human approval. */
+/** Approval helper: ask before every call of the tool. README "Defining tools" → approval helpers. */
 export function always(): ApprovalPolicy {
   return { kind: "always" };
 }

@@ -3,7 +3,7 @@
  * packaged skills `agent/skills/<id>/SKILL.md`.
  *
  * Rule source: README "Use it from code" → Define a tool ("The filename is the tool name the model sees"),
- * "eve never runs authored tools during discovery"; README "Defining tools" (jiti, skills).
+ * authored tools never run during discovery; README "Defining tools" (jiti, skills).
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";

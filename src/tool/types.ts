@@ -19,7 +19,7 @@ export interface Hints {
   openWorld?: boolean;
 }
 
-/** The error codes of the seed's error line. Fixed by README → Errors. */
+/** The error codes of the error line, fixed by README "The `tools` command" → Errors. */
 export type ErrorCode =
   | "unknown_command"
   | "invalid_input"
@@ -44,7 +44,7 @@ export class ToolCallError extends Error {
     this.code = code;
     this.retryable = retryable;
   }
-  /** The seed's JSON error object (without the trailing newline). */
+  /** The JSON error object of README "The `tools` command" → Errors (without the trailing newline). */
   toJSON(): { error: { code: ErrorCode; message: string; retryable: boolean } } {
     return { error: { code: this.code, message: this.message, retryable: this.retryable } };
   }

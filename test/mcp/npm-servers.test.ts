@@ -1,6 +1,6 @@
 /**
  * McpServerSource against the real npm MCP servers over stdio: server-everything,
- * server-filesystem, server-memory (issue 2 "Tests (real parts)").
+ * server-filesystem, server-memory ("Tests (real parts)").
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";

@@ -42,7 +42,7 @@ async function shell(counter = { n: 0 }, extra: Parameters<typeof createToolShel
   return createToolShell({ tools: localTools(counter), ...extra });
 }
 
-test("every input form of the seed builds the same object", async () => {
+test("every input form of the tools command builds the same object", async () => {
   const ts = await shell();
   const s = ts.session();
   const forms = [

@@ -1,5 +1,5 @@
 /**
- * Shell fixes that the conformance corpus cannot show against the real bash (issue 3):
+ * Shell fixes that the conformance corpus cannot show against the real bash:
  * redirections onto a read-only or full filesystem fail the command instead of throwing
  * out of exec; nothing is created under a missing directory; traps; the agent's notes.
  */

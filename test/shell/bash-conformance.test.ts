@@ -1,5 +1,5 @@
 /**
- * bash conformance (issue 3): scripts whose expected stdout, stderr class and exit status
+ * bash conformance: scripts whose expected stdout, stderr class and exit status
  * come from the real bash 5.2. At least 98% must match, and every mismatch must be a
  * listed known gap (conformance/bash-known-gaps.json, docs/shell.md, SHELL_NOTES).
  */

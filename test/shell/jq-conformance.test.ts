@@ -1,5 +1,5 @@
 /**
- * jq conformance (issue 3): every vector produced by the real jq must match our shell's
+ * jq conformance: every vector produced by the real jq must match our shell's
  * `jq` (stdout and exit status exactly, stderr by class), except the documented
  * deliberate differences in conformance/jq-differences.json (also in docs/shell.md).
  */

@@ -1,5 +1,5 @@
 /**
- * The jq engine's contract (issue 3): files come from the session's virtual filesystem,
+ * The jq engine's contract: files come from the session's virtual filesystem,
  * never the host's; concurrent callers get their own answers; a runaway program is ended
  * at the shell's time budget; the environment is the shell's; time is UTC; memory stays
  * bounded. No timing assertions (benchmarks live in bench/jq.bench.ts).

@@ -1,5 +1,5 @@
 /**
- * The bash conformance corpus (issue 3). `generate.ts` runs each script with the real
+ * The bash conformance corpus. `generate.ts` runs each script with the real
  * bash 5.2 (`bash --norc --noprofile -c SCRIPT`) in an empty temp dir and records stdout,
  * stderr and the exit status; the test replays them through our shell. Scripts use
  * relative paths only and print nothing that depends on the host, user or time.

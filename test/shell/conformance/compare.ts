@@ -1,5 +1,5 @@
 /**
- * How an actual result is compared with a vector (issue 3): stdout and exit code exactly,
+ * How an actual result is compared with a vector: stdout and exit code exactly,
  * stderr by class — the kind of message, not its wording, since jq 1.7.1 and 1.6 (and
  * just-bash and bash) word messages differently.
  */

@@ -1,5 +1,5 @@
 /**
- * Writes the conformance vectors from the real binaries (issue 3):
+ * Writes the conformance vectors from the real binaries:
  *   node --import tsx test/shell/conformance/generate.ts [jq|bash]
  * jq cases run through /usr/bin/jq (1.6 here), bash scripts through /usr/bin/bash (5.2),
  * each in a fresh empty temp directory with a fixed small environment (TZ=UTC, LC_ALL=C.UTF-8),

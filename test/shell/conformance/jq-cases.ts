@@ -1,5 +1,5 @@
 /**
- * The jq conformance corpus (issue 3): programs × inputs × options. `generate.ts` runs
+ * The jq conformance corpus: programs × inputs × options. `generate.ts` runs
  * each case through the real jq (/usr/bin/jq) and writes the expected outputs into
  * jq-vectors.json; the test replays them through our shell's `jq`.
  */

@@ -4,7 +4,7 @@
  * Rule source: README → The tools command, Input: "the same JSON object the tool
  * takes as a direct call … from stdin (or `-`), from a JSON argument, or from `key=value` and
  * `--key value` pairs, which merge over the JSON. `--flag` alone is `true`. A value is read as JSON
- * unless the tool's schema says the key is a string." Issue 2: kebab and snake case map to the same
+ * unless the tool's schema says the key is a string." Kebab and snake case map to the same
  * field; unknown or mistyped fields are refused with the tool's signature, never dropped.
  */
 import { effectiveSchema, objectFields, signature } from "../../../catalog/index.js";
@@ -51,7 +51,7 @@ function typesOf(prop: JsonSchema | undefined): Set<string> {
 /**
  * Reads one pair value: kept as text when the schema says the field is a string (and only a
  * string, or the JSON reading is not a type the field allows); otherwise JSON when it parses,
- * else text. Seed: "`number=7` is a number and `repo=42` stays text".
+ * else text: `number=7` is a number and `repo=42` stays text (README "The `tools` command").
  */
 export function readValue(prop: JsonSchema | undefined, text: string): unknown {
   const types = typesOf(prop);

@@ -79,7 +79,7 @@ async function writeMedia(media: NonNullable<ToolOutput["media"]>, fs: IFileSyst
   return { stderr, files };
 }
 
-/** The seed's error line: `{"error":{"code","message","retryable"}}` and a newline. */
+/** The error line (README "The `tools` command" → Errors): `{"error":{"code","message","retryable"}}` and a newline. */
 export function errorLine(err: ToolCallError): string {
   return JSON.stringify(err.toJSON()) + "\n";
 }
