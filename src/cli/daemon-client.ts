@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -122,8 +122,35 @@ function buildStamp(): string {
 }
 
 /**
- * The config's fingerprint: its bytes, the values of the `${NAME}` variables it names, and the
- * build of toolshell itself. A host answers only requests with its own fingerprint.
+ * The local tool files a config loads (its `tools` folder, else `agent/tools` beside it): each
+ * file's name, size and time, so a tool file changed, added or deleted makes a new fingerprint.
+ * Read without loading the config (the client stays light): a file that is not plain JSON counts
+ * for the default folder only.
+ */
+function toolFilesStamp(configFile: string, text: string): string {
+  let folder = "agent/tools";
+  try {
+    const v = (JSON.parse(text) as { tools?: unknown }).tools;
+    if (typeof v === "string") folder = v;
+  } catch {}
+  const dir = path.resolve(path.dirname(path.resolve(configFile)), folder);
+  try {
+    return readdirSync(dir)
+      .sort()
+      .map((f) => {
+        const st = statSync(path.join(dir, f));
+        return `${f}:${st.size}:${st.mtimeMs}`;
+      })
+      .join("\n");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The config's fingerprint: its bytes, the values of the `${NAME}` variables it names, its local
+ * tool files (name, size, time) and the build of toolshell itself. A host answers only requests
+ * with its own fingerprint, so a changed config or tool file gets a new host.
  */
 export function configFingerprint(configFile: string): string {
   const text = readFileSync(configFile, "utf8");
@@ -131,6 +158,7 @@ export function configFingerprint(configFile: string): string {
   return createHash("sha256")
     .update(buildStamp())
     .update(text)
+    .update(toolFilesStamp(configFile, text))
     .update(JSON.stringify(names.map((n) => [n, process.env[n] ?? null])))
     .digest("hex");
 }

@@ -152,6 +152,17 @@ export interface ToolShell {
    * new ones start (each checked like `addServer`). @throws Error at the first change refused.
    */
   setServers(servers: readonly ServerConfig[]): Promise<void>;
+  /**
+   * Takes the approval rules of a reloaded config (mode, per-tool and per-server rules,
+   * `trustAnnotations`): the next call is judged by them. @returns what changed, in words.
+   */
+  reloadRules(next: Pick<ToolshellConfig, "approval">): string[];
+  /**
+   * Loads the local tool files again (a file changed, was added or deleted): the next call sees
+   * their definitions as they are now (hints, `needsApproval`). @returns the tool names added,
+   * changed or removed. @throws Error when a file does not load; the tools in force stay.
+   */
+  reloadTools(): Promise<string[]>;
   /** Calls `listener` after each server change (the MCP gateway then sends `tools/list_changed`). @returns unsubscribe. */
   onServersChanged(listener: () => void): () => void;
   /** Ends every MCP server process and connection. */
@@ -187,7 +198,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
       defs[d.name] = d;
     }
   } else if (options.tools) Object.assign(defs, options.tools);
-  const local = await LocalToolSource.from(defs);
+  let local = await LocalToolSource.from(defs);
   // Tokens obtained while running are redacted like config secrets (the redactor is made below).
   let learnSecret: (secret: string) => void = () => {};
   const oauth: OAuthContext = {
@@ -326,6 +337,37 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     timeoutMs: host.timeoutMs,
     get sources() {
       return sources;
+    },
+    reloadRules(next) {
+      const changed = policy.setRules(next.approval);
+      (config as { approval: ToolshellConfig["approval"] }).approval = next.approval;
+      return changed.map((c) => `approval.${c}`);
+    },
+    reloadTools() {
+      const run = changing.then(async () => {
+        if (!toolsDir) return [];
+        const fresh: Record<string, ToolDefinition> = { ...(await loadToolsDir(path.resolve(toolsDir), { fresh: true })) };
+        if (Array.isArray(options.tools)) for (const d of options.tools) fresh[d.name!] = d;
+        else if (options.tools) Object.assign(fresh, options.tools);
+        const next = await LocalToolSource.from(fresh);
+        const describe = (src: LocalToolSource) => new Map(src.tools().map((t) => [t.name, JSON.stringify(t)]));
+        const a = describe(local);
+        const b = describe(next);
+        const changed = [...new Set([...a.keys(), ...b.keys()])].filter((n) => a.get(n) !== b.get(n)).sort();
+        for (const s of mcp) if (next.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === s.name.replace(/-/g, "_").toLowerCase())) throw new Error(`tool ${s.name} has the same name as a server`);
+        local = next;
+        sources = [local, ...mcp, ...(options.sources ?? [])];
+        shellSources = toShell(sources);
+        host.setSources(shellSources);
+        if (changed.length) for (const l of serverListeners) {
+          try {
+            l();
+          } catch {}
+        }
+        return changed;
+      });
+      changing = run.catch(() => {});
+      return run;
     },
     addServer: async (name, entry) => change(name, parse(name, entry), "add"),
     updateServer: async (name, entry) => change(name, parse(name, entry), "update"),

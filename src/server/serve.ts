@@ -37,8 +37,11 @@ export async function startApi(host: Host, options: { host?: string; port?: numb
   if (options.triggers !== false) await host.startTriggers();
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  const url = `http://${shownHost}:${addr.port}`;
+  // Changes made by other replicas and the CLI reach this one; it is listed as a live replica (docs/deployment.md).
+  await host.follow({ kind: "serve", url });
   return {
-    url: `http://${shownHost}:${addr.port}`,
+    url,
     port: addr.port,
     close: () =>
       new Promise<void>((resolve) => {
