@@ -112,7 +112,7 @@ export class BossScheduler implements TriggerScheduler {
     for (const t of triggers) await this.reschedule(t);
     if (this.working) return;
     this.working = true;
-    await this.boss.work<TriggerJob>(TRIGGER_QUEUE, { pollingIntervalSeconds: this.options.pollSeconds ?? 1, localConcurrency: 4 }, async ([job]) => this.take(job));
+    await this.boss.work<TriggerJob>(TRIGGER_QUEUE, { pollingIntervalSeconds: this.options.pollSeconds ?? 1, localConcurrency: 4, includeMetadata: true }, async ([job]) => this.take(job));
   }
 
   /** Runs one job. Throws only when the run could not be recorded (pg-boss then retries it). */
@@ -122,7 +122,7 @@ export class BossScheduler implements TriggerScheduler {
     // A trigger deleted since (or a schedule disabled since) has nothing to run.
     const cur = await this.store.getTrigger(d.trigger_id);
     if (!cur || (d.reason === "schedule" && !cur.enabled)) return;
-    // The due time a schedule job stands for: the minute pg-boss filed it under.
+    // The due time a schedule job stands for: the minute pg-boss filed it in (`createdOn`, with includeMetadata).
     const created = (job as { createdOn?: Date }).createdOn;
     const scheduled_at = d.reason === "schedule" && created ? new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString() : undefined;
     // pg-boss sends the occurrence of the last 60 s: for a schedule set in the middle of a minute,

@@ -12,14 +12,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { createToolShell } from "../../src/index.js";
 import { watchConfigFile } from "../../src/runtime/config-watch.js";
-import { REPO_ROOT } from "../fixtures/mcp/index.js";
-
-/** A tool file importing the built package by its absolute path (the folder is outside the repo). */
-export function toolFile(extra: string): string {
-  return `import { defineTool } from ${JSON.stringify(path.join(REPO_ROOT, "dist/index.js"))};
-export default defineTool({ description: "Marks a thing.", inputSchema: { type: "object", properties: { x: { type: "string" } } }, ${extra} execute: () => "marked" });
-`;
-}
+import { toolFile } from "../fixtures/tool-file.js";
 
 const stoppedFor = (r: { tools?: { stopped?: { reason?: string } } }) => r.tools?.stopped?.reason;
 
