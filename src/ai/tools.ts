@@ -22,7 +22,6 @@
  */
 import { jsonSchema, tool, type JSONValue, type ModelMessage, type Tool, type ToolSet } from "ai";
 import {
-  approvalsBeforeBash,
   bashToolSpec,
   BASH_TOOL_NAME,
   callDirect,
@@ -143,7 +142,8 @@ export async function createToolshellTools(options: ToolshellToolsOptions): Prom
     inputSchema: jsonSchema<BashToolInput>(bashToolSpec(shell, session).inputSchema),
     needsApproval: async (input, { toolCallId, messages }) => {
       await held.sync(messages);
-      const requests = await approvalsBeforeBash(shell, session, typeof input?.command === "string" ? input.command : "");
+      // The session's own preflight: the requests the script's run will look its answers up by.
+      const requests = await session.approvalsBeforeStart(typeof input?.command === "string" ? input.command : "", `ai:${toolCallId}`);
       if (requests.length === 0) return false;
       held.hold(toolCallId, requests.map((r) => r.id));
       return true;

@@ -130,9 +130,8 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
 export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promise<void> {
   let opened: OpenedShell | undefined;
   try {
-    const { CLIENTS } = await import("../gateway/index.js");
-    const imports = (opts.import ?? []).flatMap((x) => x.split(",")).map((x) => x.trim()).filter(Boolean);
-    for (const c of imports) if (!(CLIENTS as readonly string[]).includes(c)) throw new Error(`--import: unknown client ${JSON.stringify(c)}; known: ${CLIENTS.join(", ")}`);
+    // Each client was checked by the option's parser (src/cli/usage.ts).
+    const imports = opts.import ?? [];
     if (opts.write) {
       if (imports.length === 0) throw new Error("--write needs --import <client>");
       opened = await openAgentShell(common, imports);

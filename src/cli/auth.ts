@@ -10,6 +10,9 @@
  * Rule source: README "Sign-in"; MCP spec 2025-11-25 "Authorization".
  */
 import { spawn } from "node:child_process";
+import path from "node:path";
+import type { ServerConfig } from "../config/index.js";
+import { resolveConfigFile } from "../config/locate.js";
 import { DEFAULT_PRINCIPAL, type SignInStatus } from "../mcp/index.js";
 import { openToolShell, type CommonOptions } from "./commands.js";
 
@@ -67,8 +70,8 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
     }
     const { signIn } = await import("../mcp/auth/flow.js");
     const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), waitMs);
-    const onInt = () => stop.abort();
+    const timer = setTimeout(() => stop.abort("wait"), waitMs);
+    const onInt = () => stop.abort("interrupt");
     process.once("SIGINT", onInt);
     try {
       const status = await signIn(config, principal, oauth, {
@@ -80,6 +83,8 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
       });
       process.stdout.write(`${describe(status)}\n`);
       return 0;
+    } catch (err) {
+      throw new Error(await advice(err, config, waitMs, stop.signal, common), { cause: err });
     } finally {
       clearTimeout(timer);
       process.off("SIGINT", onInt);
@@ -90,6 +95,27 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
   } finally {
     await host?.close().catch(() => {});
   }
+}
+
+/**
+ * The message of a sign-in that failed, with what to do next where the CLI can tell: a redirect
+ * port held by the warm host (stop it), a wait that ran out (start again, finish within the wait).
+ */
+async function advice(err: unknown, config: ServerConfig, waitMs: number, stopped: AbortSignal, common: CommonOptions): Promise<string> {
+  const message = err instanceof Error ? err.message : String(err);
+  const again = `toolshell auth ${config.name}`;
+  if (stopped.aborted && stopped.reason === "wait") {
+    return `no redirect from the authorization server within ${waitMs} ms (--wait ${waitMs}), so the sign-in to ${config.name} was stopped. Run \`${again}\` again, open the URL it prints and finish signing in within the wait (default 10 minutes; --wait MS sets it)`;
+  }
+  if (stopped.aborted) return `the sign-in to ${config.name} was stopped before the redirect came back. Run \`${again}\` to start again`;
+  const port = config.type !== "stdio" && config.oauth ? config.oauth.callbackPort : undefined;
+  if (port === undefined || !/EADDRINUSE/.test(message)) return message;
+  const configFile = resolveConfigFile({ flag: common.config });
+  const daemon = await import("./daemon-client.js");
+  const warm = configFile && common.daemon !== false ? await daemon.hostStatus(daemon.hostKey(path.resolve(configFile), common)).catch(() => null) : null;
+  return warm
+    ? `the sign-in redirect port 127.0.0.1:${port} (oauth.callbackPort of "${config.name}") is held by this config's warm host (pid ${warm.pid}), which listens there for the sign-ins its calls start. Stop it with \`toolshell daemon stop\`, then run \`${again}\` again (the next call starts a new warm host, which uses the stored sign-in)`
+    : `the sign-in redirect port 127.0.0.1:${port} (oauth.callbackPort of "${config.name}") is in use by another program (${message}). Stop what holds it (another \`toolshell serve\`, \`toolshell mcp\` or \`toolshell auth\` of this config), or set oauth.callbackPort to a free port the authorization server accepts, then run \`${again}\` again`;
 }
 
 /** One line saying who is signed in where, until when, with which scopes. */

@@ -1,70 +1,114 @@
 /**
  * `toolshell completion bash|zsh|fish`: a completion script for the CLI's commands and options,
- * made from the commander program itself so it cannot drift from `toolshell --help`.
+ * made from the commander program itself so it cannot drift from `toolshell --help`. It completes
+ * at every level: commands and their subcommands (`scripts show`), each command's options (and
+ * the program's), the words an option or argument takes (`daemon status|stop`, `--import vscode`,
+ * `approve ID allow_always`), and file names where a path goes.
  *
  *   source <(toolshell completion bash)                       # ~/.bashrc
  *   source <(toolshell completion zsh)                        # ~/.zshrc (uses bashcompinit)
  *   toolshell completion fish > ~/.config/fish/completions/toolshell.fish
  */
 import type { Command, Option } from "commander";
+import { wordsOf } from "./usage.js";
 
 /** The shells a script can be made for. */
 export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;
 
-interface Spec {
-  name: string;
+/** One command of the tree, named by its path of words (`""` for the program, `scripts show`). */
+interface Node {
+  path: string;
   description: string;
+  subs: { name: string; description: string }[];
+  /** Its own options and the program's (the program's are accepted after any command). */
   options: Option[];
+  /** The words each positional argument takes (the last one repeats when it is variadic). */
+  args: (readonly string[] | undefined)[];
+  variadic: boolean;
 }
 
 const takesValue = (o: Option) => o.required || o.optional;
 const flags = (o: Option) => [o.short, o.long].filter((f): f is string => !!f);
 /** Options whose value is a path (completed with file names). */
-const PATHS = new Set(["--config", "--workspace", "--store", "--write"]);
+const PATHS = new Set(["--config", "--workspace", "--store", "--write", "--cwd"]);
+const HELP = { long: "--help", short: "-h", description: "display help for command", required: false, optional: false } as Option;
+const shown = (c: Command) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== "help";
 
-function specs(program: Command): { global: Spec; commands: Spec[] } {
-  const help = (c: Command): Option[] => [...c.options, ...(c.options.some((o) => o.long === "--help") ? [] : [{ long: "--help", short: "-h", description: "display help for command", required: false, optional: false } as Option])];
-  return {
-    global: { name: "", description: "", options: help(program) },
-    commands: program.commands.map((c) => ({ name: c.name(), description: c.description(), options: help(c) })),
+function tree(program: Command): Node[] {
+  const global = [...program.options.filter((o) => !o.hidden), HELP];
+  const out: Node[] = [];
+  const walk = (c: Command, path: string) => {
+    const own = c === program ? [] : c.options.filter((o) => !o.hidden && o.long !== "--help");
+    const seen = new Set(own.map((o) => o.long));
+    const args = c.registeredArguments;
+    out.push({
+      path,
+      description: c.description(),
+      subs: c.commands.filter(shown).map((s) => ({ name: s.name(), description: s.description() })),
+      options: [...own, ...global.filter((o) => !seen.has(o.long))],
+      args: args.map((a) => wordsOf(a.parseArg)),
+      variadic: args.at(-1)?.variadic ?? false,
+    });
+    for (const s of c.commands.filter(shown)) walk(s, path ? `${path} ${s.name()}` : s.name());
   };
+  walk(program, "");
+  return out;
 }
 
 const sq = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 function bash(program: Command): string {
-  const { global, commands } = specs(program);
-  const valued = [global, ...commands].flatMap((s) => s.options.filter(takesValue).flatMap(flags));
-  const paths = [global, ...commands].flatMap((s) => s.options.filter((o) => o.long && PATHS.has(o.long)).flatMap(flags));
-  const cases = commands.map((c) => `    ${c.name}) opts=${sq([...new Set([...c.options, ...global.options].flatMap(flags))].join(" "))} ;;`).join("\n");
+  const nodes = tree(program);
+  const spec = nodes
+    .map((n) => {
+      const valued = n.options.filter(takesValue);
+      return `    ${sq(n.path)}) subs=${sq(n.subs.map((s) => s.name).join(" "))}; opts=${sq(n.options.flatMap(flags).join(" "))}; valued=${sq(valued.flatMap(flags).join(" "))}; files=${sq(valued.filter((o) => o.long && PATHS.has(o.long)).flatMap(flags).join(" "))} ;;`;
+    })
+    .join("\n");
+  const words: string[] = [];
+  for (const n of nodes) {
+    n.args.forEach((w, i) => {
+      if (w) words.push(`    ${sq(`${n.path}:${i}`)}${n.variadic && i === n.args.length - 1 ? `|${sq(`${n.path}:`)}*` : ""}) echo ${sq(w.join(" "))} ;;`);
+    });
+    for (const o of n.options) {
+      const w = wordsOf(o.parseArg);
+      if (w) for (const f of flags(o)) words.push(`    ${sq(`${n.path}|${f}`)}) echo ${sq(w.join(" "))} ;;`);
+    }
+  }
   return `# toolshell completion for bash: source <(toolshell completion bash)
+_toolshell_spec() {
+  subs="" opts="" valued="" files=""
+  case "$1" in
+${spec}
+  esac
+}
+_toolshell_words() {
+  case "$1" in
+${words.join("\n")}
+  esac
+}
 _toolshell() {
-  local cur prev sub="" opts="" i
+  local cur prev path="" n=0 i w subs opts valued files list
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  case " ${paths.join(" ")} " in *" $prev "*) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac
-  case " ${valued.join(" ")} " in *" $prev "*) COMPREPLY=(); return ;; esac
   for ((i = 1; i < COMP_CWORD; i++)); do
-    case "\${COMP_WORDS[i]}" in
-      ${valued.join("|")}) ((i++)) ;;
-      -*) ;;
-      *) sub="\${COMP_WORDS[i]}"; break ;;
-    esac
+    w="\${COMP_WORDS[i]}"
+    _toolshell_spec "$path"
+    if [[ " $valued " == *" $w "* ]]; then ((i++)); continue; fi
+    [[ "$w" == -* ]] && continue
+    if [[ $n -eq 0 && " $subs " == *" $w "* ]]; then path="\${path:+$path }$w"; else ((n++)); fi
   done
-  case "$sub" in
-${cases}
-  esac
-  if [[ -z "$sub" && "$cur" != -* ]]; then
-    COMPREPLY=($(compgen -W ${sq(commands.map((c) => c.name).join(" "))} -- "$cur"))
-  elif [[ -z "$sub" ]]; then
-    COMPREPLY=($(compgen -W ${sq(global.options.flatMap(flags).join(" "))} -- "$cur"))
-  elif [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-  elif [[ "$sub" == completion ]]; then
-    COMPREPLY=($(compgen -W ${sq(COMPLETION_SHELLS.join(" "))} -- "$cur"))
-  else
-    COMPREPLY=($(compgen -f -- "$cur"))
+  _toolshell_spec "$path"
+  if [[ " $files " == *" $prev "* ]]; then COMPREPLY=($(compgen -f -- "$cur")); return; fi
+  if [[ " $valued " == *" $prev "* ]]; then
+    list="$(_toolshell_words "$path|$prev")"
+    COMPREPLY=($(compgen -W "$list" -- "$cur"))
+    return
   fi
+  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); return; fi
+  if [[ -n "$subs" && $n -eq 0 ]]; then COMPREPLY=($(compgen -W "$subs" -- "$cur")); return; fi
+  list="$(_toolshell_words "$path:$n")"
+  if [[ -n "$list" ]]; then COMPREPLY=($(compgen -W "$list" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
 }
 complete -F _toolshell toolshell
 `;
@@ -79,23 +123,42 @@ ${bash(program)}`;
 }
 
 function fish(program: Command): string {
-  const { global, commands } = specs(program);
+  const nodes = tree(program);
+  const at = (p: string) => `__toolshell_at "${p}"`;
   const line = (o: Option, cond: string) => {
-    const parts = ["complete -c toolshell"];
-    if (cond) parts.push(`-n ${sq(cond)}`);
+    const parts = ["complete -c toolshell", `-n ${sq(cond)}`];
     if (o.short) parts.push(`-s ${o.short.slice(1)}`);
     if (o.long) parts.push(`-l ${o.long.slice(2)}`);
-    if (takesValue(o)) parts.push(o.long && PATHS.has(o.long) ? "-r -F" : "-r");
+    const w = wordsOf(o.parseArg);
+    if (takesValue(o)) parts.push(o.long && PATHS.has(o.long) ? "-r -F" : w ? `-r -a ${sq(w.join(" "))}` : "-r");
     parts.push(`-d ${sq(o.description)}`);
     return parts.join(" ");
   };
-  const names = commands.map((c) => c.name).join(" ");
+  const subsCase = nodes.filter((n) => n.subs.length).map((n) => `    case ${sq(n.path)}\n      printf '%s\\n' ${n.subs.map((s) => s.name).join(" ")}`);
   return [
     "# toolshell completion for fish: toolshell completion fish > ~/.config/fish/completions/toolshell.fish",
+    "function __toolshell_subs",
+    '  switch "$argv[1]"',
+    ...subsCase,
+    "  end",
+    "end",
+    "function __toolshell_path",
+    '  set -l path ""',
+    "  for w in (commandline -opc)[2..-1]",
+    "    string match -q -- '-*' $w; and continue",
+    "    contains -- $w (__toolshell_subs $path); or break",
+    '    set path (string trim -- "$path $w")',
+    "  end",
+    '  echo "$path"',
+    "end",
+    "function __toolshell_at",
+    "  set -l p (__toolshell_path)",
+    '  test "$p" = "$argv[1]"',
+    "end",
     "complete -c toolshell -f",
-    ...commands.map((c) => `complete -c toolshell -n ${sq(`not __fish_seen_subcommand_from ${names}`)} -a ${c.name} -d ${sq(c.description)}`),
-    ...global.options.map((o) => line(o, "")),
-    ...commands.flatMap((c) => c.options.filter((o) => o.long !== "--help").map((o) => line(o, `__fish_seen_subcommand_from ${c.name}`))),
+    ...nodes.flatMap((n) => n.subs.map((s) => `complete -c toolshell -n ${sq(at(n.path))} -a ${s.name} -d ${sq(s.description)}`)),
+    ...nodes.flatMap((n) => n.args.flatMap((w) => (w ? [`complete -c toolshell -n ${sq(at(n.path))} -a ${sq(w.join(" "))}`] : []))),
+    ...nodes.flatMap((n) => n.options.map((o) => line(o, at(n.path)))),
     "",
   ].join("\n");
 }

@@ -51,7 +51,7 @@ export interface DaemonAnswer extends Partial<CliOutcome> {
   /** The config changed since the host started: it is exiting; start a new one. */
   restart?: boolean;
   /** `status`: about the host. */
-  status?: { pid: number; config: string; startedAt: string; idleSeconds: number; served: number };
+  status?: { pid: number; config: string; startedAt: string; idleSeconds: number; served: number; workspace?: string; timeout?: string; store?: string };
   /** An error the host met (printed as `toolshell: …`, exit 2). */
   error?: string;
 }
@@ -297,19 +297,56 @@ export async function waitGone(socket: string): Promise<void> {
   }
 }
 
-/** `toolshell daemon status`: the host's status, or null when none runs for `key`. */
+/**
+ * The hosts `toolshell daemon status|stop` is about: the one of `key` when the invocation names a
+ * `--workspace`, `--store` or `--timeout`, else every host of the config, whatever it was started
+ * with (`npm start` runs with `--workspace`; `daemon status --config FILE` still finds that host).
+ * @returns each running host's socket and status.
+ */
+export async function hostsOf(key: HostKey): Promise<{ socket: string; status: NonNullable<DaemonAnswer["status"]> }[]> {
+  const narrowed = key.store !== undefined || key.workspace !== undefined || key.timeout !== undefined;
+  const dir = daemonDir();
+  const sockets = narrowed ? [hostPaths(key).socket] : readdirSync(dir).filter((f) => f.endsWith(".sock")).map((f) => path.join(dir, f));
+  const config = realpathSync(key.config);
+  const out: { socket: string; status: NonNullable<DaemonAnswer["status"]> }[] = [];
+  for (const socket of sockets) {
+    try {
+      const status = (await request(socket, { kind: "status" })).status;
+      if (status && (narrowed || sameFile(status.config, config))) out.push({ socket, status });
+    } catch (e) {
+      if (!gone(e)) throw e;
+    }
+  }
+  return out;
+}
+
+/** A running host of `key` (see {@link hostsOf}: any of the config's when `key` is not narrowed), or null. */
 export async function hostStatus(key: HostKey): Promise<DaemonAnswer["status"] | null> {
+  return (await hostsOf(key))[0]?.status ?? null;
+}
+
+function sameFile(a: string, b: string): boolean {
   try {
-    return (await request(hostPaths(key).socket, { kind: "status" })).status ?? null;
-  } catch (e) {
-    if (gone(e)) return null;
-    throw e;
+    return realpathSync(a) === b;
+  } catch {
+    return false;
   }
 }
 
-/** `toolshell daemon stop`: stops the host for `key`; false when none was running. */
-export async function stopHost(key: HostKey): Promise<boolean> {
-  const { socket } = hostPaths(key);
+/** A store as `daemon status` shows it: a `postgres://` URL without its password. */
+export function shownStore(store: string | undefined): string | undefined {
+  if (store === undefined || !isPostgresUrl(store)) return store;
+  try {
+    const url = new URL(store);
+    if (url.password) url.password = "***";
+    return url.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
+
+/** Stops the host listening on `socket`; false when none was. */
+export async function stopSocket(socket: string): Promise<boolean> {
   let pid: number | undefined;
   try {
     pid = (await request(socket, { kind: "status" })).status?.pid;

@@ -11,7 +11,7 @@ import { appendFileSync, chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { progressLine, type AskedQuestion, type Person } from "../call/index.js";
 import type { QuestionAnswer } from "../tool/index.js";
-import { configFingerprint, hostPaths, request, type DaemonAnswer, type DaemonEvent, type DaemonRequest, type HostKey } from "./daemon-client.js";
+import { configFingerprint, hostPaths, request, shownStore, type DaemonAnswer, type DaemonEvent, type DaemonRequest, type HostKey } from "./daemon-client.js";
 import { openToolShell, runOnHost, type CliRequest } from "./commands.js";
 
 /**
@@ -100,7 +100,10 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
   }
 
   async function handle(req: DaemonRequest, person: Person): Promise<DaemonAnswer> {
-    if (req.kind === "status") return { status: { pid: process.pid, config: key.config, startedAt, idleSeconds, served } };
+    if (req.kind === "status") {
+      const shaped = { ...(key.workspace ? { workspace: key.workspace } : {}), ...(key.timeout ? { timeout: key.timeout } : {}), ...(key.store ? { store: shownStore(key.store) } : {}) };
+      return { status: { pid: process.pid, config: key.config, startedAt, idleSeconds, served, ...shaped } };
+    }
     if (req.kind === "stop") return {};
     if (closing || req.fingerprint !== fingerprint) return { restart: true };
     inFlight++;

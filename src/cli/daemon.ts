@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { resolveConfigFile } from "../config/locate.js";
 import type { CommonOptions } from "./commands.js";
-import { hostKey, hostStatus, idleSeconds, stopHost, takeHostStore } from "./daemon-client.js";
+import { hostKey, hostsOf, idleSeconds, stopSocket, takeHostStore } from "./daemon-client.js";
 
 /**
  * Runs `toolshell daemon ACTION` and returns the exit code: 0 done (status: running), 1 status:
@@ -26,16 +26,21 @@ export async function runDaemonCommand(action: string, idle: string | undefined,
       return 0;
     }
     if (action === "status") {
-      const st = await hostStatus(key);
-      if (!st) {
+      const hosts = await hostsOf(key);
+      if (hosts.length === 0) {
         process.stdout.write(`not running (config ${key.config})\n`);
         return 1;
       }
-      process.stdout.write(`running: pid ${st.pid}, config ${st.config}, since ${st.startedAt}, ${st.served} runs served, exits after ${st.idleSeconds} s idle\n`);
+      for (const { status: st } of hosts) {
+        const shaped = [st.workspace && `workspace ${st.workspace}`, st.store && `store ${st.store}`, st.timeout && `timeout ${st.timeout} ms`].filter(Boolean);
+        process.stdout.write(`running: pid ${st.pid}, config ${st.config}${shaped.map((s) => `, ${s}`).join("")}, since ${st.startedAt}, ${st.served} runs served, exits after ${st.idleSeconds} s idle\n`);
+      }
       return 0;
     }
     if (action === "stop") {
-      process.stdout.write((await stopHost(key)) ? "stopped\n" : "not running\n");
+      let stopped = 0;
+      for (const { socket } of await hostsOf(key)) if (await stopSocket(socket)) stopped++;
+      process.stdout.write(stopped === 0 ? "not running\n" : stopped === 1 ? "stopped\n" : `stopped ${stopped} hosts\n`);
       return 0;
     }
   } catch (e) {

@@ -26,12 +26,18 @@
  *
  * Rule source: README "The CLI and the demo"; README "Approvals" "The person's side".
  */
-import { Command, Option } from "commander";
+import { Argument, Command, Option } from "commander";
 import { createRequire } from "node:module";
 import { runCli } from "./commands.js";
 import { registerScriptsCommands } from "./scripts.js";
 import { registerServersCommands } from "./servers.js";
 import { registerTriggersCommands } from "./triggers.js";
+import { oneOf, someOf } from "./usage.js";
+import { COMPLETION_SHELLS } from "./completion.js";
+import { CLIENTS } from "../gateway/clients.js";
+import { DECISIONS } from "../policy/decisions.js";
+
+
 
 const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -85,13 +91,14 @@ program
   .command("approve")
   .description("answer an approval request of any session (checked against --session when given): allow | allow_always | reject | reject_always")
   .argument("<request-id>", "the request id from the stop report (apr_…)")
-  .argument("<decision>", "allow, allow_always, reject or reject_always")
+  .addArgument(new Argument("<decision>", "allow, allow_always, reject or reject_always").argParser(oneOf("decision", DECISIONS)))
   .action((requestId: string, decision: string) => runCli({ kind: "approve", requestId, decision, options: program.opts() }));
 
 program
   .command("daemon")
   .description("the config's warm host: status (is it running, since when) or stop")
-  .argument("<action>", "status | stop")
+  // `serve` is how a run starts the host; it is not for people.
+  .addArgument(new Argument("<action>", "status | stop").argParser(oneOf("daemon action", ["status", "stop"], ["serve"])))
   .addOption(new Option("--idle <seconds>", "with serve: idle time before exit").hideHelp())
   .addOption(new Option("--after-pid <pid>", "with serve: open the host once this process has exited").hideHelp())
   .action(async (action: string, opts: { idle?: string; afterPid?: string }) => {
@@ -106,7 +113,7 @@ program
   .option("--host <host>", "host to bind with --http", "127.0.0.1")
   .option("--max-sessions <n>", "with --http: MCP sessions kept at once; past it a new one gets 503 (default 100)")
   .option("--session-idle <ms>", "with --http: close an MCP session idle this long (default 1800000, 30 minutes)")
-  .option("--import <client...>", "also front the servers of: claude-desktop, cursor, claude-code, vscode")
+  .addOption(new Option("--import <client...>", `also front the servers of: ${CLIENTS.join(", ")}`).argParser(someOf("client", CLIENTS)))
   .option("--write <file>", "with --import: write the merged config to FILE and exit")
   .option("--session <id>", "toolshell session id of a stdio client", "mcp")
   .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
@@ -161,15 +168,18 @@ program
   .option("--port <port>", "port (default: config server.port, else 8787; 0 picks a free one)")
   .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
   .option("--no-triggers", "do not run schedules (webhooks and run-now still work)")
-  .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean }) => {
+  .option("--tls-cert <file>", "serve HTTPS with this PEM certificate (with --tls-key; default: config server.tls)")
+  .option("--tls-key <file>", "the PEM private key of --tls-cert")
+  .option("--trust-proxy", "a TLS proxy is in front: believe its X-Forwarded-Proto and X-Forwarded-For (default: config server.trustProxy)")
+  .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean; tlsCert?: string; tlsKey?: string; trustProxy?: boolean }) => {
     const { runServe } = await import("./sessions.js");
-    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
+    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, trustProxy: opts.trustProxy, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
   });
 
 program
   .command("completion")
   .description("print a completion script for the CLI's commands and options: bash, zsh or fish")
-  .argument("<shell>", "bash, zsh or fish")
+  .addArgument(new Argument("<shell>", "bash, zsh or fish").argParser(oneOf("shell", COMPLETION_SHELLS)))
   .action(async (shell: string) => {
     const { completionScript } = await import("./completion.js");
     process.stdout.write(completionScript(shell, program));

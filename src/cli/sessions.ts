@@ -14,6 +14,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isPostgresUrl as isStoreUrl } from "../config/store-location.js";
+import { hostOf, isLoopbackHost } from "../server/reach.js";
 
 /** Exit code when the session is unknown or the store is missing. */
 export const EXIT_NOT_FOUND = 1;
@@ -116,7 +117,7 @@ export async function runEvents(sessionId: string, o: { json?: boolean; after?: 
  * the triggers (unless `noTriggers`), listens. Prints the URL on stderr. Resolves with the exit
  * code once stopped (0), or 2 when it cannot start.
  */
-export async function runServe(o: { host?: string; port?: string; noTriggers?: boolean; options: SessionsCliOptions }): Promise<number> {
+export async function runServe(o: { host?: string; port?: string; noTriggers?: boolean; tlsCert?: string; tlsKey?: string; trustProxy?: boolean; options: SessionsCliOptions }): Promise<number> {
   const { openHost, startApi } = await import("../server/index.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
   const { resolveConfigFile } = await import("../config/index.js");
@@ -137,7 +138,9 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     });
     const { configNotes } = await import("./commands.js");
     await write(process.stderr, configNotes(host.config, "toolshell"));
-    const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers });
+    if (!o.tlsCert !== !o.tlsKey) throw new Error("--tls-cert and --tls-key go together: give both");
+    const tls = o.tlsCert && o.tlsKey ? { cert: path.resolve(o.tlsCert), key: path.resolve(o.tlsKey) } : undefined;
+    const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers, ...(tls ? { tls } : {}), ...(o.trustProxy ? { trustProxy: true } : {}) });
     // A running host follows its config file: servers added, changed or removed there are seen
     // by the next shell call of every session (README "Changing servers while running").
     const { watchConfigFile } = await import("../runtime/index.js");
@@ -146,7 +149,7 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     // `toolshell servers …` finds this host through a file beside the config (cli/running.ts).
     const { announceServe } = await import("./running.js");
     const unannounce = file ? announceServe(file, api.url) : () => {};
-    await write(process.stderr, `toolshell: serving ${api.url} (store ${host.store.location}); OpenAPI at ${api.url}/openapi.json\ntoolshell: console at ${api.url}/ (sign in with an API token)\n`);
+    await write(process.stderr, serveBanner(api, host.store.location, o.trustProxy || host.server.trustProxy));
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGINT", stop);
@@ -162,4 +165,22 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     await host?.close();
     return EXIT_USAGE;
   }
+}
+
+/**
+ * What `serve` says when it starts: where it listens, the console's address a person can open
+ * (never a wildcard address), and a warning when a browser off loopback could not sign in
+ * (plain HTTP with no TLS proxy believed; docs/deployment.md "TLS and the console").
+ */
+export function serveBanner(api: { url: string; urls: string[]; tls: boolean }, storeLocation: string, trustProxy: boolean): string {
+  const open = api.urls[0] ?? api.url;
+  const others = api.urls.slice(1).filter((u) => !isLoopbackHost(hostOf(new URL(u).host)));
+  let out = `toolshell: serving ${api.url} (store ${storeLocation}); OpenAPI at ${open}/openapi.json\n`;
+  out += `toolshell: console at ${open}/ (sign in with an API token)${others.length ? `; also ${others.map((u) => u + "/").join(", ")}` : ""}\n`;
+  if (!api.tls && !trustProxy && !isLoopbackHost(hostOf(new URL(api.url).host))) {
+    out +=
+      `toolshell: warning: listening off loopback over plain HTTP: browsers keep the console's sign-in cookie only over HTTPS or on localhost, so nobody can sign in at ${open}/, and tokens cross the network in clear. ` +
+      `Serve HTTPS (--tls-cert/--tls-key or config server.tls) or put a TLS proxy in front (--trust-proxy or config server.trustProxy) (docs/deployment.md)\n`;
+  }
+  return out;
 }

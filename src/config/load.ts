@@ -111,7 +111,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
     approval: p.approval,
     store: p.store === undefined ? undefined : p.store === ":memory:" || isPostgresUrl(p.store) ? p.store : path.resolve(baseDir, p.store),
     logDir: path.resolve(baseDir, p.logDir ?? ".toolshell/logs"),
-    server: p.server,
+    server: p.server.tls ? { ...p.server, tls: { cert: path.resolve(baseDir, p.server.tls.cert), key: path.resolve(baseDir, p.server.tls.key) } } : p.server,
     triggers: p.triggers,
     notes: kept.length ? [`not toolshell keys, kept as written (another client's settings): ${kept.join(", ")}`] : [],
     raw: o,

@@ -77,6 +77,18 @@ export const oauthSchema = z
       strictObject({
         clientId: z.string().min(1).optional().describe("A client id registered with the server's authorization server (default: dynamic client registration)."),
         clientSecret: z.string().min(1).optional().describe("The secret of `clientId`, for a confidential client (redacted from every output)."),
+        clientMetadataUrl: z
+          .string()
+          .refine((v) => {
+            try {
+              const u = new URL(v);
+              return u.protocol === "https:" && u.pathname !== "/";
+            } catch {
+              return false;
+            }
+          }, "expected an https URL with a path (a Client ID Metadata Document)")
+          .optional()
+          .describe("The https URL of this client's Client ID Metadata Document, used as the client id where the authorization server supports them (`client_id_metadata_document_supported`)."),
         scope: z.string().min(1).optional().describe("Scopes to ask for, space-separated (default: those the server's challenge names)."),
         callbackPort: wholeNumber(1, 65535, "expected a port number from 1 to 65535").optional().describe("The loopback port of the sign-in redirect (default: one the system picks)."),
       }).refine((o) => !o.clientSecret || o.clientId !== undefined, { message: "needs clientId", path: ["clientSecret"] }),
@@ -202,6 +214,19 @@ export const httpApiSchema = strictObject({
     .default([])
     .describe(`Bearer tokens (${MIN_TOKEN_LENGTH} characters or more); also from TOOLSHELL_API_TOKENS (comma-separated) and TOOLSHELL_API_TOKEN.`),
   maxBodyBytes: wholeNumber(1024, 512 * 1024 * 1024, "expected a whole number of bytes from 1024 to 536870912").default(DEFAULT_MAX_BODY_BYTES).describe("Largest request body, in bytes."),
+  tls: strictObject(
+    {
+      cert: z.string({ error: "expected the path of a PEM certificate file" }).min(1, { error: "expected the path of a PEM certificate file" }),
+      key: z.string({ error: "expected the path of a PEM private key file" }).min(1, { error: "expected the path of a PEM private key file" }),
+    },
+    'expected { "cert": "FILE.pem", "key": "FILE.pem" }',
+  )
+    .optional()
+    .describe("Serve HTTPS with this certificate and key (PEM files; relative paths from the config's folder). The console's sign-in needs HTTPS off loopback (docs/deployment.md)."),
+  trustProxy: z
+    .boolean({ error: "expected true or false" })
+    .default(false)
+    .describe("Behind a TLS-terminating proxy: believe its X-Forwarded-Proto (the browser's scheme) and X-Forwarded-For (the client's address). Leave false when clients reach serve directly."),
   wakeAgent: strictObject(
     {
       url: httpUrl,

@@ -12,8 +12,13 @@
  * | vscode          | ~/Library/Application Support/Code/User/mcp.json, then ./.vscode/mcp.json | ~/.config/Code/User/mcp.json, ./.vscode/mcp.json | %APPDATA%\Code\User\mcp.json, ./.vscode/mcp.json |
  *
  * An entry that runs toolshell's own gateway (`toolshell mcp`) is left out, so the gateway never
- * fronts itself. An entry toolshell cannot use (VS Code `${input:…}` prompts, for one) is kept as
- * written; the config parser then names it in its error.
+ * fronts itself. VS Code and Cursor expand their predefined variables (`${workspaceFolder}`,
+ * `${workspaceFolderBasename}`, `${userHome}`, `${pathSeparator}`, `${/}`) against the workspace
+ * they have open; the import does the same against the workspace it reads from (`cwd`), so an
+ * entry means the same wherever the merged config is written. An entry using what only the editor
+ * knows (`${input:…}` prompts, `${command:…}`, `${config:…}`, the open file) is left out with a
+ * note naming the key, never passed on with another meaning. `${env:NAME}` and `${NAME}` are kept:
+ * toolshell expands them from the environment when it reads the config.
  *
  * Rule source: docs/agents.md → MCP gateway ("imports the configs of Claude Desktop, Cursor, Claude Code
  * and VS Code … paths per platform documented").
@@ -23,10 +28,9 @@ import os from "node:os";
 import path from "node:path";
 import { readConfigJson } from "../config/index.js";
 
-/** The clients whose configs can be imported. */
-export const CLIENTS = ["claude-desktop", "cursor", "claude-code", "vscode"] as const;
-/** One of {@link CLIENTS}. */
-export type ClientName = (typeof CLIENTS)[number];
+import { CLIENTS, type ClientName } from "./clients.js";
+
+export { CLIENTS, type ClientName };
 
 /** Where to look: the platform, the home folder, the project folder and the environment. */
 export interface ImportPlace {
@@ -89,6 +93,41 @@ export interface ImportResult {
   notes: string[];
 }
 
+/** The variables VS Code and Cursor fill in from the editor's state, not the workspace's folder. */
+const EDITOR_ONLY = /^(input|command|config):|^(file|fileBasename|fileBasenameNoExtension|fileDirname|fileDirnameBasename|fileExtname|fileWorkspaceFolder|relativeFile|relativeFileDirname|lineNumber|columnNumber|selectedText|execPath|defaultBuildTask|cwd)$|^workspaceFolder(Basename)?:/;
+
+/** The clients whose configs use VS Code's predefined variables. */
+const EDITOR_CLIENTS: readonly string[] = ["vscode", "cursor"];
+
+/**
+ * Expands an editor's predefined variables in an entry against the workspace the import reads.
+ * @returns the expanded entry, or why it is left out (`env.TOKEN uses "${input:token}" …`).
+ */
+export function expandEditorVariables(entry: Record<string, unknown>, workspace: { folder: string; home: string; platform: NodeJS.Platform }): { entry: Record<string, unknown> } | { leftOut: string } {
+  let leftOut: string | undefined;
+  const sep = workspace.platform === "win32" ? "\\" : "/";
+  const walk = (value: unknown, where: string): unknown => {
+    if (typeof value === "string") {
+      return value.replace(/\$\{([^}]*)\}/g, (whole, inner: string) => {
+        if (inner === "workspaceFolder") return workspace.folder;
+        if (inner === "workspaceFolderBasename") return path.basename(workspace.folder);
+        if (inner === "userHome") return workspace.home;
+        if (inner === "pathSeparator" || inner === "/") return sep;
+        if (EDITOR_ONLY.test(inner)) {
+          const why = inner.startsWith("input:") ? "an input prompt VS Code asks the person for" : "a value only the editor knows";
+          leftOut ??= `${where} uses "${whole}", ${why}, which toolshell cannot fill in: put the value in an environment variable, write \${NAME} and add the server to the config yourself`;
+        }
+        return whole;
+      });
+    }
+    if (Array.isArray(value)) return value.map((v, i) => walk(v, `${where}[${i}]`));
+    if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, where ? `${where}.${k}` : k)]));
+    return value;
+  };
+  const out = walk(entry, "") as Record<string, unknown>;
+  return leftOut ? { leftOut } : { entry: out };
+}
+
 /** True when an entry runs toolshell's own gateway (`toolshell mcp …`). */
 export function isToolshellGateway(entry: Record<string, unknown>): boolean {
   const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].map((w) => String(w ?? ""));
@@ -104,6 +143,7 @@ export function isToolshellGateway(entry: Record<string, unknown>): boolean {
 export function importClientServers(client: string, place: ImportPlace = {}): ImportResult {
   const out: ImportResult = { servers: {}, files: [], notes: [] };
   const cwd = path.resolve(place.cwd ?? process.cwd());
+  const workspace = { folder: cwd, home: place.home ?? os.homedir(), platform: place.platform ?? process.platform };
   for (const f of clientConfigFiles(client, place)) {
     if (!existsSync(f.file)) continue;
     let json: unknown;
@@ -130,7 +170,15 @@ export function importClientServers(client: string, place: ImportPlace = {}): Im
           out.notes.push(`${f.file}: ${name}: left out (it is toolshell's own gateway)`);
           continue;
         }
-        out.servers[name] = entry as Record<string, unknown>;
+        if (!EDITOR_CLIENTS.includes(client)) {
+          out.servers[name] = entry as Record<string, unknown>;
+          continue;
+        }
+        const expanded = expandEditorVariables(entry as Record<string, unknown>, workspace);
+        if ("leftOut" in expanded) {
+          delete out.servers[name];
+          out.notes.push(`${f.file}: ${name}: left out: ${expanded.leftOut}`);
+        } else out.servers[name] = expanded.entry;
       }
     }
   }

@@ -11,7 +11,7 @@ import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError } from "./errors.js";
@@ -32,6 +32,8 @@ export interface Connection {
   readonly transport: "stdio" | "http" | "sse";
   /** True once the connection closed, by us or by the server. */
   readonly closed: boolean;
+  /** The `Mcp-Session-Id` the server gave (Streamable HTTP only). */
+  readonly sessionId: string | undefined;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,9 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     get closed() {
       return closed;
     },
+    get sessionId() {
+      return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
+    },
     async close() {
       if (closing) return;
       closing = true;
@@ -159,6 +164,15 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   return connection;
 }
 
+/**
+ * True when `error` is the server saying the connection's session is gone: HTTP 404 to a request
+ * that carried an `Mcp-Session-Id` (spec 2025-11-25 "Transports" → Session Management: the client
+ * MUST then start a new session with a new `initialize`, without a session id).
+ */
+export function sessionGone(connection: Connection, error: unknown): boolean {
+  return connection.transport === "http" && connection.sessionId !== undefined && httpStatus(error) === 404;
+}
+
 function makeTransport(config: ServerConfig, kind: Connection["transport"], log: ServerLog, auth: OpenOptions["auth"], onDrop: (why: string) => void): Transport {
   if (config.type === "stdio") {
     const transport = new GroupStdioTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
@@ -174,32 +188,6 @@ function makeTransport(config: ServerConfig, kind: Connection["transport"], log:
     return new SSEClientTransport(url, { requestInit, ...authOptions });
   }
   return new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
-}
-
-/** Most pages one listing may take before we call the server's paging broken. */
-const MAX_PAGES = 1000;
-
-/**
- * Lists every tool, following `nextCursor` until the server gives none (spec "Tools" →
- * Listing Tools, Pagination). A server without the `tools` capability has no tools.
- * Each page may take `timeoutMs`; `deadline` (optional) bounds them all.
- * @throws the SDK's error, or Error when the server repeats a cursor or pages without end.
- */
-export async function listAllTools(client: Client, deadline: AbortSignal | undefined, timeoutMs: number): Promise<Tool[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
-  const tools: Tool[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const params = cursor === undefined ? undefined : { cursor };
-    const result = await withChildSignal(deadline, (signal) => client.listTools(params, { signal, timeout: timeoutMs }));
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined || cursor === "") return tools;
-    if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);
-    seen.add(cursor);
-  }
-  throw new Error(`tools/list gave more than ${MAX_PAGES} pages`);
 }
 
 /**

@@ -12,6 +12,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { allPages, PagingError } from "./paging.js";
 import type { McpCallResult } from "./result.js";
 
 /** Sends the request a synthetic tool stands for and gives its result as a tool result. */
@@ -25,28 +26,17 @@ export interface SyntheticTool {
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const NO_INPUT = { type: "object" as const, properties: {}, additionalProperties: false };
-/** Most pages one listing follows. */
-const MAX_PAGES = 100;
-
-async function allPages<T>(fetchPage: (cursor: string | undefined) => Promise<{ nextCursor?: string } & Record<string, unknown>>, key: string): Promise<T[]> {
-  const out: T[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await fetchPage(cursor);
-    out.push(...((result[key] as T[] | undefined) ?? []));
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return out;
-}
-
 const json = (value: Record<string, unknown>): McpCallResult => ({ content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value });
 
 const resources: SyntheticTool = {
   tool: { name: "resources", description: "Lists this server's resources and resource templates (MCP resources/list, resources/templates/list) as JSON", inputSchema: NO_INPUT, annotations: READ_ONLY },
   async send(client, _args, options) {
-    const list = await allPages((cursor) => client.listResources(cursor ? { cursor } : undefined, options), "resources");
-    const templates = await allPages((cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined, options), "resourceTemplates").catch(() => []);
+    const list = await allPages("resources/list", "resources", (cursor) => client.listResources(cursor ? { cursor } : undefined, options));
+    const templates = await allPages("resources/templates/list", "resourceTemplates", (cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined, options)).catch((error: unknown) => {
+      // A server without templates answers an error: it has none. Broken paging is said.
+      if (error instanceof PagingError) throw error;
+      return [];
+    });
     return json({ resources: list, resourceTemplates: templates });
   },
 };
@@ -72,7 +62,7 @@ const readResource: SyntheticTool = {
 const prompts: SyntheticTool = {
   tool: { name: "prompts", description: "Lists this server's prompts and their arguments (MCP prompts/list) as JSON", inputSchema: NO_INPUT, annotations: READ_ONLY },
   async send(client, _args, options) {
-    return json({ prompts: await allPages((cursor) => client.listPrompts(cursor ? { cursor } : undefined, options), "prompts") });
+    return json({ prompts: await allPages("prompts/list", "prompts", (cursor) => client.listPrompts(cursor ? { cursor } : undefined, options)) });
   },
 };
 

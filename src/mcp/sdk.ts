@@ -5,6 +5,7 @@
  */
 type SdkModules = {
   connection: typeof import("./connection.js");
+  listing: typeof import("./listing.js");
   errors: typeof import("./errors.js");
   oauth: typeof import("./auth/provider.js");
   types: typeof import("@modelcontextprotocol/sdk/types.js");
@@ -15,8 +16,8 @@ let loaded: SdkModules | undefined;
 
 /** The SDK-backed modules; the first call imports them, later calls share the same promise. */
 export function loadSdk(): Promise<SdkModules> {
-  loading ??= Promise.all([import("./connection.js"), import("./errors.js"), import("@modelcontextprotocol/sdk/types.js"), import("./auth/provider.js")]).then(
-    ([connection, errors, types, oauth]) => (loaded = { connection, errors, types, oauth }),
+  loading ??= Promise.all([import("./connection.js"), import("./errors.js"), import("@modelcontextprotocol/sdk/types.js"), import("./auth/provider.js"), import("./listing.js")]).then(
+    ([connection, errors, types, oauth, listing]) => (loaded = { connection, errors, types, oauth, listing }),
   );
   return loading;
 }

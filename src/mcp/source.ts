@@ -6,7 +6,6 @@
  * MCP spec 2025-06-18 "Tools" (list, call, list_changed), "Lifecycle" (initialize, shutdown).
  */
 import path from "node:path";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { displayName } from "../tool/text.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type SourceState, type ToolSource } from "../tool/types.js";
 import type { ServerConfig } from "../config/index.js";
@@ -23,6 +22,7 @@ import { syntheticTools } from "./resources.js";
 import { loadSdk, sdkIfLoaded } from "./sdk.js";
 import { waitFor, withChildSignal } from "./signals.js";
 import { serverIdentity } from "./identity.js";
+import type { ListedTool } from "./listing.js";
 import { toCatalogTool } from "./tool.js";
 
 /** Options shared by the sources of one host. */
@@ -181,7 +181,7 @@ export class McpServerSource implements ToolSource {
     const timeoutMs = this.config.connectTimeoutMs;
     const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#closing.signal]);
     this.#log.resetTail();
-    const { connection, errors, types } = await loadSdk();
+    const { connection, errors, types, listing } = await loadSdk();
     let conn: Connection | undefined;
     const principal = await this.#listingPrincipal();
     const provider = await this.#provider(principal, currentPrincipal()?.sessionId);
@@ -198,7 +198,7 @@ export class McpServerSource implements ToolSource {
         onElicit: this.#relay.onElicit,
         ...(provider ? { auth: { provider, fetch: provider.fetch } } : {}),
       });
-      const listed = await connection.listAllTools(conn.client, deadline, timeoutMs);
+      const listed = await listing.listAllTools(conn.client, deadline, timeoutMs, (note) => this.#log.line(note));
       if (this.#closed) throw this.#closedError();
       this.#tools = this.#catalogTools(listed, conn);
       this.#conn = conn;
@@ -246,23 +246,43 @@ export class McpServerSource implements ToolSource {
     if (ctx.signal.aborted) throw errors.toCallError(ctx.signal.reason, { ...place, aborted: true });
     const principal = this.#oauthSettings ? principalOf(ctx.session.metadata) : DEFAULT_PRINCIPAL;
     const provider = this.#oauthSettings ? await this.#provider(principal, ctx.session.id) : undefined;
-    let conn: Connection;
-    try {
-      await provider?.refreshIfExpiring();
-      if (provider && principal !== this.#listedAs) conn = await this.#connectionFor(principal, provider, ctx.signal);
-      else {
+    const connect = async (): Promise<Connection> => {
+      try {
+        await provider?.refreshIfExpiring();
+        if (provider && principal !== this.#listedAs) return await this.#connectionFor(principal, provider, ctx.signal);
         const live = this.#conn && !this.#conn.closed && !this.#closed ? this.#conn : undefined;
-        conn = live ?? (await this.#connection(ctx.signal));
+        return live ?? (await this.#connection(ctx.signal));
+      } catch (error) {
+        throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
       }
-    } catch (error) {
-      throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
-    }
+    };
+    const conn = await connect();
     try {
       return await withChildSignal(ctx.signal, (signal) => this.#relay.run(conn, name, ctx, { signal, timeout: timeoutMs }, send));
+    } catch (error) {
+      const { connection } = sdkIfLoaded() ?? (await loadSdk());
+      if (ctx.signal.aborted || !connection.sessionGone(conn, error)) throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
+      // The server no longer knows the session (it restarted): a new session, and the call once
+      // more, since a 404 means the request was not processed (spec "Transports" → Session Management).
+      this.#log.line(`session ${conn.sessionId} not found (HTTP 404): starting a new session and sending ${name} again`);
+      await this.#forget(conn);
+    }
+    const fresh = await connect();
+    try {
+      return await withChildSignal(ctx.signal, (signal) => this.#relay.run(fresh, name, ctx, { signal, timeout: timeoutMs }, send));
     } catch (error) {
       throw errors.toCallError(error, { ...place, aborted: ctx.signal.aborted, ...this.#signInPlace(provider, error) });
     }
   };
+
+  /** Ends `conn` and forgets it, so the next request opens a new one. */
+  async #forget(conn: Connection): Promise<void> {
+    if (this.#conn === conn) this.#conn = undefined;
+    for (const [principal, opening] of this.#others) {
+      if ((await opening.catch(() => undefined)) === conn) this.#others.delete(principal);
+    }
+    await conn.close();
+  }
 
   /**
    * The SDK OAuth client of `principal` (created on first use), or undefined when this server
@@ -341,11 +361,11 @@ export class McpServerSource implements ToolSource {
    * that differ only in `-` and `_`, such as `delete_file` and `delete-file`) is left out and the
    * log says so: one command calls one tool, and a person's answer covers exactly that tool.
    */
-  #catalogTools(listed: Tool[], conn: Connection): CatalogTool[] {
+  #catalogTools(listed: ListedTool[], conn: Connection): CatalogTool[] {
     const taken = new Map<string, string>();
     const out: CatalogTool[] = [];
     this.#leftOut = [];
-    for (const tool of listed) {
+    for (const { tool, notes } of listed) {
       const words = displayName(tool.name);
       const first = taken.get(words);
       if (first !== undefined) {
@@ -354,7 +374,7 @@ export class McpServerSource implements ToolSource {
         continue;
       }
       taken.set(words, tool.name);
-      const t = toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note));
+      const t = toCatalogTool(tool, this.name, this.#call, (note) => this.#log.line(note), notes);
       t.identity = this.identity;
       out.push(t);
     }
@@ -378,7 +398,7 @@ export class McpServerSource implements ToolSource {
         this.#relistAgain = false;
         try {
           const timeoutMs = this.config.connectTimeoutMs;
-          const listed = await (await loadSdk()).connection.listAllTools(conn.client, undefined, timeoutMs);
+          const listed = await (await loadSdk()).listing.listAllTools(conn.client, undefined, timeoutMs, (note) => this.#log.line(note));
           if (this.#closed || this.#conn !== conn) break;
           this.#tools = this.#catalogTools(listed, conn);
           this.#log.line(`tools changed: listed ${this.#tools.length} tools`);

@@ -6,7 +6,7 @@
  * ("clients SHOULD validate structured results against this schema").
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { jsonSchemaValidator } from "../tool/schema.js";
+import { compileJsonSchema } from "../tool/schema.js";
 import { ToolCallError, type CatalogTool, type Hints, type InvokeContext, type JsonSchema, type ToolOutput, type ValidationResult } from "../tool/types.js";
 import { toToolOutput, type McpCallResult } from "./result.js";
 
@@ -31,38 +31,48 @@ export function hintsFromAnnotations(annotations: Tool["annotations"]): { hints:
 
 /**
  * Builds the catalog view of one tool.
- * - `validate` checks input with ajv (`jsonSchemaValidator`); a schema ajv cannot compile does
- *   not break listing: input is then accepted as is and the description ends with a note.
+ * - `validate` checks input with ajv (`compileJsonSchema`); a schema ajv cannot compile does
+ *   not break listing: input is then accepted as is. What is not checked (that, a `format` ajv
+ *   does not know, a `pattern` RE2 runs only in part, a definition read leniently: `listed`)
+ *   ends the description as one note, so `tools <server> <tool> --help` says it.
  * - `invoke` calls the tool, checks `structuredContent` against `outputSchema` (a mismatch, or no
  *   structured content from a tool that declares an output schema, is `tool_error`) and converts
  *   the result with {@link toToolOutput}. It throws ToolCallError only.
  * @param onNote receives notes worth logging (schemas that could not be compiled).
+ * @param listed notes of the listing about this tool's definition (listing.ts).
  */
-export function toCatalogTool(tool: Tool, server: string, call: CallFn, onNote: (note: string) => void = () => {}): CatalogTool {
+export function toCatalogTool(tool: Tool, server: string, call: CallFn, onNote: (note: string) => void = () => {}, listed: string[] = []): CatalogTool {
   const inputSchema = tool.inputSchema as JsonSchema;
   const outputSchema = tool.outputSchema as JsonSchema | undefined;
   const { hints, declared } = hintsFromAnnotations(tool.annotations);
-  let description = tool.description ?? "";
+  const notes = [...listed];
 
   let checkInput: (value: unknown) => ValidationResult;
   try {
-    checkInput = jsonSchemaValidator(inputSchema);
+    const compiled = compileJsonSchema(inputSchema);
+    checkInput = compiled.check;
+    notes.push(...compiled.notes.map((n) => `input: ${n}`));
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     onNote(`tool "${tool.name}": input schema not compiled (${why}); inputs are passed unchecked`);
-    description = `${description}${description ? " " : ""}(toolshell: the input schema could not be compiled, so inputs are not checked)`;
+    notes.push("the input schema could not be compiled, so inputs are not checked");
     checkInput = (value) => ({ ok: true, value: value as Record<string, unknown> });
   }
 
   let checkOutput: ((value: unknown) => ValidationResult) | undefined;
   if (outputSchema) {
     try {
-      checkOutput = jsonSchemaValidator(outputSchema);
+      const compiled = compileJsonSchema(outputSchema);
+      checkOutput = compiled.check;
+      notes.push(...compiled.notes.map((n) => `output: ${n}`));
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       onNote(`tool "${tool.name}": output schema not compiled (${why}); outputs are not checked`);
     }
   }
+  for (const note of listed) onNote(`tool "${tool.name}": ${note}`);
+  const base = tool.description ?? "";
+  const description = notes.length ? `${base}${base ? " " : ""}(toolshell: ${notes.join("; ")})` : base;
 
   return {
     name: tool.name,

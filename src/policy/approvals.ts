@@ -23,8 +23,9 @@
 import { randomUUID } from "node:crypto";
 import { callKey } from "./canonical.js";
 
-/** The person's answer. */
-export type Decision = "allow" | "allow_always" | "reject" | "reject_always";
+import { DECISIONS, type Decision } from "./decisions.js";
+
+export { DECISIONS, type Decision };
 
 /** One saved script version a call was made in. */
 export interface ScriptVersionRef {
@@ -72,7 +73,7 @@ export interface ApprovalRequest {
  * @throws Error naming the four when it is not.
  */
 export function checkDecision(decision: string): asserts decision is Decision {
-  if (!["allow", "allow_always", "reject", "reject_always"].includes(decision)) {
+  if (!(DECISIONS as readonly string[]).includes(decision)) {
     throw new Error(`decision must be allow, allow_always, reject or reject_always, got ${JSON.stringify(decision)}`);
   }
 }

@@ -10,7 +10,8 @@ import { buildInput, checkKnownFields, refuseUnsafeInput } from "../shell/index.
 import type { CatalogTool } from "../tool/index.js";
 import type { Policy } from "./policy.js";
 import type { Why } from "./judge.js";
-import { readScript } from "./script-reader.js";
+import { readScript, type FoundCall } from "./script-reader.js";
+import { callsInText } from "./text-calls.js";
 import { Turns } from "./turns.js";
 
 export { MAX_SCRIPT_CHARS } from "./script-reader.js";
@@ -58,13 +59,27 @@ export async function planScript(
   script: string,
   catalog: Catalog,
   policy: Policy,
-  ctx: { sessionId: string; sessionMetadata: Record<string, unknown>; signal?: AbortSignal },
+  ctx: { sessionId: string; sessionMetadata: Record<string, unknown>; signal?: AbortSignal; stdin?: string },
 ): Promise<{ plan: Plan; calls: PlannedCall[] }> {
   const turns = new Turns(ctx.signal);
-  const found = await readScript(script, turns);
+  const found = await readScript(script, turns, ctx.stdin);
   const calls: PlannedCall[] = [];
   let complete = found.hidden.length === 0;
-  for (const c of found.calls) {
+  // Something may run text as code: every call spelled out in the script's text is asked about too.
+  const all: Array<FoundCall & { inText?: boolean }> = [...found.calls];
+  if (!complete) {
+    const seen = new Set(found.calls.filter((c) => c.words).map((c) => `${c.line}\u0000${c.words!.join("\u0000")}`));
+    // xargs, find -exec and parallel add words to the call: its text is not its input.
+    const adding = new Set(found.calls.filter((c) => c.via === "xargs" || c.via === "find" || c.via === "parallel").map((c) => c.line));
+    for (const t of callsInText(script)) {
+      if (adding.has(t.line)) continue;
+      const key = `${t.line}\u0000${t.words.join("\u0000")}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      all.push({ words: t.words, partial: t.words, line: t.line, stdin: { kind: "unknown", enclosing: false, why: "a text run as code" }, inText: true });
+    }
+  }
+  for (const c of all) {
     const words = c.words ?? c.partial;
     if (words.length === 0 || NOT_CALLS.has(words[0])) {
       if (!c.words) complete = false;
@@ -79,20 +94,41 @@ export async function planScript(
       resolved = undefined;
     }
     if (resolved && resolved.kind === "source") continue;
+    if (c.inText && resolved?.kind !== "tool") continue;
     const command = resolved?.kind === "tool" ? resolved.command : `tools ${words.slice(0, 2).join(" ")}`;
     if (resolved?.kind === "tool" && (resolved.rest.includes("--help") || resolved.rest[0] === "-h")) continue;
     const savedScript = resolved?.kind === "tool" && resolved.tool.source === "scripts";
     if (savedScript) complete = false;
-    if (!c.words || c.readsStdin || !resolved || resolved.kind !== "tool" || c.via) {
-      calls.push({
-        tool: command,
-        input: null,
-        risk: "checked_at_run_time",
-        where: "script",
-        line: c.line,
-        note: !resolved ? "the command does not resolve now" : c.via ? `called through ${c.via}` : c.readsStdin ? "the input comes from stdin" : "the input is built while the script runs",
-        ...(resolved?.kind === "tool" ? { resolved: { tool: resolved.tool, command } } : {}),
-      });
+    // A call given no input words (or `-`) reads stdin: known only when the script writes it out.
+    const rest = resolved?.kind === "tool" ? resolved.rest : [];
+    const readsStdin = !c.inText && (rest.length === 0 || rest.includes("-"));
+    const stdinText = !readsStdin || c.stdin.kind === "none" ? "" : c.stdin.kind === "literal" ? c.stdin.text : undefined;
+    const runTime = (note: string) => ({
+      tool: command,
+      input: null,
+      risk: "checked_at_run_time" as const,
+      where: "script" as const,
+      line: c.line,
+      note,
+      ...(resolved?.kind === "tool" ? { resolved: { tool: resolved.tool, command } } : {}),
+    });
+    if (!c.words || stdinText === undefined || !resolved || resolved.kind !== "tool" || c.via) {
+      const unseen = stdinText === undefined && c.stdin.kind === "unknown" && c.stdin.enclosing;
+      // Stdin from around the call (a group, loop, function's caller) that the reading cannot see.
+      if (unseen && c.words && resolved?.kind === "tool" && !c.via) complete = false;
+      calls.push(
+        runTime(
+          !resolved
+            ? "the command does not resolve now"
+            : c.via
+              ? `called through ${c.via}`
+              : !c.words
+                ? "the input is built while the script runs"
+                : unseen && c.stdin.kind === "unknown"
+                  ? `the input comes from stdin the reading cannot see (${c.stdin.why})`
+                  : "the input comes from stdin",
+        ),
+      );
       continue;
     }
     const tool = resolved.tool;
@@ -102,7 +138,7 @@ export async function planScript(
     let parsed: Record<string, unknown>;
     let note: string | undefined;
     try {
-      input = buildInput(tool, { args: resolved.rest, stdin: "" });
+      input = buildInput(tool, { args: resolved.rest, stdin: stdinText });
       refuseUnsafeInput(input);
       checkKnownFields(tool, input);
       const checked = await tool.validate(input);
@@ -112,6 +148,14 @@ export async function planScript(
       input = parsed = {};
       note = `invalid input: ${(err as Error).message}`;
     }
+    // Stdin written around the call may be read in part by other commands first: a text that is
+    // no valid input leaves the call's input unseen.
+    if (note && readsStdin && c.stdin.kind === "literal" && c.stdin.enclosing) {
+      complete = false;
+      calls.push(runTime("the input comes from stdin the reading cannot see (a text other commands around it may read first)"));
+      continue;
+    }
+    if (c.inText && !note) note = "written in a text the script may run as code";
     const j = await policy.peek({ tool, command, given: input, input: parsed, sessionId: ctx.sessionId, sessionMetadata: ctx.sessionMetadata, callId: `plan:${c.line}` });
     const risk: PlanCall["risk"] = j.risk === "blocked" || j.rejected ? "blocked" : j.risk === "needs_approval" && j.approved ? (tool.hints.readOnly ? "read_only" : "changes") : j.risk;
     calls.push({

@@ -11,7 +11,7 @@
  */
 import { foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";
-import type { ApprovalBook, ApprovalScope } from "./approvals.js";
+import type { ApprovalBook, ApprovalRequest, ApprovalScope } from "./approvals.js";
 import { approvalSubject } from "./canonical.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
@@ -270,11 +270,13 @@ export class Policy implements CallJudge {
   /**
    * Raises (or reuses, for the same exact call) the approval request of a call that needs a
    * person's answer, in the current scope (the saved scripts it runs in). The request shows, and
-   * its answer covers, the input as given.
-   * @returns the request id.
+   * its answer covers, the input as given. This is the one way a request is raised (the call
+   * pipeline, the preflight before a script starts, and every surface that asks before a call go
+   * through it), so a request names its call exactly as {@link judge} looks the answer up.
+   * @returns the request.
    */
-  requestApproval(call: Pick<ToolCall, "sessionId" | "command" | "tool" | "given" | "callId" | "line">, why?: string): string {
-    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool), scope: this.currentScope() }).id;
+  requestApproval(call: Pick<ToolCall, "sessionId" | "command" | "tool" | "given" | "callId" | "line">, why?: string): ApprovalRequest {
+    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool), scope: this.currentScope() });
   }
 
   /** The scope of the call being judged now, if any. Never throws. */

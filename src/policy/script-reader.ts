@@ -10,10 +10,14 @@
  * (with a budget), and the event loop gets turns (see turns.ts).
  * See docs/security.md ("The preflight") for what `hidden` covers.
  */
-import { getCommandNames, parse } from "../shell/just-bash.js";
-import { defaultEngineCommands } from "../shell/index.js";
+import { parse } from "../shell/just-bash.js";
+import { codeRunner, codeVariable, isInertCommand } from "./inert-commands.js";
+import { StdinResolver, stdinOf, type StdinContext, type StdinSource } from "./stdin-source.js";
 import type { Turns } from "./turns.js";
-import { newlines } from "./word-lines.js";
+import { literalOf, newlines } from "./word-lines.js";
+
+export { literalOf };
+export type { StdinSource };
 
 /** The longest script read, in characters: the shell parser's own bound (longer ones never run). */
 export const MAX_SCRIPT_CHARS = 1_000_000;
@@ -27,7 +31,8 @@ export interface FoundCall {
   /** The literal words up to the first one built at run time. */
   partial: string[];
   line: number;
-  readsStdin: boolean;
+  /** Where its stdin comes from (read when it is given no input words, or `-`). */
+  stdin: StdinSource;
   /** The command that runs it when not called directly (`xargs`, `/usr/bin/tools`). */
   via?: string;
 }
@@ -41,42 +46,27 @@ export interface ScriptReading {
 
 type Node = { type?: string; [key: string]: unknown };
 
-/** Commands that can run text or other commands as code: a call inside them is hidden from reading. */
-const HIDING = new Set(["eval", "source", ".", "bash", "sh", "alias", "xargs", "exec", "command", "builtin", "env", "nohup", "timeout", "time", "nice", "trap", "parallel", "watch"]);
-/** The interpreter's builtins (just-bash `interpreter/builtins`): never looked up on PATH. */
-const BUILTINS = [
-  ":", "true", "false", "cd", "export", "unset", "exit", "local", "set", "break", "continue", "return", "eval", "shift", "getopts", "compgen", "complete",
-  "compopt", "pushd", "popd", "dirs", "source", ".", "read", "mapfile", "readarray", "declare", "typeset", "readonly", "let", "command", "shopt", "exec",
-  "test", "[", "echo", "printf", "pwd", "alias", "unalias", "type", "hash", "ulimit", "umask", "trap", "times", "wait", "kill", "jobs", "fg", "bg",
-  "disown", "suspend", "fc", "history", "help", "enable", "builtin", "caller",
-];
-let known: Set<string> | undefined;
-/** Commands the engine registers (a name outside these is looked up on PATH, where a script can put a file). */
-function knownCommands(): Set<string> {
-  return (known ??= new Set([...BUILTINS, ...getCommandNames(), ...defaultEngineCommands().map((c) => c.name), "tools", "sleep"]));
-}
+/** Commands that run their arguments (or text) as a command: a call inside them is hidden from reading. */
+const HIDING = new Set(["eval", "source", ".", "bash", "sh", "xargs", "env", "nohup", "timeout", "time", "nice", "parallel", "watch", "enable", "fc"]);
+/** The node types of just-bash's AST (`ast/types.d.ts`) the reading knows; any other makes the plan incomplete. */
+const KNOWN_NODES = new Set([
+  "Script", "Statement", "Pipeline", "SimpleCommand", "Word", "Literal", "SingleQuoted", "DoubleQuoted", "Escaped", "ParameterExpansion",
+  "CommandSubstitution", "ProcessSubstitution", "ArithmeticExpansion", "ArithmeticExpression", "ArithmeticCommand", "TildeExpansion", "Glob",
+  "BraceExpansion", "Range", "Assignment", "Redirection", "HereDoc", "If", "For", "CStyleFor", "While", "Until", "Case", "CaseItem", "Subshell",
+  "Group", "FunctionDef", "ConditionalCommand", "CondAnd", "CondOr", "CondNot", "CondGroup", "CondUnary", "CondBinary", "CondWord",
+  "DefaultValue", "AssignDefault", "ErrorIfUnset", "UseAlternative", "Length", "LengthSliceError", "BadSubstitution", "Substring",
+  "PatternRemoval", "PatternReplacement", "CaseModification", "Transform", "Indirection", "ArrayKeys", "VarNamePrefix",
+  "ArithArrayElement", "ArithAssignment", "ArithBinary", "ArithBracedExpansion", "ArithCommandSubst", "ArithConcat", "ArithDoubleSubscript",
+  "ArithDynamicAssignment", "ArithDynamicBase", "ArithDynamicElement", "ArithDynamicNumber", "ArithGroup", "ArithNested", "ArithNumber",
+  "ArithNumberSubscript", "ArithSingleQuote", "ArithSpecialVar", "ArithSyntaxError", "ArithTernary", "ArithUnary", "ArithVariable",
+]);
+/** Functions the shell itself calls. */
+const HOOK_FUNCTIONS = new Set(["tools", "command_not_found_handle"]);
 /** Builtins that take variable names (with subscripts) or arithmetic as arguments. */
 const NAME_TAKING = new Set(["printf", "read", "declare", "typeset", "local", "export", "readonly", "unset", "let", "test", "[", "mapfile", "readarray", "getopts", "wait"]);
 const DECLARING = new Set(["declare", "typeset", "local", "export", "readonly"]);
 const ARITH_TEST = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
 const CODE_TEXT = /\$\(|`|\$\{|\$\[/;
-
-/** A literal word's text, or undefined when any part is built at run time. */
-export function literalOf(word: unknown): string | undefined {
-  if (!word || typeof word !== "object") return undefined;
-  const parts = (word as { parts?: Node[] }).parts;
-  if (!Array.isArray(parts)) return undefined;
-  let out = "";
-  for (const p of parts) {
-    if (p.type === "Literal" || p.type === "SingleQuoted" || p.type === "Escaped") out += String(p.value);
-    else if (p.type === "DoubleQuoted") {
-      const inner = literalOf({ parts: p.parts });
-      if (inner === undefined) return undefined;
-      out += inner;
-    } else return undefined;
-  }
-  return out;
-}
 
 /** A value a variable is given: a number, a literal text, or not known before the run. */
 type Value = { kind: "number" } | { kind: "literal"; text: string } | { kind: "unknown" };
@@ -85,20 +75,27 @@ type Value = { kind: "number" } | { kind: "literal"; text: string } | { kind: "u
 class Reader {
   readonly found: ScriptReading = { calls: [], hidden: [] };
   private readonly functions = new Set<string>();
-  private readonly commands: Array<{ name: string; line: number }> = [];
+  /** Command names run (`builtin`: named after `builtin`/`command`, so no function of that name runs). */
+  private readonly commands: Array<{ name: string; line: number; builtin?: boolean }> = [];
   private readonly values = new Map<string, Value[]>();
   private readonly assoc = new Set<string>();
   /** Variables whose value is evaluated as arithmetic (or as a name): they must be known. */
-  private readonly evaluated: Array<{ name: string; line: number; how: string }> = [];
+  private readonly evaluated: Array<{ name: string; line: number; how: string; asName?: boolean }> = [];
   /** Characters of kept texts still allowed to be parsed (keeps deep nesting linear). */
   private budget: number;
 
-  constructor(private readonly turns: Turns, scriptLength: number) {
+  constructor(private readonly turns: Turns, scriptLength: number, shellStdin: string | undefined) {
     this.budget = 2 * scriptLength + 10_000;
+    this.stdin = new StdinResolver(shellStdin);
   }
 
   private readonly hiddenSeen = new Set<string>();
   private hiddenMore = 0;
+  /** The stdin around the node being visited. */
+  private ctx: StdinContext = { k: "shell" };
+  readonly stdin: StdinResolver;
+  private readonly callContexts: StdinContext[] = [];
+  private readonly callDirect: boolean[] = [];
 
   /** Records why a call could be hidden; the first {@link MAX_HIDDEN} reasons are kept, the rest counted. */
   private hide(why: string): void {
@@ -114,13 +111,18 @@ class Reader {
    * command's line plus the newlines before it in its word); a compound command's line is `tsLine`
    * (patches/README.md, H21).
    */
-  async walk(root: unknown, lineBase: number): Promise<void> {
-    const stack: Array<{ node: unknown; parent?: Node; index: number; line: number; base: number }> = [{ node: root, index: 0, line: lineBase + 1, base: lineBase }];
+  async walk(root: unknown, lineBase: number, rootCtx: StdinContext = { k: "shell" }): Promise<void> {
+    type Entry = { node: unknown; parent?: Node; index: number; line: number; base: number; ctx: StdinContext };
+    const stack: Entry[] = [{ node: root, index: 0, line: lineBase + 1, base: lineBase, ctx: rootCtx }];
     while (stack.length > 0) {
       if (this.turns.due()) await this.turns.yield();
-      const { node, parent, index, line: outerLine, base: outerBase } = stack.pop()!;
+      const { node, parent, index, line: outerLine, base: outerBase, ctx } = stack.pop()!;
       if (Array.isArray(node)) {
-        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], parent, index: i, line: outerLine, base: outerBase });
+        // A pipe feeds every command after the first.
+        const piped = parent?.type === "Pipeline";
+        for (let i = node.length - 1; i >= 0; i--) {
+          stack.push({ node: node[i], parent, index: i, line: outerLine, base: outerBase, ctx: piped && i > 0 ? { k: "unknown", why: "a pipe" } : ctx });
+        }
         continue;
       }
       if (!node || typeof node !== "object") continue;
@@ -128,22 +130,31 @@ class Reader {
       const line = typeof n.line === "number" ? outerBase + n.line : typeof n.tsLine === "number" ? outerBase + n.tsLine : outerLine;
       const base = n.type === "CommandSubstitution" ? line - 1 : outerBase;
       if (typeof n.type === "string") {
+        if (!KNOWN_NODES.has(n.type)) this.hide(`a shell form the reading does not know (${n.type}, line ${line})`);
+        this.ctx = ctx;
         const pending = this.visit(n, parent, index, line);
         if (pending) await pending;
       }
+      // What the node's parts read as stdin: its own redirection (for a simple command, its words are
+      // expanded before its redirections apply: either may hold), or a function's callers'.
+      const own = stdinOf(n.redirections);
+      const inner = n.type === "FunctionDef" ? own ?? { k: "function", name: String(n.name) } : own ? (n.type === "SimpleCommand" ? { k: "unknown", why: "a command's own redirection" } : own) : ctx;
       // A here-document's text starts on the line after its command; a word's part, as many lines down as the text before it has newlines.
-      const inner = n.type === "HereDoc" ? line + 1 : line;
+      const lineIn = n.type === "HereDoc" ? line + 1 : line;
       const keys = Object.keys(n);
       for (let i = keys.length - 1; i >= 0; i--) {
         const v = n[keys[i]];
         if (typeof v !== "object" || v === null) continue;
+        const p = typeof n.type === "string" ? n : parent;
+        // Redirection targets are expanded outside what they redirect.
+        const c = keys[i] === "redirections" ? ctx : (inner as StdinContext);
         if (keys[i] === "parts" && Array.isArray(v)) {
-          const at = [inner];
+          const at = [lineIn];
           for (let j = 0; j < v.length - 1; j++) at.push(at[j] + newlines(v[j]));
-          for (let j = v.length - 1; j >= 0; j--) stack.push({ node: v[j], parent: typeof n.type === "string" ? n : parent, index: j, line: at[j], base });
+          for (let j = v.length - 1; j >= 0; j--) stack.push({ node: v[j], parent: p, index: j, line: at[j], base, ctx: c });
           continue;
         }
-        stack.push({ node: v, parent: typeof n.type === "string" ? n : parent, index: 0, line: inner, base });
+        stack.push({ node: v, parent: p, index: 0, line: lineIn, base, ctx: c });
       }
     }
   }
@@ -159,7 +170,7 @@ class Reader {
       if (CODE_TEXT.test(text)) this.hide(`${what} the plan cannot parse (line ${line})`);
       return;
     }
-    await this.walk(ast, line - 1);
+    await this.walk(ast, line - 1, this.ctx);
   }
 
   /** An array subscript kept as text (`a[…]=`, `${a[…]}`): read as arithmetic, or as a word for associative arrays. */
@@ -180,6 +191,28 @@ class Reader {
       return;
     }
     await this.readText(`: $(( ${sub} ))`, line, "an array subscript");
+  }
+
+  /** A variable is set: one the shell runs or looks commands up by hides what runs. */
+  private setting(name: string, line: number): void {
+    const why = codeVariable(name);
+    if (why) this.hide(`${why} (line ${line})`);
+  }
+
+  /** A variable name given to `-v`/`-R` (`[[ -v a[…] ]]`, `test -v`): its subscript is evaluated, so it must be read or known. */
+  private nameOperand(op: string, word: unknown, line: number): Promise<void> | void {
+    const text = literalOf(word);
+    if (text === undefined) {
+      // `[[ -v $x ]]`: x's value is the name (its subscript evaluated); fine when x is set to a known plain name.
+      const parts = (word as { parts?: Node[] } | undefined)?.parts ?? [];
+      const only = parts.length === 1 && parts[0].type === "DoubleQuoted" ? ((parts[0].parts as Node[]) ?? []) : parts;
+      if (only.length === 1 && only[0].type === "ParameterExpansion" && !only[0].operation) {
+        this.evaluated.push({ name: String(only[0].parameter), line, how: `${op} evaluates the name in`, asName: true });
+        return;
+      }
+      return this.hide(`${op} tests a variable named at run time (line ${line})`);
+    }
+    if (text.includes("[")) return this.readSubscript(text, line);
   }
 
   private assign(name: string, value: Value): void {
@@ -203,12 +236,12 @@ class Reader {
       case "FunctionDef": {
         const name = String(n.name ?? "");
         this.functions.add(name);
-        if (name === "tools" || name.endsWith("/tools")) this.hide(`a function named ${name} (line ${line})`);
+        if (HOOK_FUNCTIONS.has(name) || name.endsWith("/tools")) this.hide(`a function named ${name} (line ${line})`);
         return;
       }
       case "Assignment": {
         const name = String(n.name);
-        if (name === "PATH") this.hide(`PATH is changed: any command may then run a file the script wrote (line ${line})`);
+        this.setting(name, line);
         if (Array.isArray(n.array)) for (const w of n.array as unknown[]) this.assign(name, this.valueOf(w));
         else this.assign(name, n.value ? this.valueOf(n.value) : { kind: "literal", text: "" });
         if (name.includes("[")) return this.readSubscript(name, line);
@@ -218,11 +251,18 @@ class Reader {
         const parameter = String(n.parameter);
         const op = n.operation as { type?: string } | null;
         if (op?.type === "Indirection") this.evaluated.push({ name: parameter, line, how: "${!…} reads the variable named by" });
+        const inner = op?.type === "Indirection" ? (op as { innerOp?: { type?: string; operator?: string } }).innerOp : op;
+        if (op?.type === "AssignDefault") {
+          this.setting(parameter, line);
+          this.assign(parameter, this.valueOf((op as { word?: unknown }).word));
+        } else if (op?.type === "Indirection" && inner?.type === "AssignDefault") this.hide(`\${!…=} assigns a variable named at run time (line ${line})`);
+        if (inner?.type === "Transform" && (inner as { operator?: string }).operator === "P") this.hide(`\${…@P} expands its value as a prompt (line ${line})`);
         if (parameter.includes("[")) return this.readSubscript(parameter, line);
         return;
       }
       case "For": {
         const words = (n.words as unknown[] | null) ?? [];
+        this.setting(String(n.variable), line);
         for (const w of words) this.assign(String(n.variable), this.valueOf(w));
         if (words.length === 0) this.assign(String(n.variable), { kind: "unknown" });
         return;
@@ -255,11 +295,14 @@ class Reader {
       case "ArithSyntaxError":
         if (Object.values(n).some((v) => typeof v === "string" && CODE_TEXT.test(v))) this.hide(`arithmetic text evaluated at run time (line ${line})`);
         return;
+      case "CondUnary":
+        if (n.operator === "-v" || n.operator === "-R") return this.nameOperand(String(n.operator), n.operand, line);
+        return;
       case "CondBinary":
         if (ARITH_TEST.has(String(n.operator))) return this.arithmeticWords([n.left, n.right], line);
         return;
       case "SimpleCommand":
-        return this.command(n, parent, index, line);
+        return this.command(n, parent, index, line, this.ctx);
     }
   }
 
@@ -280,42 +323,58 @@ class Reader {
     }
   }
 
-  private command(n: Node, parent: Node | undefined, index: number, line: number): Promise<void> | void {
+  /** Records a `tools` call with the stdin around it (settled in {@link finish}). */
+  private call(words: Array<string | undefined>, line: number, ctx: StdinContext, direct: boolean, via?: string): void {
+    const partial: string[] = [];
+    for (const l of words) {
+      if (l === undefined) break;
+      partial.push(l);
+    }
+    const all = words.every((l) => l !== undefined);
+    this.found.calls.push({ words: all && !via ? (words as string[]) : undefined, partial, line, stdin: { kind: "none" }, ...(via ? { via } : {}) });
+    this.callContexts.push(ctx);
+    this.callDirect.push(direct);
+  }
+
+  private command(n: Node, parent: Node | undefined, index: number, line: number, around: StdinContext): Promise<void> | void {
+    const own = stdinOf(n.redirections);
+    const piped = parent?.type === "Pipeline" && index > 0;
+    // The stdin the command reads: its own redirection, a pipe into it, or what is around it.
+    const ctx: StdinContext = own ?? around;
     if (!n.name) return;
     const name = literalOf(n.name);
-    const args = (n.args as unknown[]) ?? [];
-    const lits = args.map(literalOf);
     if (name === undefined) return this.hide(`a command word built at run time (line ${line})`);
-    const base = name.split("/").pop()!;
-    const notFirst = parent?.type === "Pipeline" && index > 0;
-    const redirs = ((n.redirections as Array<{ operator: string }>) ?? []).map((r) => r.operator);
-    const stdinRedirected = redirs.some((op) => op === "<" || op === "<<" || op === "<<-" || op === "<<<" || op === "<&");
-    if (base === "tools") {
-      const partial: string[] = [];
-      for (const l of lits) {
-        if (l === undefined) break;
-        partial.push(l);
-      }
-      const allLiteral = lits.every((l) => l !== undefined);
-      this.found.calls.push({ words: allLiteral ? (lits as string[]) : undefined, partial, line, readsStdin: notFirst || stdinRedirected || lits.includes("-"), via: name !== "tools" ? name : undefined });
-      return;
+    let base = name.split("/").pop()!;
+    let args = (n.args as unknown[]) ?? [];
+    let lits = args.map(literalOf);
+    if (base === "tools") return this.call(lits, line, ctx, own !== undefined || piped, name !== "tools" ? name : undefined);
+    // `builtin NAME …` and `command NAME …` run NAME (a builtin, or a command skipping functions): read as NAME.
+    while ((base === "builtin" || base === "command") && !name.includes("/") && lits.length > 0 && lits[0] !== undefined && !lits[0].startsWith("-")) {
+      if (lits[0] === "tools" || lits[0].endsWith("/tools")) return this.call(lits.slice(1), line, ctx, own !== undefined || piped, base);
+      if (lits[0].includes("/")) return this.hide(`${base} ${lits[0]} runs a file by its path; a script can write that file (line ${line})`);
+      base = lits[0];
+      this.commands.push({ name: base, line, builtin: true });
+      args = args.slice(1);
+      lits = lits.slice(1);
     }
     if (name.includes("/")) this.hide(`${name} runs a file by its path; a script can write that file (line ${line})`);
-    else this.commands.push({ name, line });
-    if (base === "rg" && lits.some((l) => l === undefined || l === "--pre" || l.startsWith("--pre="))) this.hide(`rg --pre runs a command for each file (line ${line})`);
+    else {
+      this.commands.push({ name, line });
+      this.stdin.site(name, ctx);
+    }
     if (NAME_TAKING.has(base)) this.nameTaking(base, args, lits, line);
-    const hides = HIDING.has(base) || (base === "find" && lits.some((l) => l === "-exec" || l === "-execdir" || l === "-ok" || l === "-okdir"));
-    if (hides) {
-      this.hide(`${base} (line ${line})`);
+    if ((base === "test" || base === "[") && lits.some((l, i) => i > 0 && (lits[i - 1] === "-v" || lits[i - 1] === "-R"))) {
+      lits.forEach((l, i) => {
+        if (i > 0 && (lits[i - 1] === "-v" || lits[i - 1] === "-R")) void this.nameOperand(lits[i - 1]!, args[i], line);
+      });
+    }
+    if (base === "exec" && own) this.hide(`exec changes the shell's stdin (line ${line})`);
+    const runs = codeRunner(base, lits);
+    if (runs) this.hide(`${runs} (line ${line})`);
+    if (HIDING.has(base) && !runs) this.hide(`${base} runs text or a command (line ${line})`);
+    if (HIDING.has(base) || runs) {
       const at = lits.findIndex((l) => l === "tools" || (l ?? "").endsWith("/tools"));
-      if (at >= 0) {
-        const rest: string[] = [];
-        for (const l of lits.slice(at + 1)) {
-          if (l === undefined) break;
-          rest.push(l);
-        }
-        this.found.calls.push({ words: undefined, partial: rest, line, readsStdin: true, via: base });
-      }
+      if (at >= 0) this.call(lits.slice(at + 1), line, { k: "unknown", why: `${base} runs it` }, true, base);
     }
     if (base === "let") return this.arithmeticWords(args, line);
   }
@@ -334,7 +393,8 @@ class Reader {
         const name = l.includes("=") ? l.slice(0, l.indexOf("=")) : l;
         if (isAssoc) this.assoc.add(name);
         if (CODE_TEXT.test(l) && (l.includes("[") || base === "let")) this.hide(`${base} '${l}' evaluates code in its text (line ${line})`);
-        if (name === "PATH" || name === "PATH+") this.hide(`PATH is changed: any command may then run a file the script wrote (line ${line})`);
+        if (base !== "test" && base !== "[" && base !== "printf" && base !== "wait") this.setting(name, line);
+        else if (base === "printf" && lits[i - 1] === "-v") this.setting(name, line);
         if (DECLARING.has(base) && l.includes("=")) this.assign(name, { kind: "literal", text: l.slice(l.indexOf("=") + 1) });
         else if (base === "read" || base === "mapfile" || base === "readarray" || base === "getopts" || (base === "printf" && lits[i - 1] === "-v")) this.assign(name, { kind: "unknown" });
         return;
@@ -344,7 +404,7 @@ class Reader {
       const head = parts[0]?.type === "Literal" ? String(parts[0].value) : "";
       if (DECLARING.has(base) && /^[A-Za-z_][A-Za-z0-9_]*=/.test(head)) {
         this.assign(head.slice(0, head.indexOf("=")), { kind: "unknown" });
-        if (head.startsWith("PATH=")) this.hide(`PATH is changed: any command may then run a file the script wrote (line ${line})`);
+        this.setting(head.slice(0, head.indexOf("=")), line);
       } else if (base === "printf" ? lits[i - 1] === "-v" : base !== "test" && base !== "[" && base !== "wait") {
         this.hide(`${base} with a variable name built at run time (line ${line})`);
       }
@@ -353,10 +413,12 @@ class Reader {
 
   /** Settles what needs the whole script: commands found through PATH, variables evaluated as code. */
   finish(): ScriptReading {
-    const known = knownCommands();
     for (const c of this.commands) {
-      if (!known.has(c.name) && !this.functions.has(c.name)) this.hide(`${c.name} is looked up on PATH, where a script can put a file (line ${c.line})`);
+      if (!isInertCommand(c.name) && !HIDING.has(c.name) && (c.builtin || !this.functions.has(c.name))) this.hide(`${c.name} is not a command the reading knows: it may be looked up on PATH, where a script can put a file (line ${c.line})`);
     }
+    this.found.calls.forEach((c, i) => {
+      c.stdin = this.stdin.resolve(this.callContexts[i], !this.callDirect[i]);
+    });
     const safe = new Map<string, boolean>();
     const inert = (name: string, seen: Set<string>): boolean => {
       if (safe.has(name)) return safe.get(name)!;
@@ -374,9 +436,11 @@ class Reader {
       safe.set(name, ok);
       return ok;
     };
+    // A value used as a variable name is inert when every value is a plain name (no subscript to evaluate).
+    const plainName = (name: string) => !!this.values.get(name)?.every((v) => v.kind === "literal" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v.text));
     for (const e of this.evaluated) {
       const base = e.name.includes("[") ? e.name.slice(0, e.name.indexOf("[")) : e.name;
-      if (!inert(base, new Set())) this.hide(`${e.how} ${base}, whose value is not known before the run (line ${e.line})`);
+      if (!(e.asName ? plainName(base) : inert(base, new Set()))) this.hide(`${e.how} ${base}, whose value is not known before the run (line ${e.line})`);
     }
     if (this.hiddenMore > 0) this.found.hidden.push(`… and ${this.hiddenMore} more`);
     return this.found;
@@ -388,13 +452,13 @@ class Reader {
  * @throws Error when the script is longer than {@link MAX_SCRIPT_CHARS}, does not parse (the
  *   parser's message), or the signal behind `turns` is aborted.
  */
-export async function readScript(script: string, turns: Turns): Promise<ScriptReading> {
+export async function readScript(script: string, turns: Turns, shellStdin?: string): Promise<ScriptReading> {
   if (script.length > MAX_SCRIPT_CHARS) {
     throw new RangeError(`the script is ${script.length.toLocaleString("en-US")} characters; the limit is ${MAX_SCRIPT_CHARS.toLocaleString("en-US")}`);
   }
   const ast = parse(script);
   turns.check();
-  const reader = new Reader(turns, script.length);
+  const reader = new Reader(turns, script.length, shellStdin);
   await reader.walk(ast, 0);
   return reader.finish();
 }

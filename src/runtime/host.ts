@@ -40,7 +40,7 @@ export interface ShellHostParts {
   subcommands?: Record<string, RuntimeSubcommand>;
   onEvent?: (event: SessionEvent) => void;
   /** Replaces the preflight (tests and embedders); default: plan the script and ask before start. */
-  preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string) => Promise<PreflightOutcome>;
+  preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string, stdin?: string) => Promise<PreflightOutcome>;
 }
 
 /** What the sessions of one ToolShell share. */
@@ -107,9 +107,9 @@ export class ShellHost {
   }
 
   /** Plans the script before it starts; a literal call that needs approval stops it (README "Approvals"). */
-  preflight(script: string, catalog: Catalog, session: Session, signal: AbortSignal, toolCallId: string): Promise<PreflightOutcome> {
-    if (this.parts.preflight) return this.parts.preflight(script, catalog, session, signal, toolCallId);
-    return preflight(script, catalog, this.policy, session, signal, toolCallId);
+  preflight(script: string, catalog: Catalog, session: Session, signal: AbortSignal, toolCallId: string, stdin?: string): Promise<PreflightOutcome> {
+    if (this.parts.preflight) return this.parts.preflight(script, catalog, session, signal, toolCallId, stdin);
+    return preflight(script, catalog, this.policy, session, signal, toolCallId, stdin);
   }
 
   /** Reads a packaged skill. @throws Error when no skills folder is configured or the skill is missing. */

@@ -4,9 +4,11 @@
  * `before_start: true`; docs/security.md "The preflight" for its bounds).
  */
 import type { Catalog } from "../catalog/index.js";
-import { approvalSubject, callKey, planScript, TURN_MS, type Policy } from "../policy/index.js";
+import { callKey, planScript, TURN_MS, type Policy } from "../policy/index.js";
 import type { CommandIo, SubcommandHandler } from "../shell/index.js";
 import { ToolCallError } from "../tool/index.js";
+import type { ApprovalRequest } from "../policy/index.js";
+import type { ShellHost } from "./host.js";
 import type { Session } from "./session.js";
 import type { ShellCall } from "./shell-call.js";
 
@@ -24,6 +26,8 @@ export interface PreflightOutcome {
   };
   /** Lines of literal calls (input as written), to name the line of a call stopped at run time. */
   lines: Array<{ command: string; input: Record<string, unknown>; line: number }>;
+  /** Every command the script names that resolves to a tool, literal input or not. */
+  commands?: string[];
 }
 
 const USAGE = "Usage: tools plan <<'EOF' … EOF   or   tools plan FILE   — prints each tools call the script would make, with its risk; runs nothing\n";
@@ -70,15 +74,18 @@ export const MAX_PREFLIGHT_REQUESTS = 50;
  * engine (it reports the error). Time spent is linear in the script's length and the event loop
  * gets turns meanwhile; an aborted `signal` ends the reading (the caller reports its time limit).
  * Each request's `tool_call_id` is `<toolCallId>:preflight:line_<N>` (the shell call's id).
+ * `stdin` is the shell call's own stdin, read by a call at the script's top given no input words.
  */
-export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal, toolCallId = "preflight"): Promise<PreflightOutcome> {
+export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal, toolCallId = "preflight", stdin?: string): Promise<PreflightOutcome> {
   let calls;
   try {
-    ({ calls } = await planScript(script, catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata, signal }));
+    // The shell call's own stdin is what a call at the top of the script reads.
+    ({ calls } = await planScript(script, catalog, policy, { sessionId: session.id, sessionMetadata: session.metadata, signal, stdin }));
   } catch {
     return { lines: [] };
   }
   const lines = calls.filter((c) => c.input && c.resolved).map((c) => ({ command: c.tool, input: c.input!, line: c.line }));
+  const commands = [...new Set(calls.filter((c) => c.resolved).map((c) => c.tool))];
   // A call whose literal input fails the schema will answer invalid_input: nobody is asked about it.
   const asking: typeof calls = [];
   const seen = new Set<string>();
@@ -92,7 +99,7 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
     asking.push(c);
     if (asking.length >= MAX_PREFLIGHT_REQUESTS) break;
   }
-  if (asking.length === 0) return { lines };
+  if (asking.length === 0) return { lines, commands };
   // Every literal call that needs approval is asked about now, so one round of answers covers
   // the whole script.
   const requests: Array<{ tool: string; input: Record<string, unknown>; line: number; why?: string; requestId: string }> = [];
@@ -103,19 +110,44 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
       await new Promise<void>((resolve) => setImmediate(resolve));
       turn = performance.now();
     }
-    const request = policy.book(session.id).request({
-      tool: c.tool,
-      toolName: c.resolved!.tool.name,
-      input: c.input!,
-      why: c.why,
-      line: c.line,
-      // Named after the shell call, so two scripts' requests for the same line never share an id.
-      toolCallId: `${toolCallId}:preflight:line_${c.line}`,
-      subject: approvalSubject(c.tool, c.resolved!.tool),
-    });
+    // Raised as the call pipeline raises it (Policy.requestApproval): the answer is looked up the same way.
+    const request = policy.requestApproval(
+      {
+        sessionId: session.id,
+        command: c.tool,
+        tool: c.resolved!.tool,
+        given: c.input!,
+        line: c.line,
+        // Named after the shell call, so two scripts' requests for the same line never share an id.
+        callId: `${toolCallId}:preflight:line_${c.line}`,
+      },
+      c.why,
+    );
     session.emit({ type: "approval.requested", request_id: request.id, tool: c.tool, before_start: true, line: c.line });
     requests.push({ tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id });
   }
   const [first, ...others] = requests;
-  return { lines, stop: { ...first, others } };
+  return { lines, commands, stop: { ...first, others } };
+}
+
+/**
+ * The approvals a script waits for before it starts, asked now without running anything (see
+ * `Session.approvalsBeforeStart`): the host's preflight, holding the session as a shell call does.
+ * A request an earlier run of a saved script this script calls left pending is asked too: a call
+ * inside a saved script is asked when reached (docs/sessions.md), and its answer holds only
+ * inside that script version (the card says which). Never throws: an unreadable script asks nothing.
+ */
+export async function approvalsBeforeStart(session: Session, host: ShellHost, script: string, toolCallId: string): Promise<ApprovalRequest[]> {
+  try {
+    return await session.holding(async () => {
+      const pre = await host.preflight(script, await session.freshCatalog(), session, AbortSignal.timeout(host.timeoutMs), toolCallId);
+      const ids = pre.stop ? [pre.stop.requestId, ...(pre.stop.others ?? []).map((o) => o.requestId)] : [];
+      const book = host.policy.book(session.id);
+      const named = new Set(pre.commands ?? []);
+      for (const r of book.pending()) if (r.scripts?.length && named.has(`tools scripts ${r.scripts[0].name}`) && !ids.includes(r.id)) ids.push(r.id);
+      return ids.map((id) => book.get(id)).filter((r): r is ApprovalRequest => r !== undefined);
+    });
+  } catch {
+    return [];
+  }
 }

@@ -16,7 +16,7 @@ import { runShellStep, runStep, type DurableRun, type DurableSessionView } from 
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
 import { authOf, currentOrigins, sessionOrigins } from "./lineage.js";
-import type { PreflightOutcome } from "./plan-command.js";
+import { approvalsBeforeStart, type PreflightOutcome } from "./plan-command.js";
 import { ShellCall } from "./shell-call.js";
 import type { ShellResult, StopReport } from "./types.js";
 
@@ -160,6 +160,17 @@ export class Session implements CallSession {
   }
 
   /**
+   * The approvals a script waits for before it starts, asked now without running anything: the
+   * preflight `bash` runs (README "Approvals"), so the requests raised here are the ones the
+   * script's run looks its answers up by. For surfaces that ask the person before a shell call
+   * (the AI SDK's tool approval). Never throws: a script that cannot be read asks nothing.
+   * @param toolCallId names the requests (`<toolCallId>:preflight:line_<N>`).
+   */
+  approvalsBeforeStart(script: string, toolCallId: string): Promise<ApprovalRequest[]> {
+    return actingFor(this, () => approvalsBeforeStart(this, this.host, script, toolCallId));
+  }
+
+  /**
    * Records a person's answer to an approval request. A stopped script is not resumed: after
    * `allow`, run a script again (the same one, or a new one for what is left).
    * @throws Error when the request is unknown, already answered, or the decision is not one of
@@ -274,7 +285,7 @@ export class Session implements CallSession {
     const preTimer = setTimeout(() => pre.abort(new Error("timeout")), timeoutMs);
     const preSignal = options.signal ? AbortSignal.any([options.signal, pre.signal]) : pre.signal;
     try {
-      preflight = await this.host.preflight(script, catalog, this, preSignal, id);
+      preflight = await this.host.preflight(script, catalog, this, preSignal, id, options.stdin);
     } catch (err) {
       preflight = { lines: [] };
       this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });

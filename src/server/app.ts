@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { withDisplay, type Decision } from "../policy/index.js";
+import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import { mountAgentRoutes } from "./agents-api.js";
@@ -28,7 +29,7 @@ import { serversRoutes } from "./servers-api.js";
 export { ApiError, ID, tokenMatches } from "./http.js";
 export type { AppOptions } from "./http.js";
 
-const DECISIONS = new Set(["allow", "allow_always", "reject", "reject_always"]);
+const DECISIONS = new Set<string>(ALL_DECISIONS);
 
 /** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
 function stepJson(s: StepRecord): Record<string, unknown> {
@@ -88,7 +89,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/healthz", async (c) => c.json({ ok: true }));
   app.get("/openapi.json", async (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
-  app.route("/", createConsole(host, { tokens: options.tokens, api: app }));
+  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport: { tls: !!options.tls, trustProxy: !!options.trustProxy } }));
   app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────

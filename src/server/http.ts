@@ -25,6 +25,10 @@ export interface AppOptions {
   tokens: string[];
   /** Largest request body in bytes. */
   maxBodyBytes: number;
+  /** The server terminates TLS itself (reach.ts). */
+  tls?: boolean;
+  /** A TLS proxy in front is believed: X-Forwarded-Proto and X-Forwarded-For (reach.ts). */
+  trustProxy?: boolean;
 }
 
 /** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */

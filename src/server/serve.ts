@@ -1,52 +1,122 @@
 /**
- * Starts the HTTP API on Node (`@hono/node-server`) over a host, and the triggers.
+ * Starts the HTTP API on Node (`@hono/node-server`) over a host, and the triggers: plain HTTP,
+ * or HTTPS with the config's `server.tls` certificate and key.
  *
- * Rule source: docs/sessions.md → HTTP API (`toolshell serve`, Hono on Node).
+ * Rule source: docs/sessions.md → HTTP API (`toolshell serve`, Hono on Node); docs/deployment.md
+ * (TLS, addresses people can reach).
  */
+import { readFileSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { hostname as machineName, networkInterfaces } from "node:os";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { Host } from "./host.js";
+import { isLoopbackHost } from "./reach.js";
 
 /** A running server. */
 export interface RunningApi {
-  /** `http://host:port` it listens on. */
+  /** `http(s)://host:port` it listens on (the bound address, e.g. `http://0.0.0.0:8787`). */
   readonly url: string;
+  /**
+   * Addresses a person can open (the bound one when it is a single address; for `0.0.0.0` / `::`
+   * the machine's network addresses, then loopback).
+   */
+  readonly urls: string[];
   readonly port: number;
+  /** True when it serves HTTPS. */
+  readonly tls: boolean;
   /** Stops accepting requests and waits for open ones to end (the host stays open). */
   close(): Promise<void>;
+}
+
+/** Options of {@link startApi}; each defaults to the host's config `server`. */
+export interface StartApiOptions {
+  host?: string;
+  port?: number;
+  triggers?: boolean;
+  allowNoTokens?: boolean;
+  /** PEM certificate and key files: serve HTTPS. */
+  tls?: { cert: string; key: string };
+  /** Believe a TLS proxy's X-Forwarded-Proto and X-Forwarded-For. */
+  trustProxy?: boolean;
 }
 
 /**
  * Listens on `host`/`port` (default: the config's `server`; port 0 picks a free one) and starts
  * the host's triggers unless `triggers` is false.
- * @throws Error when no API token is configured (unless `allowNoTokens`), or the port is taken.
+ * @throws Error when no API token is configured (unless `allowNoTokens`), a TLS file cannot be
+ *   read or is not a usable certificate/key pair, or the port is taken.
  */
-export async function startApi(host: Host, options: { host?: string; port?: number; triggers?: boolean; allowNoTokens?: boolean } = {}): Promise<RunningApi> {
+export async function startApi(host: Host, options: StartApiOptions = {}): Promise<RunningApi> {
   const tokens = host.server.tokens;
   if (!tokens.length && !options.allowNoTokens) {
     throw new Error("no API token: set server.tokens in the config or TOOLSHELL_API_TOKEN in the environment (at least 16 characters)");
   }
-  const app = createApp(host, { tokens, maxBodyBytes: host.server.maxBodyBytes });
+  const tlsFiles = options.tls ?? host.server.tls;
+  const tls = tlsFiles ? readTls(tlsFiles) : undefined;
+  const trustProxy = options.trustProxy ?? host.server.trustProxy ?? false;
+  const app = createApp(host, { tokens, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy });
   const hostname = options.host ?? host.server.host;
   const port = options.port ?? host.server.port;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname, port }, () => resolve(s));
+    let s: ReturnType<typeof serve>;
+    try {
+      s = tls
+        ? serve({ fetch: app.fetch, hostname, port, createServer: createHttpsServer, serverOptions: tls }, () => resolve(s))
+        : serve({ fetch: app.fetch, hostname, port }, () => resolve(s));
+    } catch (err) {
+      reject(new Error(`cannot serve HTTPS with ${tlsFiles?.cert} and ${tlsFiles?.key}: ${(err as Error).message}`, { cause: err }));
+      return;
+    }
     s.once("error", reject);
   });
   if (options.triggers !== false) await host.startTriggers();
   const addr = server.address() as AddressInfo;
-  const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
-  const url = `http://${shownHost}:${addr.port}`;
+  const scheme = tls ? "https" : "http";
+  const url = `${scheme}://${bracket(addr.address)}:${addr.port}`;
   // Changes made by other replicas and the CLI reach this one; it is listed as a live replica (docs/deployment.md).
   await host.follow({ kind: "serve", url });
   return {
     url,
+    urls: reachableHosts(addr.address).map((h) => `${scheme}://${bracket(h)}:${addr.port}`),
     port: addr.port,
+    tls: !!tls,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       }),
   };
+}
+
+/** The certificate and key, read now so a missing file is a start-up error naming it. */
+function readTls(files: { cert: string; key: string }): { cert: Buffer; key: Buffer } {
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`server.tls.${what}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    }
+  };
+  return { cert: read(files.cert, "cert"), key: read(files.key, "key") };
+}
+
+function bracket(address: string): string {
+  return address.includes(":") ? `[${address}]` : address;
+}
+
+/**
+ * Where people can reach a server bound to `address`: itself, or for a wildcard address the
+ * machine's external addresses (IPv4 first), its name, then loopback.
+ */
+export function reachableHosts(address: string): string[] {
+  if (address !== "0.0.0.0" && address !== "::" && address !== "::ffff:0.0.0.0") return [address];
+  const external = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .filter((i) => !i.internal && !(i.family === "IPv6" && (i.scopeid ?? 0) !== 0) && (address !== "0.0.0.0" || i.family === "IPv4"))
+    .sort((a, b) => Number(a.family === "IPv6") - Number(b.family === "IPv6"))
+    .map((i) => i.address);
+  const name = machineName();
+  return [...new Set([...external, ...(name && !isLoopbackHost(name) ? [name] : []), "127.0.0.1"])];
 }

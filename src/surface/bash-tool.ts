@@ -6,10 +6,9 @@
  * Rule source: README → The tools command, Which tools move into the shell,
  * Approvals (the `bash` result and its `tools` report); docs/agents.md → What the model sees.
  */
-import { randomUUID } from "node:crypto";
 import type { Person } from "../call/index.js";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
-import { describeFlags, describeScripts, planScript, showInput, showName, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, describeScripts, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
 // The shell's own notes for agents (docs/shell.md); the CLI reads them from the same file.
 import { SHELL_NOTES } from "../shell/defaults.js";
@@ -240,37 +239,6 @@ export function directDescription(tool: CatalogTool): string {
 /** True for a request raised by a shell call (at run time or before start), not by a direct call. */
 export function isShellRequest(req: ApprovalRequest): boolean {
   return !req.tool_call_id.startsWith("direct:");
-}
-
-/**
- * The approvals a `bash` call must wait for before it runs: read from the script without running
- * it, each literal call of this script that needs approval and has no answer (a request is raised
- * for each, as the preflight would; a call an earlier script stopped at is the same request when
- * this script writes it out in full). Only calls the script itself shows: the person approving a
- * held call sees its script, so an answer must never reach a call that is not in it — a call an
- * earlier script built at run time stays pending and asks again. Never throws: a script that
- * does not parse adds nothing.
- */
-export async function approvalsBeforeBash(shell: ToolShell, session: Session, script: string): Promise<ApprovalRequest[]> {
-  const found = new Map<string, ApprovalRequest>();
-  const round = `preflight_${randomUUID().slice(0, 8)}`;
-  try {
-    const { calls } = await planScript(script, await session.freshCatalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
-    for (const c of calls) {
-      if (c.risk !== "needs_approval" || c.approved || !c.input || !c.resolved) continue;
-      const req = (await shell.policy.openBook(session.id)).request({
-        tool: c.tool,
-        toolName: c.resolved.tool.name,
-        input: c.input,
-        why: c.why,
-        line: c.line,
-        toolCallId: `${round}:line_${c.line}`,
-      });
-      if (!found.has(req.id)) session.emit({ type: "approval.requested", request_id: req.id, tool: c.tool, before_start: true, line: c.line });
-      found.set(req.id, req);
-    }
-  } catch {}
-  return [...found.values()];
 }
 
 /**

@@ -20,7 +20,6 @@ export {
   directDescription,
   commandOf,
   isShellRequest,
-  approvalsBeforeBash,
   describeRequests,
   loadKeptServers,
 } from "./bash-tool.js";

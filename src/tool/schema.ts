@@ -7,6 +7,7 @@
  */
 import { createRequire } from "node:module";
 import { canonicalJson } from "./canonical.js";
+import { checkPattern, re2Engine } from "./pattern.js";
 import { isPromiseLike, type JsonSchema, type MaybePromise, type ValidationResult } from "./types.js";
 
 const require = createRequire(import.meta.url);
@@ -38,28 +39,7 @@ export interface NormalizedSchema {
 
 let ajv07: InstanceType<AjvClass> | undefined;
 let ajv2020: InstanceType<AjvClass> | undefined;
-const compiled = new WeakMap<object, (value: unknown) => ValidationResult>();
-
-/**
- * Schema `pattern`s run on RE2 (linear time), so a schema from an MCP server or a saved script
- * cannot stall the process with a backtracking pattern (ReDoS). A pattern RE2 cannot compile
- * (lookaround, back-references) matches nothing: a value against it is refused.
- */
-function re2Engine(): ((pattern: string, flags: string) => { test: (s: string) => boolean }) & { code: string } {
-  const { RE2JS } = require("re2js") as typeof import("re2js");
-  const engine = (pattern: string, flags: string) => {
-    try {
-      const re = RE2JS.compile(pattern, flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0);
-      // ajv keys its cache of patterns by toString(): each must say which pattern it is.
-      return { test: (value: string) => re.matcher(value).find(), toString: () => `/${pattern}/${flags}` };
-    } catch {
-      // Lookaround and back-references have no linear-time form: such a pattern matches
-      // nothing (fail closed) rather than risk a backtracking engine on untrusted input.
-      return { test: () => false, toString: () => `/${pattern}/${flags} (unsupported)` };
-    }
-  };
-  return Object.assign(engine, { code: 'require("re2js")' });
-}
+const compiled = new WeakMap<object, CompiledSchema>();
 
 /**
  * `uniqueItems` in linear time. ajv compares every pair of items unless all are scalars of one
@@ -89,21 +69,76 @@ function withLinearUniqueItems<T extends InstanceType<AjvClass>>(ajv: T): T {
   return ajv;
 }
 
-function ajvFor(schema: JsonSchema): InstanceType<AjvClass> {
+type Dialect = "2020-12" | "draft-07";
+
+function ajvOf(dialect: Dialect): InstanceType<AjvClass> {
   const addFormats = load<(ajv: unknown) => void>("ajv-formats");
-  const draft = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (draft.includes("2020-12") || draft.includes("2019-09")) {
+  // `logger: false`: nothing of a schema (an unknown `format`, say) is written to the console;
+  // what is not checked is said in the tool's help instead (see schemaNotes).
+  const options = { allErrors: false, strict: false, validateFormats: true, logger: false as const, code: { regExp: re2Engine() } };
+  if (dialect === "2020-12") {
     if (!ajv2020) {
-      ajv2020 = withLinearUniqueItems(new (load<AjvClass>("ajv/dist/2020"))({ allErrors: false, strict: false, validateFormats: true, code: { regExp: re2Engine() } }));
+      ajv2020 = withLinearUniqueItems(new (load<AjvClass>("ajv/dist/2020"))(options));
       addFormats(ajv2020);
     }
     return ajv2020;
   }
   if (!ajv07) {
-    ajv07 = withLinearUniqueItems(new (load<AjvClass>("ajv"))({ allErrors: false, strict: false, validateFormats: true, code: { regExp: re2Engine() } }));
+    ajv07 = withLinearUniqueItems(new (load<AjvClass>("ajv"))(options));
     addFormats(ajv07);
   }
   return ajv07;
+}
+
+/** Keywords whose value is a map of names to schemas, one schema, or a list of schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+const SCHEMA_ONE = new Set(["additionalItems", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"]);
+const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
+/** Forms only draft-07 (and older) has, and forms only 2019-09 / 2020-12 have. */
+const DRAFT07_ONLY = new Set(["additionalItems", "dependencies"]);
+const DRAFT2020_ONLY = new Set(["prefixItems", "dependentRequired", "dependentSchemas", "$dynamicRef", "$dynamicAnchor", "$recursiveRef"]);
+
+/** What a walk over a schema found. */
+interface SchemaFacts {
+  patterns: string[];
+  formats: string[];
+  draft07Forms: boolean;
+  draft2020Forms: boolean;
+}
+
+function walk(node: unknown, facts: SchemaFacts, depth = 0): void {
+  if (depth > 200 || typeof node !== "object" || node === null || Array.isArray(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (DRAFT07_ONLY.has(key) || (key === "items" && Array.isArray(value))) facts.draft07Forms = true;
+    if (DRAFT2020_ONLY.has(key)) facts.draft2020Forms = true;
+    if (key === "pattern" && typeof value === "string") facts.patterns.push(value);
+    else if (key === "format" && typeof value === "string") facts.formats.push(value);
+    if (SCHEMA_MAPS.has(key) && value && typeof value === "object") {
+      if (key === "patternProperties") facts.patterns.push(...Object.keys(value));
+      for (const sub of Object.values(value)) walk(sub, facts, depth + 1);
+    } else if (key === "dependencies" && value && typeof value === "object") {
+      for (const sub of Object.values(value)) walk(sub, facts, depth + 1);
+    } else if (SCHEMA_ONE.has(key)) walk(value, facts, depth + 1);
+    else if (SCHEMA_LISTS.has(key) || key === "items") for (const sub of Array.isArray(value) ? value : [value]) walk(sub, facts, depth + 1);
+  }
+}
+
+function factsOf(schema: JsonSchema): SchemaFacts {
+  const facts: SchemaFacts = { patterns: [], formats: [], draft07Forms: false, draft2020Forms: false };
+  walk(schema, facts);
+  return facts;
+}
+
+/**
+ * The dialect a schema is read in: the one its `$schema` names (2019-09 and 2020-12 by the
+ * 2020-12 validator, draft-04/06/07 by the draft-07 one); without `$schema`, JSON Schema 2020-12
+ * (MCP spec 2025-11-25 "JSON Schema Usage": the default dialect), unless the schema uses forms
+ * only draft-07 has (`items` as a list, `additionalItems`, `dependencies`) and none of 2020-12's.
+ */
+function dialectOf(schema: JsonSchema, facts: SchemaFacts): Dialect {
+  const named = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (named) return named.includes("2020-12") || named.includes("2019-09") ? "2020-12" : "draft-07";
+  return facts.draft07Forms && !facts.draft2020Forms ? "draft-07" : "2020-12";
 }
 
 /** True when `value` implements Standard Schema v1. */
@@ -111,17 +146,48 @@ export function isStandardSchema(value: unknown): value is StandardSchemaLike {
   return typeof value === "object" && value !== null && "~standard" in value;
 }
 
+/** A compiled schema and what of it is not (fully) checked, in words for a tool's help. */
+export interface CompiledSchema {
+  check: (value: unknown) => ValidationResult;
+  notes: string[];
+}
+
 /**
- * Compiles a plain JSON Schema with ajv (draft-07 by default, 2020-12 / 2019-09 when `$schema`
- * says so). Compilation is cached per schema object.
+ * Compiles a plain JSON Schema with ajv: 2020-12 by default, the dialect `$schema` names when
+ * given (see dialectOf). A schema without `$schema` that 2020-12 refuses is read as draft-07
+ * when that dialect accepts it. Compilation is cached per schema object. `notes` says what is
+ * not checked: a `format` ajv does not know, a `pattern` RE2 runs only in part or not at all
+ * (pattern.ts), a dialect fallback.
  * @throws Error when the schema itself is invalid (message names the problem).
  */
-export function jsonSchemaValidator(schema: JsonSchema): (value: unknown) => ValidationResult {
+export function compileJsonSchema(schema: JsonSchema): CompiledSchema {
   const hit = compiled.get(schema);
   if (hit) return hit;
-  const ajv = ajvFor(schema);
+  const facts = factsOf(schema);
+  const dialect = dialectOf(schema, facts);
   const { $schema: _drop, ...rest } = schema;
-  const check = ajv.compile(rest);
+  const notes: string[] = [];
+  let ajv = ajvOf(dialect);
+  let check: ReturnType<typeof ajv.compile>;
+  try {
+    check = ajv.compile(rest);
+  } catch (error) {
+    if (schema.$schema !== undefined || dialect === "draft-07") throw error;
+    try {
+      ajv = ajvOf("draft-07");
+      check = ajv.compile(rest);
+    } catch {
+      throw error;
+    }
+    notes.push("the schema is read as JSON Schema draft-07 (it is not valid 2020-12, the default)");
+  }
+  const known = ajv.formats as Record<string, unknown>;
+  for (const format of new Set(facts.formats)) if (!(format in known)) notes.push(`format "${format}" is not checked`);
+  for (const pattern of new Set(facts.patterns)) {
+    const kind = checkPattern(pattern, "u").kind;
+    if (kind === "partial") notes.push(`pattern "${pattern}" is checked without its lookaround and back-references (RE2 has neither)`);
+    if (kind === "none") notes.push(`pattern "${pattern}" is not checked (RE2 cannot compile it)`);
+  }
   const fn = (value: unknown): ValidationResult => {
     if (check(value)) return { ok: true, value: value as Record<string, unknown> };
     const errors = (check.errors ?? []).map((e) => {
@@ -134,8 +200,17 @@ export function jsonSchemaValidator(schema: JsonSchema): (value: unknown) => Val
     });
     return { ok: false, errors };
   };
-  compiled.set(schema, fn);
-  return fn;
+  const out = { check: fn, notes };
+  compiled.set(schema, out);
+  return out;
+}
+
+/**
+ * The validator of a plain JSON Schema (see compileJsonSchema).
+ * @throws Error when the schema itself is invalid (message names the problem).
+ */
+export function jsonSchemaValidator(schema: JsonSchema): (value: unknown) => ValidationResult {
+  return compileJsonSchema(schema).check;
 }
 
 function issuePath(path: StandardResult extends never ? never : ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined): string {

@@ -23,9 +23,9 @@ interface Run {
 }
 
 /** Runs the CLI without blocking this process (the fixture server answers from here); `onStdout` sees output as it comes. */
-function toolshell(args: string[], cwd: string, onStdout?: (soFar: string) => void): Promise<Run> {
+function toolshell(args: string[], cwd: string, onStdout?: (soFar: string) => void, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DISPLAY: "", WAYLAND_DISPLAY: "" } });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DISPLAY: "", WAYLAND_DISPLAY: "", ...env } });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
@@ -114,4 +114,86 @@ test("toolshell auth names what is wrong: an unknown server, a stdio server", as
   assert.equal(stdio.stderr, 'toolshell auth: MCP server "files" runs over stdio: it has no sign-in\n');
   const list = await toolshell(["auth", "--list"], dir);
   assert.equal(list.stdout, "No configured MCP server signs in with OAuth.\n");
+});
+
+/** A config dir whose warm host lives in a private daemon folder, stopped after the test. */
+function project(t: { after: (fn: () => Promise<unknown>) => void }, servers: Record<string, unknown>): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-auth-"));
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: servers }));
+  const env = { TOOLSHELL_DAEMON_DIR: mkdtempSync(path.join(tmpdir(), "ts-authd-")) };
+  t.after(() => toolshell(["daemon", "stop"], dir, undefined, env));
+  return { dir, env };
+}
+
+/** Signs in with `toolshell auth`, approving the printed URL as a browser would. */
+async function signInCli(server: string, dir: string, env: NodeJS.ProcessEnv, extra: string[] = []): Promise<Run> {
+  let approving: Promise<void> | undefined;
+  const run = await toolshell(["auth", server, "--no-open", ...extra], dir, (out) => {
+    const url = /^ {2}(http\S+)$/m.exec(out)?.[1];
+    if (url && !approving) approving = approve(url);
+  }, env);
+  await approving;
+  return run;
+}
+
+test("toolshell auth after a call already asked for sign-in (on the warm host, another redirect port): it signs in, and the call works", async (t) => {
+  const f = await startOAuthServer();
+  t.after(() => f.close());
+  f.exactRedirectUris = true;
+  const { dir, env } = project(t, { demo: { url: f.url } });
+  const asked = await toolshell(["exec", "tools demo whoami"], dir, undefined, env);
+  assert.equal(asked.code, 1, asked.stderr);
+  assert.match(asked.stderr, /"code":"connection_required".*toolshell auth demo/);
+  const signedIn = await signInCli("demo", dir, env);
+  assert.equal(signedIn.code, 0, signedIn.stderr);
+  assert.match(signedIn.stdout, /^Signed in to demo as alice/m);
+  const again = await signInCli("demo", dir, env);
+  assert.equal(again.code, 0, again.stderr);
+  const run = await toolshell(["exec", "tools demo whoami | jq -r .user"], dir, undefined, env);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "alice\n");
+});
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as import("node:net").AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+test("oauth.callbackPort held by the warm host: toolshell auth says to stop it, and works once it is stopped", async (t) => {
+  const f = await startOAuthServer();
+  t.after(() => f.close());
+  const port = await freePort();
+  const { dir, env } = project(t, { demo: { url: f.url, oauth: { callbackPort: port } } });
+  // The first run works in-process and starts the warm host; the second runs there and leaves its
+  // sign-in pending, the host listening on the redirect port.
+  await toolshell(["exec", "tools demo whoami"], dir, undefined, env);
+  const asked = await toolshell(["exec", "tools demo whoami"], dir, undefined, env);
+  assert.match(asked.stderr, new RegExp(`"code":"connection_required".*127\\.0\\.0\\.1%3A${port}%2Fcallback`));
+  const held = await toolshell(["auth", "demo", "--no-open"], dir, undefined, env);
+  assert.equal(held.code, 1);
+  assert.match(held.stderr, new RegExp(`^toolshell auth: the sign-in redirect port 127\\.0\\.0\\.1:${port} \\(oauth\\.callbackPort of "demo"\\) is held by this config's warm host \\(pid \\d+\\).*Stop it with \`toolshell daemon stop\`, then run \`toolshell auth demo\` again`));
+  const stopped = await toolshell(["daemon", "stop"], dir, undefined, env);
+  assert.equal(stopped.code, 0, stopped.stderr);
+  const signedIn = await signInCli("demo", dir, env);
+  assert.equal(signedIn.code, 0, signedIn.stderr);
+  assert.match(signedIn.stdout, /^Signed in to demo as alice/m);
+});
+
+test("toolshell auth --wait that runs out says what to do next", async (t) => {
+  const f = await startOAuthServer();
+  t.after(() => f.close());
+  const { dir, env } = project(t, { demo: { url: f.url } });
+  const run = await toolshell(["auth", "demo", "--no-open", "--wait", "500"], dir, undefined, env);
+  assert.equal(run.code, 1);
+  assert.match(run.stdout, /^Sign in to demo by opening:/);
+  assert.equal(
+    run.stderr,
+    "toolshell auth: no redirect from the authorization server within 500 ms (--wait 500), so the sign-in to demo was stopped. Run `toolshell auth demo` again, open the URL it prints and finish signing in within the wait (default 10 minutes; --wait MS sets it)\n",
+  );
 });

@@ -173,3 +173,24 @@ test("a postgres:// --store reaches the host through its environment: no passwor
   }
   assert.equal(cli(["daemon", "stop"]).stdout, "stopped\n");
 });
+
+test("daemon status and stop find the config's host whatever --workspace it was started with (npm start's); --workspace narrows to that one", async (t) => {
+  const { work, cli } = setup(t);
+  const ws = mkdtempSync(path.join(tmpdir(), "toolshell-daemon-ws-"));
+  t.after(() => rmSync(ws, { recursive: true, force: true }));
+  for (let i = 0; i < 2; i++) assert.equal(cli(["--workspace", ws, "exec", "tools kit pid"]).status, 0);
+  let status = cli(["daemon", "status", "--config", path.join(work, "toolshell.config.json")]);
+  for (let i = 0; i < 300 && status.status !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    status = cli(["daemon", "status"]);
+  }
+  assert.equal(status.status, 0, status.stdout);
+  assert.match(status.stdout, new RegExp(`^running: pid \\d+, config .*toolshell\\.config\\.json, workspace ${ws.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, since `));
+  const other = mkdtempSync(path.join(tmpdir(), "toolshell-daemon-ws2-"));
+  t.after(() => rmSync(other, { recursive: true, force: true }));
+  assert.equal(cli(["--workspace", other, "daemon", "status"]).status, 1, "another workspace's host is not running");
+  const pid = pidOf(status.stdout);
+  assert.equal(cli(["daemon", "stop"]).stdout, "stopped\n");
+  assert.ok(await gone(pid), "the workspace's host is gone");
+  assert.equal(cli(["daemon", "status"]).status, 1);
+});

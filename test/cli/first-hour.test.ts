@@ -53,11 +53,22 @@ test("toolshell mcp --session ID: each stdio client runs in the session it names
   assert.equal((await bash("alpha", "cat note.txt")).stdout, "from-alpha\n", "alpha's files persist for alpha");
 });
 
-test("toolshell approve ID maybe names the valid answers", (t) => {
+test("a word outside what an argument or option takes is a usage error, as an unknown command is: exit 1, the word named, the command's usage", (t) => {
   const dir = project(t);
-  const r = cli(dir, ["approve", "apr_0123456789", "maybe"]);
-  assert.equal(r.status, 2);
-  assert.equal(r.stderr, 'toolshell: decision must be allow, allow_always, reject or reject_always, got "maybe"\n');
+  const cases: [string[], RegExp, string][] = [
+    [["approve", "apr_0123456789", "maybe"], /unknown decision "maybe"; known: allow, allow_always, reject, reject_always/, "toolshell approve"],
+    [["daemon", "bogus"], /unknown daemon action "bogus"; known: status, stop\n/, "toolshell daemon"],
+    [["completion", "powershell"], /unknown shell "powershell"; known: bash, zsh, fish/, "toolshell completion"],
+    [["mcp", "--import", "cursor,emacs"], /unknown client "emacs"; known: claude-desktop, cursor, claude-code, vscode/, "toolshell mcp"],
+    [["scripts", "bogus"], /unknown command 'bogus'/, "toolshell scripts"],
+    [["bogus"], /unknown command 'bogus'/, "toolshell"],
+  ];
+  for (const [args, message, usage] of cases) {
+    const r = cli(dir, args);
+    assert.equal(r.status, 1, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(" "));
+    assert.ok(r.stderr.includes(`\nUsage: ${usage} [options]`), `${args.join(" ")}: ${r.stderr}`);
+  }
 });
 
 test("toolshell completion bash completes commands, options per command and file operands in the real bash", (t) => {
@@ -75,6 +86,14 @@ test("toolshell completion bash completes commands, options per command and file
   assert.deepEqual(complete(["toolshell", "--conf"]), ["--config"]);
   assert.deepEqual(complete(["toolshell", "-c", "toolshell.conf"]), ["toolshell.config.json"]);
   assert.deepEqual(complete(["toolshell", "completion", ""]), ["bash", "fish", "zsh"]);
+  // Every level: subcommands, their options, the words an argument or option takes.
+  assert.deepEqual(complete(["toolshell", "scripts", "s"]), ["save", "show"]);
+  assert.deepEqual(complete(["toolshell", "--config", "x.json", "triggers", "create", "--sch"]), ["--schedule"]);
+  assert.deepEqual(complete(["toolshell", "servers", "add", "--tr"]), ["--transport", "--trust"]);
+  assert.deepEqual(complete(["toolshell", "daemon", ""]), ["status", "stop"]);
+  assert.deepEqual(complete(["toolshell", "approve", "apr_1", "allow"]), ["allow", "allow_always"]);
+  assert.deepEqual(complete(["toolshell", "mcp", "--import", "c"]), ["claude-code", "claude-desktop", "cursor"]);
+  assert.deepEqual(complete(["toolshell", "mcp", "--write", "toolshell.conf"]), ["toolshell.config.json"]);
 });
 
 test("toolshell completion zsh and fish cover every command; an unknown shell is named", (t) => {
@@ -89,9 +108,11 @@ test("toolshell completion zsh and fish cover every command; an unknown shell is
   for (const name of ["exec", "run", "list", "plan", "approvals", "approve", "mcp", "check", "events", "serve", "completion"]) {
     assert.match(fish.stdout, new RegExp(`-a ${name} -d '`), name);
   }
-  assert.match(fish.stdout, /complete -c toolshell -n '__fish_seen_subcommand_from mcp' -l http -r -d /);
-  assert.match(fish.stdout, /complete -c toolshell -s c -l config -r -F -d /);
+  assert.match(fish.stdout, /complete -c toolshell -n '__toolshell_at "mcp"' -l http -r -d /);
+  assert.match(fish.stdout, /complete -c toolshell -n '__toolshell_at ""' -s c -l config -r -F -d /);
+  assert.match(fish.stdout, /complete -c toolshell -n '__toolshell_at "scripts"' -a show -d /);
+  assert.match(fish.stdout, /complete -c toolshell -n '__toolshell_at "daemon"' -a 'status stop'/);
   const bad = cli(dir, ["completion", "tcsh"]);
-  assert.equal(bad.status, 2);
-  assert.equal(bad.stderr, 'toolshell: completion: unknown shell "tcsh"; known: bash, zsh, fish\n');
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /unknown shell "tcsh"; known: bash, zsh, fish/);
 });

@@ -97,8 +97,8 @@ test("toolshell mcp --import cursor --write FILE writes a config with the import
   const listed = cli(["list", "--config", "merged.json"], cwd);
   assert.match(listed.stdout, /^  memory +\(not loaded\)$/m);
   const bad = cli(["mcp", "--import", "emacs"], cwd);
-  assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /unknown client "emacs"/);
+  assert.equal(bad.code, 1, "a usage error (README: exit 1 with usage)");
+  assert.match(bad.stderr, /unknown client "emacs"[^]*Usage: toolshell mcp/);
 });
 
 test("toolshell list --tokens prints the bash tool's size in o200k tokens", () => {
@@ -138,4 +138,54 @@ test("toolshell mcp --http 0 serves a real MCP client on 127.0.0.1 until stopped
     child.kill("SIGTERM");
     await new Promise((resolve) => child.once("exit", resolve));
   }
+});
+
+test("VS Code and Cursor variables expand against the workspace the import reads; a server using ${input:…} is left out with a note, the others imported", () => {
+  const { home, cwd } = fakeHome();
+  mkdirSync(path.join(cwd, ".vscode"), { recursive: true });
+  writeFileSync(
+    path.join(cwd, ".vscode/mcp.json"),
+    `{ // VS Code's own format, with comments
+      "inputs": [{ "id": "token", "type": "promptString", "password": true }],
+      "servers": {
+        "fs": { "command": "mcp-server-filesystem", "args": ["\${workspaceFolder}", "\${userHome}\${/}notes", "\${workspaceFolderBasename}"], "env": { "KEEP": "\${env:HOME}" } },
+        "gh": { "type": "http", "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer \${input:token}" } },
+        "open": { "command": "x", "args": ["\${file}"] },
+      },
+    }`,
+  );
+  const r = importClientServers("vscode", { home, cwd, platform: "linux" });
+  assert.deepEqual(Object.keys(r.servers), ["fs"]);
+  assert.deepEqual(r.servers.fs.args, [cwd, `${home}/notes`, "project"]);
+  assert.deepEqual(r.servers.fs.env, { KEEP: "${env:HOME}" }, "environment variables are left for toolshell to expand when it reads the config");
+  assert.ok(r.notes.some((n) => /gh: left out: headers\.Authorization uses "\$\{input:token\}", an input prompt/.test(n)), r.notes.join("\n"));
+  assert.ok(r.notes.some((n) => /open: left out: args\[0\] uses "\$\{file\}", a value only the editor knows/.test(n)), r.notes.join("\n"));
+
+  mkdirSync(path.join(home, ".cursor"), { recursive: true });
+  writeFileSync(path.join(home, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { fs: { command: "x", args: ["${workspaceFolder}"] } } }));
+  assert.deepEqual(importClientServers("cursor", { home, cwd, platform: "win32" }).servers.fs.args, [cwd]);
+});
+
+test("toolshell mcp --import vscode --write OTHER/FILE keeps the project's folder as the filesystem server's root and imports the servers next to a ${input:…} one", () => {
+  const { home, cwd } = fakeHome();
+  mkdirSync(path.join(cwd, ".vscode"), { recursive: true });
+  writeFileSync(
+    path.join(cwd, ".vscode/mcp.json"),
+    JSON.stringify({
+      inputs: [{ id: "token", type: "promptString" }],
+      servers: {
+        filesystem: { command: "mcp-server-filesystem", args: ["${workspaceFolder}"], load: "on_demand" },
+        gh: { command: "gh-mcp", env: { TOKEN: "${input:token}" }, load: "on_demand" },
+      },
+    }),
+  );
+  const other = path.join(path.dirname(cwd), "other");
+  mkdirSync(other);
+  const r = cli(["mcp", "--import", "vscode", "--write", path.join(other, "toolshell.config.json")], cwd, { HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, ".config") });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /imported from vscode .*: filesystem/);
+  assert.match(r.stderr, /gh: left out: env\.TOKEN uses "\$\{input:token\}"/);
+  const written = JSON.parse(readFileSync(path.join(other, "toolshell.config.json"), "utf8"));
+  assert.deepEqual(written.mcpServers.filesystem.args, [cwd]);
+  assert.equal(written.mcpServers.gh, undefined);
 });

@@ -252,7 +252,8 @@ EOF`);
   assert.equal((await s.pendingApprovals()).length, 0, "plan raises no request");
   // From a file in the session filesystem.
   const f = await s.bash(`printf 'tools peek\\neval "tools wipe"\\n' > p.sh; tools plan p.sh | jq -c '{complete, risks: [.calls[].risk]}'`);
-  assert.equal(f.stdout, '{"complete":false,"risks":["read_only"]}\n');
+  // The call spelled inside eval's text is listed too (asked before the start when gated).
+  assert.equal(f.stdout, '{"complete":false,"risks":["read_only","changes"]}\n');
 });
 
 test("no way around it: every hidden route is caught at run time and marked by the plan", async () => {

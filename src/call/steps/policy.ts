@@ -29,7 +29,7 @@ function apply(s: CallState, j: Judgement): void {
 
 /** Raises (or reuses) the request for `call` and records `approval.requested`. */
 function raiseRequest(env: CallEnv, scope: CallScope, call: ToolCall, why: string | undefined): string {
-  const id = env.policy.requestApproval(call, why);
+  const id = env.policy.requestApproval(call, why).id;
   scope.session.emit({ type: "approval.requested", request_id: id, tool: call.command, tool_call_id: call.callId, ...(call.line !== undefined ? { line: call.line } : {}) });
   return id;
 }

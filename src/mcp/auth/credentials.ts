@@ -27,6 +27,12 @@ export interface OAuthCredentials {
   savedAt?: number;
   /** The client as registered (dynamic registration) with the authorization server. */
   clientInformation?: OAuthClientInformationMixed;
+  /**
+   * The redirect URIs `clientInformation` was registered with. An authorization that redirects
+   * elsewhere (another loopback port) registers again: an authorization server only redirects to
+   * a client's registered URIs.
+   */
+  clientRedirectUris?: string[];
   /** Protected resource and authorization server metadata, as discovered. */
   discoveryState?: OAuthDiscoveryState;
   /** The PKCE code verifier of the sign-in in progress. */

@@ -4,9 +4,10 @@
  * Rule source: MCP spec 2025-11-25 "Authorization" → Authorization Flow, Protected Resource
  * Metadata Discovery, Scope Selection Strategy; README "Sign-in".
  */
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig, ServerConfig } from "../../config/index.js";
+import { bearerChallenge } from "./challenge.js";
 import { oauthSettings } from "./credentials.js";
 import { signInStatus, type OAuthContext, type SignInStatus } from "./index.js";
 import { StoredOAuthProvider } from "./provider.js";
@@ -69,6 +70,6 @@ async function challenge(config: HttpServerConfig, fetchFn: FetchLike): Promise<
   }
   await res.body?.cancel().catch(() => {});
   if (res.status !== 401 && res.status !== 403) return {};
-  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res);
+  const { resourceMetadataUrl, scope } = bearerChallenge(res.headers.get("www-authenticate"));
   return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
 }

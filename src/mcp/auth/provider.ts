@@ -18,13 +18,13 @@
 import { randomBytes } from "node:crypto";
 import {
   auth,
-  extractWWWAuthenticateParams,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig } from "../../config/index.js";
+import { bearerChallenge, normalizeChallenge } from "./challenge.js";
 import { expiresAt, subjectOf, type CredentialStore, type OAuthCredentials, type OAuthSettings } from "./credentials.js";
 import type { SignInBroker } from "./sign-in.js";
 
@@ -54,6 +54,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** Scopes a 403 `insufficient_scope` challenge asked for, until new tokens arrive. */
   #stepUp: string | undefined;
   #refreshing: Promise<void> | undefined;
+  /** Registering again because the redirect URI changed (see {@link redirectToAuthorization}). */
+  #registering = false;
+  /** The client registered for the pending authorization, stored with its tokens. */
+  #pendingClient: { info: OAuthClientInformationMixed; redirectUris: string[] | undefined } | undefined;
   /** The HTTP status (401 or 403) of the last challenge this provider's fetch saw, until reset. */
   challenged: number | false = false;
 
@@ -94,16 +98,30 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { clientId, clientSecret } = this.#o.settings;
     if (clientId) return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
+    if (this.#registering) return this.#pendingClient?.info;
+    if (this.#pendingClient && this.#o.broker.pendingFor(this.server.name, this.principal)) return this.#pendingClient.info;
+    this.#pendingClient = undefined;
     return (await this.#read())?.clientInformation;
   }
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     if (this.#o.settings.clientId) return;
-    await this.#update({ clientInformation: info });
+    const stored = await this.#read();
+    // A Client ID Metadata Document names its own redirect URIs; a registration is bound to ours.
+    const redirectUris =
+      info.client_id === this.#o.settings.clientMetadataUrl
+        ? undefined
+        : stored?.clientInformation?.client_id === info.client_id && stored.clientRedirectUris
+          ? stored.clientRedirectUris
+          : [this.redirectUrl];
+    // A registration made because the redirect changed replaces the stored one only when its
+    // sign-in ends with tokens: until then, the stored tokens stay refreshable with their client.
+    if (this.#registering) this.#pendingClient = { info, redirectUris };
+    else await this.#update({ clientInformation: info, clientRedirectUris: redirectUris });
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    if (this.#o.fresh) return undefined;
+    if (this.#o.fresh || this.#registering) return undefined;
     const tokens = (await this.#read())?.tokens;
     if (!tokens) return undefined;
     // A step-up needs a new authorization with more scopes: a refresh would keep the old ones.
@@ -116,10 +134,30 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (tokens.refresh_token) this.#o.onSecret?.(tokens.refresh_token);
     this.#stepUp = undefined;
     this.#o.fresh = false;
-    await this.#update({ tokens, savedAt: Date.now(), codeVerifier: undefined, subject: subjectOf(tokens) });
+    const client = this.#pendingClient;
+    this.#pendingClient = undefined;
+    await this.#update({
+      tokens,
+      savedAt: Date.now(),
+      codeVerifier: undefined,
+      subject: subjectOf(tokens),
+      ...(client ? { clientInformation: client.info, clientRedirectUris: client.redirectUris } : {}),
+    });
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (await this.#registeredElsewhere(authorizationUrl)) {
+      // The stored client was registered with another redirect URI (another loopback port, e.g.
+      // of another process): the authorization server would refuse this one. Register again and
+      // start over with the new client.
+      this.#registering = true;
+      try {
+        await auth(this, { serverUrl: this.server.url, scope: authorizationUrl.searchParams.get("scope") ?? undefined, fetchFn: this.fetch });
+      } finally {
+        this.#registering = false;
+      }
+      return;
+    }
     this.#o.broker.pend({
       server: this.server.name,
       principal: this.principal,
@@ -131,6 +169,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
         if (result !== "AUTHORIZED") throw new Error("the authorization server did not issue tokens");
       },
     });
+  }
+
+  /** True when the authorization URL's client was registered (by us) without this redirect URI. */
+  async #registeredElsewhere(authorizationUrl: URL): Promise<boolean> {
+    if (this.#o.settings.clientId || this.#registering) return false;
+    const creds = await this.#read();
+    const uris = creds?.clientRedirectUris;
+    return !!uris && creds?.clientInformation?.client_id === authorizationUrl.searchParams.get("client_id") && !uris.includes(this.redirectUrl);
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
@@ -164,14 +210,16 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   /**
    * The fetch the transport uses: notes 401/403 challenges (a 403 `insufficient_scope` starts a
-   * step-up: the next authorization asks for the challenge's scopes).
+   * step-up: the next authorization asks for the challenge's scopes), read by challenge.ts.
    */
   readonly fetch: FetchLike = async (url, init) => {
     const res = await fetch(url, init);
     if (res.status === 401 || res.status === 403) {
       this.challenged = res.status;
-      const { error, scope } = extractWWWAuthenticateParams(res);
+      const { error, scope } = bearerChallenge(res.headers.get("www-authenticate"));
       if (res.status === 403 && error === "insufficient_scope") this.#stepUp = scope ?? "";
+      // The SDK's transport reads the challenge too: hand it the Bearer one, as it reads it.
+      return normalizeChallenge(res);
     }
     return res;
   };

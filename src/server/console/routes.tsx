@@ -16,6 +16,7 @@ import type { Child } from "hono/jsx";
 import { streamSSE } from "hono/streaming";
 import { showInput } from "../../policy/index.js";
 import { tokenMatches } from "../http.js";
+import { signInBlocked, type Transport } from "../reach.js";
 import type { Host } from "../host.js";
 import { localPath, requireSignIn, signedInToken, signIn, signOut, crossSite } from "./auth.js";
 import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } from "./data.js";
@@ -33,6 +34,8 @@ export interface ConsoleOptions {
   tokens: string[];
   /** The HTTP API app: the console's forms are sent to it. */
   api: Hono;
+  /** How requests reach the server (TLS here, a believed proxy): decides whether sign-in can work. */
+  transport?: Transport;
 }
 
 /** How long a streamed page waits between keep-alive comments, in milliseconds. */
@@ -60,6 +63,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const app = new HonoApp();
   const hub = new LiveHub(host);
   const guard = [secure, requireSignIn(options.tokens)] as const;
+  const transport: Transport = options.transport ?? { tls: false, trustProxy: false };
 
   /** A whole page, or only its live region for `?region=1`. */
   const render = async (c: Context, page: { title: string; section?: Section; live?: string }, body: Child) => {
@@ -99,7 +103,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   app.get("/login", secure, (c) => {
     const next = localPath(c.req.query("next"));
     if (signedInToken(c, options.tokens)) return c.redirect(next, 303);
-    return c.html(html`<!doctype html>${<LoginPage next={next} />}`);
+    return c.html(html`<!doctype html>${<LoginPage next={next} blocked={signInBlocked(c, transport)} />}`);
   });
 
   app.post("/login", secure, async (c) => {
@@ -108,7 +112,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const token = typeof form.token === "string" ? form.token.trim() : "";
     const next = localPath(typeof form.next === "string" ? form.next : undefined);
     if (!token || !options.tokens.length || !tokenMatches(token, options.tokens)) {
-      return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens." />}`, 401);
+      return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens." blocked={signInBlocked(c, transport)} />}`, 401);
     }
     signIn(c, token);
     return c.redirect(next, 303);

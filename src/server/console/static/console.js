@@ -4,6 +4,10 @@
 // the answer buttons send their form in the background.
 /* global document, window, location, fetch, EventSource, FormData, URL, URLSearchParams, setTimeout, clearTimeout, CustomEvent */
 
+// The login page: the browser knows best whether it keeps a Secure cookie here (a secure context).
+const insecure = document.getElementById("insecure-origin");
+if (insecure) insecure.hidden = window.isSecureContext;
+
 const live = document.getElementById("live");
 const status = document.getElementById("status");
 const badge = document.getElementById("pending-count");

@@ -80,13 +80,24 @@ export const Page: FC<{ title: string; section?: Section; pending: number; live?
   </html>
 );
 
-/** The login page: the one page served without a cookie. */
-export const LoginPage: FC<{ next: string; error?: string }> = ({ next, error }) => (
+/**
+ * The login page: the one page served without a cookie. `blocked` says why a browser here would
+ * drop the sign-in cookie (server/reach.ts); the client script also shows `#insecure-origin`
+ * when the browser itself says the page is not a secure context.
+ */
+export const LoginPage: FC<{ next: string; error?: string; blocked?: string }> = ({ next, error, blocked }) => (
   <html lang="en">
     <Head title="Sign in" />
     <body class="login">
       <main id="main">
         <h1>toolshell console</h1>
+        <div id="insecure-origin" class="card warning" role="alert" hidden={!blocked}>
+          <h2>Signing in cannot work on this address</h2>
+          <p>
+            {blocked ??
+              "This page is not a secure context in this browser. The sign-in cookie is Secure, so the browser keeps it only over HTTPS or on localhost. Open the console over HTTPS (serve --tls-cert/--tls-key, or a TLS proxy in front with server.trustProxy), or through localhost."}
+          </p>
+        </div>
         <form method="post" action="/login" class="card login-form">
           <input type="hidden" name="next" value={next} />
           <label for="token">API token</label>

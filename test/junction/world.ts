@@ -1,0 +1,74 @@
+/**
+ * The junction suite's world: one folder with a config naming every tool kind (a local tool, the
+ * junction MCP server over stdio and over Streamable HTTP), a log file every tool appends to when
+ * it runs, and the saved script `purge`. One world per test file; each path uses its own item
+ * ids, so paths never see each other's calls.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startJunctionHttpServer, type JunctionHttpServer } from "../fixtures/mcp/junction-server.js";
+import { tsxCommand } from "../fixtures/mcp/index.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const FIXTURES = path.resolve(here, "../fixtures");
+
+/** The saved script of the `script` tool kind: its one call is built at run time from its input. */
+export const PURGE_SCRIPT = { name: "purge", description: "Removes an item through the stdio server.", input_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, body: 'tools jstdio remove id="$(jq -r .id)"\n' };
+
+export interface World {
+  dir: string;
+  /** The config file (every surface reads this one). */
+  config: string;
+  /** The store (SQLite) of the hosts that keep one. */
+  store: string;
+  /** The file every tool appends `<kind> remove <id>` to when it runs. */
+  log: string;
+  http: JunctionHttpServer;
+  /** The environment every process of the world gets (`JUNCTION_LOG` for the local tool). */
+  env: NodeJS.ProcessEnv;
+  /** The lines of the log so far. */
+  ran(): string[];
+  close(): Promise<void>;
+}
+
+/** Makes a world; `close()` stops its HTTP server and removes its folder. */
+export async function makeWorld(): Promise<World> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "junction-"));
+  const log = path.join(dir, "ran.log");
+  writeFileSync(log, "");
+  mkdirSync(path.join(dir, ".toolshell"), { recursive: true });
+  const http = await startJunctionHttpServer(log);
+  const stdio = tsxCommand(path.join(FIXTURES, "mcp/junction-server.ts"));
+  const config = path.join(dir, "toolshell.config.json");
+  writeFileSync(
+    config,
+    JSON.stringify(
+      {
+        mcpServers: {
+          jstdio: { ...stdio, env: { JUNCTION_LOG: log }, trust: true },
+          jhttp: { url: http.url, trust: true },
+        },
+        tools: path.join(FIXTURES, "junction/tools"),
+      },
+      null,
+      2,
+    ),
+  );
+  // The local tool reads JUNCTION_LOG from its process: this one (library surfaces) and children.
+  process.env.JUNCTION_LOG = log;
+  return {
+    dir,
+    config,
+    store: path.join(dir, ".toolshell/state.db"),
+    log,
+    http,
+    env: { ...process.env, JUNCTION_LOG: log },
+    ran: () => readFileSync(log, "utf8").split("\n").filter(Boolean),
+    close: async () => {
+      await http.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * `WWW-Authenticate` as RFC 9110 §11.6.1 writes it: several challenges (a `Basic` before the
+ * `Bearer`), whitespace around `=`, quoted-string escapes, token68, unquoted values; read by one
+ * parser wherever toolshell reads a challenge (sign-in, the transport's 401, step-up's 403).
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { bearerChallenge, parseChallenges } from "../../src/mcp/auth/challenge.js";
+import { signIn } from "../../src/mcp/auth/flow.js";
+import { MemoryCredentialStore, SignInBroker, type OAuthContext } from "../../src/mcp/auth/index.js";
+import { parseServersConfig, type HttpServerConfig } from "../../src/config/index.js";
+import { McpServerSource } from "../../src/mcp/index.js";
+import { ToolCallError } from "../../src/tool/types.js";
+import { startOAuthServer } from "../fixtures/mcp/oauth-server.js";
+import { call, rejection, tempDir } from "./helpers.js";
+
+type After = { after: (fn: () => Promise<void> | void) => void };
+
+async function approve(authorizationUrl: string): Promise<void> {
+  const res = await fetch(authorizationUrl, { redirect: "manual" });
+  assert.equal(res.status, 302, `the authorization endpoint redirects (got ${res.status}: ${await res.text()})`);
+  const done = await fetch(res.headers.get("location")!);
+  assert.equal(done.status, 200, await done.text());
+}
+
+function configFor(name: string, url: string): HttpServerConfig {
+  return parseServersConfig({ mcpServers: { [name]: { url } } }, { baseDir: process.cwd() })[0] as HttpServerConfig;
+}
+
+function oauth(t: After): OAuthContext {
+  const broker = new SignInBroker();
+  t.after(() => broker.close());
+  return { store: new MemoryCredentialStore(), broker };
+}
+
+test("the parser reads every form RFC 9110 allows", () => {
+  assert.deepEqual(parseChallenges('Basic realm="x", Bearer resource_metadata = "http://a/b", scope="a b"'), [
+    { scheme: "basic", params: { realm: "x" } },
+    { scheme: "bearer", params: { resource_metadata: "http://a/b", scope: "a b" } },
+  ]);
+  assert.deepEqual(parseChallenges('Negotiate abc123==, BEARER Realm="a\\"b\\\\c" , error=invalid_token'), [
+    { scheme: "negotiate", params: {}, token68: "abc123==" },
+    { scheme: "bearer", params: { realm: 'a"b\\c', error: "invalid_token" } },
+  ]);
+  assert.deepEqual(parseChallenges("Basic YWxhZGRpbjpvcGVuc2VzYW1l, Bearer"), [
+    { scheme: "basic", params: {}, token68: "YWxhZGRpbjpvcGVuc2VzYW1l" },
+    { scheme: "bearer", params: {} },
+  ]);
+  assert.deepEqual(parseChallenges("Negotiate, Basic realm=x,, Bearer scope=s"), [
+    { scheme: "negotiate", params: {} },
+    { scheme: "basic", params: { realm: "x" } },
+    { scheme: "bearer", params: { scope: "s" } },
+  ]);
+  assert.deepEqual(bearerChallenge("Bearer resource_metadata=http://x/y,scope=s"), { resourceMetadataUrl: new URL("http://x/y"), scope: "s" });
+  assert.deepEqual(bearerChallenge('Basic realm="only basic"'), {});
+  assert.deepEqual(bearerChallenge(null), {});
+  // Bad input never throws: what can be read is read.
+  assert.deepEqual(parseChallenges('Bearer realm="unterminated'), [{ scheme: "bearer", params: {} }]);
+  assert.deepEqual(bearerChallenge('Bearer resource_metadata="not a url", error="x"'), { error: "x" });
+});
+
+const forms: Array<[string, (standard: string) => string]> = [
+  ["a Basic challenge before the Bearer one", (std) => `Basic realm="legacy", ${std}`],
+  ["spaces around = and a token68 challenge first", (std) => `Negotiate YWJjZA==, ${std.replace(/(\w+)="/g, '$1 = "')}`],
+  ["parameter names in other case and escapes", (std) => std.replace(/resource_metadata=/, "Resource_Metadata=").replace(/^Bearer /, 'Bearer realm="a\\"quoted\\" realm", ')],
+];
+
+for (const [name, rewrite] of forms) {
+  test(`a challenge with ${name}: the call asks for sign-in with the challenge's scope, toolshell auth signs in, the call works`, async (t) => {
+    const f = await startOAuthServer();
+    t.after(() => f.close());
+    // The resource's metadata is found only through the challenge: its well-known path answers 404.
+    f.hideProtectedResourceMetadata = true;
+    f.wwwAuthenticate = rewrite;
+    const o = oauth(t);
+    const config = configFor("demo", f.url);
+    const s = new McpServerSource(config, { logDir: tempDir(), oauth: o });
+    t.after(() => s.close());
+    const err = (await rejection(() => s.load())) as ToolCallError;
+    assert.equal(err.code, "connection_required", err.message);
+    const url = new URL(/open (\S+) to sign in/.exec(err.message)?.[1] ?? "http://missing/");
+    assert.equal(url.searchParams.get("scope"), "mcp:read");
+    assert.equal(url.searchParams.get("resource"), f.url);
+    const status = await signIn(config, "default", o, { onUrl: approve });
+    assert.equal(status.state, "signed_in");
+    await s.load();
+    assert.equal(JSON.parse((await call(s, "whoami")).text!).user, "alice");
+  });
+}

@@ -1,0 +1,176 @@
+/**
+ * The pre-start reading is an allow-list: whatever it cannot prove inert makes the plan incomplete,
+ * and a gated call spelled out anywhere in such a script is asked before the start (nothing before
+ * it runs). A call reading its input from stdin written around it (a group, function, loop, `if`,
+ * the shell call's own stdin) is asked with that input. Each attacked form has a control: the inert
+ * form of the same thing is planned `complete: true`, and the attacked form runs once allowed.
+ * See docs/security.md ("The preflight").
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { z } from "zod";
+import { always, createToolShell, defineTool, type ToolShell } from "../../src/index.js";
+
+/** A `$` before `{` in the raw scripts below. */
+const D = "$";
+let ts: ToolShell;
+const ran: string[] = [];
+
+before(async () => {
+  ts = await createToolShell({
+    tools: {
+      del: defineTool({ description: "Deletes a record.", inputSchema: z.object({ id: z.number() }), approval: always(), execute: ({ id }) => (ran.push(`del ${id}`), "1") }),
+      note: defineTool({ description: "Writes a note.", inputSchema: z.object({}), hints: { destructive: false, openWorld: false }, execute: () => (ran.push("note"), "ok") }),
+    },
+  });
+});
+after(() => ts.close());
+
+async function planOf(script: string): Promise<{ calls: Array<{ tool: string; input: unknown; risk: string; note?: string }>; complete: boolean; hidden?: string[] }> {
+  const r = await ts.session().bash(`tools plan <<'PLAN'\n${script}\nPLAN`);
+  assert.equal(r.exit_code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+/** [form, attack (runs `tools del --id 1` through something the reading does not model), control (the inert form of the same thing)]. */
+const FORMS: Array<[string, string, string]> = [
+  ["PS4 with set -x", String.raw`PS4='$(tools del --id 1)'; set -x; :`, String.raw`P='$(tools del --id 1) is text'; set -x; :`],
+  ["PS4 through declare", String.raw`declare PS4='+$(tools del --id 1)'; set -x; :`, String.raw`declare Q=1; set -x; :`],
+  ["PS4 through ${:=}", String.raw`unset PS4; : ${D}{PS4:='$(tools del --id 1)'}; set -x; :`, String.raw`: ${D}{Q:=1}; echo "$Q"`],
+  ["PS4 through printf -v", String.raw`printf -v PS4 %s '$(tools del --id 1)'; set -x; :`, String.raw`printf -v Q %s 1; echo "$Q"`],
+  ["PS4 through read", String.raw`read -r PS4 <<< '$(tools del --id 1)'; set -x; :`, String.raw`read -r Q <<< 1; echo "$Q"`],
+  ["PS4 as a loop variable", String.raw`for PS4 in '$(tools del --id 1)'; do set -x; :; done`, String.raw`for Q in 1; do set -x; :; done`],
+  ["compgen -C", String.raw`compgen -C 'tools del --id 1' x`, String.raw`compgen -W 'alpha beta' al`],
+  ["compgen -W with code", String.raw`compgen -W '$(tools del --id 1)' x`, String.raw`compgen -W 'alpha beta' al`],
+  ["hash -p FILE cat", String.raw`printf 'tools del --id 1\n' > /tmp/c; chmod +x /tmp/c; hash -p /tmp/c cat; cat /dev/null`, String.raw`hash -r; cat /dev/null`],
+  ["hash -p FILE tools", String.raw`printf 'tools del --id 1\n' > /tmp/c; chmod +x /tmp/c; hash -p /tmp/c tools; tools note`, String.raw`hash -r; tools note`],
+  ["[[ -v $x ]] with a subscript", String.raw`x='a[$(tools del --id 1)]'; [[ -v $x ]]`, String.raw`x=a; [[ -v $x ]]`],
+  ["test -v with a subscript", String.raw`x='a[$(tools del --id 1)]'; test -v "$x"`, String.raw`x=a; test -v "$x"`],
+  ["a subscript from a variable in $(( ))", String.raw`i='$(tools del --id 1)'; echo $(( a[$i] ))`, String.raw`a=(5 6); i=1; echo $(( a[$i] ))`],
+  ["awk getline from a command", String.raw`awk 'BEGIN { "tools del --id 1" | getline x; print x }'`, String.raw`awk 'BEGIN { x = 1 || 0; print x }'`],
+  ["awk system()", String.raw`awk 'BEGIN { system("tools del --id 1") }'`, String.raw`awk 'BEGIN { print "tools del --id 1" }'`],
+  ["trap", String.raw`trap 'tools del --id 1' EXIT; :`, String.raw`trap - EXIT; :`],
+  ["eval", String.raw`eval 'tools del --id 1'`, String.raw`echo 'tools del --id 1'`],
+  ["source", String.raw`printf 'tools del --id 1\n' > s.sh; . ./s.sh`, String.raw`printf 'tools del --id 1\n' > s.sh; cat s.sh`],
+  ["sh -c", String.raw`sh -c 'tools del --id 1'`, String.raw`echo 'tools del --id 1' > t.txt`],
+  ["a here-document piped to bash", "bash <<'E'\ntools del --id 1\nE", "cat <<'E'\ntools del --id 1\nE"],
+  ["alias", "shopt -s expand_aliases; alias x='tools del --id 1'\nx", "unalias -a; echo x"],
+  ["builtin eval", String.raw`builtin eval 'tools del --id 1'`, String.raw`builtin echo 'tools del --id 1'`],
+  ["command_not_found_handle", "command_not_found_handle() { tools del --id 1; }; nosuchcommand", "handle() { tools note; }; handle"],
+  ["PROMPT_COMMAND", String.raw`PROMPT_COMMAND='tools del --id 1'; :`, String.raw`PROMPT='tools del --id 1'; :`],
+  ["BASH_CMDS", String.raw`printf 'tools del --id 1\n' > /tmp/c; chmod +x /tmp/c; BASH_CMDS[cat]=/tmp/c; cat /dev/null`, String.raw`declare -A M; M[cat]=/tmp/c; cat /dev/null`],
+  ["mapfile -C", String.raw`mapfile -C 'tools del --id 1' -c 1 a <<< x`, String.raw`mapfile -t a <<< x; echo "${D}{a[0]}"`],
+  ["${x@P}", String.raw`x='$(tools del --id 1)'; echo "${D}{x@P}"`, String.raw`x='$(tools del --id 1)'; echo "${D}{x@Q}"`],
+  ["exec", String.raw`exec tools del --id 1`, String.raw`exec 3>/dev/null; echo hi`],
+  ["a command the engine does not know", String.raw`curl -s 'http://127.0.0.1/?tools del --id 1'`, String.raw`echo 'http://127.0.0.1/?tools del --id 1'`],
+];
+
+test("allow-list: every form the reading does not model makes the plan incomplete and lists the call it spells; control: the inert form is complete", async () => {
+  for (const [form, attack, control] of FORMS) {
+    const plan = await planOf(attack);
+    assert.equal(plan.complete, false, `${form}: ${JSON.stringify(plan)}`);
+    assert.ok(plan.hidden?.length, `${form}: says why`);
+    assert.ok(
+      plan.calls.some((c) => c.tool === "tools del" && JSON.stringify(c.input) === '{"id":1}' && c.risk === "needs_approval"),
+      `${form}: lists the call it spells: ${JSON.stringify(plan.calls)}`,
+    );
+    const ok = await planOf(control);
+    assert.equal(ok.complete, true, `${form} (control): ${JSON.stringify(ok)}`);
+  }
+});
+
+test("a subscript the reading parses (a quoted [[ -v 'a[…]' ]]) is read: the plan is complete and lists the call", async () => {
+  for (const body of [String.raw`[[ -v 'a[$(tools del --id 1)]' ]]`]) {
+    const plan = await planOf(body);
+    assert.equal(plan.complete, true, `${body}: ${JSON.stringify(plan)}`);
+    assert.deepEqual(plan.calls.map((c) => [c.tool, c.input, c.risk]), [["tools del", { id: 1 }, "needs_approval"]], body);
+  }
+  const control = await planOf(String.raw`[[ -v 'a[1]' ]]`);
+  assert.deepEqual([control.complete, control.calls], [true, []]);
+});
+
+test("allow-list: such a script stops before it starts (nothing before the gated call runs); control: the inert form runs", async () => {
+  for (const [form, attack, control] of FORMS) {
+    ran.length = 0;
+    const r = await ts.session().bash(`tools note >/dev/null\n${attack}`);
+    assert.equal(r.tools?.stopped?.before_start, true, `${form}: asked before the start (${r.stderr})`);
+    const asked = [r.tools!.stopped!.call, ...((r.tools!.stopped as { also_needs_approval?: Array<{ call: unknown }> }).also_needs_approval ?? []).map((o) => o.call)];
+    assert.ok(asked.some((c) => JSON.stringify(c) === JSON.stringify({ tool: "tools del", input: { id: 1 } })), `${form}: ${JSON.stringify(asked)}`);
+    assert.deepEqual(ran, [], `${form}: the earlier call did not run`);
+    const c = await ts.session().bash(control);
+    assert.equal(c.tools?.stopped, undefined, `${form} (control) runs: ${c.stderr}`);
+  }
+});
+
+/** Forms the engine really runs: once the person allows the call, the same script runs it. */
+const RUN_BY_ENGINE = ["PS4 with set -x", "compgen -C", "hash -p FILE cat", "[[ -v $x ]] with a subscript", "awk getline from a command", "trap", "eval", "alias", "exec"];
+
+test("control: once allowed, the attacked forms the engine runs make the call", async () => {
+  for (const form of RUN_BY_ENGINE) {
+    const attack = FORMS.find((f) => f[0] === form)![1];
+    const s = ts.session();
+    ran.length = 0;
+    const first = await s.bash(attack);
+    assert.equal(first.tools?.stopped?.before_start, true, form);
+    await s.answer(first.tools!.stopped!.request_id!, "allow");
+    const second = await s.bash(attack);
+    assert.deepEqual(ran, ["del 1"], `${form}: ${second.stderr}`);
+  }
+});
+
+/** A call given no input words reads stdin written around it. */
+const STDIN: Array<[string, string]> = [
+  ["a group", `{ tools del; } <<< '{"id":1}'`],
+  ["a function", `f() { tools del; }\nf <<'E'\n{"id":1}\nE`],
+  ["a loop", `while true; do tools del; break; done <<< '{"id":1}'`],
+  ["an if", `if true; then tools del; fi <<< '{"id":1}'`],
+  ["a subshell", `( tools del ) <<< '{"id":1}'`],
+  ["its own here-string", `tools del <<< '{"id":1}'`],
+];
+
+test("a call reading stdin written around it is asked before the start with that input; control: allowed, it runs with it", async () => {
+  for (const [form, body] of STDIN) {
+    const s = ts.session();
+    ran.length = 0;
+    const r = await s.bash(`tools note >/dev/null\n${body}`);
+    assert.equal(r.tools?.stopped?.before_start, true, `${form}: ${r.stderr}`);
+    assert.deepEqual(r.tools?.stopped?.call, { tool: "tools del", input: { id: 1 } }, form);
+    assert.deepEqual(ran, [], `${form}: nothing ran`);
+    await s.answer(r.tools!.stopped!.request_id!, "allow");
+    const again = await s.bash(`tools note >/dev/null\n${body}`);
+    assert.deepEqual(ran, ["note", "del 1"], `${form}: ${again.stderr}`);
+  }
+});
+
+test("a call at the top reads the shell call's own stdin: asked before the start with it; control: allowed, it runs", async () => {
+  const s = ts.session();
+  ran.length = 0;
+  const r = await s.bash("tools note '{}' >/dev/null\ntools del", { stdin: '{"id":1}' });
+  assert.equal(r.tools?.stopped?.before_start, true, r.stderr);
+  assert.deepEqual(r.tools?.stopped?.call, { tool: "tools del", input: { id: 1 } });
+  assert.deepEqual(ran, []);
+  await s.answer(r.tools!.stopped!.request_id!, "allow");
+  await s.bash("tools note '{}' >/dev/null\ntools del", { stdin: '{"id":1}' });
+  assert.deepEqual(ran, ["note", "del 1"]);
+});
+
+test("stdin the reading cannot see around a call makes the plan incomplete (checked at run time); control: a pipe straight into the call stays complete", async () => {
+  const unseen: Record<string, string> = {
+    "a file around a group": `echo '{"id":1}' > in.json; { tools del; } < in.json`,
+    "a pipe into a loop": `echo '{"id":1}' | while true; do tools del; break; done`,
+    "a function called with different stdin": `f() { tools del; }\nf <<< '{"id":1}'\nf <<< '{"id":2}'`,
+    "text read in part first": `{ read -r x; tools del; } <<< $'skip\\n{"id":1}'`,
+  };
+  for (const [form, body] of Object.entries(unseen)) {
+    const plan = await planOf(body);
+    assert.equal(plan.complete, false, `${form}: ${JSON.stringify(plan)}`);
+    assert.ok(plan.calls.some((c) => c.tool === "tools del" && c.risk === "checked_at_run_time"), `${form}: ${JSON.stringify(plan.calls)}`);
+    ran.length = 0;
+    const r = await ts.session().bash(body);
+    assert.equal(r.tools?.stopped?.reason, "needs_approval", `${form}: still asked at run time (${r.stderr})`);
+    assert.ok(!ran.includes("del 1") && !ran.includes("del 2"), form);
+  }
+  const control = await planOf(`echo '{"id":1}' | tools del`);
+  assert.equal(control.complete, true, JSON.stringify(control));
+  assert.deepEqual(control.calls.map((c) => [c.tool, c.risk]), [["tools del", "checked_at_run_time"]]);
+});
