@@ -26,17 +26,16 @@ import {
   BASH_TOOL_NAME,
   callDirect,
   directApprovalNeeded,
-  directDescription,
   directTools,
   loadKeptServers,
   runBashTool,
   type BashToolInput,
   type BashToolResult,
   type DirectOutcome,
+  type DirectTool,
 } from "../surface/index.js";
 import type { Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
-import type { CatalogTool } from "../tool/index.js";
 
 /** What a tool's `toModelOutput` returns in AI SDK 7 (`ToolResultOutput` of provider-utils). */
 export type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool<any, any, any>["toModelOutput"]>>>;
@@ -155,14 +154,15 @@ export async function createToolshellTools(options: ToolshellToolsOptions): Prom
     },
     toModelOutput: ({ output }) => ({ type: "json", value: output as unknown as JSONValue }),
   }) as Tool;
-  for (const d of directTools(shell)) tools[d.name] = directTool(shell, session, d.tool, held);
+  for (const d of directTools(shell)) tools[d.name] = directTool(shell, session, d, held);
   return tools;
 }
 
-function directTool(shell: ToolShell, session: Session, t: CatalogTool, held: HeldCalls): Tool {
+function directTool(shell: ToolShell, session: Session, d: DirectTool, held: HeldCalls): Tool {
+  const t = d.tool;
   return tool({
-    description: directDescription(t),
-    inputSchema: jsonSchema<Record<string, unknown>>(t.inputSchema),
+    description: d.description,
+    inputSchema: jsonSchema<Record<string, unknown>>(d.inputSchema),
     needsApproval: async (input, { toolCallId, messages }) => {
       await held.sync(messages);
       const needed = await directApprovalNeeded(shell, session, t, input ?? {}, toolCallId);

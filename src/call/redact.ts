@@ -24,9 +24,9 @@ export interface Redactor {
   readonly active: boolean;
   /** `s` with every secret replaced by {@link REDACTED}. */
   text(s: string): string;
-  /** A deep copy of `v` with secrets replaced in every string (keys included); `v` itself when nothing matched. */
+  /** `v` with secrets replaced in every string (keys included), number and base64 data; copied only where something matched. */
   value<T>(v: T): T;
-  /** A tool output with secrets replaced in its text, JSON value and raw return (media data left as is). */
+  /** A tool output with secrets replaced in its text, JSON value, raw return and media data. */
   output(o: ToolOutput): ToolOutput;
   /**
    * Adds secrets learned while running (OAuth tokens obtained by a sign-in or a refresh); from
@@ -43,7 +43,8 @@ const SECRET_NAME = /key|token|secret|passw|pwd|auth|credential|signature|sig$/i
  * HTTP server, plus the token part of `Bearer …`/`Basic …`-style header values; the user name and
  * password of a server URL and the values of its credential-named query parameters (`api_key=…`);
  * the values of a stdio server's credential-named flags (`--token X`, `--api-key=X`); and an HTTP
- * server's `oauth.clientSecret`.
+ * server's `oauth.clientSecret`; and every value an environment variable (`${VAR}`) expanded to
+ * anywhere in a server's entry (a connection string's password, a URL's key).
  * Values shorter than {@link MIN_SECRET_LENGTH} characters are left out.
  */
 export function configSecrets(config: { servers: readonly ServerConfig[] }): string[] {
@@ -56,6 +57,7 @@ export function configSecrets(config: { servers: readonly ServerConfig[] }): str
     if (m) out.add(m[1]);
   };
   for (const s of config.servers) {
+    for (const v of s.expanded ?? []) add(v);
     if (s.type === "stdio") {
       for (const v of Object.values(s.env)) add(v);
       s.args.forEach((arg, i) => {
@@ -79,6 +81,11 @@ export function configSecrets(config: { servers: readonly ServerConfig[] }): str
           } catch {}
         }
         for (const [name, value] of url.searchParams) if (SECRET_NAME.test(name)) add(value);
+        // As written too (`+`, `%2F`, `=` left encoded): errors and logs quote the URL as written.
+        for (const pair of url.search.slice(1).split("&")) {
+          const eq = pair.indexOf("=");
+          if (eq > 0 && SECRET_NAME.test(pair.slice(0, eq))) add(pair.slice(eq + 1));
+        }
       }
     }
   }
@@ -87,38 +94,118 @@ export function configSecrets(config: { servers: readonly ServerConfig[] }): str
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
+const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const PRINTABLE = /^[^\p{Cc}\uFFFD]*$/u;
+
 /**
- * A redactor over `secrets` (strings shorter than {@link MIN_SECRET_LENGTH} are ignored). Longer
- * secrets are matched first so one that contains another is replaced whole. Also matches a
- * secret as it appears inside a JSON string (quotes and backslashes escaped).
+ * The base64 text a secret shows wherever it sits in encoded data: for each of the three
+ * alignments, the characters that depend on the secret's bytes only (RFC 4648 §4, and §5's
+ * URL-safe alphabet).
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, "utf8");
+  const out: string[] = [];
+  for (const k of [0, 1, 2]) {
+    const m = k + bytes.length;
+    const known = Math.floor(m / 3) * 4 + [0, 1, 2][m % 3];
+    const core = Buffer.concat([Buffer.alloc(k), bytes]).toString("base64").slice([0, 2, 3][k], known);
+    if (core.length >= MIN_SECRET_LENGTH) out.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return out;
+}
+
+/** `s` decoded from base64 (standard or URL-safe) when it is base64 of printable UTF-8 text. */
+function decodedBase64(s: string): string | undefined {
+  if (s.length < MIN_SECRET_LENGTH || !(BASE64.test(s) || BASE64URL.test(s))) return undefined;
+  const bytes = Buffer.from(s, BASE64.test(s) ? "base64" : "base64url");
+  const text = bytes.toString("utf8");
+  return PRINTABLE.test(text) && Buffer.from(text, "utf8").equals(bytes) ? text : undefined;
+}
+
+/**
+ * Every form a secret takes that must be redacted: as written; as toolshell rewrites names a
+ * server gives (an untrusted server may name a tool after its key: shown with hyphens, looked up
+ * folded); URL-encoded (percent and form encoding, RFC 3986 §2.1) and URL-decoded; decoded from
+ * base64 (the `user:password` of a `Basic` credential, RFC 7617, and the password alone); and,
+ * for each of those, inside a JSON string (escaped).
+ */
+function formsOf(secret: string): string[] {
+  const forms = new Set<string>([secret, secret.replace(/_/g, "-"), secret.replace(/-/g, "_").toLowerCase()]);
+  const encoded = encodeURIComponent(secret);
+  forms.add(encoded).add(encoded.replace(/%20/g, "+"));
+  for (const s of [secret, secret.replace(/\+/g, " ")]) {
+    try {
+      forms.add(decodeURIComponent(s));
+    } catch {}
+  }
+  const decoded = decodedBase64(secret);
+  if (decoded !== undefined) {
+    forms.add(decoded);
+    const colon = decoded.indexOf(":");
+    if (colon >= 0) forms.add(decoded.slice(colon + 1));
+  }
+  for (const f of [...forms]) forms.add(JSON.stringify(f).slice(1, -1));
+  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+/** One alternation over strings, longest first (so one that contains another is replaced whole). */
+const alternation = (strings: Iterable<string>, flags = "g"): RegExp | undefined => {
+  const sorted = [...new Set(strings)].sort((a, b) => b.length - a.length);
+  return sorted.length ? new RegExp(sorted.map(escape).join("|"), flags) : undefined;
+};
+
+/**
+ * A redactor over `secrets` (strings shorter than {@link MIN_SECRET_LENGTH} are ignored), by
+ * every form a secret takes (see {@link formsOf}): in text, also as its base64 text; in a JSON
+ * value, in every string and key, a number that spells a secret (or that a numeric secret
+ * rounds to: its digits beyond 2^53 are not there to compare) becomes the string
+ * {@link REDACTED}; base64 data (a media block, a resource's `blob`) is decoded, redacted as
+ * bytes and encoded again.
  */
 export function createRedactor(secrets: Iterable<string>): Redactor {
-  const list = new Set<string>();
+  const known = new Set<string>();
+  /** Forms matched in text (with the base64 cores). */
   let re: RegExp | undefined;
+  /** Forms matched in decoded bytes (each form's UTF-8 bytes as latin1 text). */
+  let bytesRe: RegExp | undefined;
+  /** The numbers a numeric form stands for. */
+  const numbers = new Set<number>();
   const learn = (more: Iterable<string>): void => {
-    const size = list.size;
-    for (const secret of more) {
-      if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH) continue;
-      // Also as toolshell itself rewrites names a server gives (an untrusted server may name a
-      // tool after its key): shown with hyphens (displayName), looked up folded (foldName).
-      for (const s of new Set([secret, secret.replace(/_/g, "-"), secret.replace(/-/g, "_").toLowerCase()])) {
-        list.add(s);
-        const json = JSON.stringify(s).slice(1, -1);
-        if (json !== s) list.add(json);
-      }
-    }
-    if (list.size === size && re !== undefined) return;
-    const sorted = [...list].sort((a, b) => b.length - a.length);
-    re = sorted.length ? new RegExp(sorted.map(escape).join("|"), "g") : undefined;
+    const size = known.size;
+    for (const secret of more) if (typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH) known.add(secret);
+    if (known.size === size && re !== undefined) return;
+    const forms = new Set<string>();
+    for (const secret of known) for (const f of formsOf(secret)) forms.add(f);
+    numbers.clear();
+    for (const f of forms) if (NUMBER.test(f)) numbers.add(Number(f));
+    bytesRe = alternation([...forms].map((f) => Buffer.from(f, "utf8").toString("latin1")));
+    re = alternation([...forms, ...[...known].flatMap(base64Cores)]);
   };
   learn(secrets);
   const text = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
+  /** Base64 data with the secrets in its bytes redacted; `s` itself when it is not base64 or holds none. */
+  const blob = (s: string): string => {
+    if (!bytesRe || s.length < 12) return s;
+    const compact = s.replace(/\s+/g, "");
+    const url = !BASE64.test(compact);
+    if (url && !BASE64URL.test(compact)) return s;
+    const latin1 = Buffer.from(compact, url ? "base64url" : "base64").toString("latin1");
+    bytesRe.lastIndex = 0;
+    if (!bytesRe.test(latin1)) return s;
+    return Buffer.from(latin1.replace(bytesRe, REDACTED), "latin1").toString(url ? "base64url" : "base64");
+  };
+  const str = (s: string): string => text(blob(s));
+  const secretNumber = (n: number | bigint): boolean => numbers.has(Number(n)) || text(String(n)) !== String(n);
   // JSON text as a source wrote it: a string may spell a secret with escapes (`\u0073k_…`), and
   // a key written twice hides one from the parsed value; each string token is decoded, and
-  // written again redacted when it holds a secret (docs/mcp.md "Integers beyond 2^53").
+  // written again redacted when it holds a secret; a number token spelling one becomes the
+  // string REDACTED, so the text stays JSON (docs/mcp.md "Integers beyond 2^53").
   const jsonTokens = (j: string): string =>
     text(
-      j.replace(/"(?:[^"\\]|\\.)*"/g, (token) => {
+      j.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) => {
+        if (token[0] !== '"') return secretNumber(Number(token)) || text(token) !== token ? JSON.stringify(REDACTED) : token;
         let decoded: unknown;
         try {
           decoded = JSON.parse(token);
@@ -126,33 +213,32 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
           return token;
         }
         if (typeof decoded !== "string") return token;
-        const redacted = text(decoded);
+        const redacted = str(decoded);
         return redacted === decoded ? token : JSON.stringify(redacted);
       }),
     );
+  // A copy only where something changed: most values hold no secret and are returned as they are.
   const deep = (v: unknown, seen: WeakSet<object>): unknown => {
-    if (typeof v === "string") return text(v);
+    if (typeof v === "string") return str(v);
+    if (typeof v === "number" || typeof v === "bigint") return secretNumber(v) ? REDACTED : v;
     if (v === null || typeof v !== "object") return v;
-    if (seen.has(v)) return v;
+    if (seen.has(v) || ArrayBuffer.isView(v)) return v;
     seen.add(v);
-    if (Array.isArray(v)) return v.map((x) => deep(x, seen));
-    if (ArrayBuffer.isView(v)) return v;
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[text(k)] = deep(x, seen);
-    return out;
-  };
-  const value = <T>(v: T): T => {
-    if (!re) return v;
-    // Cheap check first: most values hold no secret and are returned as they are.
-    let probe: string | undefined;
-    try {
-      probe = typeof v === "string" ? v : JSON.stringify(v);
-    } catch {
-      probe = undefined;
+    if (Array.isArray(v)) {
+      const items = v.map((x) => deep(x, seen));
+      return items.some((x, i) => x !== v[i]) ? items : v;
     }
-    if (probe !== undefined && !new RegExp(re.source).test(probe)) return v;
-    return deep(v, new WeakSet()) as T;
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const key = text(k);
+      const item = deep(x, seen);
+      if (key !== k || item !== x) changed = true;
+      out[key] = item;
+    }
+    return changed ? out : v;
   };
+  const value = <T>(v: T): T => (re ? (deep(v, new WeakSet()) as T) : v);
   return {
     get active() {
       return re !== undefined;
@@ -162,12 +248,17 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     value,
     output(o) {
       if (!re) return o;
+      const media = o.media?.map((m) => {
+        const data = blob(m.data);
+        return data === m.data ? m : { ...m, data };
+      });
       return {
         ...o,
         ...(o.text !== undefined ? { text: text(o.text) } : {}),
         ...(o.value !== undefined ? { value: value(o.value) } : {}),
         ...(o.raw !== undefined ? { raw: value(o.raw) } : {}),
         ...(o.json !== undefined ? { json: jsonTokens(o.json) } : {}),
+        ...(media && media.some((m, i) => m !== o.media![i]) ? { media } : {}),
       };
     },
   };

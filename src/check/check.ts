@@ -35,7 +35,7 @@
 import path from "node:path";
 import { ConfigError } from "../config/index.js";
 import { foldName, RESERVED_WORDS } from "../catalog/index.js";
-import { bashToolSpec, commandOf, directDescription, directTools, directToolName, toolListTokens, countTokens } from "../surface/index.js";
+import { bashToolSpec, commandOf, directTools, directToolName, toolListTokens, countTokens } from "../surface/index.js";
 import { ratingKey, type RatingCache } from "../policy/index.js";
 import type { ToolShell } from "../runtime/index.js";
 import { namesTool } from "../surface/index.js";
@@ -197,7 +197,7 @@ export async function checkToolShell(shell: ToolShell, options: CheckOptions = {
   // What the model's tool list costs.
   try {
     const direct = directTools(shell);
-    const seen = toolListTokens([bashToolSpec(shell), ...direct.map((d) => ({ name: d.name, description: directDescription(d.tool), inputSchema: d.tool.inputSchema }))]);
+    const seen = toolListTokens([bashToolSpec(shell), ...direct.map((d) => ({ name: d.name, description: d.description, inputSchema: d.inputSchema }))]);
     const listed = toolListTokens(all.map((t) => ({ name: directToolName(t), description: t.description, inputSchema: t.inputSchema })));
     const over = seen > 1000;
     add({

@@ -248,9 +248,9 @@ export async function runListTokens(common: CommonOptions): Promise<void> {
   try {
     opened = await openAgentShell(common);
     const shell = opened.shell;
-    const { bashToolSpec, directDescription, directTools, directToolName, toolListTokens, toolTokens } = await import("../surface/index.js");
+    const { bashToolSpec, directTools, directToolName, toolListTokens, toolTokens } = await import("../surface/index.js");
     const bash = bashToolSpec(shell);
-    const direct = directTools(shell).map((d) => ({ name: d.name, description: directDescription(d.tool), inputSchema: d.tool.inputSchema }));
+    const direct = directTools(shell).map((d) => ({ name: d.name, description: d.description, inputSchema: d.inputSchema }));
     const loaded = shell.sources.flatMap((s) => s.tools());
     const notLoaded = shell.sources.filter((s) => s.state() !== "ready").map((s) => s.name);
     const seen = toolListTokens([bash, ...direct]);

@@ -8,6 +8,7 @@
  */
 import { checkDecision, describeFlags, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { Host } from "../server/host.js";
+import { cliActor } from "./ask.js";
 
 /** A request as `--json` gives it: its meaningful fields, the raw input and `display`. */
 function forMachines(r: ApprovalRequest, display: unknown): Record<string, unknown> {
@@ -55,5 +56,5 @@ export async function approveById(host: Host, requestId: string, decision: strin
   if (options.session !== undefined && found.session_id !== options.session) {
     throw new Error(`approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
   }
-  return host.session(found.session_id).answer(requestId, decision);
+  return host.session(found.session_id).answer(requestId, decision, cliActor());
 }

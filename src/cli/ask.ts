@@ -5,13 +5,14 @@
  *
  * Rule source: README "Approvals" → The person's side ("`toolshell run` on a terminal asks y / n / always").
  */
+import { userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
 import { describeFlags, describeScripts, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { StopReport } from "../runtime/index.js";
 
 /** Records a person's answer (on this process's session, or through the warm host). */
 export interface Answerer {
-  answer(requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always"): unknown;
+  answer(requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always", actor?: { surface: string; by: string }): unknown;
   /** The session's pending requests, when the session is in this process (they name the saved scripts a call ran in). */
   pendingApprovals?(): Promise<ApprovalRequest[]>;
 }
@@ -61,11 +62,20 @@ export async function askApproval(
         out.write("No answer recorded for this call.\n");
         continue;
       }
-      await session.answer(c.request_id!, decision);
+      await session.answer(c.request_id!, decision, cliActor());
       if (decision.startsWith("allow")) approved++;
     }
     out.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");
   } finally {
     rl.close();
   }
+}
+
+/** Who answers from this command line: the local user, through the CLI (docs/sessions.md "Who acted"). */
+export function cliActor(): { surface: string; by: string } {
+  let by = process.env.USER ?? "local";
+  try {
+    by = userInfo().username || by;
+  } catch {}
+  return { surface: "cli", by };
 }

@@ -177,7 +177,7 @@ export async function runCli(req: CliRequest): Promise<void> {
       host = await openToolShell(req.options);
       const h = host;
       outcome = await runOnHost(h, req, script, cliPerson(process.stderr, terminal));
-      answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision);
+      answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision, (await import("./ask.js")).cliActor());
       pending = () => h.session(req.options.session ?? CLI_SESSION).pendingApprovals();
     }
     code = outcome.code;

@@ -132,3 +132,15 @@ export async function readStdin(): Promise<string> {
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString("utf8");
 }
+
+/**
+ * Records a change made from the command line in the change log (server/changes.ts): what, by
+ * the local user, through the CLI. Never throws: the change itself is done.
+ */
+export async function recordCliChange(store: Store, command: string, what: string): Promise<void> {
+  try {
+    const { changeEvent } = await import("../server/changes.js");
+    const { cliActor } = await import("./ask.js");
+    store.appendEvent(changeEvent(cliActor(), { method: "CLI", path: `toolshell ${command}`, status: 0, what }));
+  } catch {}
+}

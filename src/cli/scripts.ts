@@ -20,7 +20,7 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { ScriptRecord, Store } from "../store/index.js";
 import type { CommonOptions } from "./commands.js";
-import { fail, jsonObject, ManageError, print, readStdin, table, when, withStore, type ManageOptions } from "./manage.js";
+import { fail, jsonObject, ManageError, print, readStdin, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
 
 /** The script of `agent` named (or with id) `key`, current or at `version`. @throws ManageError `not_found`. */
 async function scriptOf(store: Store, agent: string, key: string, version?: number): Promise<ScriptRecord> {
@@ -113,6 +113,7 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
         const checked = checkScriptInput({ name, description: o.description, input_schema: schema, body });
         const before = await store.getScript(a, checked.name);
         const saved = await store.saveScript(a, { ...checked, created_by: "cli" });
+        await recordCliChange(store, "scripts save", `script ${saved.name} saved as v${saved.version} (agent ${a})`);
         await print(o, saved, () => `Saved ${saved.name} v${saved.version}${before ? ` (was v${before.version})` : ""} for agent ${a}. Run it: tools scripts ${saved.name}\n`);
       });
     });
@@ -156,6 +157,7 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
         withStore(common(), o, async (store, a) => {
           const s = await scriptOf(store, a, name);
           const after = (await store.setScriptArchived(a, s.id, archived))!;
+          await recordCliChange(store, `scripts ${verb}`, `script ${after.name} ${archived ? "archived" : "restored"} (agent ${a})`);
           await print(o, after, () => `${after.name} v${after.version} is ${archived ? "archived" : "active again"}.\n`);
         }),
       );

@@ -87,7 +87,8 @@ export async function runEvents(sessionId: string, o: { json?: boolean; after?: 
     const { renderTimeline } = await import("../store/index.js");
     const store = await openCliStore(file);
     try {
-      if (!await store.getSession(sessionId)) {
+      // The change log (server/changes.ts) has events before anything opened it as a session.
+      if (sessionId !== "changes" && !await store.getSession(sessionId)) {
         const known = (await store.listSessions({ limit: 10 })).map((s) => s.id);
         await write(process.stderr, `toolshell: no session ${sessionId} in ${store.location}${known.length ? ` (recent: ${known.join(", ")})` : ""}\n`);
         return EXIT_NOT_FOUND;

@@ -21,7 +21,7 @@
 import type { Command } from "commander";
 import type { TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import type { CommonOptions } from "./commands.js";
-import { fail, jsonObject, ManageError, print, table, when, withStore, type ManageOptions } from "./manage.js";
+import { fail, jsonObject, ManageError, print, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
 
 type Opts = ManageOptions & Record<string, unknown>;
 
@@ -132,6 +132,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const spec = checked(() => parseTriggerSpec({ name, ...fields(o) }, "trigger"));
         if (await store.findTrigger(a, spec.name)) throw new ManageError("conflict", `a trigger named ${spec.name} exists for agent ${a} (toolshell triggers update changes it)`);
         const { trigger, secret } = await new TriggerService({ store }).create(a, spec, { origin: "cli" });
+        await recordCliChange(store, "triggers create", `trigger ${trigger.name} created (agent ${a})`);
         const shown = { ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) };
         const when = trigger.next_run_at ? ` Next run ${trigger.next_run_at}.` : trigger.enabled ? "" : " It is disabled: it runs when enabled.";
         // Running hosts on this store read the change within about a second (docs/deployment.md).
@@ -158,6 +159,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const cur = await triggerOf(store, a, key);
         const spec = checked(() => patchTriggerSpec(cur, patch));
         const updated = publicTrigger((await new TriggerService({ store }).update(cur.id, spec))!);
+        await recordCliChange(store, "triggers update", `trigger ${updated.name} changed (agent ${a})`);
         await print(o, updated, () => `Updated trigger ${updated.name}.\n` + describe(updated));
       }),
     );
@@ -170,6 +172,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const { TriggerService } = await import("../server/triggers.js");
         const t = await triggerOf(store, a, key);
         await new TriggerService({ store }).delete(t.id);
+        await recordCliChange(store, "triggers delete", `trigger ${t.name} deleted (agent ${a})`);
         await print(o, { deleted: t.id }, () => `Deleted trigger ${t.name} (${t.id}).\n`);
       }),
     );

@@ -21,6 +21,11 @@ export interface ExpandContext {
   workspaceFolder: string;
   /** `${userHome}`: the user's home folder (default `os.homedir()`). */
   userHome?: string;
+  /**
+   * Told each value an environment variable expanded to, with the key it was written in: such
+   * values are redacted as secrets (call/redact.ts `configSecrets`).
+   */
+  onValue?: (where: string, name: string, value: string) => void;
 }
 
 /**
@@ -55,8 +60,9 @@ export function expandVars(text: string, ctx: ExpandContext, where: string): str
     if (!match) throw new ConfigError([{ path: where, message: `"\${${inner}}" is not a variable reference (use \${NAME} or \${NAME:-default})` }]);
     const [, name, fallback] = match;
     const value = name === "TOOLSHELL_CONFIG_DIR" ? ctx.configDir : ctx.env[name];
-    if (fallback !== undefined) return value === undefined || value === "" ? fallback : value;
+    if (fallback !== undefined && (value === undefined || value === "")) return fallback;
     if (value === undefined) throw new ConfigError([{ path: where, message: `environment variable ${name} is not set` }]);
+    if (name !== "TOOLSHELL_CONFIG_DIR") ctx.onValue?.(where, name, value);
     return value;
   });
 }

@@ -18,6 +18,7 @@ import type { ToolshellConfig } from "./load.js";
  */
 export function parseServerConfig(config: Pick<ToolshellConfig, "server">, env: Readonly<Record<string, string | undefined>> = process.env): HttpApiConfig {
   const tokens = [...config.server.tokens];
+  const names = [...(config.server.tokenNames ?? [])];
   const fromEnv: Array<[string, string[]]> = [
     ["TOOLSHELL_API_TOKENS", (env.TOOLSHELL_API_TOKENS ?? "").split(",")],
     ["TOOLSHELL_API_TOKEN", [env.TOOLSHELL_API_TOKEN ?? ""]],
@@ -27,10 +28,12 @@ export function parseServerConfig(config: Pick<ToolshellConfig, "server">, env: 
       const t = raw.trim();
       if (!t) continue;
       if (t.length < MIN_TOKEN_LENGTH) throw new ConfigError([{ path: name, message: `a token is shorter than ${MIN_TOKEN_LENGTH} characters` }], "environment");
+      if (tokens.includes(t)) continue;
       tokens.push(t);
+      names.push(`token-${tokens.length}`);
     }
   }
-  return { ...config.server, tokens: [...new Set(tokens)] };
+  return { ...config.server, tokens, tokenNames: tokens.map((_, i) => names[i] ?? `token-${i + 1}`) };
 }
 
 /**

@@ -15,6 +15,7 @@
 import { Cron } from "croner";
 import * as z from "zod";
 import { strictObject } from "./messages.js";
+import { tokensSchema } from "./tokens-schema.js";
 
 /** Default nested calls per shell call (README "Configuration"). */
 export const DEFAULT_CALL_LIMIT = 50;
@@ -30,8 +31,7 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";
 /** Default largest request body of the HTTP API, in bytes (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** Shortest accepted HTTP API token, in characters. */
-export const MIN_TOKEN_LENGTH = 16;
+export { MIN_TOKEN_LENGTH } from "./tokens-schema.js";
 /** A server's name: its key in `mcpServers` / `servers`, and the first word of `tools <server> …`. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -203,16 +203,7 @@ export const approvalSchema = strictObject({
 export const httpApiSchema = strictObject({
   host: z.string({ error: "expected a host name or address" }).min(1, { error: "expected a host name or address" }).default(DEFAULT_HOST).describe("Address to listen on (loopback by default)."),
   port: wholeNumber(0, 65535, "expected a port number from 0 to 65535").default(DEFAULT_PORT).describe("Port to listen on; 0 picks a free one."),
-  tokens: z
-    .array(z.string(), { error: "expected an array of strings" })
-    .superRefine((tokens, ctx) => {
-      tokens.forEach((t, i) => {
-        if (t && t.length < MIN_TOKEN_LENGTH) ctx.addIssue({ code: "custom", path: [i], message: `a token is shorter than ${MIN_TOKEN_LENGTH} characters`, input: t });
-      });
-    })
-    .transform((tokens) => tokens.filter(Boolean))
-    .default([])
-    .describe(`Bearer tokens (${MIN_TOKEN_LENGTH} characters or more); also from TOOLSHELL_API_TOKENS (comma-separated) and TOOLSHELL_API_TOKEN.`),
+  tokens: tokensSchema,
   maxBodyBytes: wholeNumber(1024, 512 * 1024 * 1024, "expected a whole number of bytes from 1024 to 536870912").default(DEFAULT_MAX_BODY_BYTES).describe("Largest request body, in bytes."),
   tls: strictObject(
     {
@@ -236,7 +227,15 @@ export const httpApiSchema = strictObject({
   )
     .optional()
     .describe("Where a failed or stopped trigger run's report is POSTed."),
-}).describe("`toolshell serve`: the HTTP API and its bearer tokens.");
+})
+  .transform(({ tokens, ...rest }) => ({
+    ...rest,
+    /** The accepted tokens. */
+    tokens: tokens.map((x) => (typeof x === "string" ? x : x.token)),
+    /** Who each token is (same order): its `name`, else `token-N` by its place. */
+    tokenNames: tokens.map((x, i) => (typeof x === "string" ? `token-${i + 1}` : x.name)),
+  }))
+  .describe("`toolshell serve`: the HTTP API and its bearer tokens.");
 
 const TRIGGER_NAME_RULE = 'expected 1-64 letters, digits, ".", "_" or "-"';
 const CRON_RULE = 'expected a cron expression such as "0 3 * * *"';

@@ -6,7 +6,7 @@
  * Rule source: README "Configuration" (formats, `${VAR}`, paths, near-miss keys are errors and
  * other clients' keys are kept); MCP specification 2025-11-25 "Transports".
  */
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 import { expandDeep, workspaceFolderOf, type ExpandContext } from "./expand.js";
@@ -21,6 +21,12 @@ interface Placed {
   name: string;
   /** Where the entry sits in the config file, e.g. `mcpServers.github` (for messages). */
   key: string;
+  /**
+   * The values environment variables (`${VAR}`) expanded to anywhere in the entry: redacted from
+   * every output as secrets (docs/security.md "Secrets"); well-known non-secret variables
+   * (`HOME`, `PATH`, …) and values naming an existing path are left out.
+   */
+  expanded?: string[];
 }
 /** A server spawned as a child process speaking MCP over stdin/stdout; `command` absolute when it has a slash or was found on PATH, `cwd` absolute. */
 export type StdioServerConfig = Omit<StdioEntry, "cwd"> & Placed & { cwd: string };
@@ -40,10 +46,25 @@ export interface ServerParseOptions {
 }
 
 /** The variables of a config in `baseDir`. */
-export function expandContext(options: ServerParseOptions): ExpandContext {
+export function expandContext(options: ServerParseOptions): ExpandContext & { expanded: Expanded } {
   const baseDir = path.resolve(options.baseDir);
-  return { env: options.env ?? process.env, configDir: baseDir, workspaceFolder: workspaceFolderOf(baseDir, options.file) };
+  const expanded: Expanded = [];
+  const onValue = (where: string, name: string, value: string): void => {
+    if (!NOT_SECRET.test(name) && !(path.isAbsolute(value) && existsSync(value))) expanded.push({ where, value });
+  };
+  return { env: options.env ?? process.env, configDir: baseDir, workspaceFolder: workspaceFolderOf(baseDir, options.file), onValue, expanded };
 }
+
+/** The values variables expanded to, with the key each was written in. */
+type Expanded = { where: string; value: string }[];
+
+/** The values expanded inside the entry at `key` (`mcpServers.github.args[0]` is inside `mcpServers.github`). */
+function expandedIn(expanded: Expanded | undefined, key: string): Set<string> {
+  return new Set((expanded ?? []).filter((e) => e.where === key || e.where.startsWith(`${key}.`) || e.where.startsWith(`${key}[`)).map((e) => e.value));
+}
+
+/** Environment variables whose values are not secrets (paths, names of the user and the machine). */
+const NOT_SECRET = /^(HOME|PATH|PWD|OLDPWD|USER|USERNAME|LOGNAME|SHELL|TERM|LANG|LC_[A-Z]+|TMPDIR|TEMP|TMP|HOSTNAME|XDG_[A-Z_]+|NODE_ENV|PORT|HOST)$/;
 
 /**
  * Expands an entry's variables and sorts its unknown keys (a near miss such as `arg` is an
@@ -65,10 +86,11 @@ export function prepareEntry(entry: unknown, key: string, ctx: ExpandContext): {
  * Resolves a checked entry's paths: `cwd` against `baseDir` (default `baseDir`), then a `command`
  * with a slash against `cwd` (as a process started in `cwd` would find it), a bare one on PATH.
  */
-export function resolveEntry(name: string, key: string, entry: ServerEntry, baseDir: string, env: Readonly<Record<string, string | undefined>>): ServerConfig {
-  if (entry.type !== "stdio") return { name, key, ...entry };
+export function resolveEntry(name: string, key: string, entry: ServerEntry, baseDir: string, env: Readonly<Record<string, string | undefined>>, expanded?: Set<string>): ServerConfig {
+  const secrets = expanded?.size ? { expanded: [...expanded] } : {};
+  if (entry.type !== "stdio") return { name, key, ...entry, ...secrets };
   const cwd = entry.cwd === undefined ? baseDir : path.resolve(baseDir, entry.cwd);
-  return { name, key, ...entry, cwd, command: resolveCommand(entry.command, cwd, entry.env.PATH ?? env.PATH) };
+  return { name, key, ...entry, cwd, command: resolveCommand(entry.command, cwd, entry.env.PATH ?? env.PATH), ...secrets };
 }
 
 /**
@@ -85,7 +107,7 @@ export function parseServerEntry(name: string, entry: unknown, options: ServerPa
   const { value, issues } = prepareEntry(entry, key, ctx);
   if (issues.length) throw new ConfigError(issues, options.file);
   const parsed = parseWith(serverEntrySchema, value, key, options.file);
-  return resolveEntry(name, key, parsed, ctx.configDir, ctx.env);
+  return resolveEntry(name, key, parsed, ctx.configDir, ctx.env, expandedIn(ctx.expanded, key));
 }
 
 const serverGroupsSchema = z.looseObject(serverGroupsShape).superRefine(checkDuplicateNames);
@@ -115,10 +137,13 @@ export function prepareServerGroups(o: Record<string, unknown>, ctx: ExpandConte
 }
 
 /** The parsed servers of both groups, `mcpServers` first, in file order. */
-export function resolveServerGroups(parsed: { mcpServers?: Record<string, ServerEntry>; servers?: Record<string, ServerEntry> }, ctx: ExpandContext): ServerConfig[] {
+export function resolveServerGroups(parsed: { mcpServers?: Record<string, ServerEntry>; servers?: Record<string, ServerEntry> }, ctx: ExpandContext & { expanded?: Expanded }): ServerConfig[] {
   const out: ServerConfig[] = [];
   for (const group of ["mcpServers", "servers"] as const) {
-    for (const [name, entry] of Object.entries(parsed[group] ?? {})) out.push(resolveEntry(name, keyPath([name], group), entry, ctx.configDir, ctx.env));
+    for (const [name, entry] of Object.entries(parsed[group] ?? {})) {
+      const key = keyPath([name], group);
+      out.push(resolveEntry(name, key, entry, ctx.configDir, ctx.env, expandedIn(ctx.expanded, key)));
+    }
   }
   return out;
 }

@@ -30,7 +30,6 @@ import {
   bashToolSpec,
   BASH_TOOL_NAME,
   describeRequests,
-  directDescription,
   directTools,
   loadKeptServers,
   runBashTool,
@@ -156,7 +155,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     const bash = bashToolSpec(shell, session);
     const tools: Tool[] = [{ name: bash.name, description: bash.description, inputSchema: objectSchema(bash.inputSchema) }];
     for (const d of safeDirect(shell)) {
-      tools.push({ name: d.name, description: directDescription(d.tool), inputSchema: objectSchema(d.tool.inputSchema), ...(annotationsOf(d.tool) ? { annotations: annotationsOf(d.tool) } : {}) });
+      tools.push({ name: d.name, description: d.description, inputSchema: objectSchema(d.inputSchema), ...(annotationsOf(d.tool) ? { annotations: annotationsOf(d.tool) } : {}) });
     }
     if (!canElicit() && options.approveTool !== false) tools.push(approveToolSpec());
     return { tools };
@@ -270,7 +269,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       return textResult({ error: { code: "invalid_input", message: `${APPROVE_TOOL_NAME}: expected {request_id: string, decision: ${DECISIONS.join(" | ")}}`, retryable: false } }, true);
     }
     try {
-      const r = await session.answer(id, decision as Decision);
+      const r = await session.answer(id, decision as Decision, { surface: "mcp", by: String(session.metadata.client ?? "mcp:client").replace(/^mcp:/, "") });
       return textResult({ answered: { request_id: r.id, tool: r.tool, input: r.input, decision: r.decision }, next: "run a script again (a new one for what is left)" });
     } catch (err) {
       return textResult({ error: { code: "invalid_input", message: (err as Error).message, retryable: false } }, true);
@@ -323,7 +322,7 @@ export function directResult(outcome: DirectOutcome): CallToolResult {
 
 async function answerQuietly(session: Session, id: string, decision: Decision): Promise<void> {
   try {
-    await session.answer(id, decision);
+    await session.answer(id, decision, { surface: "mcp", by: String(session.metadata.client ?? "mcp:client").replace(/^mcp:/, "") });
   } catch {}
 }
 

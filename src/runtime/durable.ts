@@ -99,6 +99,13 @@ export interface SessionStore {
   getStep(sessionId: string, stepId: string): Promise<StepRecord | undefined>;
   /** Records a step as running (insert or update), and the session's shell-call count. */
   beginStep(step: StepRecord, shellCalls: number): Promise<void>;
+  /**
+   * Allocates the session's next shell call number, atomically in the store (creating the
+   * session's record when missing): every process on the store (the warm host, a `--no-daemon`
+   * run, another replica) gets its own, so a shell call id (`call_bash_<n>`) names one call.
+   * Absent: the process's own count is used (one process owns the store).
+   */
+  nextShellCall?(sessionId: string): Promise<number>;
   /** Keeps a completed nested call of a running shell step (written with its event). */
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void;
   /** Completed nested calls of a shell call, by index. */
@@ -180,8 +187,8 @@ export interface DurableSessionView {
   readonly id: string;
   readonly store: SessionStore;
   files(): SessionFiles;
-  /** Allocates the next shell call id (`call_bash_<n>`). */
-  nextToolCallId(): string;
+  /** Allocates the next shell call id (`call_bash_<n>`), unique in the session across processes. */
+  nextToolCallId(): Promise<string>;
   /** Shell calls allocated so far. */
   shellCallCount(): number;
   emit(event: SessionEventInput): void;
@@ -236,7 +243,7 @@ export async function runShellStep(
         view.emit({ type: "step.resumed", step_id: prev.stepId, tool_call_id: prev.toolCallId, attempt, after: prev.status === "running" ? "interrupted" : "approval" });
       }
     }
-    toolCallId ??= view.nextToolCallId();
+    toolCallId ??= await view.nextToolCallId();
     const stepId = request.stepId ?? toolCallId;
     await store.beginStep(
       { sessionId: view.id, stepId, kind: "shell", toolCallId, requestHash: hash, request: req, status: "running", attempt, startedAt: new Date().toISOString() },

@@ -118,7 +118,11 @@ export class Session implements CallSession {
       id: this.id,
       store: this.host.store!,
       files: () => ({ fs: this.engine.fs, exclude: this.host.workspaceDir ? [WORKDIR] : [] }),
-      nextToolCallId: () => `call_bash_${++this.shellCalls}`,
+      nextToolCallId: async () => {
+        const n = (await this.host.store?.nextShellCall?.(this.id)) ?? this.shellCalls + 1;
+        this.shellCalls = Math.max(this.shellCalls, n);
+        return `call_bash_${n}`;
+      },
       shellCallCount: () => this.shellCalls,
       emit: (e) => this.emit(e),
       pendingApprovalIds: async () => (await this.pendingApprovals()).map((r) => r.id),
@@ -171,18 +175,19 @@ export class Session implements CallSession {
   }
 
   /**
-   * Records a person's answer to an approval request. A stopped script is not resumed: after
-   * `allow`, run a script again (the same one, or a new one for what is left).
+   * Records a person's answer to an approval request, with who gave it through which surface
+   * (`actor`, when known). A stopped script is not resumed: after `allow`, run a script again
+   * (the same one, or a new one for what is left).
    * @throws Error when the request is unknown, already answered, or the decision is not one of
    *         allow, allow_always, reject, reject_always.
    */
-  async answer(requestId: string, decision: Decision): Promise<ApprovalRequest> {
+  async answer(requestId: string, decision: Decision, actor?: { surface: string; by: string }): Promise<ApprovalRequest> {
     await this.ready;
     // Held like a shell call: the book is read as the other replicas left it, and no shell call
     // of the session writes its book meanwhile.
     return this.hold(this.host.timeoutMs, async () => {
       const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision);
-      this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision });
+      this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision, ...(actor ? { by: actor.by, surface: actor.surface } : {}) });
       return req;
     });
   }

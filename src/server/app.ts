@@ -18,10 +18,12 @@ import { withDisplay, type Decision } from "../policy/index.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
+import type { SessionEvent } from "../call/index.js";
 import { mountAgentRoutes } from "./agents-api.js";
+import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { ApiError, bearer, body, id, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, id, stepIdOf, str, tokenMatches, type AppOptions } from "./http.js";
 import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
 import { serversRoutes } from "./servers-api.js";
@@ -85,6 +87,24 @@ export function createApp(host: Host, options: AppOptions): Hono {
     }
     return next();
   });
+  // The change log (changes.ts): each change made through the API or the console, with who and how.
+  app.use("/v1/*", async (c, next) => {
+    await next();
+    if (c.res.status >= 400 || c.req.method === "GET") return;
+    let name: string | undefined;
+    try {
+      const b = JSON.parse(await c.req.text()) as { name?: unknown; id?: unknown };
+      name = typeof b.name === "string" ? b.name : typeof b.id === "string" ? b.id : undefined;
+    } catch {}
+    const what = describeChange(c.req.method, c.req.path, name);
+    if (!what) return;
+    try {
+      const log = host.session(CHANGES_SESSION, { client: "toolshell" });
+      await log.ready;
+      const { session_id: _s, at: _a, ...event } = changeEvent(actorOf(c, options), { method: c.req.method, path: c.req.path, status: c.res.status, what }) as Extract<SessionEvent, { type: "change.made" }>;
+      log.emit(event);
+    } catch {}
+  });
 
   app.get("/healthz", async (c) => c.json({ ok: true }));
   app.get("/openapi.json", async (c) => c.json(openApiDocument()));
@@ -105,9 +125,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const agent = b.agent_id === undefined ? DEFAULT_AGENT : id(str(b, "agent_id"), "agent_id");
     const metadata = b.metadata ?? {};
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) throw new ApiError(400, "invalid_request", '"metadata" must be an object');
+    if (sid === CHANGES_SESSION) throw new ApiError(409, "conflict", `session id ${sid} is reserved for the change log`);
     if (await store.getSession(sid)) throw new ApiError(409, "conflict", `session ${sid} exists`);
-    // The client is the token that created the session, named by its place in the config (never the token itself).
-    const client = `api:token-${tokenIndex(bearer(c) ?? "", options.tokens) + 1}`;
+    // The client is the token that created the session, by its name (never the token itself).
+    const client = `api:${actorOf(c, options).by}`;
     // The client goes last: metadata a caller sends cannot claim another (cli:…, trigger:…).
     const session = host.session(sid, { ...(metadata as Record<string, unknown>), client, agent_id: agent });
     await session.ready;
@@ -189,8 +210,9 @@ export function createApp(host: Host, options: AppOptions): Hono {
       ids.add(p.req.id);
     }
     const results = [];
+    const actor = actorOf(c, options);
     for (const p of plan) {
-      const answered = await session.answer(p.req.id, p.decision);
+      const answered = await session.answer(p.req.id, p.decision, actor);
       results.push({ tool_call_id: answered.tool_call_id, request_id: answered.id, tool: answered.tool, decision: answered.decision, status: answered.status });
     }
     return c.json({ results, pending: withDisplay(await session.pendingApprovals()) });

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import { ToolCallError } from "../tool/index.js";
+import type { Actor } from "./changes.js";
 
 /** An API error: HTTP status, a stable code, a message. */
 export class ApiError extends Error {
@@ -23,6 +24,8 @@ export class ApiError extends Error {
 export interface AppOptions {
   /** Accepted bearer tokens. With none, every authenticated route answers 401. */
   tokens: string[];
+  /** Who each token is (same order; default `token-N`): recorded with what it answers or changes. */
+  tokenNames?: string[];
   /** Largest request body in bytes. */
   maxBodyBytes: number;
   /** The server terminates TLS itself (reach.ts). */
@@ -51,6 +54,18 @@ export function tokenIndex(presented: string, tokens: readonly string[]): number
     if (timingSafeEqual(p, digest(t))) found = i;
   });
   return found;
+}
+
+
+/** The environment the console hands to the API app with each form it sends on (never set by a network request). */
+export const CONSOLE_ENV = Object.freeze({ toolshellSurface: "console" });
+
+/** The actor of an authenticated API request: the token's name, and `console` for the console's own forms. */
+export function actorOf(c: Context, options: AppOptions): Actor {
+  const i = tokenIndex(bearer(c) ?? "", options.tokens);
+  const by = i < 0 ? "unknown" : (options.tokenNames?.[i] ?? `token-${i + 1}`);
+  const surface = (c.env as { toolshellSurface?: unknown } | undefined)?.toolshellSurface === "console" ? "console" : "api";
+  return { surface, by };
 }
 
 export function bearer(c: Context): string | undefined {

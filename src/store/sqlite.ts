@@ -195,6 +195,14 @@ export class SqliteStore implements Store {
     })();
   }
 
+  async nextShellCall(sessionId: string): Promise<number> {
+    return this.db.transaction(() => {
+      const t = now();
+      this.st.insertSession.run(sessionId, DEFAULT_AGENT, "{}", t, t);
+      return Number((this.st.nextShellCall.get(sessionId) as Row).shell_calls);
+    })();
+  }
+
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
     this.pending.add(sessionId, toolCallId, call);
   }

@@ -11,6 +11,7 @@ export function prepareStatements(db: SqlDatabase): Record<string, SqlStatement>
     getSession: p("SELECT * FROM sessions WHERE id = ?"),
     insertSession: p("INSERT OR IGNORE INTO sessions (id, agent_id, metadata, shell_calls, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)"),
     touchSession: p("UPDATE sessions SET updated_at = ?, shell_calls = MAX(shell_calls, ?) WHERE id = ?"),
+    nextShellCall: p("UPDATE sessions SET shell_calls = shell_calls + 1 WHERE id = ? RETURNING shell_calls"),
     files: p("SELECT path, kind, mode, content, target, hash FROM session_files WHERE session_id = ? ORDER BY path"),
     fileHashes: p("SELECT path, hash FROM session_files WHERE session_id = ?"),
     putFile: p("INSERT OR REPLACE INTO session_files (session_id, path, kind, mode, content, target, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),

@@ -67,7 +67,10 @@ export function renderTimeline(events: StoredEvent[]): string {
         lines.push(`${t}  ? approval requested ${x.request_id}: ${x.tool}${x.tool_call_id ? ` (${x.tool_call_id})` : ""}`);
         break;
       case "approval.answered":
-        lines.push(`${t}  ✓ approval ${x.request_id} answered: ${x.decision} (${x.tool})`);
+        lines.push(`${t}  ✓ approval ${x.request_id} answered: ${x.decision} (${x.tool})${x.by ? ` by ${x.by} (${x.surface ?? "unknown surface"})` : ""}`);
+        break;
+      case "change.made":
+        lines.push(`${t}  ✎ ${x.what} by ${x.by} (${x.surface})`);
         break;
       case "script.saved":
         lines.push(`${t}  ✎ script saved: ${x.name} v${x.version}`);

@@ -203,9 +203,13 @@ export function directToolName(tool: CatalogTool): string {
   return raw.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
 }
 
-/** One direct tool: its model-facing name and the catalog tool behind it. */
+/** One direct tool: its model-facing name, description and input schema, and the catalog tool behind it. */
 export interface DirectTool {
   name: string;
+  /** {@link directDescription}, redacted. */
+  description: string;
+  /** The tool's input schema, redacted. */
+  inputSchema: Record<string, unknown>;
   tool: CatalogTool;
 }
 
@@ -216,12 +220,16 @@ export interface DirectTool {
 export function directTools(shell: ToolShell, reserved: readonly string[] = [BASH_TOOL_NAME]): DirectTool[] {
   const seen = new Map<string, string>(reserved.map((r) => [r.toLowerCase(), r]));
   const out: DirectTool[] = [];
+  // What a server says of its tool reaches the model as written: its secrets are redacted there
+  // as in any output (docs/security.md "Secrets"); the name is made from the redacted one.
+  const r = shell.redactor;
   for (const tool of shell.split().direct) {
-    const name = directToolName(tool);
+    const shown = r.active ? { ...tool, source: r.text(tool.source), name: r.text(tool.name) } : tool;
+    const name = directToolName(shown as CatalogTool);
     const other = seen.get(name.toLowerCase());
     if (other !== undefined) throw new Error(`direct tool ${name} has the same name as ${other}; rename one or leave it out of keepVisible`);
     seen.set(name.toLowerCase(), `${tool.source}/${tool.name}`);
-    out.push({ name, tool });
+    out.push({ name, description: r.text(directDescription(tool)), inputSchema: r.value(tool.inputSchema as Record<string, unknown>), tool });
   }
   return out;
 }

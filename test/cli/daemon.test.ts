@@ -146,6 +146,36 @@ test("an approval through the warm host: stop report, approve, run again; the ev
   assert.equal(third.status, 3, "allow was once: the in-process run stops again, as the host's would");
 });
 
+test("shell call ids are unique in a session across the warm host and --no-daemon runs; events nest each call under its own shell call", async (t) => {
+  const { cli } = setup(t);
+  const runs: string[] = [];
+  const exec = (flags: string[], text: string) => {
+    const r = cli([...flags, "exec", `tools kit plain text=${text}`]);
+    assert.equal(r.status, 0, r.stderr);
+    runs.push(text);
+  };
+  exec([], "one"); // in-process; starts the warm host
+  for (let i = 0; i < 300 && cli(["daemon", "status"]).status !== 0; i++) await new Promise((r) => setTimeout(r, 100));
+  exec([], "two"); // the warm host
+  exec(["--no-daemon"], "three"); // another process on the same store
+  exec([], "four"); // the warm host again: its own count is behind the store's
+  exec(["--no-daemon", "--timeout", "20000"], "five");
+  exec([], "six");
+  const listed = cli(["--no-daemon", "events", "cli", "--json"]);
+  assert.equal(listed.status, 0, listed.stderr);
+  const all = listed.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const started = all.filter((e) => e.type === "shell_call.started");
+  const ids = started.map((e) => String(e.tool_call_id));
+  assert.equal(ids.length, runs.length);
+  assert.equal(new Set(ids).size, ids.length, `one id per shell call: ${ids.join(", ")}`);
+  // Each run's one nested call sits under its own shell call.
+  const nested = all.filter((x) => x.type === "tool.nested_call").map((e) => String(e.parent_tool_call_id));
+  assert.deepEqual(nested.sort(), [...ids].sort(), "one nested call under each shell call");
+  // The human listing names every shell call once.
+  const human = cli(["--no-daemon", "events", "cli"]);
+  for (const id of ids) assert.equal(human.stdout.split("\n").filter((l) => l.includes(`▶ ${id} bash`)).length, 1, human.stdout);
+});
+
 test("a postgres:// --store reaches the host through its environment: no password on its command line or in its log, and runs work there", async (t) => {
   // The database is dropped after the host is stopped (setup's cleanup runs first).
   const drops: Array<() => unknown> = [];

@@ -126,6 +126,8 @@ test("parseServerEntry checks one entry with the rules of the file", (t) => {
     callTimeoutMs: 60_000,
     disabled: false,
     raw: { autoApprove: [] },
+    // What `${TOKEN}` expanded to: redacted as a secret wherever it shows.
+    expanded: ["s3cret-token"],
   });
   const stdio = parseServerEntry("mine", { command: "./server.sh", cwd: "srv", load: "on-demand" }, opts) as StdioServerConfig;
   assert.equal(stdio.command, path.join(dir, "srv", "server.sh"), "a relative command is found from its cwd, as spawn would");
@@ -189,12 +191,30 @@ test("trust stays as written: absent, true or false", (t) => {
 test("server: defaults, config tokens checked at load, tokens from the environment named when too short", (t) => {
   const dir = tempDir(t);
   const config = parseConfig({ server: { tokens: ["${API_TOKEN}", "${UNSET:-}"] } }, { baseDir: dir, env: { API_TOKEN: "0123456789abcdef" } });
-  assert.deepEqual(config.server, { host: "127.0.0.1", port: 8787, tokens: ["0123456789abcdef"], maxBodyBytes: 1_048_576 });
+  assert.deepEqual(config.server, { host: "127.0.0.1", port: 8787, tokens: ["0123456789abcdef"], tokenNames: ["token-1"], maxBodyBytes: 1_048_576, trustProxy: false });
   const api = parseServerConfig(config, { TOOLSHELL_API_TOKENS: " aaaaaaaaaaaaaaaa , ", TOOLSHELL_API_TOKEN: "0123456789abcdef" });
   assert.deepEqual(api.tokens, ["0123456789abcdef", "aaaaaaaaaaaaaaaa"]);
   assert.equal(message(() => parseServerConfig(config, { TOOLSHELL_API_TOKEN: "short" })), "environment: TOOLSHELL_API_TOKEN: a token is shorter than 16 characters");
   assert.equal(message(() => parseServerConfig(config, { TOOLSHELL_API_TOKENS: "aaaaaaaaaaaaaaaa,short" })), "environment: TOOLSHELL_API_TOKENS: a token is shorter than 16 characters");
   assert.equal(message(() => parseConfig({ server: { tokens: ["short"] } }, { baseDir: dir, file: path.join(dir, "c.json") })), `${path.join(dir, "c.json")}: server.tokens[0]: a token is shorter than 16 characters`);
+});
+
+test("server.tokens: strings or { name, token } (names unique, tokens checked); env tokens named by place; tls paths from the config's folder", (t) => {
+  const dir = tempDir(t);
+  const file = path.join(dir, "c.json");
+  const config = parseConfig({ server: { tokens: [{ name: "alice", token: "alice-token-0123456789" }, "plain-token-0123456789"], tls: { cert: "tls/c.pem", key: "/k.pem" }, trustProxy: true } }, { baseDir: dir });
+  assert.deepEqual(config.server.tokens, ["alice-token-0123456789", "plain-token-0123456789"]);
+  assert.deepEqual(config.server.tokenNames, ["alice", "token-2"]);
+  assert.deepEqual(config.server.tls, { cert: path.join(dir, "tls", "c.pem"), key: "/k.pem" });
+  assert.equal(config.server.trustProxy, true);
+  const api = parseServerConfig(config, { TOOLSHELL_API_TOKEN: "env-token-0123456789ab", TOOLSHELL_API_TOKENS: "alice-token-0123456789" });
+  assert.deepEqual(api.tokens, ["alice-token-0123456789", "plain-token-0123456789", "env-token-0123456789ab"]);
+  assert.deepEqual(api.tokenNames, ["alice", "token-2", "token-3"]);
+  const bad = (server: unknown) => message(() => parseConfig({ server }, { baseDir: dir, file }));
+  assert.equal(bad({ tokens: [{ name: "a", token: "short" }] }), `${file}: server.tokens[0].token: a token is shorter than 16 characters`);
+  assert.match(bad({ tokens: [{ name: "a b", token: "alice-token-0123456789" }] }), /server\.tokens\[0\]\.name: expected 1-64 letters, digits/);
+  assert.equal(bad({ tokens: [{ name: "a", token: "alice-token-0123456789" }, { name: "a", token: "other-token-0123456789" }] }), `${file}: server.tokens[1].name: the name a is given to two tokens`);
+  assert.match(bad({ tls: { cert: "c.pem" } }), /server\.tls/);
 });
 
 test("paths resolve against the config's folder; store may be :memory:", (t) => {

@@ -28,6 +28,22 @@ test(name("a new store gets the latest schema (SQLite in WAL mode); a newer sche
   await assert.rejects(kind.open(file), /newer than this toolshell knows/);
 });
 
+test(name("shell call numbers come from the store: two instances on one location never get the same one, and a reopen continues the count"), async (t) => {
+  const location = await kind.location(t);
+  const a = await kind.open(location);
+  const b = await kind.open(location);
+  // The session's record is made by the first number when it is missing.
+  const got = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).nextShellCall!("s")));
+  assert.deepEqual([...got].sort((x, y) => x - y), Array.from({ length: 12 }, (_, i) => i + 1));
+  await a.close();
+  await b.close();
+  const again = await kind.open(location);
+  const snap = await again.openSession({ id: "s", metadata: {}, files: { fs: createEngine().fs, exclude: [] } });
+  assert.equal(snap.shellCalls, 12);
+  assert.equal(await again.nextShellCall!("s"), 13);
+  await again.close();
+});
+
 test(name("a session's files come back after a reopen: text, bytes, folders, symlinks, modes, deletions"), async (t) => {
   const file = await kind.location(t);
   const e1 = createEngine();

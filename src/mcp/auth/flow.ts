@@ -36,7 +36,14 @@ export async function signIn(config: ServerConfig, principal: string, oauth: OAu
   await oauth.broker.listen(settings.callbackPort ?? 0);
   const provider = new StoredOAuthProvider(config, { principal, settings, store: oauth.store, broker: oauth.broker, onSecret: oauth.onSecret, fresh: true });
   const { resourceMetadataUrl, scope } = await challenge(config, provider.fetch);
-  const result = await auth(provider, { serverUrl: config.url, resourceMetadataUrl, scope, fetchFn: provider.fetch });
+  const result = await auth(provider, { serverUrl: config.url, resourceMetadataUrl, scope, fetchFn: provider.fetch }).catch((err: unknown) => {
+    // The SDK refuses metadata that fails its schema with the schema's issues as JSON.
+    if (err instanceof Error && err.name === "ZodError") {
+      const issues = (err as Error & { issues?: Array<{ path: unknown[]; message: string }> }).issues ?? [];
+      throw new Error(`MCP server "${config.name}": its OAuth metadata was refused: ${issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") || err.message}`, { cause: err });
+    }
+    throw err;
+  });
   if (result === "REDIRECT") {
     const pending = oauth.broker.pendingFor(config.name, principal);
     if (!pending) throw new Error(`MCP server "${config.name}": no authorization URL was produced`);
@@ -44,6 +51,16 @@ export async function signIn(config: ServerConfig, principal: string, oauth: OAu
     await options.onUrl(pending.url);
     const outcome = await waited;
     if (!outcome.ok) throw new Error(`sign-in to MCP server "${config.name}" did not finish: ${outcome.error}`);
+  }
+  // Signed in means the server takes the token, not only that an authorization server issued one.
+  const token = (await oauth.store.get(config.name, principal))?.tokens?.access_token;
+  const refused = token ? await challenge(config, fetch, token) : { status: 0 };
+  if (refused.status) {
+    const creds = await oauth.store.get(config.name, principal);
+    if (creds) await oauth.store.put(config.name, principal, { ...creds, tokens: undefined, savedAt: undefined, subject: undefined });
+    throw new Error(
+      `MCP server "${config.name}" refused the token its authorization server issued (HTTP ${refused.status}${refused.error ? ` ${refused.error}` : ""}), so the sign-in is not kept. Check the server's URL and its oauth settings, then run \`toolshell auth ${config.name}\` again`,
+    );
   }
   return signInStatus(config, principal, oauth);
 }
@@ -53,7 +70,7 @@ export async function signIn(config: ServerConfig, principal: string, oauth: OAu
  * its `WWW-Authenticate` challenge (MCP spec 2025-11-25 "Authorization" → Protected Resource
  * Metadata Discovery, Scope Selection Strategy). Empty when it does not challenge.
  */
-async function challenge(config: HttpServerConfig, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+async function challenge(config: HttpServerConfig, fetchFn: FetchLike, token?: string): Promise<{ status?: number; resourceMetadataUrl?: URL; scope?: string; error?: string }> {
   const init: RequestInit =
     config.type === "sse"
       ? { method: "GET", headers: { ...config.headers, accept: "text/event-stream" } }
@@ -62,6 +79,7 @@ async function challenge(config: HttpServerConfig, fetchFn: FetchLike): Promise<
           headers: { ...config.headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
           body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "toolshell", version: "0.1.0" } } }),
         };
+  if (token) init.headers = { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` };
   let res: Response;
   try {
     res = await fetchFn(config.url, { ...init, signal: AbortSignal.timeout(config.connectTimeoutMs) });
@@ -70,6 +88,6 @@ async function challenge(config: HttpServerConfig, fetchFn: FetchLike): Promise<
   }
   await res.body?.cancel().catch(() => {});
   if (res.status !== 401 && res.status !== 403) return {};
-  const { resourceMetadataUrl, scope } = bearerChallenge(res.headers.get("www-authenticate"));
-  return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  const { resourceMetadataUrl, scope, error } = bearerChallenge(res.headers.get("www-authenticate"));
+  return { status: res.status, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), ...(error ? { error } : {}) };
 }

@@ -25,6 +25,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig } from "../../config/index.js";
 import { bearerChallenge, normalizeChallenge } from "./challenge.js";
+import { checkAuthorizationServer, checkAuthorizationUrl, issuerExpectation } from "./checks.js";
 import { expiresAt, subjectOf, type CredentialStore, type OAuthCredentials, type OAuthSettings } from "./credentials.js";
 import type { SignInBroker } from "./sign-in.js";
 
@@ -54,6 +55,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** Scopes a 403 `insufficient_scope` challenge asked for, until new tokens arrive. */
   #stepUp: string | undefined;
   #refreshing: Promise<void> | undefined;
+  /** The server refused a token: the next authorization discovers its authorization server again. */
+  #rediscover = false;
   /** Registering again because the redirect URI changed (see {@link redirectToAuthorization}). */
   #registering = false;
   /** The client registered for the pending authorization, stored with its tokens. */
@@ -158,10 +161,15 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       }
       return;
     }
+    // One check for every surface that shows this URL (README "Sign-in", docs/security.md).
+    const metadata = (await this.#read())?.discoveryState?.authorizationServerMetadata;
+    checkAuthorizationServer(this.server.name, metadata);
+    checkAuthorizationUrl(this.server.name, authorizationUrl);
     this.#o.broker.pend({
       server: this.server.name,
       principal: this.principal,
       url: authorizationUrl.href,
+      issuer: issuerExpectation(metadata),
       state: this.#state ?? authorizationUrl.searchParams.get("state") ?? "",
       sessionId: this.#o.sessionId,
       complete: async (code) => {
@@ -201,10 +209,17 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     // Every authorization the SDK runs starts here: the loopback listener of the redirect URL
     // must be up before the SDK reads `redirectUrl`.
     await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
+    // A new sign-in (`toolshell auth`) and the first authorization after the server refused a
+    // token discover again: the resource may have moved to another authorization server, whose
+    // issuer the stored tokens and client are bound to (the SDK drops those of another issuer).
+    if (this.#o.fresh || this.#rediscover) return undefined;
     return (await this.#read())?.discoveryState;
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    // Refused before any client is registered at it (checks.ts).
+    checkAuthorizationServer(this.server.name, state.authorizationServerMetadata);
+    this.#rediscover = false;
     await this.#update({ discoveryState: state });
   }
 
@@ -216,6 +231,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const res = await fetch(url, init);
     if (res.status === 401 || res.status === 403) {
       this.challenged = res.status;
+      if (res.status === 401) this.#rediscover = true;
       const { error, scope } = bearerChallenge(res.headers.get("www-authenticate"));
       if (res.status === 403 && error === "insufficient_scope") this.#stepUp = scope ?? "";
       // The SDK's transport reads the challenge too: hand it the Bearer one, as it reads it.

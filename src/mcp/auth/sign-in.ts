@@ -14,6 +14,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { issuerRefusal, type IssuerExpectation } from "./checks.js";
 
 /** A sign-in waiting for the person, as the HTTP API and `toolshell auth --list` show it. */
 export interface PendingSignIn {
@@ -33,6 +34,8 @@ export interface PendRequest {
   url: string;
   state: string;
   sessionId?: string;
+  /** The issuer the authorization response must name (RFC 9207), when the server's metadata says. */
+  issuer?: IssuerExpectation;
   /** Exchanges the authorization code for tokens and stores them. */
   complete: (code: string) => Promise<void>;
 }
@@ -176,6 +179,13 @@ export class SignInBroker {
       const description = url.searchParams.get("error_description");
       this.#finish(key, { ok: false, error: `the authorization server answered ${error}${description ? `: ${description}` : ""}` });
       return void page(res, 400, `Sign-in to ${entry.server} failed: ${error}.`);
+    }
+    // RFC 9207: every server's sign-in shares this redirect, so the response must come from the
+    // authorization server the person was sent to (checked before anything is redeemed).
+    const refused = issuerRefusal(entry.issuer, url.searchParams.get("iss"));
+    if (refused) {
+      this.#finish(key, { ok: false, error: refused });
+      return void page(res, 400, `Sign-in to ${entry.server} refused: the response did not come from its authorization server.`);
     }
     const code = url.searchParams.get("code");
     if (!code) return void page(res, 400, "The redirect carried no authorization code.");

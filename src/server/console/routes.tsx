@@ -15,7 +15,7 @@ import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import { streamSSE } from "hono/streaming";
 import { showInput } from "../../policy/index.js";
-import { tokenMatches } from "../http.js";
+import { CONSOLE_ENV, tokenMatches } from "../http.js";
 import { signInBlocked, type Transport } from "../reach.js";
 import type { Host } from "../host.js";
 import { localPath, requireSignIn, signedInToken, signIn, signOut, crossSite } from "./auth.js";
@@ -83,11 +83,16 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   /** Sends a form on to the API with the signed-in token: ok, or the API's error message. */
   const callApi = async (c: Context, method: string, path: string, body: unknown): Promise<{ ok: boolean; status: number; error?: string }> => {
     const token = signedInToken(c, options.tokens)!;
-    const res = await options.api.request(path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+    // CONSOLE_ENV: the API records the console as the surface (a network request cannot set it).
+    const res = await options.api.request(
+      path,
+      {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      },
+      CONSOLE_ENV,
+    );
     const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
     return { ok: res.ok, status: res.status, error: res.ok ? undefined : (json.error?.message ?? `the API answered ${res.status}`) };
   };

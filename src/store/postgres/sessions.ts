@@ -166,6 +166,14 @@ export class SessionData {
     this.#wrote(step.sessionId, wasCurrent, rev);
   }
 
+  async nextShellCall(sessionId: string): Promise<number> {
+    const t = now();
+    await this.pool.query("INSERT INTO sessions (id, agent_id, metadata, shell_calls, created_at, updated_at) VALUES ($1, $2, '{}', 0, $3, $3) ON CONFLICT (id) DO NOTHING", [sessionId, DEFAULT_AGENT, t]);
+    // One statement: the row lock makes concurrent callers (other replicas) get one number each.
+    const r = await this.pool.query("UPDATE sessions SET shell_calls = shell_calls + 1 WHERE id = $1 RETURNING shell_calls", [sessionId]);
+    return Number(r.rows[0].shell_calls);
+  }
+
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
     this.#pending.add(sessionId, toolCallId, call);
   }

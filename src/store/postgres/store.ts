@@ -191,6 +191,11 @@ export class PostgresStore implements Store {
     return this.#data.beginStep(step, shellCalls);
   }
 
+  async nextShellCall(sessionId: string): Promise<number> {
+    this.#open();
+    return this.#data.nextShellCall(sessionId);
+  }
+
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
     if (this.#closed) return;
     try {
