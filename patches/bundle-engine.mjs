@@ -8,6 +8,9 @@
 //    dependencies inlined, licence texts in dist/engine/LICENSES.txt;
 // 3. copies just-bash's worker files next to the chunks that start them;
 // 4. points dist/shell/just-bash.js (the one door to the engine) at the bundle;
+// 5. copies just-bash's type declarations to dist/engine/types/ and points toolshell's own
+//    declarations there, so the package needs no just-bash installed (its optional native
+//    codecs would be compiled on install; README "In your own project").
 import { build } from "esbuild";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -94,5 +97,38 @@ for (const f of walk(dist).filter((f) => f.endsWith(".js") && !f.startsWith(out)
   if (/(from|import\()\s*"just-bash"/.test(readFileSync(f, "utf8"))) fail(`${f} imports just-bash directly: import it from src/shell/just-bash.ts`);
 }
 
+// 5. the types: just-bash's declarations (not its tests' helpers); a type from a package the
+//    consumer does not have (tar's modern-tar, the network code's undici) becomes `unknown` or
+//    `any`; toolshell's API uses none of them.
+const types = path.join(out, "types");
+const jbTypes = path.join(jbDir, "dist");
+let declarations = 0;
+for (const f of walk(jbTypes).filter((f) => f.endsWith(".d.ts") && !f.includes(`${path.sep}bundle${path.sep}`))) {
+  let text = readFileSync(f, "utf8");
+  if (/from "vitest"/.test(text) || /\.test\.d\.ts$/.test(f)) continue;
+  text = text.replace(/^import \{([^}]*)\} from "(?!node:|\.)([^"]+)";$/gm, (_line, names, pkg) =>
+    names
+      .split(",")
+      .map((n) => n.replace(/\btype\b/, "").trim())
+      .filter(Boolean)
+      .map((n) => `/** From ${pkg}, which the package does not install. */\ntype ${n} = unknown;`)
+      .join("\n"),
+  );
+  // `typeof import("undici")` (the network code's): `any`, so `Pick<…>` around it still checks.
+  text = text.replace(/typeof import\("(?!node:|\.)[^"]+"\)(\.[A-Za-z_$][\w$]*)*/g, "any");
+  const to = path.join(types, path.relative(jbTypes, f));
+  mkdirSync(path.dirname(to), { recursive: true });
+  writeFileSync(to, text);
+  declarations++;
+}
+if (!existsSync(path.join(types, "index.d.ts"))) fail(`no index.d.ts in ${jbTypes}: just-bash changed its layout`);
+for (const f of walk(dist).filter((f) => f.endsWith(".d.ts") && !f.startsWith(out))) {
+  const text = readFileSync(f, "utf8");
+  if (!text.includes('"just-bash"')) continue;
+  let rel = path.relative(path.dirname(f), path.join(types, "index.js")).split(path.sep).join("/");
+  if (!rel.startsWith(".")) rel = `./${rel}`;
+  writeFileSync(f, text.replaceAll('from "just-bash"', `from "${rel}"`));
+}
+
 if (!existsSync(path.join(out, "just-bash.js"))) fail("esbuild wrote no dist/engine/just-bash.js");
-console.log(`bundle-engine: ${engineId} → dist/engine/ (${outputs.length} files)`);
+console.log(`bundle-engine: ${engineId} → dist/engine/ (${outputs.length} files, ${declarations} type declarations)`);

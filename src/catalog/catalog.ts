@@ -6,7 +6,7 @@
  * call, on-demand servers loaded by the first command that names one or a matching search).
  */
 import { ToolCallError, type CatalogTool, type MaybePromise, type ToolSource } from "../tool/index.js";
-import { closest, displayName, foldName } from "./names.js";
+import { closest, displayName, findByName, foldName, namesakes } from "./names.js";
 
 /** Words `tools` reserves for itself; no source may take them. */
 export const RESERVED_WORDS = new Set(["search", "plan", "help", "--help", "-h"]);
@@ -50,7 +50,10 @@ export class Catalog {
 
   /** The command words that call a tool: `tools github list-pulls` or `tools web-fetch`. */
   commandFor(tool: CatalogTool): string {
-    return tool.grouped ? `tools ${tool.source} ${displayName(tool.name)}` : `tools ${displayName(tool.name)}`;
+    // A tool sharing its folded name with another is named as it is spelled, so the two never share a command (or an answer).
+    const siblings = tool.grouped ? (this.findSource(tool.source)?.tools() ?? []) : this.topLevelTools();
+    const name = namesakes(siblings, tool).length ? tool.name : displayName(tool.name);
+    return tool.grouped ? `tools ${tool.source} ${name}` : `tools ${name}`;
   }
 
   /** The grouped source named `word` (`-`/`_` folded), if any. */
@@ -59,12 +62,9 @@ export class Catalog {
     return this.groupedSources().find((s) => foldName(s.name) === f);
   }
 
-  /** The tool named `word` in `tools` (exact name first, then folded). */
+  /** The tool named `word` in `tools` (exact spelling first, then folded when only one tool has that form). */
   findTool(tools: CatalogTool[], word: string): CatalogTool | undefined {
-    const exact = tools.find((t) => t.name === word);
-    if (exact) return exact;
-    const f = foldName(word);
-    return tools.find((t) => foldName(t.name) === f);
+    return findByName(tools, word);
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * Asking a person at the terminal about a stopped call: y (allow once), a (allow always for the
- * session), n (reject), r (reject always). A stopped script is not resumed: on yes the person is
- * told to run it again.
+ * session), n (reject), r (reject always). A script held before it started is run again at once
+ * when every call asked about was allowed (as the gateway does); a script that stopped midway is
+ * not resumed, and the person is told to run it again.
  *
  * Rule source: README "Approvals" → The person's side ("`toolshell run` on a terminal asks y / n / always").
  */
@@ -32,12 +33,13 @@ const CHOICES: Record<string, "allow" | "allow_always" | "reject" | "reject_alwa
  * approval) and records each answer. An empty or unknown answer records nothing for that call.
  * Each input is shown through `showInput`: hidden characters escaped and named. `io` defaults
  * to the terminal (stdin, stderr).
+ * @returns true when every call asked about was allowed.
  */
 export async function askApproval(
   session: Answerer,
   stopped: NonNullable<StopReport["stopped"]>,
   io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stderr },
-): Promise<void> {
+): Promise<boolean> {
   const rl = createInterface({ input: io.input, output: io.output });
   const out = io.output;
   try {
@@ -65,7 +67,10 @@ export async function askApproval(
       await session.answer(c.request_id!, decision, cliActor());
       if (decision.startsWith("allow")) approved++;
     }
-    out.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");
+    const all = approved === calls.length;
+    if (all && stopped.before_start) out.write("Approved. Running the script (it had not started).\n");
+    else out.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");
+    return all;
   } finally {
     rl.close();
   }

@@ -170,25 +170,29 @@ export async function runCli(req: CliRequest): Promise<void> {
     const { askQuestion, cliPerson, processTerminal } = await import("./person.js");
     const terminal = processTerminal();
     const relay = { line: (text: string) => process.stderr.write(`tools: ${text}\n`), ...(terminal ? { ask: (q: AskedQuestion) => askQuestion(q, terminal) } : {}) };
-    const warm = req.options.daemon !== false && configFile ? await (await import("./daemon-client.js")).viaWarmHost(path.resolve(configFile), req, script, relay) : null;
-    if (warm) {
-      ({ outcome, answer } = warm);
-    } else {
-      host = await openToolShell(req.options);
-      const h = host;
-      outcome = await runOnHost(h, req, script, cliPerson(process.stderr, terminal));
-      answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision, (await import("./ask.js")).cliActor());
-      pending = () => h.session(req.options.session ?? CLI_SESSION).pendingApprovals();
-    }
-    code = outcome.code;
-    const ask = outcome.stopped && process.stdin.isTTY && process.stderr.isTTY;
-    await write(process.stdout, outcome.stdout);
-    await write(process.stderr, outcome.stderr);
-    // On a terminal the person is asked; otherwise the stop report is one JSON line on stderr.
-    if (!ask && outcome.report) await write(process.stderr, outcome.report);
-    if (ask) {
+    // A script held before it started runs again once the person allowed every call (ask.ts).
+    for (let round = 0; ; round++) {
+      // A run that went in-process stays there (the warm host may still be starting).
+      const warm = !host && req.options.daemon !== false && configFile ? await (await import("./daemon-client.js")).viaWarmHost(path.resolve(configFile), req, script, relay) : null;
+      if (warm) {
+        ({ outcome, answer } = warm);
+      } else {
+        host ??= await openToolShell(req.options);
+        const h = host;
+        outcome = await runOnHost(h, req, script, cliPerson(process.stderr, terminal));
+        answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision, (await import("./ask.js")).cliActor());
+        pending = () => h.session(req.options.session ?? CLI_SESSION).pendingApprovals();
+      }
+      code = outcome.code;
+      const ask = outcome.stopped && process.stdin.isTTY && process.stderr.isTTY;
+      await write(process.stdout, outcome.stdout);
+      await write(process.stderr, outcome.stderr);
+      // On a terminal the person is asked; otherwise the stop report is one JSON line on stderr.
+      if (!ask && outcome.report) await write(process.stderr, outcome.report);
+      if (!ask) break;
       const { askApproval } = await import("./ask.js");
-      await askApproval({ answer, pendingApprovals: pending }, outcome.stopped!);
+      const allowed = await askApproval({ answer, pendingApprovals: pending }, outcome.stopped!);
+      if (!allowed || !outcome.stopped!.before_start || round >= 20) break;
     }
   } catch (err) {
     await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

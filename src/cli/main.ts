@@ -171,9 +171,10 @@ program
   .option("--tls-cert <file>", "serve HTTPS with this PEM certificate (with --tls-key; default: config server.tls)")
   .option("--tls-key <file>", "the PEM private key of --tls-cert")
   .option("--trust-proxy", "a TLS proxy is in front: believe its X-Forwarded-Proto and X-Forwarded-For (default: config server.trustProxy)")
-  .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean; tlsCert?: string; tlsKey?: string; trustProxy?: boolean }) => {
+  .option("--log-level <level>", "the JSON log lines on stdout: debug, info (default), warn, error or off")
+  .action(async (opts: { host?: string; port?: string; store?: string; triggers?: boolean; tlsCert?: string; tlsKey?: string; trustProxy?: boolean; logLevel?: string }) => {
     const { runServe } = await import("./sessions.js");
-    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, trustProxy: opts.trustProxy, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
+    process.exitCode = await runServe({ host: opts.host, port: opts.port, noTriggers: opts.triggers === false, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, trustProxy: opts.trustProxy, logLevel: opts.logLevel, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
   });
 
 program

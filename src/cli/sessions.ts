@@ -118,7 +118,7 @@ export async function runEvents(sessionId: string, o: { json?: boolean; after?: 
  * the triggers (unless `noTriggers`), listens. Prints the URL on stderr. Resolves with the exit
  * code once stopped (0), or 2 when it cannot start.
  */
-export async function runServe(o: { host?: string; port?: string; noTriggers?: boolean; tlsCert?: string; tlsKey?: string; trustProxy?: boolean; options: SessionsCliOptions }): Promise<number> {
+export async function runServe(o: { host?: string; port?: string; noTriggers?: boolean; tlsCert?: string; tlsKey?: string; trustProxy?: boolean; logLevel?: string; options: SessionsCliOptions }): Promise<number> {
   const { openHost, startApi } = await import("../server/index.js");
   const { defaultEngineCommands, SHELL_NOTES } = await import("../shell/defaults.js");
   const { resolveConfigFile } = await import("../config/index.js");
@@ -140,8 +140,17 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     const { configNotes } = await import("./commands.js");
     await write(process.stderr, configNotes(host.config, "toolshell"));
     if (!o.tlsCert !== !o.tlsKey) throw new Error("--tls-cert and --tls-key go together: give both");
+    const { createLogger, eventLine, parseLogLevel } = await import("../server/log.js");
+    const h = host;
+    const log = createLogger(parseLogLevel(o.logLevel), { redact: (v) => h.shell.redactor.value(v) });
+    // Session events worth an operator's attention (approvals, trigger runs, changes, steps resumed or replayed on this replica).
+    const unsubscribe = host.subscribe((e) => {
+      const line = eventLine(e);
+      if (line) log.log(line.level, line.event, line.fields);
+    });
     const tls = o.tlsCert && o.tlsKey ? { cert: path.resolve(o.tlsCert), key: path.resolve(o.tlsKey) } : undefined;
-    const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers, ...(tls ? { tls } : {}), ...(o.trustProxy ? { trustProxy: true } : {}) });
+    const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers, log, ...(tls ? { tls } : {}), ...(o.trustProxy ? { trustProxy: true } : {}) });
+    log.log("info", "serve.started", { pid: process.pid, url: api.url, urls: api.urls, tls: api.tls, store: host.store.location });
     // A running host follows its config file: servers added, changed or removed there are seen
     // by the next shell call of every session (README "Changing servers while running").
     const { watchConfigFile } = await import("../runtime/index.js");
@@ -156,6 +165,8 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
+    log.log("info", "serve.stopping", { pid: process.pid, url: api.url });
+    unsubscribe();
     unannounce();
     watch?.close();
     await api.close();

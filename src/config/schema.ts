@@ -15,6 +15,7 @@
 import { Cron } from "croner";
 import * as z from "zod";
 import { strictObject } from "./messages.js";
+import { foldName } from "../tool/text.js";
 import { tokensSchema } from "./tokens-schema.js";
 
 /** Default nested calls per shell call (README "Configuration"). */
@@ -41,7 +42,7 @@ export const RESERVED_SERVER_NAMES: readonly string[] = ["search", "plan", "help
 /** Why `name` cannot name a server, or undefined when it can (README "Configuration"; `_` and `-` are one letter). */
 export function serverNameProblem(name: string): string | undefined {
   if (!SERVER_NAME.test(name)) return 'a server name must be letters, digits, ".", "_" or "-", starting with a letter or digit';
-  if (RESERVED_SERVER_NAMES.includes(name.replace(/-/g, "_").toLowerCase())) return `server name "${name}" is reserved (${RESERVED_SERVER_NAMES.join(", ")}): rename it`;
+  if (RESERVED_SERVER_NAMES.includes(foldName(name))) return `server name "${name}" is reserved (${RESERVED_SERVER_NAMES.join(", ")}): rename it`;
   return undefined;
 }
 

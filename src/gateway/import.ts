@@ -27,6 +27,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readConfigJson } from "../config/index.js";
+import { foldName } from "../tool/index.js";
 
 import { CLIENTS, type ClientName } from "./clients.js";
 
@@ -193,16 +194,16 @@ export function importClientServers(client: string, place: ImportPlace = {}): Im
  */
 export function mergeImported(config: Record<string, unknown>, imported: Record<string, Record<string, unknown>>): { config: Record<string, unknown>; added: string[]; skipped: string[] } {
   const own = { ...((config.mcpServers as Record<string, unknown>) ?? {}) };
-  const taken = new Set([...Object.keys(own), ...Object.keys((config.servers as Record<string, unknown>) ?? {})].map((n) => n.toLowerCase().replace(/-/g, "_")));
+  const taken = new Set([...Object.keys(own), ...Object.keys((config.servers as Record<string, unknown>) ?? {})].map(foldName));
   const added: string[] = [];
   const skipped: string[] = [];
   for (const [name, entry] of Object.entries(imported)) {
-    if (taken.has(name.toLowerCase().replace(/-/g, "_"))) {
+    if (taken.has(foldName(name))) {
       skipped.push(name);
       continue;
     }
     own[name] = entry;
-    taken.add(name.toLowerCase().replace(/-/g, "_"));
+    taken.add(foldName(name));
     added.push(name);
   }
   return { config: { ...config, mcpServers: own }, added, skipped };

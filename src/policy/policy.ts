@@ -9,7 +9,7 @@
  * nothing are rated); `approval.trustAnnotations: false` or a server's `"trust": false` opts
  * into the stricter reading, where claims that lower caution are not taken.
  */
-import { foldName } from "../catalog/index.js";
+import { entryNames, foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";
 import type { ApprovalBook, ApprovalRequest, ApprovalScope } from "./approvals.js";
 import { approvalSubject } from "./canonical.js";
@@ -38,6 +38,11 @@ export interface PolicyOptions {
    * entry (README "Approvals"; docs/architecture.md "The composition root").
    */
   serverTrust?: (source: string) => boolean | undefined;
+  /**
+   * The names of the other tools of the same source that share this tool's folded name
+   * (`get-report` and `GET_REPORT`): a rule spelling one of them exactly does not cover this one.
+   */
+  namesakes?: (tool: CatalogTool) => string[];
   /** Rates tools that declare nothing (and untrusted claims); undefined = ratings off. */
   rater?: Rater;
   /** The approval book of a session, once loaded (see `loadBook`). */
@@ -79,11 +84,18 @@ function verdictKind(v: ApprovalVerdict): { kind: string; reason?: string } {
   return { kind: "user-approval" };
 }
 
+/** The strictest of several rules for one tool: `block`, then `always`, then `never`. */
+function strictest(list: Override[]): Override | undefined {
+  if (list.length === 0) return undefined;
+  return list.includes("block") ? "block" : list.includes("always") ? "always" : list[0];
+}
+
 /** The policy: a CallJudge for the runtime, and `assess` for plans. */
 export class Policy implements CallJudge {
   #mode: ApprovalMode = "normal";
   private readonly options: PolicyOptions;
-  private readonly toolOverrides = new Map<string, Override>();
+  /** Tool rules as written (matched in the one canonical form, catalog/names.ts). */
+  private toolOverrides: Array<[string, Override]> = [];
   private readonly serverOverrides = new Map<string, Override>();
 
   constructor(options: PolicyOptions) {
@@ -113,7 +125,9 @@ export class Policy implements CallJudge {
       for (const [k, v] of Object.entries(entries)) map.set(key(k), v);
       if (JSON.stringify([...map]) !== before) changed.push(what);
     };
-    fill(this.toolOverrides, rules.tools ?? {}, (k) => foldName(k.replace(/^tools\s+/, "").trim().replace(/\s+/g, " ")), "tools");
+    const tools = Object.entries(rules.tools ?? {});
+    if (JSON.stringify(tools) !== JSON.stringify(this.toolOverrides)) changed.push("tools");
+    this.toolOverrides = tools;
     fill(this.serverOverrides, rules.servers ?? {}, (k) => foldName(k), "servers");
     if ((rules.trustAnnotations !== false) !== (this.options.trustAnnotations !== false)) changed.push("trustAnnotations");
     this.options.trustAnnotations = rules.trustAnnotations;
@@ -146,8 +160,11 @@ export class Policy implements CallJudge {
   }
 
   private override(tool: CatalogTool): Override | undefined {
-    const key = tool.grouped ? `${foldName(tool.source)} ${foldName(tool.name)}` : foldName(tool.name);
-    return this.toolOverrides.get(key) ?? (tool.grouped ? this.serverOverrides.get(foldName(tool.source)) : undefined);
+    // One canonical form for every rule, however it is spaced or cased (README "Approvals" → Overrides);
+    // of two tools sharing a folded name, a rule spelling one exactly covers only that one.
+    const others = this.toolOverrides.length ? (this.options.namesakes?.(tool) ?? []) : [];
+    const own = strictest(this.toolOverrides.filter(([k]) => entryNames(k, tool, others)).map(([, v]) => v));
+    return own ?? (tool.grouped ? this.serverOverrides.get(foldName(tool.source)) : undefined);
   }
 
   /**

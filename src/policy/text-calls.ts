@@ -40,7 +40,8 @@ export function callsInText(script: string, limit = 200): TextCall[] {
   for (let m = re.exec(script); m && out.length < limit; m = re.exec(script)) {
     for (; lineAt < m.index; lineAt++) if (script.charCodeAt(lineAt) === 10) line++;
     const eol = script.indexOf("\n", m.index);
-    const rest = script.slice(m.index + m[0].length, eol < 0 ? undefined : eol);
+    // One call's words fit in a line's first 4,000 characters (keeps the scan linear in the script).
+    const rest = script.slice(m.index + m[0].length, Math.min(eol < 0 ? script.length : eol, m.index + m[0].length + 4000));
     const cut = rest.search(END);
     const plain = (cut < 0 ? rest : rest.slice(0, cut)).trim().split(/[ \t]+/).filter(Boolean);
     // The whole line as shell first (it may quote a JSON argument), then up to the first character no bare word holds.

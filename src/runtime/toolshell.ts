@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { Command } from "just-bash";
 import { CallPipeline, configSecrets, createRedactor, type Hooks, type Redactor, type SessionEvent } from "../call/index.js";
-import { Catalog, renderIndex } from "../catalog/index.js";
+import { Catalog, foldName, namesakes, renderIndex } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext, type ServerWait } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
@@ -212,7 +212,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   let mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
   const checkName = (name: string) => {
     // Reserved names (`local`, `scripts`, …) are refused by the config checks (config/schema.ts).
-    if (local.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === name.replace(/-/g, "_").toLowerCase())) {
+    if (local.tools().some((t) => foldName(t.name) === foldName(name))) {
       throw new Error(`server ${name} has the same name as a local tool`);
     }
   };
@@ -243,6 +243,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     trustAnnotations: config.approval.trustAnnotations,
     // The servers in force now (runtime changes replace `config.servers`), not those at start.
     serverTrust: (name) => config.servers.find((s) => s.name === name)?.trust,
+    namesakes: (tool) => namesakes(sources.find((s) => s.name === tool.source)?.tools() ?? [], tool),
     scope: options.approvalScope,
     rater: config.rateUnlabeledTools ? new Rater(options.decisionService ?? offlineRater, options.ratingCache, options.decisionService ? "decision_service" : "offline") : undefined,
     loadBook(sessionId: string) {

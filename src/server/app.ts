@@ -23,7 +23,8 @@ import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { actorOf, ApiError, bearer, body, id, stepIdOf, str, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, id, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
 import { serversRoutes } from "./servers-api.js";
@@ -77,6 +78,25 @@ export function createApp(host: Host, options: AppOptions): Hono {
   });
   app.notFound((c) => c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
 
+  // The operator's log (log.ts): every request with its status, time, client and token name.
+  const log = options.log;
+  if (log && log.level !== "off") {
+    app.use("*", async (c, next) => {
+      const t0 = performance.now();
+      await next();
+      const status = c.res.status;
+      const quiet = c.req.path.startsWith("/console/static/") || c.req.path === "/healthz" || !!c.req.query("region");
+      const i = bearer(c) ? tokenIndex(bearer(c)!, options.tokens) : -1;
+      log.log(status >= 500 ? "error" : quiet ? "debug" : "info", "request", {
+        method: c.req.method,
+        path: c.req.path,
+        status,
+        ms: Math.round((performance.now() - t0) * 10) / 10,
+        client: clientAddress(c, { tls: !!options.tls, trustProxy: !!options.trustProxy }),
+        ...(i >= 0 ? { by: options.tokenNames?.[i] ?? `token-${i + 1}` } : {}),
+      });
+    });
+  }
   app.use("*", bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json({ error: { code: "payload_too_large", message: `the body is larger than ${options.maxBodyBytes} bytes` } }, 413) }));
   app.use("/v1/*", async (c, next) => {
     if (c.req.path.startsWith("/v1/webhooks/")) return next();

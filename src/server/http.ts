@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import { ToolCallError } from "../tool/index.js";
 import type { Actor } from "./changes.js";
+import type { Logger } from "./log.js";
 
 /** An API error: HTTP status, a stable code, a message. */
 export class ApiError extends Error {
@@ -32,6 +33,8 @@ export interface AppOptions {
   tls?: boolean;
   /** A TLS proxy in front is believed: X-Forwarded-Proto and X-Forwarded-For (reach.ts). */
   trustProxy?: boolean;
+  /** The operator's log: one line per request (log.ts). */
+  log?: Logger;
 }
 
 /** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */

@@ -12,6 +12,7 @@ import { hostname as machineName, networkInterfaces } from "node:os";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { Host } from "./host.js";
+import type { Logger } from "./log.js";
 import { isLoopbackHost } from "./reach.js";
 
 /** A running server. */
@@ -40,6 +41,8 @@ export interface StartApiOptions {
   tls?: { cert: string; key: string };
   /** Believe a TLS proxy's X-Forwarded-Proto and X-Forwarded-For. */
   trustProxy?: boolean;
+  /** The operator's log (log.ts): requests are logged to it. */
+  log?: Logger;
 }
 
 /**
@@ -56,7 +59,7 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
   const tlsFiles = options.tls ?? host.server.tls;
   const tls = tlsFiles ? readTls(tlsFiles) : undefined;
   const trustProxy = options.trustProxy ?? host.server.trustProxy ?? false;
-  const app = createApp(host, { tokens, tokenNames: host.server.tokenNames, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy });
+  const app = createApp(host, { tokens, tokenNames: host.server.tokenNames, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy, ...(options.log ? { log: options.log } : {}) });
   const hostname = options.host ?? host.server.host;
   const port = options.port ?? host.server.port;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

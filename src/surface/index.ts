@@ -27,5 +27,5 @@ export type { BashToolInput, BashToolResult, ToolSpec, DirectTool } from "./bash
 export { callDirect, directApprovalNeeded, modelView } from "./direct.js";
 export type { DirectOutcome, DirectCallOptions, ModelView } from "./direct.js";
 export { countTokens, toolTokens, toolListTokens, toolDefinitionJson } from "./tokens.js";
-export { placeTool, explainPlacement, splitTools, reachableFromShell, callableDirectly, namesTool, toolKeys, FilteredSource, TURN_CONTROL_NAMES, IMAGE_RESULT_NAMES, FILE_EDIT_NAMES } from "./split.js";
+export { placeTool, explainPlacement, splitTools, reachableFromShell, callableDirectly, namesTool, FilteredSource, TURN_CONTROL_NAMES, IMAGE_RESULT_NAMES, FILE_EDIT_NAMES } from "./split.js";
 export type { Placement, PlacementReason, SplitRules, ToolSplit } from "./split.js";

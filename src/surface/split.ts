@@ -20,7 +20,7 @@
  * Rule source: README → Which tools move into the shell, Configuration
  * (`keep_visible`); docs/agents.md → What the model sees.
  */
-import { foldName } from "../catalog/index.js";
+import { entryNames, foldName } from "../catalog/index.js";
 import type { CatalogTool, SourceState, ToolCallError, ToolSource } from "../tool/index.js";
 
 /** Where a tool goes. */
@@ -52,22 +52,9 @@ export const FILE_EDIT_NAMES: ReadonlySet<string> = new Set([
   "write_file", "edit_file", "multi_edit", "create_file", "apply_patch", "str_replace_based_edit_tool", "str_replace_editor",
 ]);
 
-/**
- * The spellings a config entry may use for a tool, folded: a top-level tool by its name; an MCP
- * tool as `server tool`, `tools server tool`, `server__tool`, `mcp_server__tool`, `server/tool`
- * or `server.tool`.
- */
-export function toolKeys(tool: CatalogTool): string[] {
-  const name = foldName(tool.name);
-  if (!tool.grouped) return [name];
-  const s = foldName(tool.source);
-  return [`${s} ${name}`, `${s}__${name}`, `mcp_${s}__${name}`, `${s}/${name}`, `${s}.${name}`];
-}
-
-/** True when the config entry `entry` names `tool` (see {@link toolKeys}). */
+/** True when the config entry `entry` names `tool` (the one canonical form: catalog/names.ts `entryNames`). */
 export function namesTool(entry: string, tool: CatalogTool): boolean {
-  const e = foldName(entry.trim().replace(/^tools\s+/, "").replace(/\s+/g, " "));
-  return toolKeys(tool).includes(e);
+  return entryNames(entry, tool);
 }
 
 /** Why a tool is where it is: the placement and a short reason. */

@@ -6,7 +6,7 @@ export { normalizeSchema, jsonSchemaValidator, isStandardSchema } from "./schema
 export type { SchemaInput, NormalizedSchema, StandardSchemaLike } from "./schema.js";
 export { LocalToolSource, toCatalogTool, renderLocalResult } from "./local-source.js";
 export { loadToolsDir, readSkill } from "./load.js";
-export { displayName, editDistance, foldName } from "./text.js";
+export { displayName, editDistance, foldName, nameWords, spellsExactly } from "./text.js";
 export { canonicalJson } from "./canonical.js";
 export { checkAnswer } from "./person.js";
 export type { ProgressUpdate, Question, QuestionAnswer } from "./person.js";

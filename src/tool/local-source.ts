@@ -7,6 +7,7 @@
 import { assertToolName, type ToolDefinition } from "./define.js";
 import { normalizeSchema, type NormalizedSchema } from "./schema.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type ToolOutput, type ToolSource } from "./types.js";
+import { foldName } from "./text.js";
 
 /** Turns one tool definition into a catalog tool. Resolves schemas once. @throws Error on a bad schema. */
 export async function toCatalogTool(name: string, def: ToolDefinition, source = "local"): Promise<CatalogTool> {
@@ -75,7 +76,7 @@ export class LocalToolSource implements ToolSource {
     const tools: CatalogTool[] = [];
     for (const [key, def] of Object.entries(defs)) {
       const toolName = def.name ?? key;
-      const folded = toolName.replace(/-/g, "_").toLowerCase();
+      const folded = foldName(toolName);
       const other = seen.get(folded);
       if (other) throw new Error(`duplicate tool name: ${toolName} and ${other} are the same command once "-" and "_" fold`);
       seen.set(folded, toolName);

@@ -28,6 +28,24 @@ export function foldName(name: string): string {
   return name.replace(/-/g, "_").toLowerCase();
 }
 
+/**
+ * True when `word` names `name` exactly as written: the name itself or its shown spelling. When
+ * two names of one source share a folded form (`get-report`, `GET_REPORT`), only an exact spelling
+ * reaches either, in commands and in config rules alike.
+ */
+export function spellsExactly(word: string, name: string): boolean {
+  return word === name || word === displayName(name);
+}
+
+/**
+ * The words of a tool named in config or on a command line, as written: any whitespace, a
+ * leading `tools` in any case (`"TOOLS  fake\tget-report"` → `["fake", "get-report"]`).
+ */
+export function nameWords(text: string): string[] {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  return words.length > 1 && words[0].toLowerCase() === "tools" ? words.slice(1) : words;
+}
+
 /** How a name is shown in help and runnable lines: underscores as hyphens (`list_pulls` → `list-pulls`). */
 export function displayName(name: string): string {
   return name.replace(/_/g, "-");

@@ -6,12 +6,18 @@
  * TypeScript checks the package's types without `skipLibCheck`, and an installed toolshell
  * whose engine is not the one it was built with refuses to start (src/shell/just-bash.ts).
  *
+ * The project is made as a user makes one (`npm init -y`, which npm 11 writes as CommonJS), the
+ * README's library example runs there as the README says to save it, nothing in node_modules
+ * compiles or has an install script (just-bash, whose optional codecs do, is bundled, not a
+ * dependency), no file points at sources the package does not ship (source maps), and the
+ * consumer's TypeScript checks `toolshell/ai` and the shipped examples/ai-sdk-loop.ts.
+ *
  * Needs `dist/` (`npm run test:package` builds it; `npm test` builds before its tests).
  * npm installs from its cache where it can (`--offline`), else from the registry.
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -78,6 +84,51 @@ export const host: typeof openHost = openHost;
 export const surface = gateway;
 `;
 
+const AI_TYPES = `
+import { createToolShell } from "toolshell";
+import { createToolshellTools } from "toolshell/ai";
+import { agentTurn } from "./ai-sdk-loop.js";
+
+export async function turn(): Promise<unknown> {
+  const shell = await createToolShell({ config: { mcpServers: {} } });
+  const session = shell.session("typed");
+  const tools = await createToolshellTools({ shell, session });
+  return { tools, agentTurn };
+}
+`;
+
+/** The README's library example (the block after "## Use it from code"), printing its first result. */
+function readmeExample(): string {
+  const readme = readFileSync(path.join(root, "README.md"), "utf8");
+  const m = /## Use it from code[^]*?```js\n([^]*?)```/.exec(readme);
+  assert.ok(m, "README: no js block under Use it from code");
+  return m[1] + "\nconsole.log(JSON.stringify(r));\n";
+}
+
+/** Every installed package that would compile or run a script on install. */
+function installScripts(nodeModules: string): string[] {
+  const found: string[] = [];
+  const look = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const d = path.join(dir, name);
+      if (name.startsWith(".") || !statSync(d).isDirectory()) continue;
+      if (name.startsWith("@")) {
+        look(d);
+        continue;
+      }
+      const pj = path.join(d, "package.json");
+      if (existsSync(pj)) {
+        const m = JSON.parse(readFileSync(pj, "utf8")) as { name?: string; scripts?: Record<string, string>; gypfile?: boolean };
+        const hooks = ["preinstall", "install", "postinstall"].filter((h) => m.scripts?.[h]);
+        if (hooks.length || m.gypfile || existsSync(path.join(d, "binding.gyp"))) found.push(`${m.name ?? name} (${hooks.join(", ") || "binding.gyp"})`);
+      }
+      if (existsSync(path.join(d, "node_modules"))) look(path.join(d, "node_modules"));
+    }
+  };
+  look(nodeModules);
+  return found;
+}
+
 test("the packed package works in an empty ESM project with no install script, after npm ci and other installs", { timeout: 30 * 60_000 }, async (t) => {
   assert.ok(existsSync(path.join(root, "dist", "engine", "just-bash.js")), "dist/engine is missing: run `npm run build` first");
   const dir = mkdtempSync(path.join(os.tmpdir(), "toolshell-pkg-"));
@@ -86,13 +137,34 @@ test("the packed package works in an empty ESM project with no install script, a
   const files = packed[0]!.files.map((f) => f.path);
   assert.ok(files.includes("dist/engine/just-bash.js") && files.includes("dist/engine/LICENSES.txt"), "the tarball carries the bundled engine and its licences");
   assert.ok(!files.some((f) => f.startsWith("src/") || f.startsWith("test/")), "no sources or tests in the tarball");
+  assert.ok(!files.some((f) => f.endsWith(".map")), "no source maps: they name src/*.ts files the package does not ship");
+  assert.ok(files.includes("examples/ai-sdk-loop.ts"), "docs/agents.md's loop is in the package");
   const tarball = path.join(dir, packed[0]!.filename);
 
   const proj = path.join(dir, "consumer");
   execFileSync("mkdir", [proj]);
-  writeFileSync(path.join(proj, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }, null, 2));
+  // as a user makes one: npm 11 writes "type": "commonjs"
+  assert.equal(run(npm, ["init", "-y"], proj).status, 0);
   writeFileSync(path.join(proj, "first-hour.mjs"), CONSUMER);
   npmInstall(["install", tarball], proj);
+
+  const nm = path.join(proj, "node_modules");
+  assert.deepEqual(installScripts(nm), [], "nothing installed compiles or runs an install script");
+  assert.ok(!existsSync(path.join(nm, "just-bash")) && !existsSync(path.join(nm, "node-liblzma")), "the engine is bundled: just-bash and its native codecs are not installed");
+  const mapped = (dir: string): string[] =>
+    readdirSync(dir).flatMap((f) => {
+      const p = path.join(dir, f);
+      if (statSync(p).isDirectory()) return mapped(p);
+      return /\.(js|d\.ts)$/.test(f) && readFileSync(p, "utf8").includes("sourceMappingURL") ? [p] : [];
+    });
+  assert.deepEqual(mapped(path.join(nm, "toolshell", "dist")), [], "no file points a stack trace at a source map");
+
+  // the README's example, saved as the README says, in that project
+  writeFileSync(path.join(proj, "toolshell.config.json"), "{}\n");
+  writeFileSync(path.join(proj, "example.mjs"), readmeExample());
+  const example = run(process.execPath, ["example.mjs"], proj);
+  assert.equal(example.status, 0, example.stderr);
+  assert.deepEqual(JSON.parse(example.stdout), { stdout: "Sunny\n", stderr: "", exit_code: 0, success: true, tool_call_id: "call_bash_1" });
 
   const manifest = JSON.parse(readFileSync(path.join(proj, "node_modules", "toolshell", "package.json"), "utf8")) as { scripts?: Record<string, string> };
   for (const hook of ["preinstall", "install", "postinstall", "prepare"]) assert.equal(manifest.scripts?.[hook], undefined, `toolshell declares no ${hook} script`);
@@ -121,6 +193,17 @@ test("the packed package works in an empty ESM project with no install script, a
   );
   const tsc = run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], proj);
   assert.equal(tsc.status, 0, `tsc in the consumer:\n${tsc.stdout}${tsc.stderr}`);
+
+  // toolshell/ai and the shipped loop type-check with nothing but `ai` added (no @types/json-schema)
+  npmInstall(["install", "ai@7"], proj);
+  copyFileSync(path.join(nm, "toolshell", "examples", "ai-sdk-loop.ts"), path.join(proj, "ai-sdk-loop.ts"));
+  writeFileSync(path.join(proj, "ai-types.ts"), AI_TYPES);
+  writeFileSync(
+    path.join(proj, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["ai-types.ts", "ai-sdk-loop.ts"] }),
+  );
+  const aiTsc = run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], proj);
+  assert.equal(aiTsc.status, 0, `tsc of toolshell/ai in the consumer:\n${aiTsc.stdout}${aiTsc.stderr}`);
 
   // an engine that is not the one toolshell was built with: refused, with the reason
   const enginePath = path.join(proj, "node_modules", "toolshell", "dist", "engine", "just-bash.js");

@@ -309,7 +309,7 @@ test("CLI: toolshell plan FILE, and a stopped run without a terminal prints the 
   assert.equal(again.stdout, '{"success":true,"message":"Entities deleted successfully"}\ndone\n');
 });
 
-test("CLI on a terminal: asks y / a / n / r about the stopped call, and yes covers the next run", async () => {
+test("CLI on a terminal: asks y / a / n / r about the stopped call; yes to a script that never started runs it at once", async () => {
   const { spawnSync } = await import("node:child_process");
   const { writeFileSync } = await import("node:fs");
   const cli = path.resolve("dist/cli/main.js");
@@ -318,12 +318,17 @@ test("CLI on a terminal: asks y / a / n / r about the stopped call, and yes cove
   writeFileSync(path.join(work, "s.sh"), `tools memory delete-entities entityNames='["q"]' && echo deleted\n`);
   // `script` (util-linux) gives the CLI a real terminal; the answer arrives once the prompt is up.
   const tty = spawnSync("script", ["-qec", `node ${cli} run s.sh`, "/dev/null"], { cwd: work, encoding: "utf8", input: "y\n", timeout: 60_000 });
-  assert.equal(tty.status, 3, tty.stdout + tty.stderr);
+  assert.equal(tty.status, 0, tty.stdout + tty.stderr);
   assert.match(tty.stdout, /Allow it\? \[y\]es once, \[a\]lways in this session, \[n\]o, \[r\]eject always:/);
-  assert.match(tty.stdout, /Approved\. Run the script again: a stopped script is not resumed\./);
-  const again = spawnSync(process.execPath, [cli, "run", "s.sh"], { cwd: work, encoding: "utf8", input: "" });
-  assert.equal(again.status, 0, again.stderr);
-  assert.match(again.stdout, /deleted\n$/);
+  assert.match(tty.stdout, /Approved\. Running the script \(it had not started\)\.[^]*deleted\r?\n/);
+  // The same on the warm host (now started by the first run), and "n" leaves it held (exit 3).
+  const warm = spawnSync("script", ["-qec", `node ${cli} run s.sh`, "/dev/null"], { cwd: work, encoding: "utf8", input: "y\n", timeout: 60_000 });
+  assert.equal(warm.status, 0, warm.stdout);
+  assert.match(warm.stdout, /Approved\. Running the script[^]*deleted\r?\n/);
+  const no = spawnSync("script", ["-qec", `node ${cli} run s.sh`, "/dev/null"], { cwd: work, encoding: "utf8", input: "n\n", timeout: 60_000 });
+  assert.equal(no.status, 3, no.stdout);
+  assert.match(no.stdout, /Nothing approved/);
+  spawnSync(process.execPath, [cli, "daemon", "stop"], { cwd: work, encoding: "utf8" });
 });
 
 test("a predicate answering false means no need to ask, even for a tool that declares nothing", async () => {

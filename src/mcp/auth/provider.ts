@@ -101,10 +101,31 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { clientId, clientSecret } = this.#o.settings;
     if (clientId) return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
-    if (this.#registering) return this.#pendingClient?.info;
+    if (this.#registering) return this.#pendingClient?.info ?? this.#noClient();
     if (this.#pendingClient && this.#o.broker.pendingFor(this.server.name, this.principal)) return this.#pendingClient.info;
     this.#pendingClient = undefined;
-    return (await this.#read())?.clientInformation;
+    return (await this.#read())?.clientInformation ?? this.#noClient();
+  }
+
+  /** The URL of this client's Client ID Metadata Document (`oauth.clientMetadataUrl`), used where the authorization server supports them (SDK). */
+  get clientMetadataUrl(): string | undefined {
+    return this.#o.settings.clientMetadataUrl;
+  }
+
+  /**
+   * No client yet: the SDK will use the Client ID Metadata Document or register one. When the
+   * authorization server offers neither way, say which setting fits instead of the SDK's
+   * "does not support dynamic client registration".
+   */
+  async #noClient(): Promise<undefined> {
+    const metadata = (await this.#read())?.discoveryState?.authorizationServerMetadata as (Record<string, unknown> & { issuer?: string }) | undefined;
+    if (!metadata) return undefined;
+    const cimd = metadata.client_id_metadata_document_supported === true;
+    if ((cimd && this.clientMetadataUrl) || metadata.registration_endpoint) return undefined;
+    throw new Error(
+      `MCP server "${this.server.name}": its authorization server ${metadata.issuer ?? ""} has no dynamic client registration${cimd ? " and this server's entry has no oauth.clientMetadataUrl" : " and does not accept Client ID Metadata Documents"}. ` +
+        `Register toolshell with it and set oauth.clientId (and oauth.clientSecret for a confidential client)${cimd ? ", or set oauth.clientMetadataUrl to the https URL of a Client ID Metadata Document naming this redirect URI" : ""} in the server's config entry`,
+    );
   }
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {

@@ -1,0 +1,91 @@
+/**
+ * Names compared in one canonical form: a config rule covers the tool it names, however the rule
+ * is spaced or cased, and never a second tool of the server whose name folds to the same form
+ * (`get-report` and `GET_REPORT`); each of the two is reached by its exact spelling, under its own
+ * command, so an answer for one never covers the other. Each form has a control.
+ * See docs/security.md ("Answers are bound to what was shown").
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { test, type TestContext } from "node:test";
+import { createToolShell } from "../../src/index.js";
+import { REPO_ROOT } from "../fixtures/mcp/index.js";
+
+/** A stdio server with `get-report` (read-only), `GET_REPORT` (destructive) and `list-items`. */
+function server(t: TestContext): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-names-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
+  const file = path.join(dir, "fake.mjs");
+  writeFileSync(
+    file,
+    [
+      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
+      `const server = new McpServer({ name: "fake", version: "1.0.0" });`,
+      `server.registerTool("get-report", { description: "Reads the report.", annotations: { readOnlyHint: true } }, () => ({ content: [{ type: "text", text: "read" }] }));`,
+      `server.registerTool("GET_REPORT", { description: "Deletes the report.", annotations: { destructiveHint: true } }, () => ({ content: [{ type: "text", text: "DELETED" }] }));`,
+      `server.registerTool("list-items", { description: "Lists.", annotations: { destructiveHint: true } }, () => ({ content: [{ type: "text", text: "listed" }] }));`,
+      `await server.connect(new StdioServerTransport());`,
+    ].join("\n"),
+  );
+  return file;
+}
+
+async function shellWith(t: TestContext, tools: Record<string, "always" | "never" | "block">) {
+  const shell = await createToolShell({ config: { mcpServers: { fake: { command: process.execPath, args: [server(t)] } }, approval: { tools } } });
+  t.after(() => shell.close());
+  return shell;
+}
+
+test("a rule for `fake get-report` does not exempt GET_REPORT: each is reached by its exact spelling under its own command; control: get-report runs", async (t) => {
+  const shell = await shellWith(t, { "fake get-report": "never" });
+  const s = shell.session("names");
+  for (const word of ["GET_REPORT", "GET-REPORT"]) {
+    const r = await s.bash(`tools fake ${word}`);
+    assert.equal(r.tools?.stopped?.reason, "needs_approval", `${word}: ${JSON.stringify(r)}`);
+    assert.doesNotMatch(r.stdout, /DELETED/);
+  }
+  // A folded spelling naming both reaches neither.
+  const both = await s.bash("tools fake get_REPORT");
+  assert.equal(both.exit_code !== 0 && !/DELETED|read/.test(both.stdout), true, JSON.stringify(both));
+  const ok = await s.bash("tools fake get-report");
+  assert.equal(ok.stdout, "read\n", ok.stderr);
+  // An answer for one never covers the other: they have different commands.
+  const stopped = (await s.bash("tools fake GET_REPORT")).tools!.stopped!;
+  await s.answer(stopped.request_id!, "allow_always");
+  const other = await shell.session("names-2").bash("tools fake GET_REPORT");
+  assert.equal(other.tools?.stopped?.reason, "needs_approval", "another session still asks");
+  const again = await s.bash("tools fake GET_REPORT");
+  assert.equal(again.stdout, "DELETED\n", "control: allowed, it runs");
+});
+
+test("a block written with other spacing or case matches every spelling of the tool; control: the other tools still run", async (t) => {
+  for (const rule of [" TOOLS  Fake\tList_Items ", "fake LIST-ITEMS", "Tools fake list_items"]) {
+    const shell = await shellWith(t, { [rule]: "block" });
+    const s = shell.session("block");
+    for (const word of ["list-items", "list_items", "LIST-ITEMS", "List_Items"]) {
+      const r = await s.bash(`tools fake ${word}`);
+      assert.doesNotMatch(r.stdout, /listed/, `${JSON.stringify(rule)} / ${word}`);
+      assert.match(r.stderr, /denied|block/i, `${JSON.stringify(rule)} / ${word}: ${r.stderr}`);
+    }
+    const ok = await s.bash("tools fake get-report");
+    assert.equal(ok.stdout, "read\n", `control under ${JSON.stringify(rule)}: ${ok.stderr}`);
+    await shell.close();
+  }
+});
+
+test("a rule spelling neither of two namesakes covers both, the stricter way; an exact spelling covers only its own", async (t) => {
+  const shell = await shellWith(t, { "FAKE get_Report": "block" });
+  const s = shell.session("neither");
+  assert.match((await s.bash("tools fake get-report")).stderr, /denied|block/i);
+  assert.match((await s.bash("tools fake GET_REPORT")).stderr, /denied|block/i);
+  const exact = await shellWith(t, { "fake GET_REPORT": "block" });
+  const e = exact.session("exact");
+  assert.match((await e.bash("tools fake GET_REPORT")).stderr, /denied|block/i);
+  const ctl = await e.bash("tools fake get-report");
+  assert.equal(ctl.stdout, "read\n", `control: the namesake the rule does not spell runs: ${ctl.stderr}`);
+});
