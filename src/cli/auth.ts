@@ -14,7 +14,13 @@ import path from "node:path";
 import type { ServerConfig } from "../config/index.js";
 import { resolveConfigFile } from "../config/locate.js";
 import { DEFAULT_PRINCIPAL, type SignInStatus } from "../mcp/index.js";
+import { terminalText } from "../policy/show-input.js";
 import { openToolShell, type CommonOptions } from "./commands.js";
+
+// What an authorization server or an MCP server says (a URL, an error, a server's name) reaches
+// the terminal only through the terminal escaping (docs/security.md "Text on the terminal").
+const toOut = (text: string) => process.stdout.write(terminalText(text));
+const toErr = (text: string) => process.stderr.write(terminalText(text));
 
 /** Options of `toolshell auth`. */
 export interface AuthCliOptions {
@@ -45,27 +51,27 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
     const servers = host.config.servers;
     if (opts.list) {
       const rows = await listSignIns(servers.filter((s) => !server || s.name === server), principal, oauth);
-      process.stdout.write(opts.json ? JSON.stringify(rows, null, 2) + "\n" : table(rows));
+      toOut(opts.json ? JSON.stringify(rows, null, 2) + "\n" : table(rows));
       return 0;
     }
     if (!server) {
-      process.stderr.write("toolshell auth: name a server (toolshell auth <server>), or --list\n");
+      toErr("toolshell auth: name a server (toolshell auth <server>), or --list\n");
       return 2;
     }
     const config = servers.find((s) => s.name === server);
     if (!config) {
-      process.stderr.write(`toolshell auth: no MCP server "${server}" in the config (servers: ${servers.map((s) => s.name).join(", ") || "none"})\n`);
+      toErr(`toolshell auth: no MCP server "${server}" in the config (servers: ${servers.map((s) => s.name).join(", ") || "none"})\n`);
       return 2;
     }
     if (opts.logout) {
       const { signOut } = await import("../mcp/auth/index.js");
       const forgot = await signOut(server, principal, oauth);
-      process.stdout.write(forgot ? `Signed out of ${server} (principal "${principal}"): its tokens are forgotten.\n` : `Not signed in to ${server} (principal "${principal}").\n`);
+      toOut(forgot ? `Signed out of ${server} (principal "${principal}"): its tokens are forgotten.\n` : `Not signed in to ${server} (principal "${principal}").\n`);
       return forgot ? 0 : 1;
     }
     const waitMs = opts.wait === undefined ? SIGN_IN_WAIT_MS : Number(opts.wait);
     if (!Number.isInteger(waitMs) || waitMs <= 0) {
-      process.stderr.write(`toolshell auth: --wait takes a whole number of milliseconds, got ${opts.wait}\n`);
+      toErr(`toolshell auth: --wait takes a whole number of milliseconds, got ${opts.wait}\n`);
       return 2;
     }
     const { signIn } = await import("../mcp/auth/flow.js");
@@ -77,11 +83,11 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
       const status = await signIn(config, principal, oauth, {
         signal: stop.signal,
         onUrl: (url) => {
-          process.stdout.write(`Sign in to ${server}${principal === DEFAULT_PRINCIPAL ? "" : ` as principal "${principal}"`} by opening:\n\n  ${url}\n\nWaiting for the authorization server's redirect (Ctrl-C stops)…\n`);
+          toOut(`Sign in to ${server}${principal === DEFAULT_PRINCIPAL ? "" : ` as principal "${principal}"`} by opening:\n\n  ${url}\n\nWaiting for the authorization server's redirect (Ctrl-C stops)…\n`);
           if (opts.open !== false) openBrowser(url);
         },
       });
-      process.stdout.write(`${describe(status)}\n`);
+      toOut(`${describe(status)}\n`);
       return 0;
     } catch (err) {
       throw new Error(await advice(err, config, waitMs, stop.signal, common), { cause: err });
@@ -90,7 +96,7 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
       process.off("SIGINT", onInt);
     }
   } catch (err) {
-    process.stderr.write(`toolshell auth: ${err instanceof Error ? err.message : String(err)}\n`);
+    toErr(`toolshell auth: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
     await host?.close().catch(() => {});

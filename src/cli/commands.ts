@@ -4,6 +4,7 @@
  *
  * Rule source: README "The CLI and the demo".
  */
+import { terminalJson, terminalText } from "../policy/show-input.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -124,15 +125,15 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
   const shell = host.shell;
   const sessionId = req.options.session ?? CLI_SESSION;
   // Approvals are found across the store's sessions; --session narrows (cli/approvals.ts).
-  if (req.kind === "approvals") return { stdout: await (await import("./approvals.js")).listApprovals(host, { session: req.options.session, json: req.json }), stderr: "", code: 0 };
+  if (req.kind === "approvals") return { stdout: terminalText(await (await import("./approvals.js")).listApprovals(host, { session: req.options.session, json: req.json })), stderr: "", code: 0 };
   // A session the CLI opens records the user who runs it (ctx.session.auth.client).
   const cliSession = (id: string) => host.session(id, { client: `cli:${cliUser()}` });
-  if (req.kind === "list") return { stdout: shell.listing(), stderr: "", code: 0 };
+  if (req.kind === "list") return { stdout: terminalText(shell.listing()), stderr: "", code: 0 };
   if (req.kind === "plan") {
     const { planScript } = await import("../policy/index.js");
     const session = cliSession(sessionId);
     const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
-    return { stdout: JSON.stringify(plan, null, 2) + "\n", stderr: "", code: 0 };
+    return { stdout: terminalJson(JSON.stringify(plan, null, 2)) + "\n", stderr: "", code: 0 };
   }
   if (req.kind === "approve") {
     const answered = await (await import("./approvals.js")).approveById(host, req.requestId, req.decision, { session: req.options.session });
@@ -146,7 +147,7 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
     out.code = EXIT_NEEDS_APPROVAL;
     out.stopped = stopped;
   }
-  if (stopped) out.report = JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } }) + "\n";
+  if (stopped) out.report = terminalJson(JSON.stringify({ tools: { ...result.tools, stdout: undefined, stderr: undefined } })) + "\n";
   return out;
 }
 
@@ -169,7 +170,7 @@ export async function runCli(req: CliRequest): Promise<void> {
     // Progress lines on stderr; an upstream server's question asked on the terminal, if there is one (person.ts).
     const { askQuestion, cliPerson, processTerminal } = await import("./person.js");
     const terminal = processTerminal();
-    const relay = { line: (text: string) => process.stderr.write(`tools: ${text}\n`), ...(terminal ? { ask: (q: AskedQuestion) => askQuestion(q, terminal) } : {}) };
+    const relay = { line: (text: string) => process.stderr.write(terminalText(`tools: ${text}\n`)), ...(terminal ? { ask: (q: AskedQuestion) => askQuestion(q, terminal) } : {}) };
     // A script held before it started runs again once the person allowed every call (ask.ts).
     for (let round = 0; ; round++) {
       // A run that went in-process stays there (the warm host may still be starting).
@@ -195,7 +196,7 @@ export async function runCli(req: CliRequest): Promise<void> {
       if (!allowed || !outcome.stopped!.before_start || round >= 20) break;
     }
   } catch (err) {
-    await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
+    await write(process.stderr, terminalText(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`));
     code = EXIT_USAGE;
   } finally {
     await host?.close().catch(() => {});

@@ -11,6 +11,7 @@
  * Rule source: README "The CLI" (exit codes, the store beside the config).
  */
 import type { Store } from "../store/index.js";
+import { terminalJson, terminalText } from "../policy/show-input.js";
 import { ToolCallError } from "../tool/index.js";
 import type { CommonOptions } from "./commands.js";
 
@@ -37,9 +38,12 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => (text ? stream.write(text, () => resolve()) : resolve()));
 }
 
-/** Prints `value` as one JSON document (with `--json`) or `text` (for people). */
+/**
+ * Prints `value` as one JSON document (with `--json`) or `text` (for people), through the
+ * terminal escaping (`terminalText`): names, bodies and outputs come from scripts and servers.
+ */
 export function print(o: ManageOptions, value: unknown, text: () => string): Promise<void> {
-  return write(process.stdout, o.json ? JSON.stringify(value, null, 2) + "\n" : text());
+  return write(process.stdout, o.json ? terminalJson(JSON.stringify(value, null, 2)) + "\n" : terminalText(text()));
 }
 
 /**
@@ -92,7 +96,7 @@ export async function fail(o: ManageOptions, err: unknown): Promise<number> {
       : err instanceof ToolCallError
         ? new ManageError(err.code === "unknown_command" ? "not_found" : "invalid_input", err.message)
         : new ManageError("unavailable", err instanceof Error ? err.message : String(err));
-  await write(process.stderr, o.json ? JSON.stringify({ error: { code: e.code, message: e.message } }) + "\n" : `toolshell: ${e.message}\n`);
+  await write(process.stderr, o.json ? terminalJson(JSON.stringify({ error: { code: e.code, message: e.message } })) + "\n" : terminalText(`toolshell: ${e.message}\n`));
   return e.exitCode;
 }
 

@@ -14,6 +14,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isPostgresUrl as isStoreUrl } from "../config/store-location.js";
+import { terminalJson, terminalText } from "../policy/show-input.js";
 import { hostOf, isLoopbackHost } from "../server/reach.js";
 
 /** Exit code when the session is unknown or the store is missing. */
@@ -98,17 +99,17 @@ export async function runEvents(sessionId: string, o: { json?: boolean; after?: 
       for (;;) {
         const page = await store.listEvents(sessionId, { after: cursor, limit: 5000 });
         if (!page.length) break;
-        if (o.json) await write(process.stdout, page.map((e) => JSON.stringify(e)).join("\n") + "\n");
+        if (o.json) await write(process.stdout, terminalJson(page.map((e) => JSON.stringify(e)).join("\n")) + "\n");
         else all.push(...page);
         cursor = page[page.length - 1].seq;
       }
-      if (!o.json) await write(process.stdout, renderTimeline(all) || `(no events in session ${sessionId})\n`);
+      if (!o.json) await write(process.stdout, terminalText(renderTimeline(all) || `(no events in session ${sessionId})\n`));
       return 0;
     } finally {
       await store.close().catch(() => {});
     }
   } catch (err) {
-    await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
+    await write(process.stderr, terminalText(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`));
     return EXIT_USAGE;
   }
 }

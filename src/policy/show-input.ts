@@ -258,6 +258,27 @@ export function showText(text: string): { parts: ShownPart[]; flags: InputFlag[]
   return { parts, flags };
 }
 
+/** Every character {@link showText} flags, for replacing all of them at once. */
+const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
+
+/**
+ * Text from a script, a server or an authorization server for a terminal: as {@link showText}
+ * writes it (the console's escaping), every flagged character — ESC of an ANSI CSI/OSC sequence,
+ * CR, backspace, C1 controls, bidirectional overrides, zero-width characters — as its visible
+ * `\uXXXX` escape; newlines and tabs kept. Every CLI line printing such text goes through it.
+ */
+export function terminalText(text: string): string {
+  return text.replace(HIDDEN_ALL, (ch) => jsonEscape(ch.codePointAt(0)!));
+}
+
+/**
+ * JSON text for a terminal: the same characters as JSON escapes (they only occur inside strings,
+ * so the text still parses to the same value).
+ */
+export function terminalJson(json: string): string {
+  return terminalText(json);
+}
+
 /**
  * One line per flag for a person to read under the shown input, e.g.
  * `hidden character U+202E RIGHT-TO-LEFT OVERRIDE at /path`; empty when there are none.

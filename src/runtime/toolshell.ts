@@ -291,7 +291,9 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     engineCommands: options.engineCommands ?? defaultEngineCommands(),
     skillsDir,
     store: options.store,
-    sessionSources: options.sessionSources,
+    // A session's own sources (its saved scripts) pass the same split as the shared ones: with
+    // `allowedTools`, a saved script it does not name is unreachable (docs/agents.md).
+    sessionSources: options.sessionSources ? (session) => toShell(options.sessionSources!(session)) : undefined,
     subcommands: options.subcommands,
     onEvent: options.onEvent,
     preflight: options.preflight,

@@ -154,6 +154,9 @@ export class FilteredSource implements ToolSource {
   load(signal?: AbortSignal): Promise<void> {
     return this.inner.load(signal);
   }
+  async refresh(): Promise<void> {
+    await this.inner.refresh?.();
+  }
   async close(): Promise<void> {
     await this.inner.close?.();
   }

@@ -100,7 +100,8 @@ export function junctionMatrix(
   let n = 0;
   for (const kind of options.kinds ?? TOOL_KINDS) {
     for (const row of options.paths ?? PATHS) {
-      const prefix = `j${++n}x`;
+      // Ids and sessions of their own per surface too: several surfaces share one world's log and store.
+      const prefix = `${surfaceName.toLowerCase().replace(/[^a-z]+/g, "")}${++n}x`;
       test(`${surfaceName} × ${kind.name}: ${row.name}`, async () => {
         const { surface, world } = await open();
         await row.run(await surface(`junction-${prefix}`), kind, world, (i) => `${prefix}${i}`);

@@ -89,3 +89,23 @@ test("a rule spelling neither of two namesakes covers both, the stricter way; an
   const ctl = await e.bash("tools fake get-report");
   assert.equal(ctl.stdout, "read\n", `control: the namesake the rule does not spell runs: ${ctl.stderr}`);
 });
+
+test("with allowedTools, a saved script it does not name is unreachable; control: one it names runs", async (t) => {
+  const { openHost } = await import("../../src/server/index.js");
+  const { defineTool } = await import("../../src/index.js");
+  const note = defineTool({ description: "Notes.", inputSchema: { type: "object", properties: {} }, hints: { destructive: false, openWorld: false }, execute: () => "noted" });
+  const save = (name: string) => `echo 'echo ran-${name}' | tools scripts save ${name} --description 'Says it ran.'`;
+  const open = await openHost({ store: ":memory:", tools: { note }, config: { manageScripts: true } });
+  t.after(() => open.close());
+  const s = open.session("saver");
+  assert.equal((await s.bash(save("hidden-one"))).exit_code, 0);
+  assert.equal((await s.bash(save("shown-one"))).exit_code, 0);
+  const limited = await openHost({ store: open.store, tools: { note }, config: { manageScripts: true }, allowedTools: ["note", "scripts shown-one", "scripts save"] });
+  t.after(() => limited.close());
+  const l = limited.session("saver");
+  const r = await l.bash("tools scripts hidden-one");
+  assert.doesNotMatch(r.stdout, /ran-hidden-one/, JSON.stringify(r));
+  assert.notEqual(r.exit_code, 0);
+  const ok = await l.bash("tools scripts shown-one");
+  assert.equal(ok.stdout, "ran-shown-one\n", `control: ${ok.stderr}`);
+});

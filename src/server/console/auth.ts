@@ -10,6 +10,7 @@
  * Rule source: README "Console"; RFC 6265bis (cookie prefixes, SameSite); the Fetch standard
  * (`Sec-Fetch-Site`).
  */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { tokenMatches } from "../http.js";
@@ -50,9 +51,41 @@ export function crossSite(c: Context): boolean {
   }
 }
 
-/** A local path to go back to after signing in (anything else becomes `/`). */
+const HERE = "http://console.invalid";
+
+/**
+ * A path of this site to go back to after signing in; anything else becomes `/`. The value is
+ * read the way a browser reads a Location header (the URL standard: tabs and newlines dropped,
+ * `\\` as `/`, percent-decoding of the host), so no spelling of another origin (`//x`, `/\\x`,
+ * `/\t/x`, `https:x`, …) gets through; what comes back is the normalised path, query and fragment.
+ */
 export function localPath(next: string | undefined): string {
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
+  if (!next || !next.startsWith("/")) return "/";
+  let u: URL;
+  try {
+    u = new URL(next, HERE);
+  } catch {
+    return "/";
+  }
+  if (u.origin !== HERE) return "/";
+  const p = u.pathname + u.search + u.hash;
+  return p.startsWith("/") && !p.startsWith("//") && !p.startsWith("/\\") ? p : "/";
+}
+
+/** The key notes are signed with (one per process: a note is shown by the replica that wrote it). */
+const NOTE_KEY = randomBytes(32);
+
+/** The signature of a note the console itself wrote (`?note=…&sig=…`). */
+export function noteSig(note: string): string {
+  return createHmac("sha256", NOTE_KEY).update(note, "utf8").digest("base64url").slice(0, 22);
+}
+
+/** The note to show, only when the console signed it: a link cannot put words in its mouth. */
+export function signedNote(note: string | undefined, sig: string | undefined): string | undefined {
+  if (!note || !sig) return undefined;
+  const want = Buffer.from(noteSig(note));
+  const got = Buffer.from(sig);
+  return want.length === got.length && timingSafeEqual(want, got) ? note : undefined;
 }
 
 /**

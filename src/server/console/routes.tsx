@@ -18,7 +18,7 @@ import { showInput } from "../../policy/index.js";
 import { CONSOLE_ENV, tokenMatches } from "../http.js";
 import { signInBlocked, type Transport } from "../reach.js";
 import type { Host } from "../host.js";
-import { localPath, requireSignIn, signedInToken, signIn, signOut, crossSite } from "./auth.js";
+import { localPath, noteSig, requireSignIn, signedInToken, signedNote, signIn, signOut, crossSite } from "./auth.js";
 import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } from "./data.js";
 import { LiveHub } from "./live.js";
 import { assets } from "./static.js";
@@ -69,7 +69,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const render = async (c: Context, page: { title: string; section?: Section; live?: string }, body: Child) => {
     if (c.req.query("region")) return c.html(<>{body}</>);
     const pending = await hub.pendingCount();
-    const note = c.req.query("note");
+    const note = signedNote(c.req.query("note"), c.req.query("sig"));
     return c.html(
       html`<!doctype html>${(
         <Page title={page.title} section={page.section} pending={pending} live={page.live}>
@@ -101,7 +101,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const reply = (c: Context, result: { ok: boolean; status: number; error?: string }, done: string, back: string) => {
     const message = result.ok ? done : result.error!;
     if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ ok: result.ok, message }, result.ok ? 200 : (result.status as 400));
-    return c.redirect(`${back}?note=${encodeURIComponent(message)}`, 303);
+    return c.redirect(`${back}?note=${encodeURIComponent(message)}&sig=${noteSig(message)}`, 303);
   };
 
   // ── sign-in ─────────────────────────────────────────────────────────────────

@@ -1,0 +1,40 @@
+/**
+ * The junction matrix (paths.ts) through the built CLI (run `npm run build` first): the warm
+ * host and `--no-daemon` runs on one store, the person answering with `toolshell approve`.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { after } from "node:test";
+import { openStore } from "../../src/store/index.js";
+import { cli, cliSurface } from "./drivers/cli.js";
+import { TOOL_KINDS } from "./kinds.js";
+import { junctionMatrix, type Surface } from "./paths.js";
+import { makeWorld, PURGE_SCRIPT, type World } from "./world.js";
+
+let opened: Promise<{ world: World; env: NodeJS.ProcessEnv }> | undefined;
+const world = () =>
+  (opened ??= (async () => {
+    const w = await makeWorld();
+    const store = await openStore(w.store);
+    await store.saveScript("default", PURGE_SCRIPT);
+    await store.close();
+    const sockets = path.join(w.dir, "sockets");
+    mkdirSync(sockets, { mode: 0o700 });
+    return { world: w, env: { TOOLSHELL_DAEMON_DIR: sockets } };
+  })());
+after(async () => {
+  if (!opened) return;
+  const { world: w, env } = await opened;
+  await cli(w, ["daemon", "stop"], env);
+  await w.close();
+});
+
+const surface = (flags: string[]) => async () => {
+  const { world: w, env } = await world();
+  return { world: w, surface: async (session: string): Promise<Surface> => cliSurface(w, session, flags, env) };
+};
+
+junctionMatrix("CLI warm host", surface([]));
+// A --no-daemon run starts its servers for itself (seconds each on a loaded machine): the kinds
+// that start no child process keep the file within a few minutes.
+junctionMatrix("CLI --no-daemon", surface(["--no-daemon"]), { kinds: TOOL_KINDS.filter((k) => k.name === "local tool") });

@@ -1,0 +1,61 @@
+/**
+ * The CLI (README "The CLI"), built: `toolshell exec SCRIPT --session ID`, on the warm host or
+ * with `--no-daemon`; a stop for approval exits 3 with the stop report as the last line of
+ * stderr, the person answers with `toolshell approve ID DECISION`, and runs the script again.
+ */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import type { Decision } from "../../../src/index.js";
+import { REPO_ROOT } from "../../fixtures/mcp/index.js";
+import type { Surface, Turn } from "../paths.js";
+import type { World } from "../world.js";
+import { waitingOn } from "./library.js";
+
+export const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
+
+/** Runs the built CLI in the world's folder. Never rejects. */
+export function cli(world: World, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [CLI, "--config", world.config, ...args], { cwd: world.dir, env: { ...world.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (d) => (stdout += d));
+    p.stderr.on("data", (d) => (stderr += d));
+    p.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** The stop report on the last line of a CLI run's stderr, if any. */
+function reportOf(stderr: string): unknown {
+  try {
+    return (JSON.parse(stderr.trim().split("\n").pop() ?? "") as { tools?: unknown }).tools;
+  } catch {
+    return undefined;
+  }
+}
+
+export function cliSurface(world: World, session: string, flags: string[], env: NodeJS.ProcessEnv): Surface {
+  const run = (script: string) => cli(world, [...flags, "--session", session, "exec", script], env);
+  return {
+    name: `CLI ${flags.join(" ") || "warm host"}`,
+    async turn(script: string, decision: Decision): Promise<Turn> {
+      let asked = 0;
+      let r = await run(script);
+      for (let i = 0; i < 2; i++) {
+        const ids = r.status === 3 ? waitingOn(reportOf(r.stderr)) : [];
+        if (!ids.length) break;
+        asked++;
+        for (const id of ids) {
+          const a = await cli(world, [...flags, "approve", id, decision], env);
+          if (a.status !== 0) throw new Error(`toolshell approve ${id} ${decision}: ${a.stderr}`);
+        }
+        if (decision.startsWith("reject")) break;
+        r = await run(script);
+      }
+      const listed = await cli(world, [...flags, "--session", session, "approvals", "--json"], env);
+      const pending = JSON.parse(listed.stdout || "[]") as unknown[];
+      return { asked, stdout: r.stdout, stderr: r.stderr, pending: pending.length };
+    },
+    events: async () => (await cli(world, [...flags, "events", session], env)).stdout,
+  };
+}
