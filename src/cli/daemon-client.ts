@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -22,6 +22,9 @@ import type { AskedQuestion } from "../call/index.js";
 import { isPostgresUrl } from "../config/store-location.js";
 import type { QuestionAnswer } from "../tool/index.js";
 import type { CliOutcome, CliRequest, CommonOptions } from "./commands.js";
+import { configFingerprint } from "./fingerprint.js";
+
+export { configFingerprint };
 
 /** What shapes a host: the same values reach the same host. */
 export interface HostKey {
@@ -109,30 +112,6 @@ export function hostPaths(key: HostKey): { socket: string; log: string; id: stri
     .slice(0, 16);
   const dir = daemonDir();
   return { socket: path.join(dir, `${id}.sock`), log: path.join(dir, `${id}.log`), id };
-}
-
-/** The build of toolshell running this code (its file's size and time): a rebuilt or upgraded toolshell gets a new host. */
-function buildStamp(): string {
-  try {
-    const st = statSync(fileURLToPath(import.meta.url));
-    return `${st.size}:${st.mtimeMs}`;
-  } catch {
-    return "";
-  }
-}
-
-/**
- * The config's fingerprint: its bytes, the values of the `${NAME}` variables it names, and the
- * build of toolshell itself. A host answers only requests with its own fingerprint.
- */
-export function configFingerprint(configFile: string): string {
-  const text = readFileSync(configFile, "utf8");
-  const names = [...new Set([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]))].sort();
-  return createHash("sha256")
-    .update(buildStamp())
-    .update(text)
-    .update(JSON.stringify(names.map((n) => [n, process.env[n] ?? null])))
-    .digest("hex");
 }
 
 /**

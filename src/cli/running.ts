@@ -1,12 +1,15 @@
 /**
- * How the CLI finds a running `toolshell serve` of a config: while it runs, `serve` keeps a small
- * file beside the config, `.toolshell/serve.<config file name>.json`, with its process id and
- * URL (no token). A CLI command reads it, checks the process is alive, and calls the HTTP API
- * with a token from the same config (`server.tokens`, `TOOLSHELL_API_TOKEN(S)`).
+ * How the CLI finds a running `toolshell serve` of a config: while it runs, each `serve` keeps a
+ * small file beside the config, `.toolshell/serve.<config file name>.<pid>.json`, with its
+ * process id and URL (no token), and writes the same to `.toolshell/serve.<config file name>.json`
+ * (the one started last). A CLI command reads them, skips processes that are gone (a replica
+ * killed with SIGKILL leaves its file), and calls the HTTP API of a live one with a token from the
+ * same config (`server.tokens`, `TOOLSHELL_API_TOKEN(S)`). Replicas on other machines are listed
+ * from the store (server/shared-state.ts).
  *
  * Rule source: README "The CLI"; docs/sessions.md → HTTP API (bearer tokens).
  */
-import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /** What the file says. */
@@ -23,23 +26,53 @@ export function serveFile(configFile: string): string {
   return path.join(path.dirname(full), ".toolshell", `serve.${path.basename(full)}.json`);
 }
 
+/** The serve files of `configFile`: the one started last first, then one per process. */
+function serveFiles(configFile: string): string[] {
+  const latest = serveFile(configFile);
+  const prefix = path.basename(latest).replace(/\.json$/, ".");
+  let names: string[] = [];
+  try {
+    names = readdirSync(path.dirname(latest)).filter((n) => n.startsWith(prefix) && /^\d+\.json$/.test(n.slice(prefix.length)));
+  } catch {}
+  return [latest, ...names.sort().map((n) => path.join(path.dirname(latest), n))];
+}
+
+/** The processes serving `configFile` on this machine now (one per live process, from their serve files). */
+export function servingProcesses(configFile: string): Array<{ pid: number; url: string; started_at: string }> {
+  const out = new Map<number, { pid: number; url: string; started_at: string }>();
+  for (const f of serveFiles(configFile)) {
+    try {
+      const a = JSON.parse(readFileSync(f, "utf8")) as Announced;
+      if (typeof a.pid === "number" && typeof a.url === "string" && alive(a.pid) && !out.has(a.pid)) out.set(a.pid, { pid: a.pid, url: a.url, started_at: String(a.started_at) });
+    } catch {}
+  }
+  return [...out.values()];
+}
+
 /**
  * Says that this process serves `configFile` at `url` (mode 0600). @returns a function that takes
- * the file away again (only if it is still this process's). Never throws: a folder that cannot
- * be written only means the CLI will not find this host.
+ * the files away again (only if they are still this process's). Never throws: a folder that
+ * cannot be written only means the CLI will not find this host.
  */
 export function announceServe(configFile: string, url: string): () => void {
   const file = serveFile(configFile);
+  const own = file.replace(/\.json$/, `.${process.pid}.json`);
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     const body: Announced = { pid: process.pid, url, config: path.resolve(configFile), started_at: new Date().toISOString() };
+    writeFileSync(own, JSON.stringify(body) + "\n", { mode: 0o600 });
     writeFileSync(file, JSON.stringify(body) + "\n", { mode: 0o600 });
   } catch {
     return () => {};
   }
   return () => {
+    rmSync(own, { force: true });
     try {
-      if ((JSON.parse(readFileSync(file, "utf8")) as Announced).pid === process.pid) rmSync(file, { force: true });
+      if ((JSON.parse(readFileSync(file, "utf8")) as Announced).pid !== process.pid) return;
+      // Another replica of the config still runs here: the file names it instead.
+      const other = servingProcesses(configFile).find((p) => p.pid !== process.pid);
+      if (!other) rmSync(file, { force: true });
+      else writeFileSync(file, readFileSync(file.replace(/\.json$/, `.${other.pid}.json`), "utf8"), { mode: 0o600 });
     } catch {}
   };
 }
@@ -59,16 +92,21 @@ export interface RunningHost {
  *   user's own (another user's, or one others may write): the token is not sent where it says.
  */
 export function runningServe(configFile: string, tokens: readonly string[]): RunningHost | undefined {
-  let a: Announced;
-  try {
-    a = JSON.parse(readFileSync(serveFile(configFile), "utf8")) as Announced;
-  } catch {
-    return undefined;
+  let a: Announced | undefined;
+  let file = "";
+  for (const f of serveFiles(configFile)) {
+    try {
+      const x = JSON.parse(readFileSync(f, "utf8")) as Announced;
+      if (typeof x.pid === "number" && typeof x.url === "string" && alive(x.pid)) {
+        a = x;
+        file = f;
+        break;
+      }
+    } catch {}
   }
-  if (typeof a.pid !== "number" || typeof a.url !== "string" || !alive(a.pid)) return undefined;
+  if (!a) return undefined;
   // The token goes where the file says: only to a file this user wrote, that nobody else may
   // change (a `.toolshell/` someone else made, in a shared folder, would take the token).
-  const file = serveFile(configFile);
   const st = lstatSync(file);
   const uid = process.getuid?.();
   if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) {
@@ -76,19 +114,20 @@ export function runningServe(configFile: string, tokens: readonly string[]): Run
   }
   const token = tokens[0];
   if (!token) throw new Error(`a toolshell serve runs for this config at ${a.url} (pid ${a.pid}), but no API token is known here: set TOOLSHELL_API_TOKEN`);
+  const found = a;
   return {
-    url: a.url,
-    pid: a.pid,
+    url: found.url,
+    pid: found.pid,
     async call(method, route, body) {
       let res: Response;
       try {
-        res = await fetch(a.url + route, {
+        res = await fetch(found.url + route, {
           method,
           headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       } catch (err) {
-        throw new Error(`the toolshell serve at ${a.url} (pid ${a.pid}) did not answer: ${(err as Error).message}`, { cause: err });
+        throw new Error(`the toolshell serve at ${found.url} (pid ${found.pid}) did not answer: ${(err as Error).message}`, { cause: err });
       }
       const text = await res.text();
       let json: Record<string, unknown> = {};

@@ -96,6 +96,34 @@ async function rows(file: string, host: RunningHost | undefined): Promise<Server
   return out;
 }
 
+type Replica = import("../server/shared-state.js").ReplicaInfo;
+
+/**
+ * The live replicas of the config's store (their heartbeats; server/shared-state.ts); empty when
+ * the store cannot be opened (the server list is still shown).
+ */
+async function replicas(file: string, common: CommonOptions): Promise<Replica[]> {
+  try {
+    const { loadConfig } = await import("../config/index.js");
+    const { defaultStorePath } = await import("../server/host.js");
+    const { isStoreUrl, openStore } = await import("../store/index.js");
+    const { liveReplicas } = await import("../server/shared-state.js");
+    const { existsSync } = await import("node:fs");
+    const config = loadConfig({ config: file });
+    const location = (common as { store?: string }).store ?? defaultStorePath(config);
+    // A store file nobody made yet has no replicas (and is not made here).
+    if (!isStoreUrl(location) && !existsSync(location)) return [];
+    const store = await openStore(location);
+    try {
+      return await liveReplicas(store);
+    } finally {
+      await store.close().catch(() => {});
+    }
+  } catch {
+    return [];
+  }
+}
+
 function render(list: ServerRow[], host: RunningHost | undefined, file: string): string {
   const head = host ? `Servers of ${file}, as the toolshell serve at ${host.url} (pid ${host.pid}) has them:\n` : `Servers of ${file} (no toolshell serve of it runs: states are those of the file):\n`;
   if (!list.length) return head + "No MCP servers. Add one: toolshell servers add NAME -- COMMAND ARGS…\n";
@@ -230,7 +258,9 @@ export function registerServersCommands(program: Command, common: () => CommonOp
       run(o, async () => {
         const { file, host } = await open(common());
         const list = await rows(file, host);
-        await print(o, { file, host: host?.url ?? null, servers: list }, () => render(list, host, file));
+        const live = await replicas(file, common());
+        const said = (r: Replica) => `  ${r.url}  ${r.kind}, pid ${r.pid} on ${r.host}, started ${r.started_at}, seen ${Math.max(0, Math.round((Date.now() - Date.parse(r.seen_at)) / 1000))} s ago\n`;
+        await print(o, { file, host: host?.url ?? null, servers: list, replicas: live }, () => render(list, host, file) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
       }),
     );
 

@@ -155,7 +155,8 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     // A running host follows its config file: servers added, changed or removed there are seen
     // by the next shell call of every session (README "Changing servers while running").
     const { watchConfigFile } = await import("../runtime/index.js");
-    const watch = file ? watchConfigFile(host.shell, file) : undefined;
+    const opened = host;
+    const watch = file ? watchConfigFile(host.shell, file, { apply: (config) => opened.reloadConfig(config) }) : undefined;
     // `toolshell servers …` finds this host through a file beside the config (cli/running.ts).
     const { announceServe } = await import("./running.js");
     const unannounce = file ? announceServe(file, api.url) : () => {};

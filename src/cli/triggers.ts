@@ -134,7 +134,9 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const { trigger, secret } = await new TriggerService({ store }).create(a, spec, { origin: "cli" });
         await recordCliChange(store, "triggers create", `trigger ${trigger.name} created (agent ${a})`);
         const shown = { ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) };
-        await print(o, shown, () => `Created trigger ${trigger.name} (${trigger.id}).\n` + (secret ? `Webhook: POST /v1/webhooks/${trigger.id} with Authorization: Bearer ${secret}\nThe secret is shown only now.\n` : ""));
+        const when = trigger.next_run_at ? ` Next run ${trigger.next_run_at}.` : trigger.enabled ? "" : " It is disabled: it runs when enabled.";
+        // Running hosts on this store read the change within about a second (docs/deployment.md).
+        await print(o, shown, () => `Created trigger ${trigger.name} (${trigger.id}).${when} Running hosts of this store schedule it within a few seconds.\n` + (secret ? `Webhook: POST /v1/webhooks/${trigger.id} with Authorization: Bearer ${secret}\nThe secret is shown only now.\n` : ""));
       }),
     );
 

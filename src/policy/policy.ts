@@ -92,17 +92,46 @@ function strictest(list: Override[]): Override | undefined {
 
 /** The policy: a CallJudge for the runtime, and `assess` for plans. */
 export class Policy implements CallJudge {
-  readonly mode: ApprovalMode;
+  #mode: ApprovalMode = "normal";
   private readonly options: PolicyOptions;
   /** Tool rules as written (matched in the one canonical form, catalog/names.ts). */
-  private readonly toolOverrides: Array<[string, Override]>;
+  private toolOverrides: Array<[string, Override]> = [];
   private readonly serverOverrides = new Map<string, Override>();
 
   constructor(options: PolicyOptions) {
     this.options = options;
-    this.mode = options.mode ?? "normal";
-    this.toolOverrides = Object.entries(options.tools ?? {});
-    for (const [k, v] of Object.entries(options.servers ?? {})) this.serverOverrides.set(foldName(k), v);
+    this.setRules(options);
+  }
+
+  /** The approval mode in force. */
+  get mode(): ApprovalMode {
+    return this.#mode;
+  }
+
+  /**
+   * Replaces the rules written in the config (mode, per-tool and per-server overrides,
+   * `trustAnnotations`): a running host whose config file changed judges the next call by the new
+   * ones (README "Changing servers while running").
+   * @returns the names of what changed (`mode`, `tools`, `servers`, `trustAnnotations`).
+   */
+  setRules(rules: Pick<PolicyOptions, "mode" | "tools" | "servers" | "trustAnnotations">): string[] {
+    const changed: string[] = [];
+    const mode = rules.mode ?? "normal";
+    if (mode !== this.#mode) changed.push("mode");
+    this.#mode = mode;
+    const fill = (map: Map<string, Override>, entries: Record<string, Override>, key: (k: string) => string, what: string) => {
+      const before = JSON.stringify([...map]);
+      map.clear();
+      for (const [k, v] of Object.entries(entries)) map.set(key(k), v);
+      if (JSON.stringify([...map]) !== before) changed.push(what);
+    };
+    const tools = Object.entries(rules.tools ?? {});
+    if (JSON.stringify(tools) !== JSON.stringify(this.toolOverrides)) changed.push("tools");
+    this.toolOverrides = tools;
+    fill(this.serverOverrides, rules.servers ?? {}, (k) => foldName(k), "servers");
+    if ((rules.trustAnnotations !== false) !== (this.options.trustAnnotations !== false)) changed.push("trustAnnotations");
+    this.options.trustAnnotations = rules.trustAnnotations;
+    return changed;
   }
 
   /**

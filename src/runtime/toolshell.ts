@@ -8,20 +8,18 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import type { Command } from "just-bash";
-import { CallPipeline, configSecrets, createRedactor, type Hooks, type Redactor, type SessionEvent } from "../call/index.js";
+import { CallPipeline, configSecrets, createRedactor } from "../call/index.js";
 import { Catalog, foldName, namesakes, renderIndex } from "../catalog/index.js";
-import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext, type ServerWait } from "../mcp/index.js";
-import { ApprovalBook, offlineRater, Policy, Rater, type ApprovalScope, type DecisionService, type RatingCache } from "../policy/index.js";
+import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
+import { ApprovalBook, offlineRater, Policy, Rater } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, parseServerEntry, type ServerConfig, type ToolshellConfig } from "../config/index.js";
-import type { SessionStore } from "./durable.js";
-import { ShellHost, type RuntimeSubcommand } from "./host.js";
-import type { PreflightOutcome } from "./plan-command.js";
+import { ShellHost } from "./host.js";
 import { Session } from "./session.js";
-import { FilteredSource, reachableFromShell, splitTools, type SplitRules, type ToolSplit } from "../surface/index.js";
+import { FilteredSource, reachableFromShell, splitTools, type SplitRules } from "../surface/index.js";
 import { checkWorkspace } from "./workspace-guard.js";
+import type { ToolShell, ToolShellOptions } from "./toolshell-options.js";
 
 export { checkWorkspace };
 
@@ -35,128 +33,7 @@ export class ServerChangeError extends Error {
   }
 }
 
-/** Options of `createToolShell`. Everything is optional. */
-export interface ToolShellOptions {
-  /** A config file (`toolshell.config.json`, `.mcp.json`) or a config object. */
-  config?: string | Record<string, unknown>;
-  /** Folder the config object's relative paths resolve against (default: process cwd). */
-  baseDir?: string;
-  /** Local tools, by name (a definition's own `name` wins), or as a list of named definitions. */
-  tools?: Record<string, ToolDefinition> | ToolDefinition[];
-  /** Folder of `*.ts|*.js` tool files (default from config, else `agent/tools` when it exists). */
-  toolsDir?: string;
-  /** Folder of skills. */
-  skillsDir?: string;
-  /** Extra sources. */
-  sources?: ToolSource[];
-  /** A real folder mounted read-write as the working directory of every session. */
-  workspaceDir?: string;
-  /** Sessions kept in memory when a store holds them all (least recently used leave first; default 1,000). */
-  maxSessionsInMemory?: number;
-  /** Turn on just-bash's defense-in-depth layer (default off; see README "Security"). */
-  defenseInDepth?: boolean;
-  /** Overrides of the config's limits. */
-  callLimit?: number;
-  timeoutMs?: number;
-  hooks?: Hooks;
-  /** The decision service that rates tools declaring nothing (default: the offline rater). */
-  decisionService?: DecisionService;
-  /** Where ratings are cached (default: in memory). */
-  ratingCache?: RatingCache;
-  /** Opens a session's approval book (a store restores and persists it); default: in memory. */
-  approvalBook?: (sessionId: string) => Promise<ApprovalBook>;
-  /** True when the stored books changed in another process: the open ones are reopened. */
-  approvalBooksChanged?: () => boolean;
-  /**
-   * Where a call is made, for binding answers (host: the saved script versions around it; see
-   * policy/approvals.ts). Default: none, answers hold for the session.
-   */
-  approvalScope?: () => ApprovalScope | undefined;
-  /** Extra commands registered in the shell (compatibility fixes). */
-  engineCommands?: Command[];
-  /** Lines at the end of `tools --help`. */
-  helpFooter?: string;
-  /** Receives every session event. */
-  onEvent?: (event: SessionEvent) => void;
-  /**
-   * Durable state (docs/sessions.md): sessions, their files, events and steps survive a restart. The
-   * default SQLite store is in `store/`; the top-level factory (`server/`'s `openHost`) wires it.
-   */
-  store?: SessionStore;
-  /** Sources of one session, after the shared ones (its agent's saved scripts). */
-  sessionSources?: (session: Session) => ToolSource[];
-  /** More strings to redact besides the servers' `env` and `headers` values (e.g. API tokens). */
-  secrets?: string[];
-  /** Connect eager MCP servers before returning (default true). */
-  connect?: boolean;
-  /** OAuth sign-in of remote MCP servers: where credentials live, the sign-in broker (default: in memory). */
-  oauth?: OAuthContext;
-  /** Told which eager servers are still starting after a short wait (the CLI says so on stderr). */
-  onServerWait?: (waiting: ServerWait[]) => void;
-  /** Environment for `${VAR}` expansion (default process.env). */
-  env?: Record<string, string | undefined>;
-  /** Tools the model keeps as direct tools, added to the config's `keepVisible` (docs/agents.md). */
-  keepVisible?: string[];
-  /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (surface/split.ts). */
-  allowedTools?: SplitRules["allowed"];
-  /** Replaces the preflight that stops a script before it starts (tests and embedders). */
-  preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal) => Promise<PreflightOutcome>;
-  /** `tools <word>` subcommands added to `help`, `search` and `plan` (a host adds `scripts`). */
-  subcommands?: Record<string, RuntimeSubcommand>;
-}
-
-/** The host object: sources, sessions, listing, close. */
-export interface ToolShell {
-  readonly config: ToolshellConfig;
-  /**
-   * The time limit of one shell call in milliseconds: the `timeoutMs` option when given, else the
-   * config's. Also the largest `timeout_ms` a caller may ask for (bash tool, HTTP API).
-   */
-  readonly timeoutMs: number;
-  /** All sources in order: local tools first, then MCP servers, then extra ones. */
-  readonly sources: ToolSource[];
-  /** Opens (or returns) a session by id; a new id when omitted. */
-  session(id?: string, metadata?: Record<string, unknown>): Session;
-  /** A catalog over the current sources. */
-  catalog(): Catalog;
-  /** How many sessions the ToolShell holds in memory now. */
-  sessionsInMemory(): number;
-  /** The approval policy every call is judged by. */
-  readonly policy: Policy;
-  /** Removes config secrets (servers' `env` and `headers` values) from text and values. */
-  readonly redactor: Redactor;
-  /** The same listing as `tools --help`. */
-  listing(): string;
-  /** What decides which tools are direct and which sit behind `tools` (surface/split.ts). */
-  readonly splitRules: SplitRules;
-  /** The tools known now, split into direct, behind `tools`, and hidden (docs/agents.md). */
-  split(): ToolSplit;
-  /** The hooks every call runs through (direct calls included). */
-  readonly hooks: Hooks;
-  /** The one pipeline every call goes through, whatever the surface (src/call/). */
-  readonly pipeline: CallPipeline;
-  /** OAuth sign-in of remote MCP servers: credentials, pending sign-ins (README "Sign-in"). */
-  readonly oauth: OAuthContext;
-  /**
-   * Adds an MCP server while running, checked like a config file entry (`parseServerEntry`), the
-   * reserved names, local-tool clashes and the workspace guard. The next shell call of every
-   * session sees it. @throws Error on bad input; nothing changes then.
-   */
-  addServer(name: string, entry: unknown): Promise<void>;
-  /** Replaces a server's entry (same checks as `addServer`); its old process ends. @throws Error when unknown or bad. */
-  updateServer(name: string, entry: unknown): Promise<void>;
-  /** Removes a server and ends its process. @throws Error when no server has that name. */
-  removeServer(name: string): Promise<void>;
-  /**
-   * Makes the servers those of a reloaded config file: removed ones end, changed ones restart,
-   * new ones start (each checked like `addServer`). @throws Error at the first change refused.
-   */
-  setServers(servers: readonly ServerConfig[]): Promise<void>;
-  /** Calls `listener` after each server change (the MCP gateway then sends `tools/list_changed`). @returns unsubscribe. */
-  onServersChanged(listener: () => void): () => void;
-  /** Ends every MCP server process and connection. */
-  close(): Promise<void>;
-}
+export type { ToolShell, ToolShellOptions };
 
 /**
  * Creates a ToolShell: reads the config, loads local tool files (never running `execute`),
@@ -187,7 +64,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
       defs[d.name] = d;
     }
   } else if (options.tools) Object.assign(defs, options.tools);
-  const local = await LocalToolSource.from(defs);
+  let local = await LocalToolSource.from(defs);
   // Tokens obtained while running are redacted like config secrets (the redactor is made below).
   let learnSecret: (secret: string) => void = () => {};
   const oauth: OAuthContext = {
@@ -329,6 +206,37 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     timeoutMs: host.timeoutMs,
     get sources() {
       return sources;
+    },
+    reloadRules(next) {
+      const changed = policy.setRules(next.approval);
+      (config as { approval: ToolshellConfig["approval"] }).approval = next.approval;
+      return changed.map((c) => `approval.${c}`);
+    },
+    reloadTools() {
+      const run = changing.then(async () => {
+        if (!toolsDir) return [];
+        const fresh: Record<string, ToolDefinition> = { ...(await loadToolsDir(path.resolve(toolsDir), { fresh: true })) };
+        if (Array.isArray(options.tools)) for (const d of options.tools) fresh[d.name!] = d;
+        else if (options.tools) Object.assign(fresh, options.tools);
+        const next = await LocalToolSource.from(fresh);
+        const describe = (src: LocalToolSource) => new Map(src.tools().map((t) => [t.name, JSON.stringify(t)]));
+        const a = describe(local);
+        const b = describe(next);
+        const changed = [...new Set([...a.keys(), ...b.keys()])].filter((n) => a.get(n) !== b.get(n)).sort();
+        for (const s of mcp) if (next.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === s.name.replace(/-/g, "_").toLowerCase())) throw new Error(`tool ${s.name} has the same name as a server`);
+        local = next;
+        sources = [local, ...mcp, ...(options.sources ?? [])];
+        shellSources = toShell(sources);
+        host.setSources(shellSources);
+        if (changed.length) for (const l of serverListeners) {
+          try {
+            l();
+          } catch {}
+        }
+        return changed;
+      });
+      changing = run.catch(() => {});
+      return run;
     },
     addServer: async (name, entry) => change(name, parse(name, entry), "add"),
     updateServer: async (name, entry) => change(name, parse(name, entry), "update"),

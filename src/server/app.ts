@@ -23,7 +23,7 @@ import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { actorOf, ApiError, bearer, body, id, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, id, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
 import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
@@ -171,7 +171,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const b = await body(c);
     const script = str(b, "script", true);
     const stdin = str(b, "stdin");
-    const stepId = b.step_id === undefined ? undefined : id(str(b, "step_id"), "step_id");
+    const stepId = b.step_id === undefined ? undefined : stepIdOf(str(b, "step_id") ?? "");
     let timeoutMs: number | undefined;
     if (b.timeout_ms !== undefined) {
       if (typeof b.timeout_ms !== "number" || !Number.isInteger(b.timeout_ms) || b.timeout_ms < 100) throw new ApiError(400, "invalid_request", '"timeout_ms" must be a whole number of milliseconds, at least 100');

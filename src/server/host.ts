@@ -7,11 +7,12 @@
  * `buildToolShell` options (docs/architecture.md "The composition root").
  */
 import path from "node:path";
-import { loadConfig, parseServerConfig, type HttpApiConfig, type ToolshellConfig, type TriggerSpec } from "../config/index.js";
+import { loadConfig, parseServerConfig, type HttpApiConfig, type ServerConfig, type ToolshellConfig, type TriggerSpec } from "../config/index.js";
 import { buildToolShell, checkWorkspace, type Session, type SessionEvent, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { SignInBroker } from "../mcp/index.js";
 import { isStoreUrl, openStore, otelEventSink, type Store } from "../store/index.js";
+import { followSharedState, mergeServers, type SharedStateFollower } from "./shared-state.js";
 import { TriggerService, type WakeCall } from "./triggers.js";
 
 
@@ -51,6 +52,18 @@ export interface Host {
   subscribe(listener: (event: SessionEvent) => void): () => void;
   /** Brings config triggers into the store, runs missed schedules once, starts the schedules. */
   startTriggers(): Promise<void>;
+  /** The config file's servers (those of the last good reload); the store's are over them (server/shared-state.ts). */
+  fileServers(): readonly ServerConfig[];
+  /**
+   * Takes a reloaded config file in: its servers (with the store's over them) and its approval
+   * rules. @returns what changed, in words. @throws Error at the first change refused.
+   */
+  reloadConfig(next: ToolshellConfig): Promise<string[]>;
+  /**
+   * Follows the shared state of the store (servers set through the API, triggers made elsewhere)
+   * and, with `replica`, announces this process as a live replica (docs/deployment.md).
+   */
+  follow(replica?: { kind: string; url: string }): Promise<void>;
   /** Stops triggers, MCP servers, and closes the store. Never rejects. */
   close(): Promise<void>;
 }
@@ -130,6 +143,12 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const postgresUrl = options.postgresUrl ?? (storeRef && isStoreUrl(storeRef) ? storeRef : undefined);
   const triggers = new TriggerService({ shell, store, wakeAgent: wake, ...(postgresUrl ? { postgresUrl } : {}) });
   let closed = false;
+  let fileServers: readonly ServerConfig[] = [...config.servers];
+  let follower: SharedStateFollower | undefined;
+  // Servers set through the API before this host started (in the store) are in force from the start.
+  await shell.setServers(mergeServers(config, fileServers, await store.listShared("server"), env)).catch((err: unknown) => {
+    process.stderr.write(`toolshell: the shared servers were not all applied: ${shell.redactor.text((err as Error).message)}\n`);
+  });
   return {
     shell,
     store,
@@ -143,9 +162,24 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       return () => void listeners.delete(listener);
     },
     startTriggers: () => triggers.start(configTriggers),
+    fileServers: () => fileServers,
+    async reloadConfig(next) {
+      const said = shell.reloadRules(next);
+      fileServers = [...next.servers];
+      const servers = mergeServers(config, fileServers, await store.listShared("server"), env);
+      const before = JSON.stringify(shell.config.servers);
+      await shell.setServers(servers);
+      if (JSON.stringify(shell.config.servers) !== before) said.push("servers");
+      return said;
+    },
+    async follow(replica) {
+      if (follower || closed) return;
+      follower = await followSharedState({ shell, store, env, fileServers: () => fileServers, syncTriggers: () => triggers.sync(), ...(replica ? { replica } : {}) });
+    },
     async close() {
       if (closed) return;
       closed = true;
+      await follower?.close();
       await triggers.stop().catch(() => {});
       await shell.close().catch(() => {});
       if (!options.oauth) await shell.oauth.broker.close().catch(() => {});

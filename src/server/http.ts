@@ -104,6 +104,18 @@ export function str(o: Record<string, unknown>, key: string, required = false): 
   return v;
 }
 
+/**
+ * What a step id may be (docs/sessions.md "Durable steps"): an id as above, or several joined by
+ * `/` (`turn-3/bash-1`), 1-128 characters. It never appears in a path.
+ */
+export const STEP_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+
+/** A step id from a body. @throws ApiError 400 naming what it may be. */
+export function stepIdOf(v: string): string {
+  if (!STEP_ID.test(v) || v.includes("//") || v.endsWith("/")) throw new ApiError(400, "invalid_request", 'step_id must be 1-128 letters, digits, ".", "_", ":", "-" or "/" (between parts, as in "turn-3/bash-1")');
+  return v;
+}
+
 export function id(v: string | undefined, what: string): string {
   if (!v || !ID.test(v)) throw new ApiError(400, "invalid_request", `${what} must be 1-128 letters, digits, ".", "_", ":" or "-"`);
   return v;

@@ -78,9 +78,13 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
   const addr = server.address() as AddressInfo;
   const scheme = tls ? "https" : "http";
   const url = `${scheme}://${bracket(addr.address)}:${addr.port}`;
+  const urls = reachableHosts(addr.address).map((h) => `${scheme}://${bracket(h)}:${addr.port}`);
+  // Changes made by other replicas and the CLI reach this one; it is listed as a live replica,
+  // under an address others can reach (docs/deployment.md).
+  await host.follow({ kind: "serve", url: urls[0] ?? url });
   return {
     url,
-    urls: reachableHosts(addr.address).map((h) => `${scheme}://${bracket(h)}:${addr.port}`),
+    urls,
     port: addr.port,
     tls: !!tls,
     close: () =>

@@ -1,8 +1,9 @@
 /**
  * The HTTP API's MCP server routes (`/v1/servers`): list the servers with their state, add,
  * change and remove one while `toolshell serve` runs. Entries are checked like the config file's
- * `mcpServers` entries. Changes made here are not written back to the config file: they last
- * until the process ends or the config file changes (README "Changing servers while running").
+ * `mcpServers` entries. Changes made here are kept in the store, not the config file: every
+ * replica on the store follows them, they outlast a restart, and a later edit of the config file
+ * keeps them (server/shared-state.ts; README "Changing servers while running").
  */
 import { Hono } from "hono";
 import { ConfigError } from "../config/index.js";
@@ -60,16 +61,21 @@ export function serversRoutes(host: Host): Hono {
     if (typeof b.name !== "string") throw fail(400, "invalid_request", '"name" must be a string');
     const name = b.name;
     await apply(() => host.shell.addServer(name, b.entry));
+    await host.store.putShared("server", name, { entry: b.entry });
     return c.json(listServers(host).find((s) => s.name === name), 201);
   });
   app.put("/v1/servers/:name", async (c) => {
     const b = await body(c);
     const name = c.req.param("name");
     await apply(() => host.shell.updateServer(name, b.entry));
+    await host.store.putShared("server", name, { entry: b.entry });
     return c.json(listServers(host).find((s) => s.name === name));
   });
   app.delete("/v1/servers/:name", async (c) => {
-    await apply(() => host.shell.removeServer(c.req.param("name")));
+    const name = c.req.param("name");
+    await apply(() => host.shell.removeServer(name));
+    // A server of the config file stays out on every replica; one only in the store is gone.
+    await host.store.putShared("server", name, host.fileServers().some((s) => s.name === name) ? { removed: true } : null);
     return c.body(null, 204);
   });
   return app;

@@ -42,7 +42,7 @@ export interface BossSchedulerOptions {
   url: string;
   /** The schema pg-boss keeps its tables in (default `toolshell_boss`). */
   schema?: string;
-  /** How often a worker looks for jobs, in seconds (default 2; LISTEN/NOTIFY wakes it sooner). */
+  /** How often a worker looks for jobs, in seconds (default 1). */
   pollSeconds?: number;
 }
 
@@ -78,11 +78,12 @@ export class BossScheduler implements TriggerScheduler {
       const ready = (async () => {
         if (!this.made) {
           const { PgBoss } = await import("pg-boss");
-          // A cron pass every 10 s: a due time's job is sent within seconds of it (pg-boss default 30 s);
+          // A cron pass every 2 s, its jobs forwarded every second: a due time's job is sent within
+          // about 3 s of it (pg-boss default 30 s + 5 s);
           // a supervising pass every 10 s: a job whose replica died is retried within about 20 s of its
           // last heartbeat (pg-boss default 60 s).
           const o = this.options;
-          this.made = new PgBoss({ connectionString: o.url, schema: o.schema ?? "toolshell_boss", max: 4, cronMonitorIntervalSeconds: 10, superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 });
+          this.made = new PgBoss({ connectionString: o.url, schema: o.schema ?? "toolshell_boss", max: 4, cronMonitorIntervalSeconds: 2, cronWorkerIntervalSeconds: 1, superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 });
           // pg-boss reports connection trouble here; it reconnects by itself.
           this.made.on("error", () => {});
         }
@@ -111,7 +112,7 @@ export class BossScheduler implements TriggerScheduler {
     for (const t of triggers) await this.reschedule(t);
     if (this.working) return;
     this.working = true;
-    await this.boss.work<TriggerJob>(TRIGGER_QUEUE, { pollingIntervalSeconds: this.options.pollSeconds ?? 2, localConcurrency: 4 }, async ([job]) => this.take(job));
+    await this.boss.work<TriggerJob>(TRIGGER_QUEUE, { pollingIntervalSeconds: this.options.pollSeconds ?? 1, localConcurrency: 4, includeMetadata: true }, async ([job]) => this.take(job));
   }
 
   /** Runs one job. Throws only when the run could not be recorded (pg-boss then retries it). */
@@ -121,9 +122,12 @@ export class BossScheduler implements TriggerScheduler {
     // A trigger deleted since (or a schedule disabled since) has nothing to run.
     const cur = await this.store.getTrigger(d.trigger_id);
     if (!cur || (d.reason === "schedule" && !cur.enabled)) return;
-    // The due time a schedule job stands for: the minute pg-boss filed it under.
+    // The due time a schedule job stands for: the minute pg-boss filed it in (`createdOn`, with includeMetadata).
     const created = (job as { createdOn?: Date }).createdOn;
     const scheduled_at = d.reason === "schedule" && created ? new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString() : undefined;
+    // pg-boss sends the occurrence of the last 60 s: for a schedule set in the middle of a minute,
+    // that is the minute already begun, which was not due when the schedule was made.
+    if (scheduled_at && Date.parse(scheduled_at) < Date.parse(cur.updated_at)) return;
     await this.fire(d.trigger_id, d.reason, { payload: d.payload, runId, ...(scheduled_at ? { scheduled_at } : {}) });
   }
 

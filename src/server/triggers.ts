@@ -14,6 +14,7 @@
  * trigger can run a saved script without a model call").
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { Cron } from "croner";
 import type { ToolShell } from "../runtime/index.js";
 import { DEFAULT_AGENT, type Store, type TriggerRecord, type TriggerRunRecord } from "../store/index.js";
 import { parseTriggerSpec, type TriggerSpec } from "../config/index.js";
@@ -76,6 +77,26 @@ export function patchTriggerSpec(cur: TriggerRecord, patch: Record<string, unkno
   return parseTriggerSpec(merged, "trigger");
 }
 
+/** What a trigger's schedule depends on, to see that it changed. */
+function stamp(t: TriggerRecord): string {
+  return `${t.updated_at}|${t.enabled}`;
+}
+
+/**
+ * The `next_run_at` a trigger gets when saved: none for a webhook or a disabled schedule; the
+ * one kept when its schedule did not change (a missed run may be due); else the next due time.
+ */
+function nextRun(spec: TriggerSpec, existing: TriggerRecord | undefined): { next_run_at?: string } {
+  if (spec.kind !== "schedule" || !spec.cron || !spec.enabled) return {};
+  const tz = spec.timezone ?? "UTC";
+  if (existing?.next_run_at && existing.enabled && existing.cron === spec.cron && (existing.timezone ?? "UTC") === tz) return { next_run_at: existing.next_run_at };
+  try {
+    const next = new Cron(spec.cron, { timezone: tz, paused: true }).nextRun();
+    return next ? { next_run_at: next.toISOString() } : {};
+  } catch {
+    return {};
+  }
+}
 
 /**
  * Creates, changes, deletes and runs triggers. Runs of one trigger are queued one after another
@@ -88,6 +109,8 @@ export class TriggerService {
   private readonly now: () => number;
   private readonly scheduler: TriggerScheduler;
   private configSynced = false;
+  /** What the scheduler was last given per trigger (its `updated_at` and `enabled`), for {@link sync}. */
+  private readonly known = new Map<string, string>();
 
   constructor(private readonly o: TriggerServiceOptions) {
     this.now = o.now ?? Date.now;
@@ -123,12 +146,15 @@ export class TriggerService {
       ...(spec.webhook_wait ? { webhook_wait: true } : {}),
       ...(secret_hash ? { secret_hash } : {}),
       ...(existing?.last_run_at ? { last_run_at: existing.last_run_at } : {}),
-      ...(existing?.next_run_at && existing.cron === spec.cron && existing.timezone === spec.timezone ? { next_run_at: existing.next_run_at } : {}),
+      ...(nextRun(spec, existing)),
       origin: options.origin ?? "api",
       created_at: existing?.created_at ?? t,
       updated_at: t,
     };
     await this.o.store.putTrigger(rec);
+    // Every replica schedules it (docs/deployment.md "What is shared").
+    await this.o.store.noteChange();
+    if (this.configSynced) this.known.set(rec.id, stamp(rec));
     await this.scheduler.reschedule(rec);
     return { trigger: (await this.o.store.getTrigger(rec.id)) ?? rec, ...(secret ? { secret } : {}) };
   }
@@ -143,7 +169,30 @@ export class TriggerService {
   /** Deletes a trigger and its schedule. @returns false when there was none. */
   async delete(id: string): Promise<boolean> {
     await this.scheduler.unschedule(id);
-    return await this.o.store.deleteTrigger(id);
+    this.known.delete(id);
+    const gone = await this.o.store.deleteTrigger(id);
+    if (gone) await this.o.store.noteChange();
+    return gone;
+  }
+
+  /**
+   * Schedules what the store's triggers say now: those created, changed or deleted by another
+   * replica or the CLI since this one last looked (docs/deployment.md "What is shared"). Does
+   * nothing before {@link start}.
+   */
+  async sync(): Promise<void> {
+    if (!this.configSynced) return;
+    const list = await this.o.store.listTriggers();
+    for (const t of list) {
+      if (this.known.get(t.id) === stamp(t)) continue;
+      this.known.set(t.id, stamp(t));
+      await this.scheduler.reschedule(t);
+    }
+    for (const id of [...this.known.keys()]) {
+      if (list.some((t) => t.id === id)) continue;
+      this.known.delete(id);
+      await this.scheduler.unschedule(id);
+    }
   }
 
   /**
@@ -162,7 +211,9 @@ export class TriggerService {
     for (const t of await this.o.store.listTriggers()) if (t.origin === "config" && !keep.has(t.id)) await this.delete(t.id);
     if (this.configSynced) return;
     this.configSynced = true;
-    await this.scheduler.start(await this.o.store.listTriggers());
+    const list = await this.o.store.listTriggers();
+    for (const t of list) this.known.set(t.id, stamp(t));
+    await this.scheduler.start(list);
   }
 
   /** Stops every schedule and waits for runs in flight. */

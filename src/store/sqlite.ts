@@ -33,6 +33,8 @@ import {
   type ScriptRecord,
   type ScriptVersion,
   type SessionRecord,
+  type SharedKind,
+  type SharedRecord,
   type Store,
   type StoredEvent,
   type TriggerRecord,
@@ -349,6 +351,30 @@ export class SqliteStore implements Store {
     return (this.st.runs.all(triggerId, clampLimit(options.limit, 100, 10_000)) as Row[])
       .map((r) => parse<TriggerRunRecord | null>(r.data, null))
       .filter((r): r is TriggerRunRecord => r !== null);
+  }
+
+  // ── shared state (docs/deployment.md "What is shared") ──────────────────────
+
+  async listShared(kind: SharedKind): Promise<SharedRecord[]> {
+    const rows = this.db.prepare("SELECT key, data, updated_at FROM shared_state WHERE kind = ? ORDER BY key").all(kind) as Row[];
+    return rows.map((r) => ({ kind, key: String(r.key), data: parse<Record<string, unknown>>(r.data, {}), updated_at: String(r.updated_at) }));
+  }
+
+  async putShared(kind: SharedKind, key: string, data: Record<string, unknown> | null, options: { quiet?: boolean } = {}): Promise<void> {
+    this.db.transaction(() => {
+      if (data === null) this.db.prepare("DELETE FROM shared_state WHERE kind = ? AND key = ?").run(kind, key);
+      else this.db.prepare("INSERT INTO shared_state (kind, key, data, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (kind, key) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at").run(kind, key, json(data), now());
+      if (!options.quiet) this.db.prepare("UPDATE change_count SET n = n + 1 WHERE id = 1").run();
+    })();
+  }
+
+  async noteChange(): Promise<void> {
+    this.db.prepare("UPDATE change_count SET n = n + 1 WHERE id = 1").run();
+  }
+
+  async changeCount(): Promise<number> {
+    const r = this.db.prepare("SELECT n FROM change_count WHERE id = 1").get() as Row | undefined;
+    return Number(r?.n ?? 0);
   }
 
   async close(): Promise<void> {

@@ -122,6 +122,21 @@ export interface TriggerRunRecord {
 }
 
 /**
+ * What kinds of shared state every replica follows (docs/deployment.md "What is shared"):
+ * `server` — an MCP server entry set through the HTTP API or console (`{ entry }`), or a config
+ * file server removed there (`{ removed: true }`); `replica` — a live replica (its heartbeat).
+ */
+export type SharedKind = "server" | "replica";
+
+/** One record of shared state. */
+export interface SharedRecord {
+  kind: SharedKind;
+  key: string;
+  data: Record<string, unknown>;
+  updated_at: string;
+}
+
+/**
  * The store: the runtime's {@link SessionStore} port plus everything else docs/sessions.md keeps.
  * Every method returns a promise so a networked database fits (docs/deployment.md); the SQLite
  * store answers from its synchronous driver at once.
@@ -174,6 +189,18 @@ export interface Store extends SessionStore {
   getTriggerRun(id: string): Promise<TriggerRunRecord | undefined>;
   /** Runs of a trigger, newest first. */
   listTriggerRuns(triggerId: string, options?: { limit?: number }): Promise<TriggerRunRecord[]>;
+
+  /** The shared records of one kind, by key. */
+  listShared(kind: SharedKind): Promise<SharedRecord[]>;
+  /**
+   * Sets (or, with `data` null, deletes) a shared record. Unless `quiet` (a heartbeat), the
+   * change count grows, so every replica reads the shared state again.
+   */
+  putShared(kind: SharedKind, key: string, data: Record<string, unknown> | null, options?: { quiet?: boolean }): Promise<void>;
+  /** Makes the change count grow: a change replicas follow (a trigger created or changed) was written. */
+  noteChange(): Promise<void>;
+  /** A number that grows with every change every replica follows (servers, triggers). */
+  changeCount(): Promise<number>;
 
   /** Waits for pending writes, then closes the database (later calls reject). */
   close(): Promise<void>;

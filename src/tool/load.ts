@@ -19,7 +19,7 @@ const TOOL_FILE = /^([A-Za-z0-9][A-Za-z0-9_.-]*)\.(ts|mts|js|mjs)$/;
  * @returns the definitions keyed by slug (`get_weather.ts` → `get_weather`).
  * @throws Error naming the file when a file has no default export made by `defineTool`, or fails to load.
  */
-export async function loadToolsDir(dir: string): Promise<Record<string, ToolDefinition>> {
+export async function loadToolsDir(dir: string, options: { fresh?: boolean } = {}): Promise<Record<string, ToolDefinition>> {
   let entries: string[];
   try {
     entries = (await readdir(dir)).sort();
@@ -37,11 +37,12 @@ export async function loadToolsDir(dir: string): Promise<Record<string, ToolDefi
     let mod: unknown;
     try {
       if (m[2] === "js" || m[2] === "mjs") {
-        mod = await import(pathToFileURL(full).href);
+        // A reload (a running host's tool file changed) imports the file as it is now.
+        mod = await import(pathToFileURL(full).href + (options.fresh ? `?v=${Date.now()}` : ""));
       } else {
         if (!jiti) {
           const { createJiti } = await import("jiti");
-          jiti = createJiti(import.meta.url, { interopDefault: false, moduleCache: true }) as never;
+          jiti = createJiti(import.meta.url, { interopDefault: false, moduleCache: !options.fresh, fsCache: !options.fresh }) as never;
         }
         mod = await jiti!.import(full);
       }

@@ -161,6 +161,19 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (server, principal)
   );
   `,
+  // 2: what every replica follows (docs/deployment.md "What is shared"): servers set through the
+  // HTTP API, the live replicas, and a counter that grows with every change replicas follow.
+  `
+  CREATE TABLE shared_state (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    data TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+  );
+  CREATE TABLE change_count (id INTEGER PRIMARY KEY CHECK (id = 1), n BIGINT NOT NULL);
+  INSERT INTO change_count (id, n) VALUES (1, 0);
+  `,
 ];
 
 /** The advisory lock key (one bigint) migrations run under: "toolshel" in ASCII. */

@@ -6,7 +6,7 @@
  */
 import type { Pool } from "pg";
 import { clampLimit, json, newScriptId, now, parse, scriptRecord, versionRow, type Row } from "../rows.js";
-import type { ScriptInput, ScriptRecord, ScriptVersion, TriggerRecord, TriggerRunRecord } from "../types.js";
+import type { ScriptInput, ScriptRecord, ScriptVersion, SharedKind, SharedRecord, TriggerRecord, TriggerRunRecord } from "../types.js";
 import { inTransaction } from "./queue.js";
 
 type Query = Pick<Pool, "query">;
@@ -137,4 +137,34 @@ export async function getTriggerRun(db: Query, id: string): Promise<TriggerRunRe
 export async function listTriggerRuns(db: Query, triggerId: string, limit?: number): Promise<TriggerRunRecord[]> {
   const r = await db.query("SELECT data FROM trigger_runs WHERE trigger_id = $1 ORDER BY started_at DESC, ord DESC LIMIT $2", [triggerId, clampLimit(limit, 100, 10_000)]);
   return r.rows.map((x: Row) => record<TriggerRunRecord>(x)).filter((x): x is TriggerRunRecord => !!x);
+}
+
+/** The shared records of one kind (docs/deployment.md "What is shared"). */
+export async function listShared(db: Query, kind: SharedKind): Promise<SharedRecord[]> {
+  const r = await db.query("SELECT key, data, updated_at FROM shared_state WHERE kind = $1 ORDER BY key", [kind]);
+  return r.rows.map((x: Row) => ({ kind, key: String(x.key), data: parse<Record<string, unknown>>(x.data, {}), updated_at: String(x.updated_at) }));
+}
+
+/** Sets or (null) deletes a shared record; unless `quiet`, the change count grows in the same transaction. */
+export function putShared(pool: Pool, kind: SharedKind, key: string, data: Record<string, unknown> | null, quiet: boolean): Promise<void> {
+  return inTransaction(pool, async (c) => {
+    if (data === null) await c.query("DELETE FROM shared_state WHERE kind = $1 AND key = $2", [kind, key]);
+    else
+      await c.query(
+        "INSERT INTO shared_state (kind, key, data, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (kind, key) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at",
+        [kind, key, json(data), now()],
+      );
+    if (!quiet) await c.query("UPDATE change_count SET n = n + 1 WHERE id = 1");
+  });
+}
+
+/** Makes the change count grow. */
+export async function noteChange(db: Query): Promise<void> {
+  await db.query("UPDATE change_count SET n = n + 1 WHERE id = 1");
+}
+
+/** The change count. */
+export async function changeCount(db: Query): Promise<number> {
+  const r = (await db.query("SELECT n FROM change_count WHERE id = 1")).rows[0] as Row | undefined;
+  return Number(r?.n ?? 0);
 }

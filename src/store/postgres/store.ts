@@ -21,7 +21,7 @@ import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "..
 import type { RecordedCall, SessionEvent, SessionFiles, SessionLease, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
 import { ratingRow, StoredRatings } from "../ratings.js";
 import { bookOf, json, now, requestRows, type Row } from "../rows.js";
-import type { ScriptInput, ScriptRecord, ScriptVersion, SessionRecord, Store, StoredEvent, TriggerRecord, TriggerRunRecord } from "../types.js";
+import type { ScriptInput, ScriptRecord, ScriptVersion, SessionRecord, SharedKind, SharedRecord, Store, StoredEvent, TriggerRecord, TriggerRunRecord } from "../types.js";
 import { PostgresCredentialStore } from "./credentials.js";
 import { Leases } from "./lease.js";
 import { migratePostgres } from "./migrations.js";
@@ -332,6 +332,26 @@ export class PostgresStore implements Store {
   async listTriggerRuns(triggerId: string, options: { limit?: number } = {}): Promise<TriggerRunRecord[]> {
     this.#open();
     return records.listTriggerRuns(this.pool, triggerId, options.limit);
+  }
+
+  async listShared(kind: SharedKind): Promise<SharedRecord[]> {
+    this.#open();
+    return records.listShared(this.pool, kind);
+  }
+
+  async putShared(kind: SharedKind, key: string, data: Record<string, unknown> | null, options: { quiet?: boolean } = {}): Promise<void> {
+    this.#open();
+    return records.putShared(this.pool, kind, key, data, !!options.quiet);
+  }
+
+  async noteChange(): Promise<void> {
+    this.#open();
+    return records.noteChange(this.pool);
+  }
+
+  async changeCount(): Promise<number> {
+    this.#open();
+    return records.changeCount(this.pool);
   }
 
   /**
