@@ -7,31 +7,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { bearerChallenge, parseChallenges } from "../../src/mcp/auth/challenge.js";
 import { signIn } from "../../src/mcp/auth/flow.js";
-import { MemoryCredentialStore, SignInBroker, type OAuthContext } from "../../src/mcp/auth/index.js";
-import { parseServersConfig, type HttpServerConfig } from "../../src/config/index.js";
 import { McpServerSource } from "../../src/mcp/index.js";
 import { ToolCallError } from "../../src/tool/types.js";
 import { startOAuthServer } from "../fixtures/mcp/oauth-server.js";
 import { call, rejection, tempDir } from "./helpers.js";
-
-type After = { after: (fn: () => Promise<void> | void) => void };
-
-async function approve(authorizationUrl: string): Promise<void> {
-  const res = await fetch(authorizationUrl, { redirect: "manual" });
-  assert.equal(res.status, 302, `the authorization endpoint redirects (got ${res.status}: ${await res.text()})`);
-  const done = await fetch(res.headers.get("location")!);
-  assert.equal(done.status, 200, await done.text());
-}
-
-function configFor(name: string, url: string): HttpServerConfig {
-  return parseServersConfig({ mcpServers: { [name]: { url } } }, { baseDir: process.cwd() })[0] as HttpServerConfig;
-}
-
-function oauth(t: After): OAuthContext {
-  const broker = new SignInBroker();
-  t.after(() => broker.close());
-  return { store: new MemoryCredentialStore(), broker };
-}
+import { approve, configFor, oauth } from "./oauth-helpers.js";
 
 test("the parser reads every form RFC 9110 allows", () => {
   assert.deepEqual(parseChallenges('Basic realm="x", Bearer resource_metadata = "http://a/b", scope="a b"'), [

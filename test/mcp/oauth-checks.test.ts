@@ -8,31 +8,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { signIn } from "../../src/mcp/auth/flow.js";
-import { MemoryCredentialStore, SignInBroker, signInStatus, type OAuthContext } from "../../src/mcp/auth/index.js";
-import { parseServersConfig, type HttpServerConfig } from "../../src/config/index.js";
+import { signInStatus } from "../../src/mcp/auth/index.js";
 import { McpServerSource } from "../../src/mcp/index.js";
 import { ToolCallError } from "../../src/tool/types.js";
 import { startOAuthServer, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
 import { call, rejection, tempDir } from "./helpers.js";
+import { approve, browse, configFor, oauth, type After } from "./oauth-helpers.js";
 
-type After = { after: (fn: () => Promise<void> | void) => void };
-
-/** A browser: follows the authorization to the loopback redirect; returns the redirect's status. */
-async function browse(authorizationUrl: string): Promise<number> {
-  const res = await fetch(authorizationUrl, { redirect: "manual" });
-  assert.equal(res.status, 302, `the authorization endpoint redirects (got ${res.status})`);
-  return (await fetch(res.headers.get("location")!)).status;
-}
-const approve = async (url: string) => assert.equal(await browse(url), 200);
-
-function configFor(name: string, url: string): HttpServerConfig {
-  return parseServersConfig({ mcpServers: { [name]: { url } } }, { baseDir: process.cwd() })[0] as HttpServerConfig;
-}
-function oauth(t: After): OAuthContext {
-  const broker = new SignInBroker();
-  t.after(() => broker.close());
-  return { store: new MemoryCredentialStore(), broker };
-}
 async function fixture(t: After): Promise<OAuthFixture> {
   const f = await startOAuthServer();
   t.after(() => f.close());

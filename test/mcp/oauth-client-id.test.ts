@@ -7,26 +7,11 @@ import assert from "node:assert/strict";
 import { createServer, type AddressInfo } from "node:net";
 import { test } from "node:test";
 import { signIn } from "../../src/mcp/auth/flow.js";
-import { MemoryCredentialStore, SignInBroker, type OAuthContext } from "../../src/mcp/auth/index.js";
-import { parseServersConfig, type HttpServerConfig } from "../../src/config/index.js";
 import { startOAuthServer } from "../fixtures/mcp/oauth-server.js";
 import { rejection } from "./helpers.js";
+import { approve, configFor, oauth } from "./oauth-helpers.js";
 
-type After = { after: (fn: () => Promise<void> | void) => void };
-
-async function approve(authorizationUrl: string): Promise<void> {
-  const res = await fetch(authorizationUrl, { redirect: "manual" });
-  assert.equal(res.status, 302, `the authorization endpoint redirects (got ${res.status}: ${await res.text()})`);
-  assert.equal((await fetch(res.headers.get("location")!)).status, 200);
-}
-function configFor(url: string, oauth: Record<string, unknown> = {}): HttpServerConfig {
-  return parseServersConfig({ mcpServers: { demo: { url, oauth } } }, { baseDir: process.cwd() })[0] as HttpServerConfig;
-}
-function oauth(t: After): OAuthContext {
-  const broker = new SignInBroker();
-  t.after(() => broker.close());
-  return { store: new MemoryCredentialStore(), broker };
-}
+const demoEntry = (url: string, oauthKeys: Record<string, unknown> = {}) => configFor("demo", url, { oauth: oauthKeys });
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, "127.0.0.1", () => {
@@ -45,7 +30,7 @@ test("an authorization server with Client ID Metadata Documents and no registrat
   const port = await freePort();
   f.clientMetadataDocuments.set(DOC, { redirect_uris: [`http://127.0.0.1:${port}/callback`], client_name: "toolshell" });
   let clientId: string | null = null;
-  const status = await signIn(configFor(f.url, { clientMetadataUrl: DOC, callbackPort: port }), "default", oauth(t), {
+  const status = await signIn(demoEntry(f.url, { clientMetadataUrl: DOC, callbackPort: port }), "default", oauth(t), {
     onUrl: async (url) => {
       clientId = new URL(url).searchParams.get("client_id");
       await approve(url);
@@ -60,15 +45,15 @@ test("neither registration nor a metadata document fits: the error names oauth.c
   const f = await startOAuthServer();
   t.after(() => f.close());
   f.metadata = { registration_endpoint: null, client_id_metadata_document_supported: true };
-  const withCimd = (await rejection(() => signIn(configFor(f.url), "default", oauth(t), { onUrl: approve }))) as Error;
+  const withCimd = (await rejection(() => signIn(demoEntry(f.url), "default", oauth(t), { onUrl: approve }))) as Error;
   assert.match(withCimd.message, /^MCP server "demo": its authorization server \S+ has no dynamic client registration and this server's entry has no oauth\.clientMetadataUrl\. Register toolshell with it and set oauth\.clientId .*or set oauth\.clientMetadataUrl/);
   f.metadata = { registration_endpoint: null };
-  const none = (await rejection(() => signIn(configFor(f.url), "default", oauth(t), { onUrl: approve }))) as Error;
+  const none = (await rejection(() => signIn(demoEntry(f.url), "default", oauth(t), { onUrl: approve }))) as Error;
   assert.match(none.message, /has no dynamic client registration and does not accept Client ID Metadata Documents\. Register toolshell with it and set oauth\.clientId/);
   assert.equal(f.counts.authorizations, 0);
 });
 
 test("config: oauth.clientMetadataUrl must be an https URL with a path", () => {
-  assert.throws(() => configFor("http://127.0.0.1:1/mcp", { clientMetadataUrl: "http://toolshell.example/client.json" }), /https URL with a path/);
-  assert.throws(() => configFor("http://127.0.0.1:1/mcp", { clientMetadataUrl: "https://toolshell.example/" }), /https URL with a path/);
+  assert.throws(() => demoEntry("http://127.0.0.1:1/mcp", { clientMetadataUrl: "http://toolshell.example/client.json" }), /https URL with a path/);
+  assert.throws(() => demoEntry("http://127.0.0.1:1/mcp", { clientMetadataUrl: "https://toolshell.example/" }), /https URL with a path/);
 });
