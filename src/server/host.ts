@@ -112,7 +112,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   let shell: ToolShell;
   const listeners = new Set<(event: SessionEvent) => void>();
   // Set below, once the shell exists: an answer in a trigger's session lets its stopped run go on.
-  let onAnswer: ((sessionId: string, requestId: string) => void) | undefined;
+  const answered: { to?: (sessionId: string, requestId: string) => void } = {};
   try {
     const scripts = createScripts({ store, manageScripts: config.manageScripts });
     const otel = otelEventSink();
@@ -132,7 +132,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       oauth: options.oauth ?? (store.credentials ? { store: store.credentials, broker: new SignInBroker() } : undefined),
       onEvent: (e) => {
         otel(e);
-        if (e.type === "approval.answered") onAnswer?.(e.session_id, e.request_id);
+        if (e.type === "approval.answered") answered.to?.(e.session_id, e.request_id);
         for (const l of listeners) {
           try {
             l(e);
@@ -153,7 +153,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   // Run outside the answer's async context (made here, held by no session): the run it lets go
   // on holds the trigger's session itself, after the answer let it go.
   const outside = new AsyncResource("toolshell.trigger-answer");
-  onAnswer = (sessionId, requestId) => outside.runInAsyncScope(() => void triggers.answered(sessionId, requestId));
+  answered.to = (sessionId, requestId) => outside.runInAsyncScope(() => void triggers.answered(sessionId, requestId));
   let closed = false;
   let fileServers: readonly ServerConfig[] = [...config.servers];
   let follower: SharedStateFollower | undefined;
