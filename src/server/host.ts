@@ -108,7 +108,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     const storePath = location === undefined || location === ":memory:" || isStoreUrl(location) ? undefined : location;
     checkWorkspace(options.workspaceDir, config, { toolsDir: options.toolsDir, skillsDir: options.skillsDir, storePath });
   }
-  const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config));
+  const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config), { poolSize: config.storePool.queries, leasePoolSize: config.storePool.leases });
   let shell: ToolShell;
   const listeners = new Set<(event: SessionEvent) => void>();
   // Set below, once the shell exists: an answer in a trigger's session lets its stopped run go on.
