@@ -53,6 +53,9 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
     }
     try {
       host = await openToolShell({ config: key.config, store: key.store, workspace: key.workspace, timeout: key.timeout });
+      // Servers set through the API or another replica, and edits of the config file, reach the
+      // warm host as they reach every host on the store (Host.follow; docs/deployment.md).
+      await host.follow();
       log("host open");
       armIdle();
     } catch (e) {
