@@ -87,6 +87,15 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
   const started = earlier?.started_at ?? new Date(r.now()).toISOString();
   const payload = earlier?.payload ?? req.payload ?? {};
   const run: TriggerRunRecord = { id, trigger_id: t.id, agent_id: t.agent_id, reason, status: "running", session_id: triggerSessionId(t), payload, started_at: started };
+  // A disabled trigger runs nothing: a delivery or a due time accepted before it was disabled
+  // (queued behind an earlier run, or a job waiting in pg-boss) is looked at as the trigger is
+  // now. The run is recorded as failed, so the run id a webhook caller got says what happened.
+  // A person's "run now" is theirs to make (docs/sessions.md → Triggers).
+  if (!t.enabled && reason !== "manual") {
+    const refused: TriggerRunRecord = { ...run, status: "failed", error: `trigger ${t.name} is disabled: nothing ran`, ended_at: new Date(r.now()).toISOString() };
+    await store.putTriggerRun(refused);
+    return refused;
+  }
   await store.putTriggerRun(run);
   if (reason === "schedule" || reason === "missed") {
     // The next due time is written before running, so a crash mid-run is not "missed" again.
