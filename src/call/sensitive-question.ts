@@ -30,7 +30,7 @@ const WORDS = new RegExp(`\\b(?:${SECRET_WORDS.map((w) => w.replace(/ /g, "\\s+"
 const ASKS = new RegExp(`\\b(?:enter|type|provide|paste|give|input|share|send|supply|submit|confirm|fill in|what\\s+is|what's|tell\\s+me)\\b[^.?!\\n]{0,80}?${WORDS.source}`);
 
 /** Invisible and format characters a server may put inside a word to hide it. */
-const INVISIBLE = /[\p{Cf}\p{Cc}\u034f\u115f\u1160\u3164\uffa0\u2800\u{fe00}-\u{fe0f}\u{e0100}-\u{e01ef}]/gu;
+const INVISIBLE = /[\p{Cf}\p{Cc}\p{Variation_Selector}\u115f\u1160\u3164\uffa0\u2800]|\u034f/gu;
 
 /** `text` as the rule reads it: NFKC, invisible characters gone, camelCase and `_-.` as spaces, lower case. */
 export function readable(text: string): string {
