@@ -17,9 +17,12 @@ import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
 import { sensitiveRefusal, sensitiveRequest } from "./sensitive-question.js";
 
-/** One moment of a nested call the person may see: it started, it reported progress, it ended. */
+/**
+ * One moment of a nested call the person may see: it started, it reported progress, it ended,
+ * or a question of its server was declined without reaching anyone (`message` says why).
+ */
 export interface CallProgress {
-  phase: "started" | "progress" | "ended";
+  phase: "started" | "progress" | "ended" | "declined";
   call_id: string;
   command: string;
   /** The shell call it runs in. */
@@ -127,11 +130,12 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
     async ask(question: Question) {
       // A form asking for a password, key or token is declined before any surface shows it, on
       // every surface (MCP spec, Elicitation: servers must not request sensitive information
-      // in form mode); recorded, so the timeline says why.
+      // in form mode); the person is told a question was declined, and why.
       const sensitive = sensitiveRequest(question);
-      if (sensitive) return refuse(question, sensitiveRefusal(sensitive));
-      if (!person?.ask) return { action: "decline", unanswered: "nobody can answer questions here (no person is connected to this session)" };
-      if (++questions > MAX_QUESTIONS_PER_CALL) return { action: "decline", unanswered: `the call asked more than ${MAX_QUESTIONS_PER_CALL} questions` };
+      if (sensitive) return unanswered(question, sensitiveRefusal(sensitive));
+      // Declined without reaching anyone: still listed, so the timeline says a question came and why it went unanswered.
+      if (!person?.ask) return unanswered(question, "nobody can answer questions here (no person is connected to this session)");
+      if (++questions > MAX_QUESTIONS_PER_CALL) return unanswered(question, `the call asked more than ${MAX_QUESTIONS_PER_CALL} questions`);
       // One question at a time: on a terminal, two asked at once would both take what the person
       // types for one of them (an answer covers what the person was shown: docs/security.md).
       const previous = asking.get(person) ?? Promise.resolve();
@@ -149,12 +153,14 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
       }
     },
   };
-  function refuse(question: Question, why: string): QuestionAnswer & { unanswered: string } {
-    const unanswered = session.redactText(why);
+  function unanswered(question: Question, reason: string): QuestionAnswer & { unanswered: string } {
+    // The reason may name a field of the server's form, which may hold a config secret.
+    const why = session.redactText(reason);
     const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
     session.emit({ type: "question.asked", question_id: id, call_id: call.callId, ...parent, server: question.server, command });
-    session.emit({ type: "question.answered", question_id: id, call_id: call.callId, action: "decline", unanswered });
-    return { action: "decline", unanswered };
+    session.emit({ type: "question.answered", question_id: id, call_id: call.callId, action: "decline", unanswered: why });
+    tellPerson({ phase: "declined", call_id: call.callId, command, ...parent, message: why }, person);
+    return { action: "decline", unanswered: why };
   }
   async function askNow(question: Question, ask: NonNullable<Person["ask"]>): Promise<QuestionAnswer & { unanswered?: string }> {
     const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
@@ -234,6 +240,7 @@ export function progressLine(r: CallProgress): string {
   const command = showName(r.command).text;
   if (r.phase === "started") return `${command}: started`;
   if (r.phase === "ended") return `${command}: ${r.status ?? "ended"}`;
+  if (r.phase === "declined") return `${command}: a question it asked was declined: ${r.message ?? "nobody could answer"}`;
   const count = r.total !== undefined ? `${r.progress}/${r.total}` : `${r.progress}`;
   let message = r.message ?? "";
   if (message) {
