@@ -108,6 +108,15 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     ...(resuming ? { resumed_at: [...(earlier.resumed_at ?? []), new Date(r.now()).toISOString()] } : {}),
   };
   delete run.ended_at;
+  // A disabled trigger runs nothing: a delivery or a due time accepted before it was disabled
+  // (queued behind an earlier run, or a job waiting in pg-boss) is looked at as the trigger is
+  // now. The run is recorded as failed, so the run id a webhook caller got says what happened.
+  // A person's "run now" is theirs to make (docs/sessions.md → Triggers).
+  if (!t.enabled && reason !== "manual") {
+    const refused: TriggerRunRecord = { ...run, status: "failed", error: `trigger ${t.name} is disabled: nothing ran`, ended_at: new Date(r.now()).toISOString() };
+    await store.putTriggerRun(refused);
+    return refused;
+  }
   await store.putTriggerRun(run);
   if (resuming) {
     // The same run going on: its start time and the trigger's schedule stay as they are.
