@@ -74,8 +74,7 @@ export class McpServerSource implements ToolSource {
   #retryAt = 0;
   #listeners = new Set<(tools: CatalogTool[], cause: "server" | "asked") => void>();
   #relisting = false;
-  /** "server" when a listing under way or due was asked for by the server's list_changed. */
-  #relistCause: "server" | undefined;
+  #relistCause: "server" | undefined; // "server": a listing under way or due was asked for by the server's list_changed
   #relistAgain = false;
   /** OAuth settings when this server signs in (HTTP without `"oauth": false` or its own Authorization header). */
   readonly #oauthSettings: OAuthSettings | undefined;
@@ -139,11 +138,7 @@ export class McpServerSource implements ToolSource {
     return () => this.#listeners.delete(listener);
   }
 
-  /**
-   * Lists the server's tools again now, as after its `tools/list_changed` (another replica was
-   * told the tools changed: docs/deployment.md "What is shared"). Nothing to do when no
-   * connection is up: the next start lists them fresh. Never throws.
-   */
+  /** Lists the tools again now, as after list_changed (told to another replica: docs/deployment.md); no-op unless ready. */
   relist(): void {
     if (this.#conn && !this.#closed && this.#state === "ready") this.#relist(this.#conn, "asked");
   }
