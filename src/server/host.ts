@@ -6,6 +6,7 @@
  * The runtime never imports store/, scripts/ or server/: they are wired here through
  * `buildToolShell` options (docs/architecture.md "The composition root").
  */
+import { AsyncResource } from "node:async_hooks";
 import path from "node:path";
 import { loadConfig, parseServerConfig, type HttpApiConfig, type ServerConfig, type ToolshellConfig, type TriggerSpec } from "../config/index.js";
 import { buildToolShell, checkWorkspace, watchConfigFile, type ConfigWatch, type Session, type SessionEvent, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
@@ -107,9 +108,11 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     const storePath = location === undefined || location === ":memory:" || isStoreUrl(location) ? undefined : location;
     checkWorkspace(options.workspaceDir, config, { toolsDir: options.toolsDir, skillsDir: options.skillsDir, storePath });
   }
-  const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config));
+  const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config), { poolSize: config.storePool.queries, leasePoolSize: config.storePool.leases });
   let shell: ToolShell;
   const listeners = new Set<(event: SessionEvent) => void>();
+  // Set below, once the shell exists: an answer in a trigger's session lets its stopped run go on.
+  const answered: { to?: (sessionId: string, requestId: string) => void } = {};
   try {
     const scripts = createScripts({ store, manageScripts: config.manageScripts });
     const otel = otelEventSink();
@@ -129,6 +132,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       oauth: options.oauth ?? (store.credentials ? { store: store.credentials, broker: new SignInBroker() } : undefined),
       onEvent: (e) => {
         otel(e);
+        if (e.type === "approval.answered") answered.to?.(e.session_id, e.request_id);
         for (const l of listeners) {
           try {
             l(e);
@@ -146,6 +150,10 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const storeRef = typeof options.store === "string" ? options.store : typeof options.store === "object" ? undefined : config.store;
   const postgresUrl = options.postgresUrl ?? (storeRef && isStoreUrl(storeRef) ? storeRef : undefined);
   const triggers = new TriggerService({ shell, store, wakeAgent: wake, ...(postgresUrl ? { postgresUrl } : {}) });
+  // Run outside the answer's async context (made here, held by no session): the run it lets go
+  // on holds the trigger's session itself, after the answer let it go.
+  const outside = new AsyncResource("toolshell.trigger-answer");
+  answered.to = (sessionId, requestId) => outside.runInAsyncScope(() => void triggers.answered(sessionId, requestId));
   let closed = false;
   let fileServers: readonly ServerConfig[] = [...config.servers];
   let follower: SharedStateFollower | undefined;
