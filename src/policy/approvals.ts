@@ -3,6 +3,8 @@
  *
  * - `allow`: one exact call (tool + canonical input), used once, lapses after one hour.
  * - `allow_always`: the tool, for the session.
+ * Both allow answers are bound to the tool's definition the person was shown (`definition`, see
+ * `definitionHash`): a tool redefined afterwards asks again. Refusals cover the tool by name.
  * - `reject`: refuses that exact call (once, within the hour): it answers `denied`.
  * - `reject_always`: the tool answers `denied` for the session.
  * Silence is not approval: a pending request approves nothing.
@@ -21,7 +23,7 @@
  * `once()` semantics.
  */
 import { randomUUID } from "node:crypto";
-import { callKey } from "./canonical.js";
+import { allowSubject, callKey } from "./canonical.js";
 
 import { DECISIONS, type Decision } from "./decisions.js";
 
@@ -53,6 +55,11 @@ export interface ApprovalRequest {
   tool_name: string;
   /** What the answer is about when it differs from `tool`: the command bound to its server's identity (see `approvalSubject`). */
   subject?: string;
+  /**
+   * The hash of the tool's definition the person is shown (`definitionHash`: name, description,
+   * schemas, hints, a saved script's body): allow answers hold only while the tool is defined so.
+   */
+  definition?: string;
   input: Record<string, unknown>;
   why?: string;
   line?: number;
@@ -140,11 +147,12 @@ export class ApprovalBook {
    * Raises a request for a call, or returns the pending one for the same exact call.
    * @returns the request.
    */
-  request(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; line?: number; toolCallId: string; scope?: ApprovalScope; subject?: string }): ApprovalRequest {
+  request(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; line?: number; toolCallId: string; scope?: ApprovalScope; subject?: string; definition?: string }): ApprovalRequest {
     const subject = call.subject ?? call.tool;
     const key = callKey(subject, call.input);
     for (const r of this.requests.values()) {
-      if (r.status === "pending" && callKey(r.subject ?? r.tool, r.input) === key && r.scope === call.scope?.key) return r;
+      // A tool redefined since a request was raised gets a new one: the old card showed another tool.
+      if (r.status === "pending" && callKey(r.subject ?? r.tool, r.input) === key && r.scope === call.scope?.key && r.definition === call.definition) return r;
     }
     const id = `apr_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
     // A tool_call_id names one pending request: answering by it must never reach another call.
@@ -155,6 +163,7 @@ export class ApprovalBook {
       tool: call.tool,
       tool_name: call.toolName,
       ...(subject !== call.tool ? { subject } : {}),
+      ...(call.definition ? { definition: call.definition } : {}),
       input: call.input,
       ...(call.why ? { why: call.why } : {}),
       ...(call.line !== undefined ? { line: call.line } : {}),
@@ -190,10 +199,12 @@ export class ApprovalBook {
     if (req.status !== "pending") throw new Error(`approval request ${requestId} was already answered (${req.decision})`);
     const subject = req.subject ?? req.tool;
     const key = callKey(subject, req.input);
+    // Allow answers are bound to the tool's definition as shown; refusals to the tool whatever it becomes.
+    const allowed = allowSubject(subject, req.definition);
     const expires = this.now() + ALLOW_TTL_MS;
     // Allow answers hold where the call was shown (its script versions); refusals session-wide.
-    if (decision === "allow") this.grants.set(scoped(req.scope, key), expires);
-    if (decision === "allow_always") this.alwaysTools.add(scoped(req.scope, subject));
+    if (decision === "allow") this.grants.set(scoped(req.scope, callKey(allowed, req.input)), expires);
+    if (decision === "allow_always") this.alwaysTools.add(scoped(req.scope, allowed));
     if (decision === "reject") this.refusals.set(key, expires);
     if (decision === "reject_always") this.deniedTools.add(subject);
     if (decision === "allow" || decision === "allow_always") this.approvedOnce.add(scoped(req.scope, req.tool));

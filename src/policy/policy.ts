@@ -12,7 +12,7 @@
 import { entryNames, foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";
 import type { ApprovalBook, ApprovalRequest, ApprovalScope } from "./approvals.js";
-import { approvalSubject } from "./canonical.js";
+import { allowSubject, approvalSubject, definitionHash } from "./canonical.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
 
@@ -278,8 +278,10 @@ export class Policy implements CallJudge {
       return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
     }
     const scope = this.scopeKey();
-    if (book.allowsAlways(subject, scope)) return { risk: "needs_approval", why: a.why, approved: true };
-    const granted = consume ? book.useGrant(subject, call.given, scope) : book.hasGrant(subject, call.given, scope);
+    // Allow answers hold only for the definition the person was shown (a redefined tool asks again).
+    const allowed = allowSubject(subject, definitionHash(call.tool));
+    if (book.allowsAlways(allowed, scope)) return { risk: "needs_approval", why: a.why, approved: true };
+    const granted = consume ? book.useGrant(allowed, call.given, scope) : book.hasGrant(allowed, call.given, scope);
     if (granted) return { risk: "needs_approval", why: a.why, approved: true };
     return { risk: "needs_approval", why: a.why, message: a.message };
   }
@@ -293,7 +295,7 @@ export class Policy implements CallJudge {
    * @returns the request.
    */
   requestApproval(call: Pick<ToolCall, "sessionId" | "command" | "tool" | "given" | "callId" | "line">, why?: string): ApprovalRequest {
-    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool), scope: this.currentScope() });
+    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool), definition: definitionHash(call.tool), scope: this.currentScope() });
   }
 
   /** The scope of the call being judged now, if any. Never throws. */
