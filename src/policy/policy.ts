@@ -186,7 +186,10 @@ export class Policy implements CallJudge {
       if (off && policy.kind !== "predicate") return base;
       if (policy.kind === "always") return { risk: "needs_approval", why: "policy" };
       if (policy.kind === "never") return base;
-      if (policy.kind === "once") return this.book(ctx.sessionId).approvedOnceIn(ctx.command, this.scopeKey()) ? base : { risk: "needs_approval", why: "policy" };
+      if (policy.kind === "once") {
+        const sc = this.currentScope();
+        return this.book(ctx.sessionId).approvedOnceIn(ctx.command, sc?.key, sc?.exclusive) ? base : { risk: "needs_approval", why: "policy" };
+      }
       if (policy.kind === "predicate") return this.assessPredicate(policy.fn, tool, input, ctx, base, trusted);
     }
     return this.assessByHints(tool, base, trusted);
@@ -204,7 +207,7 @@ export class Policy implements CallJudge {
     const off = this.mode === "off";
     let verdict: ApprovalVerdict;
     try {
-      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedToolsIn(this.scopeKey()), callId: ctx.callId });
+      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedToolsIn(this.currentScope()?.key, this.currentScope()?.exclusive), callId: ctx.callId });
     } catch (err) {
       return { risk: "needs_approval", why: "policy", message: `the approval predicate failed: ${(err as Error).message}` };
     }
@@ -277,11 +280,14 @@ export class Policy implements CallJudge {
     if (consume ? book.useRefusal(subject, call.given) : book.hasRefusal(subject, call.given)) {
       return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
     }
-    const scope = this.scopeKey();
+    // Where the call is made: answers given in a saved script's version hold there; a trigger's run takes only its own.
+    const where = this.currentScope();
+    const scope = where?.key;
+    const only = where?.exclusive === true;
     // Allow answers hold only for the definition the person was shown (a redefined tool asks again).
     const allowed = allowSubject(subject, definitionHash(call.tool));
-    if (book.allowsAlways(allowed, scope)) return { risk: "needs_approval", why: a.why, approved: true };
-    const granted = consume ? book.useGrant(allowed, call.given, scope) : book.hasGrant(allowed, call.given, scope);
+    if (book.allowsAlways(allowed, scope, only)) return { risk: "needs_approval", why: a.why, approved: true };
+    const granted = consume ? book.useGrant(allowed, call.given, scope, only) : book.hasGrant(allowed, call.given, scope, only);
     if (granted) return { risk: "needs_approval", why: a.why, approved: true };
     return { risk: "needs_approval", why: a.why, message: a.message };
   }
@@ -307,7 +313,4 @@ export class Policy implements CallJudge {
     }
   }
 
-  private scopeKey(): string | undefined {
-    return this.currentScope()?.key;
-  }
 }

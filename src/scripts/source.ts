@@ -57,8 +57,13 @@ export function scriptDepth(): number {
  */
 export function scriptApprovalScope(): ApprovalScope | undefined {
   const chain = runningScripts();
-  if (!chain.length) return undefined;
-  return { key: `scripts:${createHash("sha256").update(chain.map((s) => s.body_sha256).join("/")).digest("hex")}`, scripts: chain };
+  // A trigger's run (trigger-run.ts marks it) is a scope of its own: exclusive, see approvals.ts.
+  const trigger = currentOrigins().find((o) => o.kind === "trigger");
+  if (!chain.length && !trigger) return undefined;
+  const scripts = chain.length ? `scripts:${createHash("sha256").update(chain.map((s) => s.body_sha256).join("/")).digest("hex")}` : "";
+  if (!trigger) return { key: scripts, scripts: chain };
+  const key = [`trigger:${trigger.id}`, scripts].filter(Boolean).join("/");
+  return { key, scripts: chain, trigger: { id: trigger.id, ...(trigger.name ? { name: trigger.name } : {}) }, exclusive: true };
 }
 
 /** SHA-256 (hex) of a saved script's body: what answers given for it or inside it are bound to. */

@@ -141,7 +141,7 @@ test("a trigger's allow_always holds for the script version the person was shown
   assert.deepEqual(req!.scripts?.map((s) => [s.name, s.version]), [["payout", 1]]);
   assert.match(req!.scripts![0]!.body_sha256, /^[0-9a-f]{64}$/);
   const { describeRequests } = await import("../../src/gateway/index.js");
-  assert.match(describeRequests([req!]), /inside saved script payout v1 \(body sha256 [0-9a-f]{12}\): the answer holds for this version only/);
+  assert.match(describeRequests([req!]), /in a run of trigger nightly-payout, inside saved script payout v1 \(body sha256 [0-9a-f]{12}\): the answer holds for this version in its runs only/);
   await book().answer(req!.id, "allow_always");
   // Control: the answer covers the next runs of that version.
   assert.equal((await run()).status, "ok");
@@ -334,4 +334,47 @@ test("two questions a call asks at once reach the person one at a time, so one a
   });
   assert.equal(most, 1, "two questions were being asked at once");
   assert.equal(r.stdout, '[{"v":"for Name"},{"v":"for Amount to transfer"}]\n', r.stderr);
+});
+
+test("a trigger's run is covered only by answers given to its runs: allow_always given to another shell call of its session (outside the script or running it) asks again; control: an answer to the run's own request covers the next runs", async (t) => {
+  const { save, run, book, paid } = await triggerHost(t);
+  await save("tools pay to=alice");
+  const trg = book();
+  // The attacks: someone runs shell calls in the trigger's session (the CLI's --session, the API)
+  // and a person answers them; the answers must not reach the trigger's runs.
+  const outside = await trg.bash("tools pay to=alice");
+  assert.equal(outside.tools?.stopped?.reason, "needs_approval");
+  await trg.answer(outside.tools!.stopped!.request_id!, "allow_always");
+  assert.deepEqual(paid, [], "nothing paid yet");
+  const inScript = await trg.bash("tools scripts payout");
+  assert.equal(inScript.exit_code, 0, "the session's own shell call is covered by its session-wide answer");
+  assert.deepEqual(paid, ["alice"]);
+  const attacked = await run();
+  assert.equal(attacked.status, "stopped", "the trigger's run was covered by an answer given to another shell call");
+  assert.deepEqual(paid, ["alice"]);
+  const [req] = await trg.pendingApprovals();
+  assert.match(req!.scope ?? "", /^trigger:/, "the run's request is scoped to the trigger");
+  const { describeRequests } = await import("../../src/gateway/index.js");
+  assert.match(describeRequests([req!]), /in a run of trigger nightly-payout, inside saved script payout v1/);
+  // Control: the run's own request, answered, covers the next runs.
+  await trg.answer(req!.id, "allow_always");
+  assert.equal((await run()).status, "ok");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["alice", "alice", "alice"]);
+});
+
+test("a one-off allow given in the trigger's session outside its runs is not used by a run; control: the run's own one-off allow is", async (t) => {
+  const { run, book, paid, save } = await triggerHost(t);
+  await save("tools pay to=bob");
+  const trg = book();
+  const viaScript = await trg.bash("tools scripts payout");
+  assert.equal(viaScript.tools?.stopped?.reason, "needs_approval");
+  await trg.answer(viaScript.tools!.stopped!.request_id!, "allow");
+  const attacked = await run();
+  assert.equal(attacked.status, "stopped", "the run used a one-off allow given to another shell call");
+  assert.deepEqual(paid, []);
+  const [own] = (await trg.pendingApprovals()).filter((r) => r.trigger);
+  await trg.answer(own!.id, "allow");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["bob"]);
 });
