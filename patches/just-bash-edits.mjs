@@ -168,6 +168,31 @@ function applyEdits() {
   rep('let V=L("",o,0),q=await rn(', 'let V=L("",o,__tsAssignStatus(this.ctx,__tsS)),q=await rn(')
   rep('return this.ctx.state.expansionStderr="",L("",P,this.ctx.state.lastExitCode)}', 'return this.ctx.state.expansionStderr="",L("",P,__tsAssignStatus(this.ctx,__tsS))}')
 
+  // H26: a command of an `&&`/`||` list other than the last, or one negated with `!`, runs with
+  // `set -e` ignored inside it, as bash does: a function or compound command there (`f || echo
+  // failed`, `{ false; echo in; } && …`, `! f`) runs its whole body; it ended the script at its
+  // first failing command
+  rep('let f=await this.executePipeline(c);',
+      'let __tsC=this.ctx.state.inCondition;(l<t.pipelines.length-1||c.negated)&&(this.ctx.state.inCondition=!0);let f;try{f=await this.executePipeline(c)}finally{this.ctx.state.inCondition=__tsC}')
+
+  // H27: a command substitution is a subshell for shell options: `set -e` is cleared inside it
+  // (bash outside POSIX mode, unless `shopt -s inherit_errexit`), and a `set` inside it does not
+  // change the shell after it (`x=$(false; echo hi)` under `set -e` is "hi")
+  rep('let c=new Map(e.state.env),u=ot(e.state.arrays),f=e.state.cwd,d=e.state.suppressVerbose;',
+      'let __tsO=__tsSubstitutionOptions(e),c=new Map(e.state.env),u=ot(e.state.arrays),f=e.state.cwd,d=e.state.suppressVerbose;')
+  rep('let p=await e.executeScript(t.body),h=p.exitCode;e.state.env=c,',
+      'let p=await e.executeScript(t.body),h=p.exitCode;e.state.options=__tsO,e.state.env=c,')
+  rep('catch(p){if(e.state.env=c,e.state.arrays=u,e.state.cwd=f,e.state.bashPid=l,',
+      'catch(p){if(e.state.options=__tsO,e.state.env=c,e.state.arrays=u,e.state.cwd=f,e.state.bashPid=l,')
+  rep('let i=new Map(e.state.env),o=ot(e.state.arrays),a=e.state.cwd,l=e.state.suppressVerbose;',
+      'let __tsO=__tsSubstitutionOptions(e),i=new Map(e.state.env),o=ot(e.state.arrays),a=e.state.cwd,l=e.state.suppressVerbose;')
+  rep('let c=await e.executeScript(r),u=c.exitCode;return e.state.env=i,',
+      'let c=await e.executeScript(r),u=c.exitCode;return e.state.options=__tsO,e.state.env=i,')
+  rep('catch(c){if(e.state.env=i,e.state.arrays=o,e.state.cwd=a,e.state.bashPid=s,',
+      'catch(c){if(e.state.options=__tsO,e.state.env=i,e.state.arrays=o,e.state.cwd=a,e.state.bashPid=s,')
+  // ... and `shopt -s inherit_errexit` is kept (it was accepted and forgotten), so a substitution keeps `set -e`
+  rep('function Ls(e){return ea.includes(e)}', 'function Ls(e){return ea.includes(e)||e==="inherit_errexit"}')
+
   // H23 (speed only): a command that needs no guard runs directly: with the defense-in-depth layer
   // off, just-bash's own commands and toolshell's own (marked `tsDirect`) get the command
   // context as it is, with no per-command membrane, AbortController, deadline race and timer; the

@@ -228,3 +228,13 @@ function __tsExecSignal(ctx) {
 const __tsSetTimeout = setTimeout;
 // H24: compiled glob patterns, by pattern text.
 const __tsGlobCache = new Map();
+// H27: the options a command substitution starts with: the shell's, with `set -e` cleared unless
+// `shopt -s inherit_errexit` or POSIX mode keeps it (bash's rule); returns the shell's own options
+// object, put back when the substitution ends so a `set` inside it stays inside it.
+function __tsSubstitutionOptions(ctx) {
+  const st = ctx.state;
+  const saved = st.options;
+  const keep = st.shoptOptions?.inherit_errexit === true || saved.posix === true;
+  st.options = { ...saved, errexit: keep ? saved.errexit : false };
+  return saved;
+}

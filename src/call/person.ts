@@ -15,10 +15,14 @@ import { describeFlags, showInput, showName } from "../policy/index.js";
 import { checkAnswer, type InvokeContext, type JsonSchema, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
 import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
+import { sensitiveRefusal, sensitiveRequest } from "./sensitive-question.js";
 
-/** One moment of a nested call the person may see: it started, it reported progress, it ended. */
+/**
+ * One moment of a nested call the person may see: it started, it reported progress, it ended,
+ * or a question of its server was declined without reaching anyone (`message` says why).
+ */
 export interface CallProgress {
-  phase: "started" | "progress" | "ended";
+  phase: "started" | "progress" | "ended" | "declined";
   call_id: string;
   command: string;
   /** The shell call it runs in. */
@@ -96,7 +100,8 @@ export interface PersonSession {
  *   first {@link PROGRESS_BURST} of the call one that comes less than
  *   {@link PROGRESS_INTERVAL_MS} after the last shown; otherwise it emits `tool.progress` and
  *   tells the person.
- * - `ask` declines with `unanswered` when nobody can answer, when the call asked more than
+ * - `ask` declines with `unanswered` when nobody can answer, when the question asks for a
+ *   password, key or token (call/sensitive-question.ts), when the call asked more than
  *   {@link MAX_QUESTIONS_PER_CALL} questions, when the person's surface fails, or when the answer
  *   does not match the question's schema (checked with ajv); never rejects. A person is asked
  *   one question at a time (the others wait their turn; one whose call ended is cancelled).
@@ -123,8 +128,14 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
       tellPerson({ phase: "progress", call_id: call.callId, command, ...parent, progress: update.progress, ...total, ...message }, person);
     },
     async ask(question: Question) {
-      if (!person?.ask) return { action: "decline", unanswered: "nobody can answer questions here (no person is connected to this session)" };
-      if (++questions > MAX_QUESTIONS_PER_CALL) return { action: "decline", unanswered: `the call asked more than ${MAX_QUESTIONS_PER_CALL} questions` };
+      // A form asking for a password, key or token is declined before any surface shows it, on
+      // every surface (MCP spec, Elicitation: servers must not request sensitive information
+      // in form mode); the person is told a question was declined, and why.
+      const sensitive = sensitiveRequest(question);
+      if (sensitive) return unanswered(question, sensitiveRefusal(sensitive));
+      // Declined without reaching anyone: still listed, so the timeline says a question came and why it went unanswered.
+      if (!person?.ask) return unanswered(question, "nobody can answer questions here (no person is connected to this session)");
+      if (++questions > MAX_QUESTIONS_PER_CALL) return unanswered(question, `the call asked more than ${MAX_QUESTIONS_PER_CALL} questions`);
       // One question at a time: on a terminal, two asked at once would both take what the person
       // types for one of them (an answer covers what the person was shown: docs/security.md).
       const previous = asking.get(person) ?? Promise.resolve();
@@ -142,6 +153,15 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
       }
     },
   };
+  function unanswered(question: Question, reason: string): QuestionAnswer & { unanswered: string } {
+    // The reason may name a field of the server's form, which may hold a config secret.
+    const why = session.redactText(reason);
+    const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    session.emit({ type: "question.asked", question_id: id, call_id: call.callId, ...parent, server: question.server, command });
+    session.emit({ type: "question.answered", question_id: id, call_id: call.callId, action: "decline", unanswered: why });
+    tellPerson({ phase: "declined", call_id: call.callId, command, ...parent, message: why }, person);
+    return { action: "decline", unanswered: why };
+  }
   async function askNow(question: Question, ask: NonNullable<Person["ask"]>): Promise<QuestionAnswer & { unanswered?: string }> {
     const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
     // All of it is the server's text, shown to the person and listed by the HTTP API: the
@@ -220,6 +240,7 @@ export function progressLine(r: CallProgress): string {
   const command = showName(r.command).text;
   if (r.phase === "started") return `${command}: started`;
   if (r.phase === "ended") return `${command}: ${r.status ?? "ended"}`;
+  if (r.phase === "declined") return `${command}: a question it asked was declined: ${r.message ?? "nobody could answer"}`;
   const count = r.total !== undefined ? `${r.progress}/${r.total}` : `${r.progress}`;
   let message = r.message ?? "";
   if (message) {

@@ -61,6 +61,8 @@ export interface OpenedShell {
   close(): Promise<void>;
   /** The host's store, when opened `durable`. */
   store?: import("../store/index.js").Store;
+  /** Keeps a `durable` host current (Host.follow: its config file and the store's shared state). */
+  follow?: (replica?: { kind: string; url: string }) => Promise<void>;
   /** Lines for the user (what was imported). */
   notes: string[];
   /** The config object when servers were imported (else the file is read as is). */
@@ -77,7 +79,7 @@ export interface OpenedShell {
  */
 export async function openAgentShell(common: CommonOptions, imports: string[] = [], options: { durable?: boolean; storeFile?: string; connect?: boolean } = {}): Promise<OpenedShell> {
   const { createToolShell } = await import("../runtime/index.js");
-  type Opened = { shell: ToolShell; close(): Promise<void>; store?: import("../store/index.js").Store };
+  type Opened = { shell: ToolShell; close(): Promise<void>; store?: import("../store/index.js").Store; follow?: OpenedShell["follow"] };
   const open = async (o: Omit<ToolShellOptions, "store">): Promise<Opened> => {
     if (!options.durable) {
       const shell = await createToolShell(o);
@@ -85,7 +87,7 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
     }
     const { openHost } = await import("../server/index.js");
     const host = await openHost({ ...o, ...(options.storeFile ? { store: options.storeFile } : {}) });
-    return { shell: host.shell, close: () => host.close(), store: host.store };
+    return { shell: host.shell, close: () => host.close(), store: host.store, follow: (replica) => host.follow(replica) };
   };
   const { resolveConfigFile } = await import("../config/index.js");
   const configFile = resolveConfigFile({ flag: common.config });
@@ -154,9 +156,6 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
         (waiting) => void out(process.stderr, `toolshell mcp: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell mcp: ")}\n`),
       );
     const gatewayOptions = { elicitation: opts.elicitation !== false, approveTool: opts.approveTool !== false };
-    // The gateway follows its config file while it runs (README "Changing servers while running").
-    const { watchConfigFile } = await import("../runtime/index.js");
-    const watch = shell.config.file ? watchConfigFile(shell, shell.config.file) : undefined;
     if (opts.http !== undefined) {
       const port = Number(opts.http);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http takes a port number, got ${opts.http}`);
@@ -177,11 +176,13 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       if (made) tokens.push(made.token);
       // MCP sessions live in the store, so replicas on one database share them (docs/deployment.md).
       const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens, ...(opened.store ? { store: opened.store } : {}) });
+      // The gateway follows its config file and the store like every host (Host.follow; README
+      // "Changing servers while running"), listed as a live replica of the store.
+      await opened.follow?.({ kind: "mcp", url: running.url });
       const how = made ? ` (Authorization: Bearer <the token in ${made.file}, readable by you only${made.created ? ", made now" : ""}>)` : " (Authorization: Bearer <token> required)";
       await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}${how}\n`);
       startServers();
       const stop = async () => {
-        watch?.close();
         await running.close().catch(() => {});
         await opened?.close().catch(() => {});
         process.exit(0);
@@ -191,9 +192,9 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       return;
     }
     const running = await serveStdio(shell, { ...gatewayOptions, sessionId: opts.session });
+    await opened.follow?.();
     startServers();
     await running.closed;
-    watch?.close();
     await running.close().catch(() => {});
     await opened.close().catch(() => {});
     process.exit(0);

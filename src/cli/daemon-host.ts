@@ -9,10 +9,11 @@
  */
 import { appendFileSync, chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { progressLine, type AskedQuestion, type Person } from "../call/index.js";
+import type { AskedQuestion, Person } from "../call/index.js";
 import type { QuestionAnswer } from "../tool/index.js";
 import { configFingerprint, hostPaths, request, shownStore, type DaemonAnswer, type DaemonEvent, type DaemonRequest, type HostKey } from "./daemon-client.js";
 import { openToolShell, runOnHost, type CliRequest } from "./commands.js";
+import { cliProgressLine } from "./person.js";
 
 /**
  * Serves the host for `key` until stopped, idle or stale. It listens at once; it opens the host
@@ -52,6 +53,9 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
     }
     try {
       host = await openToolShell({ config: key.config, store: key.store, workspace: key.workspace, timeout: key.timeout });
+      // Servers set through the API or another replica, and edits of the config file, reach the
+      // warm host as they reach every host on the store (Host.follow; docs/deployment.md).
+      await host.follow();
       log("host open");
       armIdle();
     } catch (e) {
@@ -193,7 +197,8 @@ function listenForAnswers(conn: Socket, rest: string, answers: Map<string, (answ
 function daemonPerson(write: (event: DaemonEvent) => void, answers: Map<string, (answer: QuestionAnswer) => void>, terminal: boolean): Person {
   return {
     progress(report) {
-      if (report.phase === "progress") write({ event: "progress", line: progressLine(report) });
+      const line = cliProgressLine(report);
+      if (line) write({ event: "progress", line });
     },
     ...(terminal
       ? {

@@ -8,7 +8,7 @@
  * number, integer, boolean, or a string enum).
  */
 import { createInterface } from "node:readline/promises";
-import { describeQuestion, progressLine, type AskedQuestion, type Person } from "../call/index.js";
+import { describeQuestion, progressLine, type AskedQuestion, type CallProgress, type Person } from "../call/index.js";
 import { showName } from "../policy/index.js";
 import type { QuestionAnswer } from "../tool/index.js";
 
@@ -20,15 +20,27 @@ export interface Terminal {
 
 /**
  * The person of a CLI run: progress lines go to `stderr` (upstream progress only; a call's start
- * and end are not printed); `terminal` (when given) is where questions are asked.
+ * and end are not printed), and so does a question declined because nobody can answer here;
+ * `terminal` (when given) is where questions are asked.
  */
 export function cliPerson(stderr: NodeJS.WritableStream, terminal: Terminal | undefined): Person {
   return {
     progress(report) {
-      if (report.phase === "progress") stderr.write(`tools: ${progressLine(report)}\n`);
+      const line = cliProgressLine(report);
+      if (line) stderr.write(`tools: ${line}\n`);
     },
     ...(terminal ? { ask: (question: AskedQuestion) => askQuestion(question, terminal) } : {}),
   };
+}
+
+/**
+ * What the CLI prints of a call's moment (without the `tools: ` prefix): upstream progress, and a
+ * question declined because no terminal could ask it (said, so it is not declined silently).
+ */
+export function cliProgressLine(report: CallProgress): string | undefined {
+  if (report.phase === "progress") return progressLine(report);
+  if (report.phase === "declined") return `${progressLine(report)} (questions are asked on a terminal: run toolshell where stdin and stderr are one)`;
+  return undefined;
 }
 
 /** The terminal of this process when stdin and stderr are one, else undefined. */

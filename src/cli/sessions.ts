@@ -152,11 +152,9 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     const tls = o.tlsCert && o.tlsKey ? { cert: path.resolve(o.tlsCert), key: path.resolve(o.tlsKey) } : undefined;
     const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers, log, ...(tls ? { tls } : {}), ...(o.trustProxy ? { trustProxy: true } : {}) });
     log.log("info", "serve.started", { pid: process.pid, url: api.url, urls: api.urls, tls: api.tls, store: host.store.location });
-    // A running host follows its config file: servers added, changed or removed there are seen
-    // by the next shell call of every session (README "Changing servers while running").
-    const { watchConfigFile } = await import("../runtime/index.js");
-    const opened = host;
-    const watch = file ? watchConfigFile(host.shell, file, { apply: (config) => opened.reloadConfig(config) }) : undefined;
+    // startApi made the host follow its config file and the store (Host.follow): servers added,
+    // changed or removed there are seen by the next shell call of every session (README
+    // "Changing servers while running"; docs/deployment.md).
     // `toolshell servers …` finds this host through a file beside the config (cli/running.ts).
     const { announceServe } = await import("./running.js");
     const unannounce = file ? announceServe(file, api.url) : () => {};
@@ -169,7 +167,6 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     log.log("info", "serve.stopping", { pid: process.pid, url: api.url });
     unsubscribe();
     unannounce();
-    watch?.close();
     await api.close();
     await host.close();
     return 0;

@@ -110,6 +110,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
     rateUnlabeledTools: p.rateUnlabeledTools,
     approval: p.approval,
     store: p.store === undefined ? undefined : p.store === ":memory:" || isPostgresUrl(p.store) ? p.store : path.resolve(baseDir, p.store),
+    storePool: p.storePool,
     logDir: path.resolve(baseDir, p.logDir ?? ".toolshell/logs"),
     server: p.server.tls ? { ...p.server, tls: { cert: path.resolve(baseDir, p.server.tls.cert), key: path.resolve(baseDir, p.server.tls.key) } } : p.server,
     triggers: p.triggers,

@@ -341,6 +341,18 @@ const configShape = {
     .describe(
       'Where sessions, approvals, events and steps persist: a SQLite file, ":memory:", or a PostgreSQL database as a `postgres://` or `postgresql://` URL (several processes or replicas sharing one store; `${DATABASE_URL}` expands from the environment). Default `.toolshell/state.db`.',
     ),
+  storePool: z
+    .strictObject(
+      {
+        queries: wholeNumber(1, 1000, "expected a whole number from 1 to 1000").default(10).describe("Connections for reads and writes (default 10)."),
+        leases: wholeNumber(1, 1000, "expected a whole number from 1 to 1000")
+          .default(20)
+          .describe("Connections that hold session leases: as many sessions run a shell call at once on this process; more wait for one (default 20)."),
+      },
+      { error: (iss) => (iss.code === "invalid_type" ? "expected an object" : undefined) },
+    )
+    .prefault({})
+    .describe("PostgreSQL connections each process opens (docs/deployment.md → Sizing). Ignored for a SQLite store."),
   logDir: folder.optional().describe("Folder of the servers' stderr logs. Default `.toolshell/logs`."),
   hooks: z.unknown().optional().describe("Reserved. Hooks are given in code: createToolShell({ hooks })."),
   decisionService: z.unknown().optional().describe("Reserved. The decision service that rates tools is given in code: createToolShell({ decisionService })."),

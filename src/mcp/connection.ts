@@ -6,13 +6,8 @@
  * "Backwards Compatibility" (a POST answered with HTTP 4xx means an old HTTP+SSE server: open
  * the SSE stream instead); "Tools" → Listing Tools (pagination), List Changed Notification.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { Client, SSEClientTransport, SseError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { ElicitRequest, ElicitResult, FetchLike, jsonSchemaValidator, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError } from "./errors.js";
 import type { ServerLog } from "./log.js";
@@ -139,14 +134,14 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     options.onLost(connection);
   };
   // Server log messages (spec "Utilities" → Logging) go to the server's log file, as its stderr does.
-  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+  client.setNotificationHandler("notifications/message", ({ params }) => {
     const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
     options.log.line(`log ${params.level}${params.logger ? ` ${params.logger}` : ""}: ${data}`);
   });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  client.setNotificationHandler("notifications/tools/list_changed", () => {
     options.onToolsChanged(connection);
   });
-  client.setRequestHandler(ElicitRequestSchema, (request, extra) => (options.onElicit ? options.onElicit(connection, request.params, extra.signal) : Promise.resolve({ action: "decline" as const })));
+  client.setRequestHandler("elicitation/create", (request, ctx) => (options.onElicit ? options.onElicit(connection, request.params, ctx.mcpReq.signal) : Promise.resolve({ action: "decline" as const })));
   try {
     await withChildSignal(options.deadline, (signal) => client.connect(transport, { signal, timeout: options.timeoutMs }));
   } catch (error) {

@@ -6,10 +6,7 @@
  * the server; the SDK's own errors become `tool_error`, never a crash); README →
  * Errors.
  */
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError, UnauthorizedError } from "@modelcontextprotocol/client";
 import { ToolCallError } from "../tool/types.js";
 
 /** Where an error happened, for the message and the code. */
@@ -34,8 +31,14 @@ export interface ErrorPlace {
 
 /** The HTTP status of an SDK transport error, when it carries one. */
 export function httpStatus(error: unknown): number | undefined {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code;
+  if (error instanceof SdkHttpError) return error.status;
+  if (error instanceof SseError) return error.code;
   return undefined;
+}
+
+/** The error a connect that ran past its deadline answers (mapped like the SDK's own request timeout). */
+export function connectTimedOut(): Error {
+  return new SdkError(SdkErrorCode.RequestTimeout, "connect timed out");
 }
 
 /** True for the SDK's "the server wants credentials" errors (HTTP 401/403, UnauthorizedError). */
@@ -50,11 +53,11 @@ export function isAuthError(error: unknown): boolean {
  * - already a ToolCallError → unchanged;
  * - HTTP 401/403 → `connection_required`, message naming the server;
  * - the caller's abort → `unavailable`, retryable;
- * - McpError RequestTimeout (or our connect deadline) → `unavailable`, retryable, naming the limit;
- * - McpError ConnectionClosed, transport and network errors → `unavailable`, retryable (a spawn
+ * - the SDK's RequestTimeout (or our connect deadline) → `unavailable`, retryable, naming the limit;
+ * - the SDK's ConnectionClosed, transport and network errors → `unavailable`, retryable (a spawn
  *   that fails with ENOENT/EACCES is not retryable: the config must change);
- * - during a call, any other McpError or SDK error (e.g. output not matching `outputSchema`,
- *   a malformed result) → `tool_error`.
+ * - during a call, a ProtocolError (the server's JSON-RPC error) or any other SDK error (e.g.
+ *   output not matching `outputSchema`, a malformed result) → `tool_error`.
  * Never throws.
  */
 export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
@@ -71,11 +74,11 @@ export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
   }
   if (place.aborted) return new ToolCallError("unavailable", `${who}: the call was aborted`, true);
   const message = messageOf(error);
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     const what = place.phase === "call" ? "gave no answer" : "did not start and list its tools";
     return new ToolCallError("unavailable", `${who} ${what} within ${place.timeoutMs} ms`, true);
   }
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     const when = place.phase === "call" ? "during the call; it is restarted on the next call" : "while starting";
     return new ToolCallError("unavailable", `${who}: the connection closed ${when}${tail(place)}`, true);
   }
@@ -110,9 +113,13 @@ function signInError(error: unknown, s: NonNullable<ErrorPlace["signIn"]>): Tool
   );
 }
 
+/** The SDK's local errors that mean the connection, not the call, failed. */
+const TRANSPORT_CODES: ReadonlySet<SdkErrorCode> = new Set([SdkErrorCode.NotConnected, SdkErrorCode.SendFailed, SdkErrorCode.ClientHttpFailedToOpenStream, SdkErrorCode.ClientHttpUnexpectedContent]);
+
 function isTransportError(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) return true;
-  if (error instanceof McpError) return false;
+  if (error instanceof SdkHttpError || error instanceof SseError) return true;
+  if (error instanceof SdkError) return TRANSPORT_CODES.has(error.code);
+  if (error instanceof ProtocolError) return false;
   if (!(error instanceof Error)) return false;
   if (error.message === "Not connected" || error.message === "fetch failed") return true;
   const code = (error as { code?: unknown }).code;

@@ -7,8 +7,8 @@
  * Rule source: MCP spec 2025-11-25 "Tools" → Tool (`name`, `inputSchema` as a JSON Schema object),
  * "Utilities" → Pagination; README "MCP servers".
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ToolSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ToolSchema } from "@modelcontextprotocol/core";
+import type { Client, Tool } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { withChildSignal } from "./signals.js";
 import { allPages } from "./paging.js";

@@ -13,9 +13,7 @@
  * 2025-11-25 "Utilities" → Progress (`resetTimeoutOnProgress` is the SDK's), "Client Features" →
  * Elicitation (decline when the client cannot ask; content MUST match the requested schema).
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client, RequestOptions, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { displayName } from "../tool/text.js";
 import type { InvokeContext, JsonSchema } from "../tool/types.js";
 import type { Connection } from "./connection.js";
@@ -93,7 +91,7 @@ export class PersonRelay {
  */
 export async function callToolKeepingDigits(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions): Promise<McpCallResult> {
   const slot: RawSlot = {};
-  const result = (await withRawSlot(slot, () => client.callTool({ name, arguments: args }, undefined, options))) as McpCallResult;
+  const result = (await withRawSlot(slot, () => client.callTool({ name, arguments: args }, options))) as McpCallResult;
   if (slot.text !== undefined && result.structuredContent !== undefined && result.structuredContent !== null) {
     const json = jsonAt(slot.text, ["result", "structuredContent"]);
     if (json !== undefined) result[STRUCTURED_JSON] = json;

@@ -9,9 +9,7 @@
  * `resources/templates/list`, `resources/read`: text or base64 `blob` contents) and Prompts
  * (`prompts/list`, `prompts/get`: string arguments, messages); README "Resources and prompts".
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Client, RequestOptions, Tool } from "@modelcontextprotocol/client";
 import { allPages, PagingError } from "./paging.js";
 import type { McpCallResult } from "./result.js";
 
@@ -28,11 +26,20 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 const NO_INPUT = { type: "object" as const, properties: {}, additionalProperties: false };
 const json = (value: Record<string, unknown>): McpCallResult => ({ content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value });
 
+/**
+ * One page of a list, as the server gave it. The SDK's `listResources()` & co. without a cursor
+ * walk every page themselves (and serve cached aggregates); paging.ts is the one rule for
+ * following cursors, so each page is asked for on its own.
+ */
+function onePage(client: Client, method: "resources/list" | "resources/templates/list" | "prompts/list", cursor: string | undefined, options: RequestOptions): Promise<Record<string, unknown>> {
+  return client.request({ method, params: cursor === undefined ? {} : { cursor } }, options);
+}
+
 const resources: SyntheticTool = {
   tool: { name: "resources", description: "Lists this server's resources and resource templates (MCP resources/list, resources/templates/list) as JSON", inputSchema: NO_INPUT, annotations: READ_ONLY },
   async send(client, _args, options) {
-    const list = await allPages("resources/list", "resources", (cursor) => client.listResources(cursor ? { cursor } : undefined, options));
-    const templates = await allPages("resources/templates/list", "resourceTemplates", (cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined, options)).catch((error: unknown) => {
+    const list = await allPages("resources/list", "resources", (cursor) => onePage(client, "resources/list", cursor, options));
+    const templates = await allPages("resources/templates/list", "resourceTemplates", (cursor) => onePage(client, "resources/templates/list", cursor, options)).catch((error: unknown) => {
       // A server without templates answers an error: it has none. Broken paging is said.
       if (error instanceof PagingError) throw error;
       return [];
@@ -62,7 +69,7 @@ const readResource: SyntheticTool = {
 const prompts: SyntheticTool = {
   tool: { name: "prompts", description: "Lists this server's prompts and their arguments (MCP prompts/list) as JSON", inputSchema: NO_INPUT, annotations: READ_ONLY },
   async send(client, _args, options) {
-    return json({ prompts: await allPages("prompts/list", "prompts", (cursor) => client.listPrompts(cursor ? { cursor } : undefined, options)) });
+    return json({ prompts: await allPages("prompts/list", "prompts", (cursor) => onePage(client, "prompts/list", cursor, options)) });
   },
 };
 

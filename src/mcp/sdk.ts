@@ -8,7 +8,6 @@ type SdkModules = {
   listing: typeof import("./listing.js");
   errors: typeof import("./errors.js");
   oauth: typeof import("./auth/provider.js");
-  types: typeof import("@modelcontextprotocol/sdk/types.js");
 };
 
 let loading: Promise<SdkModules> | undefined;
@@ -16,8 +15,8 @@ let loaded: SdkModules | undefined;
 
 /** The SDK-backed modules; the first call imports them, later calls share the same promise. */
 export function loadSdk(): Promise<SdkModules> {
-  loading ??= Promise.all([import("./connection.js"), import("./errors.js"), import("@modelcontextprotocol/sdk/types.js"), import("./auth/provider.js"), import("./listing.js")]).then(
-    ([connection, errors, types, oauth, listing]) => (loaded = { connection, errors, types, oauth, listing }),
+  loading ??= Promise.all([import("./connection.js"), import("./errors.js"), import("./auth/provider.js"), import("./listing.js")]).then(
+    ([connection, errors, oauth, listing]) => (loaded = { connection, errors, oauth, listing }),
   );
   return loading;
 }

@@ -16,8 +16,7 @@ import { SignInBroker } from "./auth/sign-in.js";
 import { listingPrincipal, signInPlace } from "./auth/source-sign-in.js";
 import type { Connection } from "./connection.js";
 import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Client, RequestOptions } from "@modelcontextprotocol/client";
 import { callToolKeepingDigits, PersonRelay, type McpCallResult } from "./relay.js";
 import { syntheticTools } from "./resources.js";
 import { loadSdk, sdkIfLoaded } from "./sdk.js";
@@ -182,7 +181,7 @@ export class McpServerSource implements ToolSource {
     const timeoutMs = this.config.connectTimeoutMs;
     const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#closing.signal]);
     this.#log.resetTail();
-    const { connection, errors, types, listing } = await loadSdk();
+    const { connection, errors, listing } = await loadSdk();
     let conn: Connection | undefined;
     const principal = await listingPrincipal(this.#oauth, this.name, (this.config as { url?: string }).url);
     const provider = await this.#provider(principal, currentPrincipal()?.sessionId);
@@ -214,7 +213,7 @@ export class McpServerSource implements ToolSource {
       const timedOut = deadline.aborted;
       const failure = this.#closed
         ? this.#closedError()
-        : errors.toCallError(timedOut ? new types.McpError(types.ErrorCode.RequestTimeout, "connect timed out") : error, {
+        : errors.toCallError(timedOut ? errors.connectTimedOut() : error, {
             server: this.name,
             phase: "connect",
             timeoutMs,

@@ -5,7 +5,7 @@
  * Tool (name, description, inputSchema, outputSchema, annotations) and Structured Content
  * ("clients SHOULD validate structured results against this schema").
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/client";
 import { compileJsonSchema } from "../tool/schema.js";
 import { ToolCallError, type CatalogTool, type Hints, type InvokeContext, type JsonSchema, type ToolOutput, type ValidationResult } from "../tool/types.js";
 import { toToolOutput, type McpCallResult } from "./result.js";

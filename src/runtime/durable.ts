@@ -11,8 +11,10 @@
  *   that differs runs for real, and so does every call after it. A call that had not completed
  *   while later ones did (a saved script around its own calls) runs for real without ending the
  *   replay of those later ones.
- * - A shell call that did not start because a literal call needs approval (`before_start`) waits:
- *   asked again while the request is pending, it returns the same report; once answered it runs.
+ * - A shell call that stopped because a call needs approval (before it started, or midway) waits:
+ *   asked again while the request is pending, it returns the same report; once answered it runs
+ *   again, and the nested calls that completed before the stop are replayed from their record,
+ *   as for an interrupted step — the call that asked runs with its answer, the rest after it.
  *
  * The runtime defines this port; `store/` implements it (layering rule of docs/architecture.md).
  *
@@ -176,10 +178,10 @@ export function stepErrorResult(toolCallId: string, message: string): ShellResul
   return { stdout: "", stderr: line, exit_code: 1, success: false, tool_call_id: toolCallId };
 }
 
-/** The request id of a shell result that stopped before start for approval, if any. */
+/** The request id of a shell result that stopped for approval (before start or midway), if any. */
 export function waitingRequestId(result: ShellResult): string | undefined {
   const s = result.tools?.stopped;
-  return s && s.reason === "needs_approval" && s.before_start ? s.request_id : undefined;
+  return s && s.reason === "needs_approval" ? s.request_id : undefined;
 }
 
 /** What the step logic needs from a session. */
@@ -239,7 +241,8 @@ export async function runShellStep(
         }
         toolCallId = prev.toolCallId;
         attempt = prev.attempt + 1;
-        if (prev.status === "running") replayer = createReplayer(await store.recordedCalls(view.id, prev.toolCallId));
+        // Interrupted, or stopped for an answer that came: what completed before is replayed.
+        replayer = createReplayer(await store.recordedCalls(view.id, prev.toolCallId));
         view.emit({ type: "step.resumed", step_id: prev.stepId, tool_call_id: prev.toolCallId, attempt, after: prev.status === "running" ? "interrupted" : "approval" });
       }
     }

@@ -6,11 +6,12 @@ import type { Context, Hono } from "hono";
 import { parseTriggerSpec } from "../config/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import type { Host } from "./host.js";
-import { ApiError, bearer, body, fromToolError, id, principalOfToken, tokenMatches, type AppOptions } from "./http.js";
+import { ApiError, bearer, body, fromToolError, guardedCheck, id, principalOfToken, tokenMatches, type AppOptions } from "./http.js";
+import type { TokenGuard } from "./token-guard.js";
 import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
 /** Adds the saved-script, trigger and webhook routes to `app`. */
-export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): void {
+export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { guard: TokenGuard; from: (c: Context) => string }): void {
   const { store } = host;
   // ── saved scripts ───────────────────────────────────────────────────────────
   const agentParam = (c: Context): string => id(c.req.param("agent_id"), "agent_id");
@@ -160,8 +161,15 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
   app.post("/v1/webhooks/:trigger_id", async (c) => {
     const t = await store.getTrigger(c.req.param("trigger_id"));
     const presented = bearer(c) ?? c.req.header("x-toolshell-secret") ?? "";
-    const bySecret = !!t?.secret_hash && !!presented && sameSecret(secretHash(presented), t.secret_hash);
-    const byToken = !!presented && options.tokens.length > 0 && tokenMatches(presented, options.tokens);
+    let bySecret = false;
+    let byToken = false;
+    // A wrong secret slows its sender down like a wrong API token (token-guard.ts).
+    if (presented)
+      guardedCheck(c, options.guard, options.from(c), () => {
+        bySecret = !!t?.secret_hash && sameSecret(secretHash(presented), t.secret_hash);
+        byToken = options.tokens.length > 0 && tokenMatches(presented, options.tokens);
+        return bySecret || byToken;
+      });
     if (!bySecret && !byToken) throw new ApiError(401, "unauthorized", "send the trigger's secret as Authorization: Bearer <secret> (or X-Toolshell-Secret)");
     if (!t || t.kind !== "webhook") throw new ApiError(404, "not_found", `no webhook trigger ${c.req.param("trigger_id")}`);
     if (!t.enabled) throw new ApiError(409, "conflict", `trigger ${t.name} is disabled`);

@@ -12,7 +12,7 @@
  * docs/sessions.md "HTTP API".
  */
 import { randomUUID } from "node:crypto";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { withDisplay, type Decision } from "../policy/index.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
@@ -23,8 +23,9 @@ import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { actorOf, ApiError, bearer, body, id, principalOfToken, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, guardedCheck, id, principalOfToken, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
 import { principalOf } from "../mcp/index.js";
+import { TokenGuard } from "./token-guard.js";
 import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
@@ -99,10 +100,14 @@ export function createApp(host: Host, options: AppOptions): Hono {
     });
   }
   app.use("*", bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json({ error: { code: "payload_too_large", message: `the body is larger than ${options.maxBodyBytes} bytes` } }, 413) }));
+  // Wrong tokens slow their sender down (token-guard.ts), on every door: the API, webhooks, the console.
+  const guard = options.guard ?? new TokenGuard();
+  const transport = { tls: !!options.tls, trustProxy: !!options.trustProxy };
+  const from = (c: Context) => clientAddress(c, transport);
   app.use("/v1/*", async (c, next) => {
     if (c.req.path.startsWith("/v1/webhooks/")) return next();
     const token = bearer(c);
-    if (!token || !options.tokens.length || !tokenMatches(token, options.tokens)) {
+    if (!token || !options.tokens.length || !guardedCheck(c, guard, from(c), () => tokenMatches(token, options.tokens))) {
       c.header("WWW-Authenticate", 'Bearer realm="toolshell"');
       throw new ApiError(401, "unauthorized", "send Authorization: Bearer <token> with a configured API token");
     }
@@ -130,7 +135,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/healthz", async (c) => c.json({ ok: true }));
   app.get("/openapi.json", async (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
-  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport: { tls: !!options.tls, trustProxy: !!options.trustProxy } }));
+  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport, guard }));
   app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────
@@ -264,7 +269,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   });
 
   mountQuestionRoutes(app, questions, sessionOr404);
-  mountAgentRoutes(app, host, options);
+  mountAgentRoutes(app, host, { ...options, guard, from });
 
   app.all("/v1/*", (c) => {
     throw new ApiError(404, "not_found", `no route ${c.req.method} ${c.req.path}`);

@@ -6,9 +6,10 @@
  * The runtime never imports store/, scripts/ or server/: they are wired here through
  * `buildToolShell` options (docs/architecture.md "The composition root").
  */
+import { AsyncResource } from "node:async_hooks";
 import path from "node:path";
 import { loadConfig, parseServerConfig, privateDir, type HttpApiConfig, type ServerConfig, type ToolshellConfig, type TriggerSpec } from "../config/index.js";
-import { buildToolShell, checkWorkspace, type Session, type SessionEvent, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
+import { buildToolShell, checkWorkspace, watchConfigFile, type ConfigWatch, type Session, type SessionEvent, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { SignInBroker } from "../mcp/index.js";
 import { isStoreUrl, openStore, otelEventSink, type Store } from "../store/index.js";
@@ -60,8 +61,12 @@ export interface Host {
    */
   reloadConfig(next: ToolshellConfig): Promise<string[]>;
   /**
-   * Follows the shared state of the store (servers set through the API, triggers made elsewhere)
-   * and, with `replica`, announces this process as a live replica (docs/deployment.md).
+   * Keeps this long-running host current — the one way every host (`serve`, the MCP gateway, the
+   * CLI's warm host) follows changes made elsewhere: the config file (watched, reloaded through
+   * {@link Host.reloadConfig}, so the store's servers stay over the file's) and the store's shared
+   * state (servers set through the API, triggers made elsewhere, tool lists changed on another
+   * replica). With `replica`, it also announces this process as a live replica
+   * (docs/deployment.md). A second call only adds the announcement when the first had none.
    */
   follow(replica?: { kind: string; url: string }): Promise<void>;
   /** Stops triggers, MCP servers, and closes the store. Never rejects. */
@@ -109,9 +114,11 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       privateDir(path.dirname(defaultStorePath(config)));
     } catch {}
   }
-  const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config));
+  const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config), { poolSize: config.storePool.queries, leasePoolSize: config.storePool.leases });
   let shell: ToolShell;
   const listeners = new Set<(event: SessionEvent) => void>();
+  // Set below, once the shell exists: an answer in a trigger's session lets its stopped run go on.
+  const answered: { to?: (sessionId: string, requestId: string) => void } = {};
   try {
     const scripts = createScripts({ store, manageScripts: config.manageScripts });
     const otel = otelEventSink();
@@ -131,6 +138,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       oauth: options.oauth ?? (store.credentials ? { store: store.credentials, broker: new SignInBroker() } : undefined),
       onEvent: (e) => {
         otel(e);
+        if (e.type === "approval.answered") answered.to?.(e.session_id, e.request_id);
         for (const l of listeners) {
           try {
             l(e);
@@ -148,14 +156,19 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const storeRef = typeof options.store === "string" ? options.store : typeof options.store === "object" ? undefined : config.store;
   const postgresUrl = options.postgresUrl ?? (storeRef && isStoreUrl(storeRef) ? storeRef : undefined);
   const triggers = new TriggerService({ shell, store, wakeAgent: wake, ...(postgresUrl ? { postgresUrl } : {}) });
+  // Run outside the answer's async context (made here, held by no session): the run it lets go
+  // on holds the trigger's session itself, after the answer let it go.
+  const outside = new AsyncResource("toolshell.trigger-answer");
+  answered.to = (sessionId, requestId) => outside.runInAsyncScope(() => void triggers.answered(sessionId, requestId));
   let closed = false;
   let fileServers: readonly ServerConfig[] = [...config.servers];
   let follower: SharedStateFollower | undefined;
+  let watch: ConfigWatch | undefined;
   // Servers set through the API before this host started (in the store) are in force from the start.
   await shell.setServers(mergeServers(config, fileServers, await store.listShared("server"), env)).catch((err: unknown) => {
     process.stderr.write(`toolshell: the shared servers were not all applied: ${shell.redactor.text((err as Error).message)}\n`);
   });
-  return {
+  const host: Host = {
     shell,
     store,
     config,
@@ -179,12 +192,17 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       return said;
     },
     async follow(replica) {
-      if (follower || closed) return;
+      if (closed) return;
+      if (!watch && config.file) watch = watchConfigFile(shell, config.file, { env, apply: (next) => host.reloadConfig(next) });
+      if (follower && (!replica || follower.announced)) return;
+      const before = follower;
       follower = await followSharedState({ shell, store, env, fileServers: () => fileServers, syncTriggers: () => triggers.sync(), ...(replica ? { replica } : {}) });
+      await before?.close();
     },
     async close() {
       if (closed) return;
       closed = true;
+      watch?.close();
       await follower?.close();
       await triggers.stop().catch(() => {});
       await shell.close().catch(() => {});
@@ -194,4 +212,5 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       }
     },
   };
+  return host;
 }

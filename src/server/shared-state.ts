@@ -92,6 +92,8 @@ export interface FollowOptions {
 
 /** A running follower. */
 export interface SharedStateFollower {
+  /** True when this follower announces its process as a live replica. */
+  readonly announced: boolean;
   /** Reads the shared state and applies it now (after a change this process made, or a file reload). */
   apply(): Promise<void>;
   /** Resolves when the apply under way (if any) is done. */
@@ -157,6 +159,7 @@ export async function followSharedState(o: FollowOptions): Promise<SharedStateFo
     beat.unref();
   }
   return {
+    announced: !!o.replica,
     apply,
     settled: () => running,
     async close() {

@@ -11,6 +11,8 @@
  *   never "run the script again". Only a job whose replica died (no heartbeat) or whose store
  *   write failed runs again, up to {@link RETRY_LIMIT} times with back-off; its step resumes and
  *   completed nested calls are replayed, not repeated.
+ * - **Answers**: a run stopped for approval goes on when the answer comes, as a job (one per
+ *   answer) whichever replica takes; its step resumes with the completed calls replayed.
  * - **Missed**: due times that passed while every replica was down run once (pg-boss `missed: "once"`).
  *
  * Rule source: docs/deployment.md → Triggers; docs/sessions.md → Triggers and Durable steps.
@@ -34,6 +36,8 @@ interface TriggerJob {
   reason: TriggerRunRecord["reason"];
   payload?: unknown;
   run_id?: string;
+  /** The answered request a stopped run goes on after (`RunRequest.resume`). */
+  resume?: string;
 }
 
 /** Options of {@link BossScheduler}. */
@@ -121,6 +125,7 @@ export class BossScheduler implements TriggerScheduler {
     const runId = d.run_id ?? `run_${job.id.replace(/-/g, "").slice(0, 20)}`;
     // A trigger deleted since (or a schedule disabled since) has nothing to run.
     const cur = await this.store.getTrigger(d.trigger_id);
+    if (cur && d.resume && d.run_id) return void (await this.fire(d.trigger_id, d.reason, { runId: d.run_id, resume: d.resume }));
     if (!cur || (d.reason === "schedule" && !cur.enabled)) return;
     // The due time a schedule job stands for: the minute pg-boss filed it in (`createdOn`, with includeMetadata).
     const created = (job as { createdOn?: Date }).createdOn;
@@ -147,6 +152,14 @@ export class BossScheduler implements TriggerScheduler {
     await this.open();
     const runId = req.runId ?? newRunId();
     await this.boss.send(TRIGGER_QUEUE, { trigger_id: triggerId, reason: "webhook", payload: req.payload ?? {}, run_id: runId } satisfies TriggerJob, { id: jobIdOf(runId) });
+  }
+
+  async resume(triggerId: string, req: RunRequest): Promise<void> {
+    await this.open();
+    if (!req.runId || !req.resume) return;
+    // One job per answer: the same answer handed over twice is one job, and the run goes on once.
+    const data: TriggerJob = { trigger_id: triggerId, reason: "manual", run_id: req.runId, resume: req.resume };
+    await this.boss.send(TRIGGER_QUEUE, data, { id: jobIdOf(`${req.runId}:${req.resume}`) });
   }
 
   async stop(): Promise<void> {

@@ -26,6 +26,8 @@ export interface TriggerScheduler {
   unschedule(triggerId: string): Promise<void>;
   /** Hands a webhook delivery over to be run (here, or by whichever replica takes it); resolves once it is accepted. */
   deliver(triggerId: string, req: RunRequest): Promise<void>;
+  /** Hands a stopped run whose answer came (`req.runId`, `req.resume`) over to go on; resolves once accepted. */
+  resume(triggerId: string, req: RunRequest): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -74,7 +76,7 @@ export class CronScheduler implements TriggerScheduler {
     if (cur && next && t.enabled && this.started) {
       // Keep a next_run_at that is already due (a missed run being handled); else the next one.
       const keepDue = cur.next_run_at && Date.parse(cur.next_run_at) <= this.now();
-      if (!keepDue) await this.store.putTrigger({ ...cur, next_run_at: next.toISOString() });
+      if (!keepDue) await this.store.setTriggerTimes(cur.id, { next_run_at: next.toISOString() });
     }
     if (this.started && t.enabled) this.jobs.set(t.id, job);
     else job.stop();
@@ -87,6 +89,10 @@ export class CronScheduler implements TriggerScheduler {
 
   async deliver(triggerId: string, req: RunRequest): Promise<void> {
     void this.fire(triggerId, "webhook", req).catch(() => {});
+  }
+
+  async resume(triggerId: string, req: RunRequest): Promise<void> {
+    void this.fire(triggerId, "manual", req).catch(() => {});
   }
 
   async stop(): Promise<void> {

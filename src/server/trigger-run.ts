@@ -5,7 +5,9 @@
  * saved script runs as one shell call `tools scripts NAME -` in the trigger's session, as a
  * durable step named after the run. A run that runs again after its process died (a pg-boss job
  * recovered on another replica) keeps its start time and input, so its step resumes and the
- * nested calls that completed are replayed, not run again.
+ * nested calls that completed are replayed, not run again. A run stopped for approval goes on
+ * the same way once the answer comes (`RunRequest.resume`): the same run, the same step, the calls
+ * completed before the stop replayed from its record — never made twice.
  *
  * Rule source: docs/sessions.md → Triggers and Durable steps; docs/deployment.md → Triggers.
  */
@@ -37,6 +39,11 @@ export interface RunRequest {
   payload?: unknown;
   scheduled_at?: string;
   runId?: string;
+  /**
+   * The run `runId` stopped for approval and the answer to request `resume` came: the same run
+   * goes on (its step resumes, completed calls replayed). Ignored unless the run is stopped on it.
+   */
+  resume?: string;
 }
 
 /** A trigger as the API shows it: everything but the secret's hash. */
@@ -83,17 +90,43 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
   if (!shell) throw new Error("this trigger service has no shell to run triggers in");
   const id = req.runId ?? newRunId();
   const earlier = req.runId ? await store.getTriggerRun(id) : undefined;
-  if (earlier && earlier.status !== "running") return earlier;
+  // A stopped run goes on only for the answer it waits on: a second delivery of that answer finds it no longer stopped on it.
+  const resuming = !!earlier && earlier.status === "stopped" && !!req.resume && earlier.request_id === req.resume;
+  if (earlier && earlier.status !== "running" && !resuming) return earlier;
   const started = earlier?.started_at ?? new Date(r.now()).toISOString();
   const payload = earlier?.payload ?? req.payload ?? {};
-  const run: TriggerRunRecord = { id, trigger_id: t.id, agent_id: t.agent_id, reason, status: "running", session_id: triggerSessionId(t), payload, started_at: started };
+  const run: TriggerRunRecord = {
+    ...(earlier ?? {}),
+    id,
+    trigger_id: t.id,
+    agent_id: t.agent_id,
+    reason: earlier?.reason ?? reason,
+    status: "running",
+    session_id: triggerSessionId(t),
+    payload,
+    started_at: started,
+    ...(resuming ? { resumed_at: [...(earlier.resumed_at ?? []), new Date(r.now()).toISOString()] } : {}),
+  };
+  delete run.ended_at;
+  // A disabled trigger runs nothing: a delivery or a due time accepted before it was disabled
+  // (queued behind an earlier run, or a job waiting in pg-boss) is looked at as the trigger is
+  // now. The run is recorded as failed, so the run id a webhook caller got says what happened.
+  // A person's "run now" is theirs to make (docs/sessions.md → Triggers).
+  if (!t.enabled && reason !== "manual") {
+    const refused: TriggerRunRecord = { ...run, status: "failed", error: `trigger ${t.name} is disabled: nothing ran`, ended_at: new Date(r.now()).toISOString() };
+    await store.putTriggerRun(refused);
+    return refused;
+  }
   await store.putTriggerRun(run);
-  if (reason === "schedule" || reason === "missed") {
+  if (resuming) {
+    // The same run going on: its start time and the trigger's schedule stay as they are.
+  } else if (reason === "schedule" || reason === "missed") {
     // The next due time is written before running, so a crash mid-run is not "missed" again.
+    // Only these fields are written: a person's change to the trigger meanwhile stands.
     const next = t.cron ? nextDue(t.cron, t.timezone) : null;
-    await store.putTrigger({ ...t, last_run_at: started, ...(next ? { next_run_at: next.toISOString() } : {}) });
+    await store.setTriggerTimes(t.id, { last_run_at: started, ...(next ? { next_run_at: next.toISOString() } : {}) });
   } else {
-    await store.putTrigger({ ...t, last_run_at: started });
+    await store.setTriggerTimes(t.id, { last_run_at: started });
   }
   let result: ShellResult | undefined;
   try {
@@ -111,8 +144,9 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     run.tool_call_id = result.tool_call_id;
     run.result = result;
     run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";
+    delete run.request_id;
     if (result.tools?.stopped?.request_id) run.request_id = result.tools.stopped.request_id;
-    session.emit({ type: "trigger.run", trigger_id: t.id, trigger_name: t.name, run_id: run.id, reason, status: run.status, tool_call_id: result.tool_call_id, ...(run.request_id ? { request_id: run.request_id } : {}) });
+    session.emit({ type: "trigger.run", trigger_id: t.id, trigger_name: t.name, run_id: run.id, reason: run.reason, status: run.status, ...(resuming ? { resumed: true } : {}), tool_call_id: result.tool_call_id, ...(run.request_id ? { request_id: run.request_id } : {}) });
   } catch (err) {
     run.status = "failed";
     run.error = err instanceof Error ? err.message : String(err);

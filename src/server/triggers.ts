@@ -1,9 +1,10 @@
 /**
  * Triggers: a schedule (cron expression + time zone) or a webhook runs a saved script with no
  * model. A run is one shell call, `tools scripts NAME -` with the filled input on stdin, in the
- * trigger's own session (`trg_` and its id: `trg_trg_…`), so it has the caller-side rules of any shell call: the
+ * trigger's own session (`trg_` and its id: `trg_trg_…`; people are shown the trigger's name), so it has the caller-side rules of any shell call: the
  * budget of 50, approvals, the stop report, events. A call that needs approval stops the run;
- * the request is recorded in the session's approval book and never waited on. A run that fails
+ * the request is recorded in the session's approval book, and when it is answered the same run
+ * goes on (its completed calls replayed, not made again). A run that fails
  * or stops calls the wake-agent callback when the trigger says `wake_agent_on_failure`.
  *
  * Missed schedules: each schedule trigger keeps `next_run_at`. On start, a trigger whose
@@ -260,6 +261,30 @@ export class TriggerService {
   async deliver(triggerId: string, payload: unknown, runId: string): Promise<void> {
     if (!(await this.o.store.getTrigger(triggerId))) throw new Error(`no trigger ${triggerId}`);
     await this.scheduler.deliver(triggerId, { payload, runId });
+  }
+
+  /**
+   * An approval request of session `sessionId` was answered: when it is a trigger's session and
+   * a run of that trigger stopped on the request, the same run goes on (here, or on pg-boss by
+   * whichever replica takes it) — its completed calls replayed, the answered call run with its
+   * answer (docs/sessions.md → Triggers). Never throws.
+   * @returns the run that goes on, or undefined when none waited on the request.
+   */
+  async answered(sessionId: string, requestId: string): Promise<string | undefined> {
+    try {
+      if (!this.o.shell || !sessionId.startsWith("trg_")) return undefined;
+      const t = await this.o.store.getTrigger(sessionId.slice(4));
+      if (!t) return undefined;
+      const run = (await this.o.store.listTriggerRuns(t.id, { limit: 50 })).find((r) => r.status === "stopped" && r.request_id === requestId);
+      if (!run) return undefined;
+      // Read back from the store (after this process's queued writes of the session): the replica
+      // that takes the run must find the answer there.
+      if ((await this.o.store.approvalBook(sessionId)).get(requestId)?.status !== "answered") return undefined;
+      await this.scheduler.resume(t.id, { runId: run.id, resume: requestId });
+      return run.id;
+    } catch {
+      return undefined;
+    }
   }
 
   /** A new run id (for callers that answer before the run ends, then pass it to {@link run}). */

@@ -334,6 +334,10 @@ export class SqliteStore implements Store {
     this.st.putTrigger.run(t.id, t.agent_id, t.name, json(t), t.created_at, t.updated_at);
   }
 
+  async setTriggerTimes(id: string, times: Pick<TriggerRecord, "last_run_at" | "next_run_at">): Promise<void> {
+    this.st.setTriggerTimes.run(json(times), id);
+  }
+
   async deleteTrigger(id: string): Promise<boolean> {
     return Number((this.st.delTrigger.run(id) as { changes: number | bigint }).changes) > 0;
   }

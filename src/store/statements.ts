@@ -47,6 +47,8 @@ export function prepareStatements(db: SqlDatabase): Record<string, SqlStatement>
     triggerByName: p("SELECT data FROM triggers WHERE agent_id = ? AND name = ?"),
     putTrigger: p(`INSERT INTO triggers (id, agent_id, name, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, name = excluded.name, data = excluded.data, updated_at = excluded.updated_at`),
+    // json_patch merges the given fields into the stored JSON (RFC 7396), in one statement.
+    setTriggerTimes: p("UPDATE triggers SET data = json_patch(data, ?) WHERE id = ?"),
     delTrigger: p("DELETE FROM triggers WHERE id = ?"),
     putRun: p("INSERT OR REPLACE INTO trigger_runs (id, trigger_id, started_at, data) VALUES (?, ?, ?, ?)"),
     run: p("SELECT data FROM trigger_runs WHERE id = ?"),

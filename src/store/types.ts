@@ -120,9 +120,11 @@ export interface TriggerRunRecord {
   /** The shell call's result (with its stop report when it stopped). */
   result?: unknown;
   error?: string;
-  /** Approval request raised by a stopped run (recorded, never waited on). */
+  /** Approval request a stopped run waits on: when it is answered, the same run goes on. */
   request_id?: string;
   started_at: string;
+  /** When the run went on after each answer it stopped for (docs/sessions.md → Triggers). */
+  resumed_at?: string[];
   ended_at?: string;
 }
 
@@ -189,6 +191,11 @@ export interface Store extends SessionStore {
   /** A trigger by agent and name. */
   findTrigger(agentId: string, name: string): Promise<TriggerRecord | undefined>;
   putTrigger(trigger: TriggerRecord): Promise<void>;
+  /**
+   * Sets only a trigger's run times (what a run writes), leaving every other field as it is in
+   * the store: a change a person makes meanwhile is not written over. No-op when there is none.
+   */
+  setTriggerTimes(id: string, times: Pick<TriggerRecord, "last_run_at" | "next_run_at">): Promise<void>;
   deleteTrigger(id: string): Promise<boolean>;
   putTriggerRun(run: TriggerRunRecord): Promise<void>;
   getTriggerRun(id: string): Promise<TriggerRunRecord | undefined>;

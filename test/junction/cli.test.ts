@@ -4,19 +4,20 @@
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { after } from "node:test";
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
 import { openStore } from "../../src/store/index.js";
 import { cli, cliSurface } from "./drivers/cli.js";
 import { TOOL_KINDS } from "./kinds.js";
 import { junctionMatrix, type Surface } from "./paths.js";
-import { makeWorld, PURGE_SCRIPT, type World } from "./world.js";
+import { makeWorld, saveScripts, type World } from "./world.js";
 
 let opened: Promise<{ world: World; env: NodeJS.ProcessEnv }> | undefined;
 const world = () =>
   (opened ??= (async () => {
     const w = await makeWorld();
     const store = await openStore(w.store);
-    await store.saveScript("default", PURGE_SCRIPT);
+    await saveScripts(store);
     await store.close();
     const sockets = path.join(w.dir, "sockets");
     mkdirSync(sockets, { mode: 0o700 });
@@ -34,7 +35,17 @@ const surface = (flags: string[]) => async () => {
   return { world: w, surface: async (session: string): Promise<Surface> => cliSurface(w, session, flags, env) };
 };
 
-junctionMatrix("CLI warm host", surface([]));
+const notApplicable = { "resumed step": "toolshell exec takes no step id: each run is a shell call of its own (durable steps are the library's stepId and the HTTP API's step_id)" };
+junctionMatrix("CLI warm host", surface([]), { notApplicable });
 // A --no-daemon run starts its servers for itself (seconds each on a loaded machine): the kinds
 // that start no child process keep the file within a few minutes.
-junctionMatrix("CLI --no-daemon", surface(["--no-daemon"]), { kinds: TOOL_KINDS.filter((k) => k.name === "local tool") });
+junctionMatrix("CLI --no-daemon", surface(["--no-daemon"]), { kinds: TOOL_KINDS.filter((k) => k.name === "local tool"), notApplicable });
+
+// Beyond the matrix: with no terminal a server's question is declined, and the run says so on
+// stderr (not only in the tool's error, which a script may swallow).
+test("CLI warm host: a question declined for want of a terminal is said on stderr", async () => {
+  const { world: w, env } = await world();
+  const r = await cli(w, ["--session", "junction-cli-declined", "exec", "tools jstdio ask || true"], env);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /tools: tools jstdio ask: a question it asked was declined: nobody can answer questions here .*run toolshell where stdin and stderr are one/);
+});

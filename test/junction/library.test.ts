@@ -6,14 +6,14 @@ import { after } from "node:test";
 import { openHost, type Host } from "../../src/server/index.js";
 import { librarySurface } from "./drivers/library.js";
 import { junctionMatrix, type Surface } from "./paths.js";
-import { makeWorld, PURGE_SCRIPT, type World } from "./world.js";
+import { makeWorld, saveScripts, type World } from "./world.js";
 
 let opened: Promise<{ surface: (session: string) => Promise<Surface>; world: World; host: Host }> | undefined;
 const open = () =>
   (opened ??= (async () => {
     const world = await makeWorld();
     const host = await openHost({ config: world.config, store: world.store });
-    await host.store.saveScript("default", PURGE_SCRIPT);
+    await saveScripts(host.store);
     return { surface: async (id: string) => librarySurface(host.session(id)), world, host };
   })());
 after(async () => {

@@ -1,9 +1,14 @@
 /**
  * The junction matrix: the user paths every surface must take the same way, over every tool
  * kind. A surface is a driver (drivers/): it runs a script as that surface's user does and has
- * the person answer an approval as that surface lets them. A path is a row: what happens and
- * what must come out, the same on every surface. Add a row here and every surface runs it; add a
- * driver and it runs every row.
+ * the person answer an approval (or a server's question) as that surface lets them. A path is a
+ * row: what happens and what must come out, the same on every surface. Add a row here and every
+ * surface runs it; add a driver and it runs every row.
+ *
+ * Where a surface cannot take a path at all, its driver says so in `notApplicable` with the
+ * reason, and the matrix states that cell (it registers no test that pretends to run it); the
+ * file's "matrix" test checks every such cell names a reason and that the driver indeed lacks
+ * what the path needs, so a driver that gains it must run the row.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -13,13 +18,24 @@ import type { World } from "./world.js";
 
 /** What one turn of a surface came to. */
 export interface Turn {
-  /** How many approval cards the person was shown. */
+  /** How many approval cards (or questions, for {@link Surface.question}) the person was shown. */
   asked: number;
   /** What the agent (or the user) finally got from the script: its stdout and stderr. */
   stdout: string;
   stderr: string;
   /** Approval requests of the session still pending after the turn. */
   pending: number;
+}
+
+/** A session event as a surface lists it (the store's JSON form). */
+export type ListedEvent = { type: string } & Record<string, unknown>;
+
+/** One run of a durable step: what came out, and the approval requests it waits on. */
+export interface StepRun {
+  stdout: string;
+  stderr: string;
+  /** The stop report's `stopped`, if the script stopped. */
+  stopped?: { reason?: string; request_id?: string; before_start?: boolean };
 }
 
 /** One surface, as its user drives it. */
@@ -31,17 +47,37 @@ export interface Surface {
    * answering), and the surface goes on as its docs say.
    */
   turn(script: string, decision: Decision): Promise<Turn>;
-  /** The session's events as the surface lists them (text), when it lists them. */
-  events?(): Promise<string>;
+  /** The session's events as the surface (or the person behind it) lists them. */
+  events(): Promise<ListedEvent[]>;
+  /**
+   * Runs `script`; when a tool asks the person a question, the person answers `content`
+   * (accept) the surface's way. Absent when nobody can answer on this surface: the question is
+   * then declined and the call fails saying why (docs/mcp.md "Elicitation relay").
+   */
+  question?(script: string, content: Record<string, unknown>): Promise<Turn>;
+  /** Runs `script`; the progress messages the person saw while it ran, the surface's way. */
+  progress(script: string): Promise<Turn & { seen: string[] }>;
+  /** Durable steps with an id the user gives (docs/sessions.md "Durable steps"). */
+  step?: {
+    run(script: string, stepId: string): Promise<StepRun>;
+    answer(requestId: string, decision: Decision): Promise<void>;
+    pending(): Promise<number>;
+  };
 }
+
+/** The rows a surface may declare it cannot take, each with the reason. */
+export type OptionalRow = "resumed step";
 
 /** One user path: run against a surface and a tool kind, with ids of its own. */
 export interface PathRow {
   name: string;
+  /** Set on rows a surface may lack (see {@link Surface} and `notApplicable`). */
+  needs?: OptionalRow;
   run(surface: Surface, kind: ToolKind, world: World, id: (n: number) => string): Promise<void>;
 }
 
 const ranCount = (world: World, line: string) => world.ran().filter((l) => l === line).length;
+const text = (t: { stdout: string; stderr: string }) => `${t.stdout}\n${t.stderr}`;
 
 export const PATHS: PathRow[] = [
   {
@@ -85,27 +121,122 @@ export const PATHS: PathRow[] = [
       assert.equal(again.pending, 0, "nothing stays pending");
     },
   },
+  {
+    name: "a question from a server: the person's answer reaches the tool, or it is declined saying why",
+    async run(surface, kind) {
+      // Every kind's asking tool asks the same question: "Which name?" with a `name` field.
+      if (surface.question) {
+        const r = await surface.question(kind.ask, { name: "Ada" });
+        assert.equal(r.asked, 1, "the person is asked once");
+        assert.match(r.stdout, /name: Ada/, `the answer reached the tool: ${text(r)}`);
+      } else {
+        const r = await surface.turn(kind.ask, "allow");
+        assert.doesNotMatch(r.stdout, /name:/);
+        assert.match(text(r), /nobody can answer/, `the call fails saying the question was declined and why: ${text(r)}`);
+      }
+      const events = await surface.events();
+      assert.ok(events.some((e) => e.type === "question.asked"), "question.asked is listed");
+      const answered = events.find((e) => e.type === "question.answered");
+      assert.equal(answered?.action, surface.question ? "accept" : "decline");
+    },
+  },
+  {
+    name: "progress: the person sees each step while the call runs; the events list it",
+    async run(surface, kind) {
+      const r = await surface.progress(kind.steps(3));
+      assert.match(r.stdout, /3 steps/, text(r));
+      for (const step of ["step 1", "step 2", "step 3"]) assert.ok(r.seen.some((s) => s.includes(step)), `the person saw "${step}": ${JSON.stringify(r.seen)}`);
+      const events = await surface.events();
+      const progress = events.filter((e) => e.type === "tool.progress").map((e) => e.message);
+      assert.deepEqual(progress.filter((m) => /^step \d$/.test(String(m))), ["step 1", "step 2", "step 3"]);
+    },
+  },
+  {
+    name: "events listed: the shell calls, the approval asked and answered, the nested call completed",
+    async run(surface, kind, world, id) {
+      await surface.turn(kind.call(id(1)), "allow");
+      const events = await surface.events();
+      const completed = events.filter((e) => e.type === "tool.nested_call" && e.status === "completed" && String(e.input_preview ?? "").includes(id(1)));
+      assert.equal(completed.length, kind.literal ? 1 : 2, `the approved call (and the saved script around it) listed completed: ${JSON.stringify(events.filter((e) => e.type === "tool.nested_call"))}`);
+      const requested = events.filter((e) => e.type === "approval.requested");
+      assert.equal(requested.length, 1, "the approval asked is listed");
+      const answered = events.filter((e) => e.type === "approval.answered");
+      assert.deepEqual(answered.map((e) => [e.request_id, e.decision]), [[requested[0].request_id, "allow"]], "the person's answer is listed");
+      // One session never has two shell calls with one id (the audit timeline hangs nested calls under it).
+      const ended = events.filter((e) => e.type === "shell_call.ended").map((e) => String(e.tool_call_id));
+      assert.ok(ended.length >= 1, `the shell calls are listed: ${ended.join(", ")}`);
+      assert.equal(new Set(ended).size, ended.length, `shell call ids are unique in the session: ${ended.join(", ")}`);
+    },
+  },
+  {
+    name: "resumed step: a step waiting for approval runs once answered, then answers from its record",
+    needs: "resumed step",
+    async run(surface, kind, world, id) {
+      const step = surface.step!;
+      const stepId = `step-${id(1)}`;
+      const first = await step.run(kind.call(id(1)), stepId);
+      assert.equal(first.stopped?.reason, "needs_approval", text(first));
+      const requestId = first.stopped!.request_id!;
+      const waiting = await step.run(kind.call(id(1)), stepId);
+      assert.equal(waiting.stopped?.request_id, requestId, "asked again while pending: the same report, no new request");
+      assert.equal(await step.pending(), 1);
+      await step.answer(requestId, "allow");
+      const resumed = await step.run(kind.call(id(1)), stepId);
+      if (kind.literal) {
+        // Nothing of it had started: the step waiting for approval runs now.
+        assert.match(resumed.stdout, new RegExp(kind.output(id(1))), text(resumed));
+        assert.equal(ranCount(world, kind.ranLine(id(1))), 1);
+      } else {
+        // Stopped where the call was reached: a stopped script is completed and never resumed.
+        assert.equal(resumed.stopped?.request_id, requestId, "the recorded stop answers");
+        assert.equal(ranCount(world, kind.ranLine(id(1))), 0);
+      }
+      const recorded = await step.run(kind.call(id(1)), stepId);
+      assert.equal(recorded.stdout, resumed.stdout, "a completed step answers from its record");
+      assert.equal(ranCount(world, kind.ranLine(id(1))), kind.literal ? 1 : 0, "and runs nothing again");
+    },
+  },
 ];
+
+/** What a surface's test file gives the matrix. */
+export interface Opened {
+  world: World;
+  surface: (session: string) => Promise<Surface>;
+}
 
 /**
  * Registers the matrix for one surface: a test per tool kind × path, each in a session of its own
  * (an `allow_always` of one path must not answer for another). `open` gives the world and the
- * surface's factory (made once per file, so servers and hosts are shared).
+ * surface's factory (made once per file, so servers and hosts are shared). `notApplicable`
+ * names the rows this surface cannot take, each with the reason; `kinds` narrows the kinds (say
+ * why where it is called).
  */
 export function junctionMatrix(
   surfaceName: string,
-  open: () => Promise<{ world: World; surface: (session: string) => Promise<Surface> }>,
-  options: { kinds?: ToolKind[]; paths?: PathRow[] } = {},
+  open: () => Promise<Opened>,
+  options: { kinds?: ToolKind[]; paths?: PathRow[]; notApplicable?: Partial<Record<OptionalRow, string>> } = {},
 ): void {
   let n = 0;
+  const notApplicable = options.notApplicable ?? {};
+  const rows = options.paths ?? PATHS;
   for (const kind of options.kinds ?? TOOL_KINDS) {
-    for (const row of options.paths ?? PATHS) {
+    for (const row of rows) {
       // Ids and sessions of their own per surface too: several surfaces share one world's log and store.
       const prefix = `${surfaceName.toLowerCase().replace(/[^a-z]+/g, "")}${++n}x`;
+      if (row.needs && notApplicable[row.needs]) continue;
       test(`${surfaceName} × ${kind.name}: ${row.name}`, async () => {
         const { surface, world } = await open();
         await row.run(await surface(`junction-${prefix}`), kind, world, (i) => `${prefix}${i}`);
       });
     }
   }
+  // The cells this surface does not take, stated with their reasons (see the file's comment).
+  test(`${surfaceName}: matrix (not applicable: ${Object.entries(notApplicable).map(([row, why]) => `${row} — ${why}`).join("; ") || "none"})`, async () => {
+    const { surface } = await open();
+    const s = await surface(`junction-${surfaceName.toLowerCase().replace(/[^a-z]+/g, "")}-matrix`);
+    for (const [row, why] of Object.entries(notApplicable)) {
+      assert.ok(why && why.length > 10, `${row}: the reason is stated`);
+      if (row === "resumed step") assert.equal(s.step, undefined, `${surfaceName} drives steps: run the "resumed step" row instead of declaring it not applicable`);
+    }
+  });
 }

@@ -14,8 +14,19 @@ import { tsxCommand } from "../fixtures/mcp/index.js";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.resolve(here, "../fixtures");
 
-/** The saved script of the `script` tool kind: its one call is built at run time from its input. */
+/** The saved script of the `saved script` tool kind: its one call is built at run time from its input. */
 export const PURGE_SCRIPT = { name: "purge", description: "Removes an item through the stdio server.", input_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, body: 'tools jstdio remove id="$(jq -r .id)"\n' };
+/** Every saved script of the world: `purge`, `greet` (the stdio server asks the person), `count` (progress). */
+export const SAVED_SCRIPTS = [
+  PURGE_SCRIPT,
+  { name: "greet", description: "Asks the person a name through the stdio server.", input_schema: { type: "object", properties: {} }, body: "tools jstdio ask\n" },
+  { name: "count", description: "Counts n steps through the stdio server.", input_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] }, body: "tools jstdio steps \"$(jq -c '{n}')\"\n" },
+];
+
+/** Saves every script of the world for the agent `default` (a host's store, or one opened for it). */
+export async function saveScripts(store: { saveScript(agent: string, script: (typeof SAVED_SCRIPTS)[number]): Promise<unknown> }): Promise<void> {
+  for (const s of SAVED_SCRIPTS) await store.saveScript("default", s);
+}
 
 export interface World {
   dir: string;

@@ -16,28 +16,10 @@
  * npm installs from its cache where it can (`--offline`), else from the registry.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-const quiet = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
-
-function run(cmd: string, args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 15 * 60_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** `npm <args>` from the cache alone when it has everything, else from the registry. */
-function npmInstall(args: string[], cwd: string): void {
-  if (run(npm, [...args, ...quiet, "--offline"], cwd).status === 0) return;
-  const r = run(npm, [...args, ...quiet, "--prefer-offline"], cwd);
-  assert.equal(r.status, 0, `npm ${args.join(" ")} failed:\n${r.stderr}`);
-}
+import { docBlock, makeConsumer, npmInstall, root, run } from "./consumer.js";
 
 const CONSUMER = `
 import { createToolShell, defineTool } from "toolshell";
@@ -99,10 +81,7 @@ export async function turn(): Promise<unknown> {
 
 /** The README's library example (the block after "## Use it from code"), printing its first result. */
 function readmeExample(): string {
-  const readme = readFileSync(path.join(root, "README.md"), "utf8");
-  const m = /## Use it from code[^]*?```js\n([^]*?)```/.exec(readme);
-  assert.ok(m, "README: no js block under Use it from code");
-  return m[1] + "\nconsole.log(JSON.stringify(r));\n";
+  return docBlock("README.md", /## Use it from code/, "js") + "\nconsole.log(JSON.stringify(r));\n";
 }
 
 /** Every installed package that would compile or run a script on install. */
@@ -130,23 +109,11 @@ function installScripts(nodeModules: string): string[] {
 }
 
 test("the packed package works in an empty ESM project with no install script, after npm ci and other installs", { timeout: 30 * 60_000 }, async (t) => {
-  assert.ok(existsSync(path.join(root, "dist", "engine", "just-bash.js")), "dist/engine is missing: run `npm run build` first");
-  const dir = mkdtempSync(path.join(os.tmpdir(), "toolshell-pkg-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const packed = JSON.parse(execFileSync(npm, ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: root, encoding: "utf8" })) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const files = packed[0]!.files.map((f) => f.path);
+  const { proj, files } = makeConsumer(t, (proj) => writeFileSync(path.join(proj, "first-hour.mjs"), CONSUMER));
   assert.ok(files.includes("dist/engine/just-bash.js") && files.includes("dist/engine/LICENSES.txt"), "the tarball carries the bundled engine and its licences");
   assert.ok(!files.some((f) => f.startsWith("src/") || f.startsWith("test/")), "no sources or tests in the tarball");
   assert.ok(!files.some((f) => f.endsWith(".map")), "no source maps: they name src/*.ts files the package does not ship");
   assert.ok(files.includes("examples/ai-sdk-loop.ts"), "docs/agents.md's loop is in the package");
-  const tarball = path.join(dir, packed[0]!.filename);
-
-  const proj = path.join(dir, "consumer");
-  execFileSync("mkdir", [proj]);
-  // as a user makes one: npm 11 writes "type": "commonjs"
-  assert.equal(run(npm, ["init", "-y"], proj).status, 0);
-  writeFileSync(path.join(proj, "first-hour.mjs"), CONSUMER);
-  npmInstall(["install", tarball], proj);
 
   const nm = path.join(proj, "node_modules");
   assert.deepEqual(installScripts(nm), [], "nothing installed compiles or runs an install script");

@@ -9,7 +9,7 @@
  * Server Metadata Discovery; RFC 9207 (the `iss` authorization response parameter); RFC 8252 §8.3
  * (loopback); README "Sign-in"; docs/security.md "Authorization-server data".
  */
-import type { AuthorizationServerMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { AuthorizationServerMetadata } from "@modelcontextprotocol/client";
 
 /** True for a host name that is this machine (the only place plain http is allowed). */
 export function isLoopbackHost(hostname: string): boolean {

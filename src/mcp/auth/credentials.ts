@@ -11,8 +11,7 @@
  * metadata, dynamic client registration, token audience binding); README "Sign-in".
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthDiscoveryState, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/client";
 import type { OAuthConfig, ServerConfig } from "../../config/index.js";
 
 /** The principal of sessions that name none (and of `toolshell auth` without `--principal`). */

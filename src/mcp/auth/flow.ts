@@ -4,8 +4,8 @@
  * Rule source: MCP spec 2025-11-25 "Authorization" → Authorization Flow, Protected Resource
  * Metadata Discovery, Scope Selection Strategy; README "Sign-in".
  */
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { auth } from "@modelcontextprotocol/client";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import type { HttpServerConfig, ServerConfig } from "../../config/index.js";
 import { bearerChallenge } from "./challenge.js";
 import { oauthSettings } from "./credentials.js";

@@ -16,13 +16,17 @@
  * Authorization Flow, Token Handling; RFC 8252 §7.3 (loopback redirect).
  */
 import { randomBytes } from "node:crypto";
-import {
-  auth,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-} from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { auth } from "@modelcontextprotocol/client";
+import type {
+  FetchLike,
+  OAuthClientInformationContext,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+  StoredOAuthClientInformation,
+} from "@modelcontextprotocol/client";
 import type { HttpServerConfig } from "../../config/index.js";
 import { bearerChallenge, normalizeChallenge } from "./challenge.js";
 import { checkAuthorizationServer, checkAuthorizationUrl, issuerExpectation } from "./checks.js";
@@ -57,6 +61,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #refreshing: Promise<void> | undefined;
   /** The server refused a token: the next authorization discovers its authorization server again. */
   #rediscover = false;
+  /** Redeeming an authorization code: discovery is what the authorization started with. */
+  #exchanging = false;
   /** Registering again because the redirect URI changed (see {@link redirectToAuthorization}). */
   #registering = false;
   /** The client registered for the pending authorization, stored with its tokens. */
@@ -98,9 +104,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return this.#state;
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
     const { clientId, clientSecret } = this.#o.settings;
-    if (clientId) return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
+    // A configured client is the person's for whichever authorization server the resource names.
+    if (clientId) return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}), ...(ctx ? { issuer: ctx.issuer } : {}) };
     if (this.#registering) return this.#pendingClient?.info ?? this.#noClient();
     if (this.#pendingClient && this.#o.broker.pendingFor(this.server.name, this.principal)) return this.#pendingClient.info;
     this.#pendingClient = undefined;
@@ -193,9 +200,16 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       issuer: issuerExpectation(metadata),
       state: this.#state ?? authorizationUrl.searchParams.get("state") ?? "",
       sessionId: this.#o.sessionId,
-      complete: async (code) => {
-        const result = await auth(this, { serverUrl: this.server.url, authorizationCode: code, fetchFn: this.fetch });
-        if (result !== "AUTHORIZED") throw new Error("the authorization server did not issue tokens");
+      complete: async (code, iss) => {
+        // The code is redeemed at the authorization server discovered for this authorization:
+        // the SDK checks the callback against the stored discovery state (and `iss`, RFC 9207).
+        this.#exchanging = true;
+        try {
+          const result = await auth(this, { serverUrl: this.server.url, authorizationCode: code, iss, fetchFn: this.fetch });
+          if (result !== "AUTHORIZED") throw new Error("the authorization server did not issue tokens");
+        } finally {
+          this.#exchanging = false;
+        }
       },
     });
   }
@@ -227,13 +241,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    // Every authorization the SDK runs starts here: the loopback listener of the redirect URL
-    // must be up before the SDK reads `redirectUrl`.
     await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
     // A new sign-in (`toolshell auth`) and the first authorization after the server refused a
     // token discover again: the resource may have moved to another authorization server, whose
     // issuer the stored tokens and client are bound to (the SDK drops those of another issuer).
-    if (this.#o.fresh || this.#rediscover) return undefined;
+    // The code of an authorization is redeemed where that authorization was discovered.
+    if ((this.#o.fresh || this.#rediscover) && !this.#exchanging) return undefined;
     return (await this.#read())?.discoveryState;
   }
 
@@ -252,6 +265,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const res = await fetch(url, init);
     if (res.status === 401 || res.status === 403) {
       this.challenged = res.status;
+      // The SDK answers a challenge with an authorization whose first step reads `redirectUrl`
+      // (the client metadata): the loopback listener must be up before that.
+      await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
       if (res.status === 401) this.#rediscover = true;
       const { error, scope } = bearerChallenge(res.headers.get("www-authenticate"));
       if (res.status === 403 && error === "insufficient_scope") this.#stepUp = scope ?? "";

@@ -37,7 +37,7 @@ export interface PendRequest {
   /** The issuer the authorization response must name (RFC 9207), when the server's metadata says. */
   issuer?: IssuerExpectation;
   /** Exchanges the authorization code for tokens and stores them. */
-  complete: (code: string) => Promise<void>;
+  complete: (code: string, iss: string | undefined) => Promise<void>;
 }
 
 /** How a sign-in ended. */
@@ -190,7 +190,7 @@ export class SignInBroker {
     const code = url.searchParams.get("code");
     if (!code) return void page(res, 400, "The redirect carried no authorization code.");
     try {
-      await entry.complete(code);
+      await entry.complete(code, url.searchParams.get("iss") ?? undefined);
     } catch (err) {
       this.#finish(key, { ok: false, error: err instanceof Error ? err.message : String(err) });
       return void page(res, 502, `Sign-in to ${entry.server} failed while exchanging the code. See the terminal or the host's log.`);

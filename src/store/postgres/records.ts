@@ -114,6 +114,11 @@ export async function putTrigger(db: Query, t: TriggerRecord): Promise<void> {
   );
 }
 
+/** Sets only a trigger's run times, in one statement (the other fields stay as stored). */
+export async function setTriggerTimes(db: Query, id: string, times: Pick<TriggerRecord, "last_run_at" | "next_run_at">): Promise<void> {
+  await db.query("UPDATE triggers SET data = (data::jsonb || $2::jsonb)::text WHERE id = $1", [id, json(times)]);
+}
+
 /** Deletes a trigger; true when there was one. */
 export async function deleteTrigger(db: Query, id: string): Promise<boolean> {
   return ((await db.query("DELETE FROM triggers WHERE id = $1", [id])).rowCount ?? 0) > 0;

@@ -314,6 +314,11 @@ export class PostgresStore implements Store {
     return records.putTrigger(this.pool, trigger);
   }
 
+  async setTriggerTimes(id: string, times: Pick<TriggerRecord, "last_run_at" | "next_run_at">): Promise<void> {
+    this.#open();
+    return records.setTriggerTimes(this.pool, id, times);
+  }
+
   async deleteTrigger(id: string): Promise<boolean> {
     this.#open();
     return records.deleteTrigger(this.pool, id);

@@ -3,13 +3,17 @@
  * the `agentTurn` loop of examples/ai-sdk-loop.ts, with the AI SDK's mock model playing an agent
  * that runs the script, and runs it again when it stopped for an approval (as the `bash` tool's
  * description tells it). The person answers through the loop's `approve` callback.
+ *
+ * The adapter gives a shell call no person (src/call/person.ts): a server's question is declined
+ * (the tool's error says nobody can answer), and progress reaches the app as `tool.progress`
+ * events of the session, which is how such an app shows it.
  */
 import type { ModelMessage, ToolSet } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { agentTurn } from "../../../examples/ai-sdk-loop.js";
 import { createToolshellTools } from "../../../src/ai/index.js";
 import type { Decision, Session } from "../../../src/index.js";
-import type { Surface, Turn } from "../paths.js";
+import type { ListedEvent, Surface, Turn } from "../paths.js";
 
 type GenerateResult = Awaited<ReturnType<NonNullable<MockLanguageModelV4["doGenerate"]>>>;
 type Prompt = MockLanguageModelV4["doGenerateCalls"][number]["prompt"];
@@ -31,7 +35,7 @@ export async function aiSdkSurface(session: Session, shell: Parameters<typeof cr
   let turns = 0;
   // One conversation across turns, as an app keeps it: the adapter reads the person's answers there.
   let conversation: ModelMessage[] = [];
-  return {
+  const surface: Surface = {
     name: "AI SDK adapter",
     async turn(script, answer): Promise<Turn> {
       decision = answer;
@@ -75,5 +79,13 @@ export async function aiSdkSurface(session: Session, shell: Parameters<typeof cr
       }
       return { asked, stdout, stderr, pending: (await session.pendingApprovals()).length };
     },
+    events: async () => session.events as unknown as ListedEvent[],
+    async progress(script) {
+      const from = session.events.length;
+      const turn = await surface.turn(script, "allow");
+      const seen = session.events.slice(from).flatMap((e) => (e.type === "tool.progress" && typeof (e as { message?: unknown }).message === "string" ? [String((e as { message?: unknown }).message)] : []));
+      return { ...turn, seen };
+    },
   };
+  return surface;
 }

@@ -2,12 +2,14 @@
  * The CLI (README "The CLI"), built: `toolshell exec SCRIPT --session ID`, on the warm host or
  * with `--no-daemon`; a stop for approval exits 3 with the stop report as the last line of
  * stderr, the person answers with `toolshell approve ID DECISION`, and runs the script again.
+ * Progress is printed on stderr (`tools: COMMAND: MESSAGE (n/total)`); a question is asked only
+ * on a terminal, which these runs do not have, so it is declined and stderr says so.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Decision } from "../../../src/index.js";
 import { REPO_ROOT } from "../../fixtures/mcp/index.js";
-import type { Surface, Turn } from "../paths.js";
+import type { ListedEvent, Surface, Turn } from "../paths.js";
 import type { World } from "../world.js";
 import { waitingOn } from "./library.js";
 
@@ -36,6 +38,7 @@ function reportOf(stderr: string): unknown {
 
 export function cliSurface(world: World, session: string, flags: string[], env: NodeJS.ProcessEnv): Surface {
   const run = (script: string) => cli(world, [...flags, "--session", session, "exec", script], env);
+  const pending = async () => JSON.parse((await cli(world, [...flags, "--session", session, "approvals", "--json"], env)).stdout || "[]") as unknown[];
   return {
     name: `CLI ${flags.join(" ") || "warm host"}`,
     async turn(script: string, decision: Decision): Promise<Turn> {
@@ -52,10 +55,17 @@ export function cliSurface(world: World, session: string, flags: string[], env: 
         if (decision.startsWith("reject")) break;
         r = await run(script);
       }
-      const listed = await cli(world, [...flags, "--session", session, "approvals", "--json"], env);
-      const pending = JSON.parse(listed.stdout || "[]") as unknown[];
-      return { asked, stdout: r.stdout, stderr: r.stderr, pending: pending.length };
+      return { asked, stdout: r.stdout, stderr: r.stderr, pending: (await pending()).length };
     },
-    events: async () => (await cli(world, [...flags, "events", session], env)).stdout,
+    async events() {
+      const r = await cli(world, [...flags, "events", session, "--json"], env);
+      if (r.status !== 0) throw new Error(`toolshell events: ${r.stderr}`);
+      return r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as ListedEvent);
+    },
+    async progress(script) {
+      const r = await run(script);
+      const seen = r.stderr.split("\n").filter((l) => l.startsWith("tools: "));
+      return { asked: 0, stdout: r.stdout, stderr: r.stderr, pending: (await pending()).length, seen };
+    },
   };
 }

@@ -1,10 +1,11 @@
 /**
  * The library (README "Use it from code"): `session.bash(script)`; a stop for approval gives the
  * request id in the stop report, the person answers with `session.answer`, and the script is run
- * again (a stopped script is never resumed).
+ * again (a stopped script is never resumed). The person behind a shell call is the `person`
+ * option of `session.bash` (src/call/person.ts): it sees progress and answers questions.
  */
 import type { Decision, Session } from "../../../src/index.js";
-import type { Surface, Turn } from "../paths.js";
+import type { ListedEvent, StepRun, Surface, Turn } from "../paths.js";
 
 /** The request ids a stop report waits on (the stopped call and the others before start). */
 export function waitingOn(tools: unknown): string[] {
@@ -13,7 +14,11 @@ export function waitingOn(tools: unknown): string[] {
   return [s.request_id, ...(s.also_needs_approval ?? []).map((o) => o.request_id)];
 }
 
+/** The stop report's `stopped` of a shell call's `tools` report. */
+export const stoppedOf = (tools: unknown): StepRun["stopped"] => (tools as { stopped?: StepRun["stopped"] } | undefined)?.stopped;
+
 export function librarySurface(session: Session): Surface {
+  const pending = async () => (await session.pendingApprovals()).length;
   return {
     name: "library",
     async turn(script: string, decision: Decision): Promise<Turn> {
@@ -28,8 +33,26 @@ export function librarySurface(session: Session): Surface {
         if (decision.startsWith("reject")) break;
         r = await session.bash(script);
       }
-      return { asked, stdout: r.stdout, stderr: r.stderr, pending: (await session.pendingApprovals()).length };
+      return { asked, stdout: r.stdout, stderr: r.stderr, pending: await pending() };
     },
-    events: async () => JSON.stringify(session.events),
+    events: async () => session.events as unknown as ListedEvent[],
+    async question(script, content) {
+      let asked = 0;
+      const r = await session.bash(script, { person: { ask: async () => (asked++, { action: "accept", content }) } });
+      return { asked, stdout: r.stdout, stderr: r.stderr, pending: await pending() };
+    },
+    async progress(script) {
+      const seen: string[] = [];
+      const r = await session.bash(script, { person: { progress: (p) => void (p.message && seen.push(p.message)) } });
+      return { asked: 0, stdout: r.stdout, stderr: r.stderr, pending: await pending(), seen };
+    },
+    step: {
+      async run(script, stepId) {
+        const r = await session.bash(script, { stepId });
+        return { stdout: r.stdout, stderr: r.stderr, stopped: stoppedOf(r.tools) };
+      },
+      answer: async (id, decision) => void (await session.answer(id, decision)),
+      pending,
+    },
   };
 }

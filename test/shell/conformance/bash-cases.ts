@@ -317,5 +317,32 @@ b("assignment status in && lists", "false; x=1 && echo \"and $?\"; x=$(false) ||
 b("assignment status of local and export", "f() { local v=$(false); echo \"local $?\"; }; f; export w=$(false); echo \"export $?\"");
 b("assignment status of arithmetic substitution", "false; x=$(( 1 + 2 )); echo $?; x=$(( $(exit 3) + 1 )); echo \"$? $x\"");
 b("assignment status in a loop condition", "i=0; while x=$((i++ < 2 ? 0 : 1)); [ $x = 0 ]; do echo $i; done; echo $?");
+b("assignment status of declare, readonly and typeset", "false; declare a=1; echo \"declare $?\"; declare b=$(false); echo \"declare-sub $?\"; readonly r=$(exit 2); echo \"readonly $?\"; typeset t=$(exit 3); echo \"typeset $?\"; false; declare -a arr=(1 2); echo \"array $?\"");
+b("assignment status, substitution last", "x=1 y=$(exit 3); echo $?; x=$(exit 3) y=1; echo $?; x=$(exit 2) y=$?; echo \"$? y=$y\"");
+b("assignment status, substitution forms", "x=`exit 6`; echo $?; x=$( (exit 7) ); echo $?; x=\"$(exit 8)\"; echo $?; x=${u:-$(exit 9)}; echo $?; false; a=(1 $(exit 4)); echo $?");
+b("assignment before a command takes the command's status", "x=$(exit 5) true; echo $?; x=$(exit 5) false; echo $?");
+b("assignment of a failing substitution under set -e in a function", "set -e; f() { v=$(false); echo not; }; f; echo end");
+b("assignment of local, export and declare under set -e", "set -e; f() { local v=$(false); echo \"local $?\"; }; f; export e=$(false); echo \"export $?\"; declare d=$(false); echo \"declare $?\"");
+b("assignment under set -e in || and && lists", "set -e; x=$(false) || echo \"caught $?\"; x=$(false) && echo yes; echo \"end $?\"; ! y=$(false); echo \"negated $?\"");
+b("assignment under set -e, the last substitution decides", "set -e; x=$(exit 3) y=$(true); echo \"after $?\"; x=$(true) y=$(exit 3); echo not reached");
+b("assignment under set -e in a loop and a case", "set -e; for i in 1 2; do false || y=$i; done; echo \"y=$y\"; case a in a) false || z=1;; esac; echo \"z=$z\"");
+b("assignment and the ERR trap", "trap 'echo \"ERR $?\"' ERR; false; x=1; echo \"after $?\"; x=$(exit 3); echo \"sub $?\"");
+
+// --- set -e is ignored inside a command of an && / || list other than the last, or negated with !
+b("set -e ignored in a function before ||", "set -e; f() { false; echo \"in f\"; }; f || echo caught; echo end");
+b("set -e ignored in a function before &&", "set -e; f() { false; echo \"in f\"; }; f && echo and; echo end");
+b("set -e ignored in a negated function", "set -e; f() { false; echo \"in f\"; }; ! f; echo \"end $?\"");
+b("set -e, a failing function before || is caught", "set -e; check() { [ -f missing ]; }; check || echo \"not there\"; echo end");
+b("set -e ignored in nested functions before ||", "set -e; g() { false; echo g; }; f() { g; echo f; }; f || true; echo end");
+b("set -e ignored in groups and compound commands before || and &&", "set -e; { false; echo group; } || echo or; if true; then false; echo if; fi || echo or; case x in x) false; echo case;; esac || echo or; for i in 1; do false; echo for; done && echo and; echo end");
+b("set -e ignored in a subshell before ||", "set -e; ( false; echo sub ) || echo or; echo end");
+b("set -e still acts in a function called alone", "set -e; f() { false; echo never; }; f; echo never");
+b("set -e still acts after the list", "set -e; f() { false; }; f || echo caught; false; echo never");
+b("set -e ignored with an ERR trap before ||", "set -e; trap 'echo ERR' ERR; f() { false; echo in; }; f || true; echo end; false; echo never");
+
+// --- a command substitution clears set -e (bash outside POSIX mode), and its set stays inside it
+b("set -e cleared in a command substitution", "set -e; x=$(false; echo hi); echo \"x=$x\"; echo \"$(false; echo there)\"; f() { false; echo f; }; y=$(f); echo \"y=$y\"");
+b("set -e kept in a command substitution with inherit_errexit", "set -e; shopt -s inherit_errexit; x=$(false; echo hi); echo \"x=$x\"");
+b("set inside a command substitution stays inside it", "x=$(set -e); false; echo \"still $?\"; y=$(set -o pipefail); false | true; echo \"pipefail $?\"");
 
 export const BASH_CASES: BashCase[] = cases;
