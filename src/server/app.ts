@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { withDisplay, type Decision } from "../policy/index.js";
+import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
@@ -257,7 +258,12 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return c.json({ results, pending: withDisplay(await session.pendingApprovals()) });
   });
 
-  app.get("/v1/approvals", async (c) => c.json({ pending: withDisplay(await store.pendingApprovals({ agentId: c.req.query("agent_id") })) }));
+  // Each request with `card`: what a person needs to answer it (approval-card.ts).
+  app.get("/v1/approvals", async (c) => {
+    const pending = withDisplay(await store.pendingApprovals({ agentId: c.req.query("agent_id") }));
+    const reader = new ApprovalDetailsReader(host);
+    return c.json({ pending: await Promise.all(pending.map(async (r) => ({ ...r, card: await reader.read(r) }))) });
+  });
 
   // OAuth sign-ins to MCP servers (README "Sign-in"): what waits for a person, and each state. No token is ever listed.
   app.get("/v1/sign-ins", async (c) => {
