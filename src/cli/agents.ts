@@ -9,6 +9,7 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ToolShell, ToolShellOptions } from "../runtime/index.js";
 import type { CommonOptions } from "./commands.js";
+import { terminalText } from "../policy/show-input.js";
 
 /** Options of `toolshell mcp`. */
 export interface McpCliOptions {
@@ -43,8 +44,14 @@ export interface CheckCliOptions {
   schemaLimit?: string;
 }
 
+/**
+ * Writes what `mcp`, `check` and `tokens` print — server names, tool descriptions, start-up
+ * errors, imported entries — through the terminal escaping (`terminalText`, docs/security.md
+ * "Text on the terminal"); JSON stays JSON (the escapes only occur inside its strings).
+ */
 function out(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((resolve) => (text ? stream.write(text, () => resolve()) : resolve()));
+  const shown = terminalText(text);
+  return new Promise((resolve) => (shown ? stream.write(shown, () => resolve()) : resolve()));
 }
 
 /** Reads the config file's JSON as written (for merging). @throws Error naming the file. */
@@ -94,7 +101,7 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
   const { describeServerWait } = await import("../mcp/index.js");
   const base: Omit<ToolShellOptions, "config" | "store"> = {
     connect: options.connect,
-    onServerWait: (waiting) => process.stderr.write(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`),
+    onServerWait: (waiting) => process.stderr.write(terminalText(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`)),
   };
   if (common.workspace) {
     const dir = path.resolve(common.workspace);

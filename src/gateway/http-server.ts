@@ -23,9 +23,8 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/server";
+import type { Server } from "@modelcontextprotocol/server";
 import { getRequestListener } from "@hono/node-server";
 import type { ToolShell } from "../runtime/index.js";
 import type { Store } from "../store/index.js";

@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { withDisplay, type Decision } from "../policy/index.js";
+import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
@@ -36,7 +37,13 @@ export type { AppOptions } from "./http.js";
 const DECISIONS = new Set<string>(ALL_DECISIONS);
 
 /** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
-function stepJson(s: StepRecord): Record<string, unknown> {
+/**
+ * A step as the API shows it. A step waiting for approval whose request was answered is
+ * `answered`: it runs (resumes) when the same step_id is sent again, and nothing runs until then
+ * (docs/sessions.md → Durable steps).
+ */
+function stepJson(s: StepRecord, answered?: ReadonlySet<string>): Record<string, unknown> {
+  const waitsNoMore = s.status === "waiting_approval" && !!s.requestId && !!answered?.has(s.requestId);
   return {
     session_id: s.sessionId,
     step_id: s.stepId,
@@ -44,7 +51,8 @@ function stepJson(s: StepRecord): Record<string, unknown> {
     tool_call_id: s.toolCallId,
     request_hash: s.requestHash,
     request: s.request,
-    status: s.status,
+    status: waitsNoMore ? "answered" : s.status,
+    ...(waitsNoMore ? { note: "the approval was answered; send the same step_id again to run it (what already ran is replayed)" } : {}),
     attempt: s.attempt,
     result: s.result,
     request_id: s.requestId,
@@ -200,7 +208,11 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/sessions/:id/steps", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    return c.json({ steps: (await store.listSteps(rec.id)).map(stepJson) });
+    const steps = await store.listSteps(rec.id);
+    const asked = steps.filter((s) => s.status === "waiting_approval" && s.requestId).map((s) => s.requestId!);
+    const book = asked.length ? await store.approvalBook(rec.id) : undefined;
+    const answered = new Set(asked.filter((id) => book?.get(id)?.status === "answered"));
+    return c.json({ steps: steps.map((s) => stepJson(s, answered)) });
   });
 
   // ── approvals ───────────────────────────────────────────────────────────────
@@ -243,7 +255,12 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return c.json({ results, pending: withDisplay(await session.pendingApprovals()) });
   });
 
-  app.get("/v1/approvals", async (c) => c.json({ pending: withDisplay(await store.pendingApprovals({ agentId: c.req.query("agent_id") })) }));
+  // Each request with `card`: what a person needs to answer it (approval-card.ts).
+  app.get("/v1/approvals", async (c) => {
+    const pending = withDisplay(await store.pendingApprovals({ agentId: c.req.query("agent_id") }));
+    const reader = new ApprovalDetailsReader(host);
+    return c.json({ pending: await Promise.all(pending.map(async (r) => ({ ...r, card: await reader.read(r) }))) });
+  });
 
   // OAuth sign-ins to MCP servers (README "Sign-in"): what waits for a person, and each state. No token is ever listed.
   app.get("/v1/sign-ins", async (c) => {

@@ -126,9 +126,11 @@ export interface TriggerRunRecord {
 /**
  * What kinds of shared state every replica follows (docs/deployment.md "What is shared"):
  * `server` — an MCP server entry set through the HTTP API or console (`{ entry }`), or a config
- * file server removed there (`{ removed: true }`); `replica` — a live replica (its heartbeat).
+ * file server removed there (`{ removed: true }`); `replica` — a live replica (its heartbeat);
+ * `tools` — an MCP server whose tools changed (its `tools/list_changed` reached one replica:
+ * `{ replica }`), so every other replica lists them again.
  */
-export type SharedKind = "server" | "replica";
+export type SharedKind = "server" | "replica" | "tools";
 
 /** One record of shared state. */
 export interface SharedRecord {

@@ -10,8 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { clientConfigFiles, importClientServers, isToolshellGateway, mergeImported } from "../../src/gateway/index.js";
 import { NPM_SERVERS, tsxCommand } from "../fixtures/mcp/index.js";
 
