@@ -38,7 +38,13 @@ export type { AppOptions } from "./http.js";
 const DECISIONS = new Set<string>(ALL_DECISIONS);
 
 /** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
-function stepJson(s: StepRecord): Record<string, unknown> {
+/**
+ * A step as the API shows it. A step waiting for approval whose request was answered is
+ * `answered`: it runs (resumes) when the same step_id is sent again, and nothing runs until then
+ * (docs/sessions.md → Durable steps).
+ */
+function stepJson(s: StepRecord, answered?: ReadonlySet<string>): Record<string, unknown> {
+  const waitsNoMore = s.status === "waiting_approval" && !!s.requestId && !!answered?.has(s.requestId);
   return {
     session_id: s.sessionId,
     step_id: s.stepId,
@@ -46,7 +52,8 @@ function stepJson(s: StepRecord): Record<string, unknown> {
     tool_call_id: s.toolCallId,
     request_hash: s.requestHash,
     request: s.request,
-    status: s.status,
+    status: waitsNoMore ? "answered" : s.status,
+    ...(waitsNoMore ? { note: "the approval was answered; send the same step_id again to run it (what already ran is replayed)" } : {}),
     attempt: s.attempt,
     result: s.result,
     request_id: s.requestId,
@@ -215,7 +222,11 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/sessions/:id/steps", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    return c.json({ steps: (await store.listSteps(rec.id)).map(stepJson) });
+    const steps = await store.listSteps(rec.id);
+    const asked = steps.filter((s) => s.status === "waiting_approval" && s.requestId).map((s) => s.requestId!);
+    const book = asked.length ? await store.approvalBook(rec.id) : undefined;
+    const answered = new Set(asked.filter((id) => book?.get(id)?.status === "answered"));
+    return c.json({ steps: steps.map((s) => stepJson(s, answered)) });
   });
 
   // ── approvals ───────────────────────────────────────────────────────────────
