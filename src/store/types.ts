@@ -93,6 +93,11 @@ export interface TriggerRecord {
   last_run_at?: string;
   /** `api` (created over HTTP), `cli` (`toolshell triggers create`) or `config` (from the config file's `triggers`). */
   origin: "api" | "cli" | "config";
+  /**
+   * Who the trigger's runs act for (whose OAuth sign-ins they use): the principal of the API token
+   * that created or last changed it. Absent for triggers of the CLI and the config: the agent's.
+   */
+  principal?: string;
   created_at: string;
   updated_at: string;
 }
