@@ -15,6 +15,7 @@ import { describeFlags, showInput, showName } from "../policy/index.js";
 import { checkAnswer, type InvokeContext, type JsonSchema, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
 import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
+import { sensitiveRefusal, sensitiveRequest } from "./sensitive-question.js";
 
 /**
  * One moment of a nested call the person may see: it started, it reported progress, it ended,
@@ -99,7 +100,8 @@ export interface PersonSession {
  *   first {@link PROGRESS_BURST} of the call one that comes less than
  *   {@link PROGRESS_INTERVAL_MS} after the last shown; otherwise it emits `tool.progress` and
  *   tells the person.
- * - `ask` declines with `unanswered` when nobody can answer, when the call asked more than
+ * - `ask` declines with `unanswered` when nobody can answer, when the question asks for a
+ *   password, key or token (call/sensitive-question.ts), when the call asked more than
  *   {@link MAX_QUESTIONS_PER_CALL} questions, when the person's surface fails, or when the answer
  *   does not match the question's schema (checked with ajv); never rejects. A person is asked
  *   one question at a time (the others wait their turn; one whose call ended is cancelled).
@@ -126,6 +128,11 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
       tellPerson({ phase: "progress", call_id: call.callId, command, ...parent, progress: update.progress, ...total, ...message }, person);
     },
     async ask(question: Question) {
+      // A form asking for a password, key or token is declined before any surface shows it, on
+      // every surface (MCP spec, Elicitation: servers must not request sensitive information
+      // in form mode); the person is told a question was declined, and why.
+      const sensitive = sensitiveRequest(question);
+      if (sensitive) return unanswered(question, sensitiveRefusal(sensitive));
       // Declined without reaching anyone: still listed, so the timeline says a question came and why it went unanswered.
       if (!person?.ask) return unanswered(question, "nobody can answer questions here (no person is connected to this session)");
       if (++questions > MAX_QUESTIONS_PER_CALL) return unanswered(question, `the call asked more than ${MAX_QUESTIONS_PER_CALL} questions`);
@@ -146,7 +153,9 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
       }
     },
   };
-  function unanswered(question: Question, why: string): QuestionAnswer & { unanswered: string } {
+  function unanswered(question: Question, reason: string): QuestionAnswer & { unanswered: string } {
+    // The reason may name a field of the server's form, which may hold a config secret.
+    const why = session.redactText(reason);
     const id = `q_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
     session.emit({ type: "question.asked", question_id: id, call_id: call.callId, ...parent, server: question.server, command });
     session.emit({ type: "question.answered", question_id: id, call_id: call.callId, action: "decline", unanswered: why });

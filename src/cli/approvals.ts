@@ -8,6 +8,7 @@
  */
 import { checkDecision, describeFlags, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { Host } from "../server/host.js";
+import { ApprovalDetailsReader, type RanCall } from "../server/approval-card.js";
 import { cliActor } from "./ask.js";
 
 /** A request as `--json` gives it: its meaningful fields, the raw input and `display`. */
@@ -28,20 +29,32 @@ export async function listApprovals(host: Host, options: { session?: string; jso
   // Still JSON, parsed the same, but no invisible or bidirectional character reaches the terminal raw.
   if (options.json) return showInput(shown.map(({ r, display }) => forMachines(r, display)), { pretty: true }).text + "\n";
   if (!pending.length) return `no pending approval requests${options.session === undefined ? "" : ` in session ${options.session}`}\n`;
-  return shown
-    .map(({ r, display }) => {
-      const tool = showName(r.tool);
-      const lines = [
-        `${r.id}  ${tool.text}`,
-        `  session ${showName(r.session_id).text}, asked ${r.created_at}${r.line ? `, script line ${r.line}` : ""}${r.why ? `, why ${r.why}` : ""}`,
-        ...(r.scripts?.length ? [`  in saved scripts ${r.scripts.map((s) => `${showName(s.name).text}@${s.version}`).join(" > ")}`] : []),
-        ...display.text.split("\n").map((l, i) => (i ? `  ${l}` : `  input ${l}`)),
-        ...[...tool.warnings, ...describeFlags(display.flags)].map((w) => `  warning: ${w}`),
-        `  answer: toolshell approve ${r.id} allow|allow_always|reject|reject_always`,
-      ];
-      return lines.join("\n") + "\n";
-    })
-    .join("\n");
+  const reader = new ApprovalDetailsReader(host);
+  const blocks: string[] = [];
+  for (const { r, display } of shown) {
+    const d = await reader.read(r);
+    const tool = showName(r.tool);
+    const where = d.where.kind === "trigger" ? `trigger ${showName(d.where.trigger_name).text}` : `session ${showName(r.session_id).text}`;
+    const script = d.script?.saved ? `saved script ${showName(d.script.saved.name).text}@${d.script.saved.version}` : "the script";
+    const ran = (c: RanCall) => `${showName(c.tool).text} ${showInput(c.input).text}${c.at ? ` at ${c.at}` : ""}`;
+    const lines = [
+      `${r.id}  ${tool.text}`,
+      ...(d.description ? [`  ${showName(d.description).text}`] : []),
+      `  ${where}, asked ${r.created_at}${d.line ? `, line ${d.line} of ${script}` : ""}`,
+      `  ${d.risk}`,
+      ...(r.scripts?.length ? [`  in saved scripts ${r.scripts.map((s) => `${showName(s.name).text}@${s.version}`).join(" > ")}`] : []),
+      ...display.text.split("\n").map((l, i) => (i ? `  ${l}` : `  input ${l}`)),
+      ...[...tool.warnings, ...describeFlags(display.flags)].map((w) => `  warning: ${w}`),
+      ...(d.already_ran ? [`  already ran${d.already_ran.at ? ` at ${d.already_ran.at}` : ""}: this exact call (same tool, same input); allowing it runs it again`] : []),
+      ...d.ran_before.map((c) => `  ran before this stop: ${ran(c)}`),
+      `  ${d.scope.allow_always}`,
+      `  ${d.scope.reject_always}`,
+      `  after the answer: ${d.after_answer}`,
+      `  answer: toolshell approve ${r.id} allow|allow_always|reject|reject_always`,
+    ];
+    blocks.push(lines.join("\n") + "\n");
+  }
+  return blocks.join("\n");
 }
 
 /**

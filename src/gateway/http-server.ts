@@ -23,14 +23,14 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/server";
+import type { Server } from "@modelcontextprotocol/server";
 import { getRequestListener } from "@hono/node-server";
 import type { ToolShell } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
 import { createGatewayServer, type GatewayOptions, type RunningGateway } from "./mcp-server.js";
 import { loadKeptServers } from "../surface/index.js";
+import { TokenGuard } from "../server/token-guard.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
@@ -67,6 +67,8 @@ export interface HttpGatewayOptions extends GatewayOptions {
    * person. Required when `host` is not a loopback address.
    */
   tokens?: readonly string[];
+  /** Wrong tokens per source address (server/token-guard.ts); default: one for this gateway. */
+  tokenGuard?: TokenGuard;
   /**
    * Where MCP sessions are found by replicas that did not open them (the host's store): with
    * it, a request for an unknown `Mcp-Session-Id` whose session is in the store rebuilds it here
@@ -122,6 +124,7 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new Error(`serveHttp: maxSessions must be a whole number ≥ 1, got ${maxSessions}`);
   if (!Number.isInteger(idleMs) || idleMs < 1) throw new Error(`serveHttp: sessionIdleMs must be a whole number of milliseconds ≥ 1, got ${idleMs}`);
   const tokens = (options.tokens ?? []).filter((t) => typeof t === "string" && t.length > 0);
+  const guard = options.tokenGuard ?? new TokenGuard();
   if (!tokens.length && !LOOPBACK.has(host)) {
     throw new Error(`serveHttp: bound to ${host}, the gateway needs API tokens (anyone who reaches it could run scripts and answer its approvals); set tokens (TOOLSHELL_API_TOKEN or the config's server.tokens)`);
   }
@@ -212,9 +215,22 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
         const url = new URL(req.url ?? "/", "http://localhost");
         if (url.pathname !== route) return fail(res, 404, `not found; the MCP endpoint is ${route}`);
         if (!hostOk(req)) return fail(res, 403, "forbidden host or origin");
-        if (tokens.length && !bearerOk(req, tokens)) {
-          res.setHeader("www-authenticate", 'Bearer realm="toolshell"');
-          return fail(res, 401, "unauthorized: send Authorization: Bearer <token> with one of the gateway's tokens");
+        if (tokens.length) {
+          // Wrong tokens slow their sender down, as on the HTTP API (server/token-guard.ts).
+          const from = req.socket.remoteAddress ?? "unknown";
+          const presented = /^Bearer\s+\S+\s*$/i.test(String(req.headers.authorization ?? ""));
+          const wait = presented ? guard.retryAfter(from) : 0;
+          if (wait > 0) {
+            res.setHeader("retry-after", String(wait));
+            return fail(res, 429, TokenGuard.message(wait));
+          }
+          const ok = bearerOk(req, tokens);
+          if (ok) guard.succeeded(from);
+          else if (presented) guard.failed(from);
+          if (!ok) {
+            res.setHeader("www-authenticate", 'Bearer realm="toolshell"');
+            return fail(res, 401, "unauthorized: send Authorization: Bearer <token> with one of the gateway's tokens");
+          }
         }
         const sid = req.headers["mcp-session-id"];
         const id = Array.isArray(sid) ? sid[0] : sid;

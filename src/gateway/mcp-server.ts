@@ -15,9 +15,9 @@
  * SHOULD bind to localhost and MUST validate the Origin header against DNS rebinding).
  */
 import { randomUUID } from "node:crypto";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { Server } from "@modelcontextprotocol/server";
+import type { CallToolResult, ServerContext, Tool } from "@modelcontextprotocol/server";
 import { McpServerSource } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
@@ -54,9 +54,6 @@ export interface GatewayOptions {
    */
   approveTool?: boolean;
 }
-
-/** What a request handler gets besides the request (signal, ids, sendRequest). */
-type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 const DECISIONS: readonly Decision[] = ["allow", "allow_always", "reject", "reject_always"];
 
@@ -150,7 +147,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     if (s instanceof McpServerSource && s.config.load === "eager" && s.state() === "not_loaded") void s.load().then(notifyIfChanged, notifyIfChanged);
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler('tools/list', async () => {
     listed = listKey();
     const bash = bashToolSpec(shell, session);
     const tools: Tool[] = [{ name: bash.name, description: bash.description, inputSchema: objectSchema(bash.inputSchema) }];
@@ -162,11 +159,11 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
   });
 
   /** Asks the person about requests through an elicitation form; stores and returns the answer. */
-  async function ask(requests: ApprovalRequest[], extra: Extra): Promise<{ decision?: Decision; action: string }> {
+  async function ask(requests: ApprovalRequest[], ctx: ServerContext): Promise<{ decision?: Decision; action: string }> {
     let result;
     try {
       // Sent as part of the tools/call in flight (on its stream, over Streamable HTTP).
-      result = await extra.sendRequest(
+      result = await ctx.mcpReq.send(
         {
           method: "elicitation/create",
           params: {
@@ -185,8 +182,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
             },
           },
         },
-        ElicitResultSchema,
-        { signal: extra.signal, timeout: 600_000 },
+        { signal: ctx.mcpReq.signal, timeout: 600_000 },
       );
     } catch (err) {
       return { action: `error: ${err instanceof Error ? err.message : String(err)}` };
@@ -200,11 +196,11 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     return { decision, action: result.action };
   }
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
     const name = req.params.name;
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
-      if (name === BASH_TOOL_NAME) return await callBash(args, extra);
+      if (name === BASH_TOOL_NAME) return await callBash(args, ctx);
       if (name === APPROVE_TOOL_NAME && options.approveTool !== false) {
         // Not listed for a client that answers by elicitation: there the person answers in the
         // form, and a model must not record an answer by calling the tool by name.
@@ -215,16 +211,16 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       }
       const d = safeDirect(shell).find((x) => x.name === name);
       if (!d) return textResult({ error: { code: "unknown_command", message: `no tool ${name}; tools: ${BASH_TOOL_NAME}${safeDirect(shell).map((x) => `, ${x.name}`).join("")}`, retryable: false } }, true);
-      return await callDirectTool(d.tool, args, extra);
+      return await callDirectTool(d.tool, args, ctx);
     } catch (err) {
       return textResult({ error: { code: "tool_error", message: `toolshell gateway: ${err instanceof Error ? err.message : String(err)}`, retryable: false } }, true);
     }
   });
 
-  async function callBash(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
-    const signal = extra.signal;
+  async function callBash(args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> {
+    const signal = ctx.mcpReq.signal;
     // Nested calls' progress and upstream servers' questions reach the client (see person.ts).
-    const person = gatewayPerson(extra, canElicit());
+    const person = gatewayPerson(ctx, canElicit());
     let result: BashToolResult = await runBashTool(session, shell, args, { signal, maxOutputChars: options.maxOutputChars, person });
     const notes: Record<string, unknown> = {};
     for (let round = 0; round < (options.maxRounds ?? 10); round++) {
@@ -242,7 +238,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
         };
         break;
       }
-      const asked = await ask([request], extra);
+      const asked = await ask([request], ctx);
       notes.approval = { request_id: request.id, asked: true, action: asked.action, ...(asked.decision ? { decision: asked.decision } : {}) };
       if (!asked.decision || asked.decision.startsWith("reject")) break;
       // Nothing of a script stopped before start ran: run it again now that the call is allowed.
@@ -254,7 +250,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     }
     // A server that needs the person's sign-in: asked through URL-mode elicitation (see sign-in.ts).
     if (options.elicitation !== false && supportsUrlElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined)) {
-      const signIns = await askSignIns(shell, session, extra);
+      const signIns = await askSignIns(shell, session, ctx);
       if (signIns.length) notes.sign_in = signIns;
     }
     const value = Object.keys(notes).length ? { ...result, ...notes } : result;
@@ -276,15 +272,15 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     }
   }
 
-  async function callDirectTool(t: CatalogTool, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
-    const signal = extra.signal;
-    const callId = `mcp_${String(extra.requestId)}_${randomUUID().slice(0, 8)}`;
-    const person = gatewayPerson(extra, canElicit());
+  async function callDirectTool(t: CatalogTool, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> {
+    const signal = ctx.mcpReq.signal;
+    const callId = `mcp_${String(ctx.mcpReq.id)}_${randomUUID().slice(0, 8)}`;
+    const person = gatewayPerson(ctx, canElicit());
     let outcome: DirectOutcome = await callDirect(shell, session, t, args, { callId, signal, person });
     if (outcome.status === "needs_approval") {
       const request = (await session.pendingApprovals()).find((r) => r.id === (outcome as { requestId: string }).requestId);
       if (request && canElicit()) {
-        const asked = await ask([request], extra);
+        const asked = await ask([request], ctx);
         if (asked.decision === "allow" || asked.decision === "allow_always") outcome = await callDirect(shell, session, t, args, { callId: `${callId}_2`, signal, person });
         else return textResult({ error: { code: "denied", message: `${outcome.command}: the person did not approve (${asked.action}${asked.decision ? `: ${asked.decision}` : ""})`, retryable: false } }, true);
       } else {

@@ -8,12 +8,9 @@
  * Progress (the value MUST increase with each notification; `message` optional), "Client
  * Features" → Elicitation.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerContext } from "@modelcontextprotocol/server";
 import { describeQuestion, progressLine, showSchema, type Person } from "../call/index.js";
 
-/** What a request handler gets besides the request (signal, ids, sendRequest, sendNotification). */
-type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 /** Longest question a person is asked through the gateway (longer ones are cut, and say so). */
 const MAX_MESSAGE_CHARS = 4000;
@@ -24,14 +21,14 @@ const MAX_MESSAGE_CHARS = 4000;
  * `ask` is present when `canElicit()`; the client's answer is checked against the schema by the
  * caller (call/person.ts).
  */
-export function gatewayPerson(extra: Extra, canElicit: boolean): Person {
-  const token = extra._meta?.progressToken;
+export function gatewayPerson(ctx: ServerContext, canElicit: boolean): Person {
+  const token = ctx.mcpReq._meta?.progressToken;
   let sent = 0;
   const person: Person = {};
   if (token !== undefined) {
     person.progress = (report) => {
       sent++;
-      void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: sent, message: progressLine(report) } }).catch(() => {});
+      void ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: sent, message: progressLine(report) } }).catch(() => {});
     };
   }
   if (canElicit) {
@@ -41,11 +38,7 @@ export function gatewayPerson(extra: Extra, canElicit: boolean): Person {
       const form = showSchema(question.requestedSchema);
       let message = [shown.text, ...[...shown.warnings, ...form.warnings].map((w) => `⚠ ${w}`)].join("\n");
       if (message.length > MAX_MESSAGE_CHARS) message = `${message.slice(0, MAX_MESSAGE_CHARS)}… (cut by toolshell)`;
-      const result = await extra.sendRequest(
-        { method: "elicitation/create", params: { message, requestedSchema: form.schema as never } },
-        ElicitResultSchema,
-        { signal: AbortSignal.any([signal, extra.signal]), timeout: 600_000 },
-      );
+      const result = await ctx.mcpReq.send({ method: "elicitation/create", params: { message, requestedSchema: form.schema as never } }, { signal: AbortSignal.any([signal, ctx.mcpReq.signal]), timeout: 600_000 });
       return result.action === "accept" ? { action: "accept", content: (result.content ?? {}) as Record<string, unknown> } : { action: result.action };
     };
   }

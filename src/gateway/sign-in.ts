@@ -11,12 +11,8 @@
  * README "Sign-in".
  */
 import { randomUUID } from "node:crypto";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerContext } from "@modelcontextprotocol/server";
 import type { Session, ToolShell } from "../runtime/index.js";
-
-/** What a request handler gets besides the request. */
-type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 /** How long the gateway waits for the person to finish a sign-in they accepted (milliseconds). */
 export const SIGN_IN_WAIT_MS = 5 * 60_000;
@@ -40,20 +36,19 @@ export interface SignInNote {
  * Asks the person, through URL-mode elicitation, about each sign-in the session's calls left
  * pending. Returns what happened (empty when nothing was pending). Never throws.
  */
-export async function askSignIns(shell: ToolShell, session: Session, extra: Extra, waitMs = SIGN_IN_WAIT_MS): Promise<SignInNote[]> {
+export async function askSignIns(shell: ToolShell, session: Session, ctx: ServerContext, waitMs = SIGN_IN_WAIT_MS): Promise<SignInNote[]> {
   const notes: SignInNote[] = [];
   for (const pending of shell.oauth.broker.pending({ sessionId: session.id })) {
     const elicitationId = randomUUID();
-    const waited = shell.oauth.broker.wait(pending.server, pending.principal, AbortSignal.any([extra.signal, AbortSignal.timeout(waitMs)]));
+    const waited = shell.oauth.broker.wait(pending.server, pending.principal, AbortSignal.any([ctx.mcpReq.signal, AbortSignal.timeout(waitMs)]));
     let action: string;
     try {
-      const result = await extra.sendRequest(
+      const result = await ctx.mcpReq.send(
         {
           method: "elicitation/create",
           params: { mode: "url", elicitationId, url: pending.url, message: `The MCP server "${pending.server}" needs you to sign in. Open the link to sign in; then the agent can run its script again.` },
         },
-        ElicitResultSchema,
-        { signal: extra.signal, timeout: waitMs },
+        { signal: ctx.mcpReq.signal, timeout: waitMs },
       );
       action = result.action;
     } catch (err) {
@@ -63,7 +58,7 @@ export async function askSignIns(shell: ToolShell, session: Session, extra: Extr
     if (action === "accept") {
       signedIn = (await waited).ok;
       if (signedIn) {
-        await extra.sendNotification({ method: "notifications/elicitation/complete", params: { elicitationId } }).catch(() => {});
+        await ctx.mcpReq.notify({ method: "notifications/elicitation/complete", params: { elicitationId } }).catch(() => {});
       }
     }
     notes.push({

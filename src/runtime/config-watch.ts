@@ -4,17 +4,37 @@
  * (`ToolShell.setServers`, `ToolShell.reloadRules`); when a file in the tools folder changes, is
  * added or deleted, the local tools are loaded again (`ToolShell.reloadTools`). Each reload is
  * reported: what changed (a line on stderr), or why it was refused — a broken edit keeps the last
- * good config or tools (README "Changing servers while running").
+ * good config or tools (README "Changing servers while running"). A part of the config a running
+ * host cannot take in (its API tokens and address, the store, the folders, limits, `keepVisible`,
+ * the config's triggers: {@link NOT_RELOADED}) is reported when it differs from the file the
+ * host started with: the host keeps the old value until it restarts (docs/security.md "A running
+ * host acts on the settings in force").
  */
 import { existsSync, watch, type FSWatcher } from "node:fs";
 import path from "node:path";
 import { loadConfig, type ToolshellConfig } from "../config/index.js";
 import type { ToolShell } from "./toolshell.js";
 
+/**
+ * The config's parts a running host reads once, at start: changing them in the file takes effect
+ * at the next start only. Everything else (`approval`, the servers, the tool files) reloads.
+ */
+export const NOT_RELOADED = ["server", "store", "storePool", "toolsDir", "skillsDir", "logDir", "callLimit", "timeoutMs", "keepVisible", "manageScripts", "rateUnlabeledTools", "triggers"] as const;
+
+/** The config file's keys as written, for a report (`toolsDir` is written `tools`). */
+const WRITTEN: Partial<Record<(typeof NOT_RELOADED)[number], string>> = { toolsDir: "tools", skillsDir: "skills" };
+
+/** The parts of {@link NOT_RELOADED} that differ between `started` and `next`, as the file names them. */
+export function notReloaded(started: ToolshellConfig, next: ToolshellConfig): string[] {
+  return NOT_RELOADED.filter((k) => JSON.stringify(started[k] ?? null) !== JSON.stringify(next[k] ?? null)).map((k) => WRITTEN[k] ?? k);
+}
+
 /** A config file watch: the last error (empty after a good reload) and close. */
 export interface ConfigWatch {
   /** Why the last reload was refused; empty when the file in force loaded cleanly. */
   errors(): string[];
+  /** The config's parts changed in the file that the host cannot take in until it restarts. */
+  notReloaded(): string[];
   /** Resolves when the reloads started so far are done (tests, shutdown). */
   settled(): Promise<void>;
   close(): void;
@@ -29,6 +49,11 @@ export interface ConfigWatchOptions {
   onError?: (message: string) => void;
   /** Receives what each reload changed, in words (default: one line on stderr when something changed). */
   onReload?: (changed: string[]) => void;
+  /**
+   * Receives the parts of the config changed in the file that need a restart (default: one line
+   * on stderr naming them), after each reload where they differ from the file the host started with.
+   */
+  onNotReloaded?: (parts: string[]) => void;
   /**
    * Applies a reloaded config (default: its servers and approval rules to the shell). A host on a
    * store passes its own, which keeps the servers set through the API (server/shared-state.ts).
@@ -50,6 +75,17 @@ export function watchConfigFile(shell: ToolShell, file: string, options: ConfigW
   let running: Promise<void> = Promise.resolve();
   const report = options.onError ?? ((m: string) => process.stderr.write(`toolshell: config ${abs} not reloaded, the last good one is kept: ${m}\n`));
   const told = options.onReload ?? ((changed: string[]) => void (changed.length && process.stderr.write(`toolshell: config ${abs} reloaded: ${changed.join(", ")} changed\n`)));
+  const needsRestart =
+    options.onNotReloaded ??
+    ((parts: string[]) => process.stderr.write(`toolshell: config ${abs}: ${parts.join(", ")} changed but cannot be reloaded by a running host; the old ${parts.length > 1 ? "values stay" : "value stays"} in force until it restarts\n`));
+  // The file as the host started with it (not shell.config: options given in code or flags are over it).
+  let started: ToolshellConfig | undefined;
+  try {
+    started = loadConfig({ config: abs, env: options.env });
+  } catch {
+    started = undefined;
+  }
+  let pendingParts: string[] = [];
   const apply =
     options.apply ??
     (async (config: ToolshellConfig) => {
@@ -70,6 +106,9 @@ export function watchConfigFile(shell: ToolShell, file: string, options: ConfigW
       const changed = await apply(config);
       errors = [];
       told(changed);
+      if (!started) started = config;
+      pendingParts = notReloaded(started, config);
+      if (pendingParts.length) needsRestart(pendingParts);
     } catch (err) {
       fail(err);
     }
@@ -113,6 +152,7 @@ export function watchConfigFile(shell: ToolShell, file: string, options: ConfigW
   }
   return {
     errors: () => [...errors],
+    notReloaded: () => [...pendingParts],
     settled: async () => {
       while (waiting > 0) await new Promise((r) => setTimeout(r, 20));
       await running;

@@ -6,11 +6,12 @@ import type { Context, Hono } from "hono";
 import { parseTriggerSpec } from "../config/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import type { Host } from "./host.js";
-import { ApiError, bearer, body, fromToolError, id, tokenMatches, type AppOptions } from "./http.js";
+import { ApiError, bearer, body, fromToolError, guardedCheck, id, principalOfToken, tokenMatches, type AppOptions } from "./http.js";
+import type { TokenGuard } from "./token-guard.js";
 import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
 /** Adds the saved-script, trigger and webhook routes to `app`. */
-export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): void {
+export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { guard: TokenGuard; from: (c: Context) => string }): void {
   const { store } = host;
   // ── saved scripts ───────────────────────────────────────────────────────────
   const agentParam = (c: Context): string => id(c.req.param("agent_id"), "agent_id");
@@ -109,7 +110,8 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
     const agent = agentParam(c);
     const s = spec(await body(c), "trigger");
     if (await store.findTrigger(agent, s.name)) throw new ApiError(409, "conflict", `a trigger named ${s.name} exists`);
-    const { trigger, secret } = await host.triggers.create(agent, s);
+    // The trigger acts for the principal of the token that creates it (http.ts principalOfToken).
+    const { trigger, secret } = await host.triggers.create(agent, s, { principal: principalOfToken(c, options) });
     return c.json({ ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) }, 201);
   });
 
@@ -125,7 +127,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
     } catch (err) {
       throw new ApiError(400, "invalid_request", (err as Error).message);
     }
-    const updated = await host.triggers.update(cur.id, next);
+    const updated = await host.triggers.update(cur.id, next, { principal: principalOfToken(c, options) });
     return c.json(publicTrigger(updated!));
   });
 
@@ -159,8 +161,15 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions): vo
   app.post("/v1/webhooks/:trigger_id", async (c) => {
     const t = await store.getTrigger(c.req.param("trigger_id"));
     const presented = bearer(c) ?? c.req.header("x-toolshell-secret") ?? "";
-    const bySecret = !!t?.secret_hash && !!presented && sameSecret(secretHash(presented), t.secret_hash);
-    const byToken = !!presented && options.tokens.length > 0 && tokenMatches(presented, options.tokens);
+    let bySecret = false;
+    let byToken = false;
+    // A wrong secret slows its sender down like a wrong API token (token-guard.ts).
+    if (presented)
+      guardedCheck(c, options.guard, options.from(c), () => {
+        bySecret = !!t?.secret_hash && sameSecret(secretHash(presented), t.secret_hash);
+        byToken = options.tokens.length > 0 && tokenMatches(presented, options.tokens);
+        return bySecret || byToken;
+      });
     if (!bySecret && !byToken) throw new ApiError(401, "unauthorized", "send the trigger's secret as Authorization: Bearer <secret> (or X-Toolshell-Secret)");
     if (!t || t.kind !== "webhook") throw new ApiError(404, "not_found", `no webhook trigger ${c.req.param("trigger_id")}`);
     if (!t.enabled) throw new ApiError(409, "conflict", `trigger ${t.name} is disabled`);

@@ -12,9 +12,10 @@
  * docs/sessions.md "HTTP API".
  */
 import { randomUUID } from "node:crypto";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { withDisplay, type Decision } from "../policy/index.js";
+import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
@@ -23,7 +24,9 @@ import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { actorOf, ApiError, bearer, body, id, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, guardedCheck, id, principalOfToken, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { principalOf } from "../mcp/index.js";
+import { TokenGuard } from "./token-guard.js";
 import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
@@ -35,7 +38,13 @@ export type { AppOptions } from "./http.js";
 const DECISIONS = new Set<string>(ALL_DECISIONS);
 
 /** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
-function stepJson(s: StepRecord): Record<string, unknown> {
+/**
+ * A step as the API shows it. A step waiting for approval whose request was answered is
+ * `answered`: it runs (resumes) when the same step_id is sent again, and nothing runs until then
+ * (docs/sessions.md → Durable steps).
+ */
+function stepJson(s: StepRecord, answered?: ReadonlySet<string>): Record<string, unknown> {
+  const waitsNoMore = s.status === "waiting_approval" && !!s.requestId && !!answered?.has(s.requestId);
   return {
     session_id: s.sessionId,
     step_id: s.stepId,
@@ -43,7 +52,8 @@ function stepJson(s: StepRecord): Record<string, unknown> {
     tool_call_id: s.toolCallId,
     request_hash: s.requestHash,
     request: s.request,
-    status: s.status,
+    status: waitsNoMore ? "answered" : s.status,
+    ...(waitsNoMore ? { note: "the approval was answered; send the same step_id again to run it (what already ran is replayed)" } : {}),
     attempt: s.attempt,
     result: s.result,
     request_id: s.requestId,
@@ -98,10 +108,14 @@ export function createApp(host: Host, options: AppOptions): Hono {
     });
   }
   app.use("*", bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json({ error: { code: "payload_too_large", message: `the body is larger than ${options.maxBodyBytes} bytes` } }, 413) }));
+  // Wrong tokens slow their sender down (token-guard.ts), on every door: the API, webhooks, the console.
+  const guard = options.guard ?? new TokenGuard();
+  const transport = { tls: !!options.tls, trustProxy: !!options.trustProxy };
+  const from = (c: Context) => clientAddress(c, transport);
   app.use("/v1/*", async (c, next) => {
     if (c.req.path.startsWith("/v1/webhooks/")) return next();
     const token = bearer(c);
-    if (!token || !options.tokens.length || !tokenMatches(token, options.tokens)) {
+    if (!token || !options.tokens.length || !guardedCheck(c, guard, from(c), () => tokenMatches(token, options.tokens))) {
       c.header("WWW-Authenticate", 'Bearer realm="toolshell"');
       throw new ApiError(401, "unauthorized", "send Authorization: Bearer <token> with a configured API token");
     }
@@ -129,7 +143,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/healthz", async (c) => c.json({ ok: true }));
   app.get("/openapi.json", async (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
-  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport: { tls: !!options.tls, trustProxy: !!options.trustProxy } }));
+  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport, guard }));
   app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────
@@ -145,12 +159,21 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const agent = b.agent_id === undefined ? DEFAULT_AGENT : id(str(b, "agent_id"), "agent_id");
     const metadata = b.metadata ?? {};
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) throw new ApiError(400, "invalid_request", '"metadata" must be an object');
-    if (sid === CHANGES_SESSION) throw new ApiError(409, "conflict", `session id ${sid} is reserved for the change log`);
+    const reserved = reservedSession(sid);
+    if (reserved) throw new ApiError(409, "conflict", `session id ${sid} is reserved for ${reserved}`);
+    // Who the session acts for comes from the token that creates it, never from what it sends.
+    const principal = principalOfToken(c, options);
+    const given = metadata as Record<string, unknown>;
+    if (given.principal !== undefined && given.principal !== principal) {
+      throw new ApiError(403, "forbidden", `a session acts for the principal of the API token that creates it (${principal}): "metadata.principal" cannot name another`);
+    }
+    const claimed = RESERVED_METADATA.find((k) => k in given);
+    if (claimed) throw new ApiError(400, "invalid_request", `"metadata.${claimed}" is set by toolshell, not by a client`);
     if (await store.getSession(sid)) throw new ApiError(409, "conflict", `session ${sid} exists`);
     // The client is the token that created the session, by its name (never the token itself).
     const client = `api:${actorOf(c, options).by}`;
-    // The client goes last: metadata a caller sends cannot claim another (cli:…, trigger:…).
-    const session = host.session(sid, { ...(metadata as Record<string, unknown>), client, agent_id: agent });
+    // These go last: metadata a caller sends cannot claim another client (cli:…, trigger:…) or principal.
+    const session = host.session(sid, { ...given, client, agent_id: agent, principal });
     await session.ready;
     return c.json(await store.getSession(sid), 201);
   });
@@ -177,6 +200,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
       if (typeof b.timeout_ms !== "number" || !Number.isInteger(b.timeout_ms) || b.timeout_ms < 100) throw new ApiError(400, "invalid_request", '"timeout_ms" must be a whole number of milliseconds, at least 100');
       timeoutMs = Math.min(b.timeout_ms, host.shell.timeoutMs);
     }
+    // A shell call uses the session's principal's sign-ins: only that principal's token runs one.
+    const caller = principalOfToken(c, options);
+    const owner = principalOf(rec.metadata);
+    if (owner !== caller) throw new ApiError(403, "forbidden", `session ${rec.id} acts for principal ${JSON.stringify(owner)}; this API token acts for ${JSON.stringify(caller)} and cannot run shell calls in it`);
     const session = host.session(rec.id);
     // Not tied to the request: a client that goes away does not abort the shell call, and asking
     // again with the same step_id returns its recorded result.
@@ -195,7 +222,11 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/sessions/:id/steps", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    return c.json({ steps: (await store.listSteps(rec.id)).map(stepJson) });
+    const steps = await store.listSteps(rec.id);
+    const asked = steps.filter((s) => s.status === "waiting_approval" && s.requestId).map((s) => s.requestId!);
+    const book = asked.length ? await store.approvalBook(rec.id) : undefined;
+    const answered = new Set(asked.filter((id) => book?.get(id)?.status === "answered"));
+    return c.json({ steps: steps.map((s) => stepJson(s, answered)) });
   });
 
   // ── approvals ───────────────────────────────────────────────────────────────
@@ -238,7 +269,12 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return c.json({ results, pending: withDisplay(await session.pendingApprovals()) });
   });
 
-  app.get("/v1/approvals", async (c) => c.json({ pending: withDisplay(await store.pendingApprovals({ agentId: c.req.query("agent_id") })) }));
+  // Each request with `card`: what a person needs to answer it (approval-card.ts).
+  app.get("/v1/approvals", async (c) => {
+    const pending = withDisplay(await store.pendingApprovals({ agentId: c.req.query("agent_id") }));
+    const reader = new ApprovalDetailsReader(host);
+    return c.json({ pending: await Promise.all(pending.map(async (r) => ({ ...r, card: await reader.read(r) }))) });
+  });
 
   // OAuth sign-ins to MCP servers (README "Sign-in"): what waits for a person, and each state. No token is ever listed.
   app.get("/v1/sign-ins", async (c) => {
@@ -250,7 +286,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   });
 
   mountQuestionRoutes(app, questions, sessionOr404);
-  mountAgentRoutes(app, host, options);
+  mountAgentRoutes(app, host, { ...options, guard, from });
 
   app.all("/v1/*", (c) => {
     throw new ApiError(404, "not_found", `no route ${c.req.method} ${c.req.path}`);

@@ -7,13 +7,15 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import { ToolCallError } from "../tool/index.js";
+import { CHANGES_SESSION } from "./changes.js";
 import type { Actor } from "./changes.js";
 import type { Logger } from "./log.js";
+import { TokenGuard } from "./token-guard.js";
 
 /** An API error: HTTP status, a stable code, a message. */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503,
     readonly code: string,
     message: string,
   ) {
@@ -35,6 +37,8 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** The operator's log: one line per request (log.ts). */
   log?: Logger;
+  /** Wrong tokens per source address (token-guard.ts); default: one for this app. */
+  guard?: TokenGuard;
 }
 
 /** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */
@@ -69,6 +73,46 @@ export function actorOf(c: Context, options: AppOptions): Actor {
   const by = i < 0 ? "unknown" : (options.tokenNames?.[i] ?? `token-${i + 1}`);
   const surface = (c.env as { toolshellSurface?: unknown } | undefined)?.toolshellSurface === "console" ? "console" : "api";
   return { surface, by };
+}
+
+/**
+ * The principal an API request acts for: its token's name (`server.tokens[].name`, else
+ * `token-N`). A session the API creates acts for it, and only it runs shell calls there, so its
+ * calls use that person's OAuth sign-ins (README "Sign-in"); nothing a caller sends changes it.
+ */
+export function principalOfToken(c: Context, options: AppOptions): string {
+  return actorOf(c, options).by;
+}
+
+/** Metadata keys only toolshell sets: a gateway session's `initialize`, a trigger's own. */
+export const RESERVED_METADATA = ["mcp_initialize", "trigger_id", "trigger_name"] as const;
+
+/**
+ * What a session id is reserved for, or undefined: `changes` (the change log), `mcp_…` (the MCP
+ * gateway's sessions, revived from their stored `initialize`), `trg_…` (triggers' sessions).
+ */
+export function reservedSession(id: string): string | undefined {
+  if (id === CHANGES_SESSION) return "the change log";
+  if (/^mcp_/i.test(id)) return "the MCP gateway's sessions";
+  if (/^trg_/i.test(id)) return "triggers' sessions";
+  return undefined;
+}
+
+/**
+ * Checks a token a caller presented at one of the API's doors against the guard of wrong tokens
+ * (token-guard.ts): throws 429 with `Retry-After` while `from` must wait, else runs `check` and
+ * counts a wrong token (false) or clears the count (true). @returns what `check` said.
+ */
+export function guardedCheck(c: Context, guard: TokenGuard, from: string, check: () => boolean): boolean {
+  const wait = guard.retryAfter(from);
+  if (wait > 0) {
+    c.header("Retry-After", String(wait));
+    throw new ApiError(429, "too_many_requests", TokenGuard.message(wait));
+  }
+  const ok = check();
+  if (ok) guard.succeeded(from);
+  else guard.failed(from);
+  return ok;
 }
 
 export function bearer(c: Context): string | undefined {

@@ -1,13 +1,6 @@
-/**
- * A stdio MCP server (SDK low-level `Server`) whose tools break the check rules on purpose: a
- * tool-search tool, a tool without a description, two names that fold to one (`get-item`,
- * `get_item`), an input schema far over the size limit, and tools that declare no annotations.
- *
- * Run: `node --import tsx lint-server.ts`.
- */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { Server } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
 
 const OBJECT = { type: "object" as const, properties: {} };
 const big: Record<string, unknown> = {};
@@ -22,7 +15,7 @@ const tools: Tool[] = [
 ];
 
 const server = new Server({ name: "lint", version: "1.0.0" }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-server.setRequestHandler(CallToolRequestSchema, (req) => ({ content: [{ type: "text", text: `called ${req.params.name}` }] }));
+server.setRequestHandler('tools/list', () => ({ tools }));
+server.setRequestHandler('tools/call', (req) => ({ content: [{ type: "text", text: `called ${req.params.name}` }] }));
 process.stdin.on("end", () => process.exit(0));
 await server.connect(new StdioServerTransport());

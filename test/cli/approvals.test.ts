@@ -38,9 +38,11 @@ test("approvals across sessions: listed without internal keys, answered by id in
   const text = cli(["approvals"]);
   assert.equal(text.code, 0, text.stderr);
   for (const [id, session] of [[alpha, "alpha"], [beta, "beta"]]) {
-    assert.match(text.stdout, new RegExp(`^${id}  tools memory delete-entities\\n  session ${session}, `, "m"));
+    // The tool's description, where and which line asked, and why (its declared hints), then the input.
+    assert.match(text.stdout, new RegExp(`^${id}  tools memory delete-entities\\n  Delete multiple entities[^\\n]*\\n  session ${session}, asked [^\\n]*, line 1 of the script\\n  needs approval: it declares that it may destroy or overwrite data\\n`, "m"));
   }
   assert.match(text.stdout, /"zz\\u202eq"/, "the input is shown with the hidden character escaped");
+  assert.match(text.stdout, /  Allow always: every call of tools memory delete-entities in session alpha, with any input, runs without asking\.\n  Reject always: every call of tools memory delete-entities in session alpha, in any script, answers denied\.\n  after the answer: The script has not run\./);
   assert.match(text.stdout, /warning: hidden character U\+202E RIGHT-TO-LEFT OVERRIDE at \/entityNames\/0/);
   assert.doesNotMatch(text.stdout, /\\u0000|subject|scope/, "no internal key");
 

@@ -149,8 +149,8 @@ test("TOOLSHELL_CONFIG names the config when --config is not given; --config win
 });
 
 test("`toolshell mcp` started by a client that owns --config (as the MCP Inspector's CLI is) takes its config from TOOLSHELL_CONFIG", async (t) => {
-  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-  const { StdioClientTransport, getDefaultEnvironment } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const { Client } = await import("@modelcontextprotocol/client");
+  const { StdioClientTransport, getDefaultEnvironment } = await import("@modelcontextprotocol/client/stdio");
   const dir = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
   const cwd = mkdtempSync(path.join(tmpdir(), "ts-cli-"));
   const file = path.join(dir, "toolshell.config.json");

@@ -208,13 +208,12 @@ test("toolshell servers against a running serve: add (stdio and HTTP), list, upd
 });
 
 test("toolshell mcp over stdio follows servers add and remove (its config file changes): tools/list_changed, then the bash tool sees the server", async (t) => {
-  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-  const { StdioClientTransport, getDefaultEnvironment } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-  const { ToolListChangedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  const { Client } = await import("@modelcontextprotocol/client");
+  const { StdioClientTransport, getDefaultEnvironment } = await import("@modelcontextprotocol/client/stdio");
   const { dir } = project(t, JSON.stringify({ mcpServers: {}, approval: { mode: "off" } }, null, 2));
   const client = new Client({ name: "servers-cli-test", version: "1.0.0" });
   let changes = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler("notifications/tools/list_changed", async () => {
     changes++;
   });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp"], cwd: dir, env: getDefaultEnvironment(), stderr: "pipe" }));

@@ -11,10 +11,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { serveHttp } from "../../src/gateway/index.js";
 import { createToolShell, type ToolShell } from "../../src/index.js";
 import { NPM_SERVERS, tsxCommand } from "../fixtures/mcp/index.js";
@@ -45,7 +44,7 @@ function makeClient(answer?: { action: "accept" | "decline" | "cancel"; decision
   const asked: Asked = [];
   const client = new Client({ name: "test-client", version: "1.0.0" }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
   if (answer) {
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    client.setRequestHandler('elicitation/create', async (req) => {
       asked.push({ message: String((req.params as { message?: string }).message) });
       return answer.action === "accept" ? { action: "accept", content: { decision: answer.decision ?? "allow" } } : { action: answer.action };
     });
@@ -80,7 +79,7 @@ test("stdio: `toolshell mcp` lists bash and the direct tools; an approval is ask
   const transport = new StdioClientTransport({ command: cmd.command, args: cmd.args, cwd: dir, stderr: "pipe" });
   let notices = 0;
   let wake = () => {};
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler('notifications/tools/list_changed', async () => {
     notices++;
     wake();
   });
@@ -210,8 +209,7 @@ test("a server loaded on demand by a script: the client is told the tool list ch
   const { url } = await httpGateway([]);
   const { client } = makeClient();
   let changed = 0;
-  const { ToolListChangedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
     changed++;
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));

@@ -12,15 +12,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult, Progress } from "@modelcontextprotocol/client";
 import { FEATURE_BIG_ID, FEATURE_SERVER, tsxCommand } from "../fixtures/mcp/index.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = path.join(root, "src/cli/main.ts");
 
-type Answer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" | "cancel" };
+type Answer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" | "cancel" };
 
 /** `toolshell mcp` over a config with the feature fixture, and a connected SDK client (which answers questions with `answer` when given). */
 async function connect(t: { after: (fn: () => Promise<unknown>) => void }, answer?: Answer): Promise<{ client: Client; asked: string[] }> {
@@ -30,7 +30,7 @@ async function connect(t: { after: (fn: () => Promise<unknown>) => void }, answe
   const client = new Client({ name: "relay-test", version: "1.0.0" }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
   const asked: string[] = [];
   if (answer) {
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    client.setRequestHandler('elicitation/create', async (req) => {
       asked.push(String((req.params as { message?: unknown }).message));
       return answer;
     });
@@ -50,7 +50,7 @@ test("a multi-call script sends progress for each nested call; the upstream ques
   const { client, asked } = await connect(t, { action: "accept", content: { name: "Ada", count: 2 } });
   const progress: Progress[] = [];
   const script = `tools feature steps n=2\ntools feature ask message=$'Pick one\\u202e'\ntools feature big | jq .id`;
-  const r = bashValue(await client.callTool({ name: "bash", arguments: { command: script } }, undefined, { onprogress: (p) => progress.push(p) }));
+  const r = bashValue(await client.callTool({ name: "bash", arguments: { command: script } }, { onprogress: (p) => progress.push(p) }));
   assert.equal(r.exit_code, 0, r.stderr);
   assert.equal(r.stdout, `2 steps\nanswer: {"name":"Ada","count":2}\n${FEATURE_BIG_ID}\n`);
   assert.deepEqual(

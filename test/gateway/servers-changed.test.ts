@@ -8,9 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { createGatewayServer } from "../../src/gateway/index.js";
 import { createToolShell } from "../../src/index.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
@@ -24,7 +22,7 @@ test("adding and removing a server tells a listening MCP client: tools/list_chan
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "servers-client", version: "1.0.0" });
   let changes = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler('notifications/tools/list_changed', async () => {
     changes++;
   });
   await Promise.all([server.connect(b), client.connect(a)]);

@@ -10,9 +10,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { serveHttp } from "../../src/gateway/index.js";
 import { createToolShell } from "../../src/index.js";
 import { startOAuthServer } from "../fixtures/mcp/oauth-server.js";
@@ -31,7 +30,7 @@ test("gateway: URL-mode elicitation asks the person to sign in; after the redire
   const client = new Client({ name: "url-client", version: "1.0.0" }, { capabilities: { elicitation: { url: {} } } });
   const asked: Array<{ mode?: string; url?: string; elicitationId?: string }> = [];
   const completed: string[] = [];
-  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+  client.setRequestHandler('elicitation/create', async (req) => {
     const p = req.params as { mode?: string; url?: string; elicitationId?: string };
     asked.push(p);
     // The person opens the link in a browser: the authorization server approves and redirects.
@@ -39,7 +38,7 @@ test("gateway: URL-mode elicitation asks the person to sign in; after the redire
     assert.equal((await fetch(res.headers.get("location")!)).status, 200);
     return { action: "accept" };
   });
-  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+  client.setNotificationHandler('notifications/elicitation/complete', (n) => {
     completed.push(n.params.elicitationId);
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
@@ -70,7 +69,7 @@ test("gateway: a client without URL elicitation gets connection_required with th
   t.after(() => gw.close());
   const client = new Client({ name: "form-only", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
   let asked = 0;
-  client.setRequestHandler(ElicitRequestSchema, async () => {
+  client.setRequestHandler('elicitation/create', async () => {
     asked++;
     return { action: "decline" };
   });

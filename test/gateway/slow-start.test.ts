@@ -11,9 +11,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
 import { NPM_SERVERS, tsxCommand } from "../fixtures/mcp/index.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -43,7 +42,7 @@ test("the gateway answers initialize before the server is up and tells the clien
   const client = new Client({ name: "slow-start", version: "1.0.0" });
   let changed!: () => void;
   const listChanged = new Promise<void>((resolve) => (changed = resolve));
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changed());
+  client.setNotificationHandler('notifications/tools/list_changed', async () => changed());
   const transport = new StdioClientTransport({ command: cmd.command, args: cmd.args, cwd: dir, stderr: "pipe" });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));

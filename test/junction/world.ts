@@ -44,8 +44,11 @@ export interface World {
   close(): Promise<void>;
 }
 
-/** Makes a world; `close()` stops its HTTP server and removes its folder. */
-export async function makeWorld(): Promise<World> {
+/** The API token of the worlds' `toolshell serve` and `toolshell mcp --http` processes. */
+export const TOKEN = "junction-test-token-0123456789";
+
+/** Makes a world (`extra` merged into its config); `close()` stops its HTTP server and removes its folder. */
+export async function makeWorld(extra: Record<string, unknown> = {}): Promise<World> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "junction-"));
   const log = path.join(dir, "ran.log");
   writeFileSync(log, "");
@@ -62,6 +65,8 @@ export async function makeWorld(): Promise<World> {
           jhttp: { url: http.url, trust: true },
         },
         tools: path.join(FIXTURES, "junction/tools"),
+        server: { tokens: [TOKEN] },
+        ...extra,
       },
       null,
       2,

@@ -6,9 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { deployment, TOKEN } from "./helpers.js";
 
 type Bash = { stdout: string; stderr: string; exit_code: number; tools?: { stopped?: { request_id: string } } };

@@ -6,8 +6,12 @@
  * every time; the tool logs each real refund.
  */
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import { api, deployment, until, type Deployment, type Replica } from "./helpers.js";
+import { existsSync } from "node:fs";
+import { test, type TestContext } from "node:test";
+import { chromium } from "playwright-core";
+import { api, deployment, TOKEN, until, type Deployment, type Replica } from "./helpers.js";
+
+const CHROMIUM = "/usr/bin/chromium";
 
 type Run = { id: string; status: string; request_id?: string; result?: { stdout?: string } };
 type Pending = { id: string; session_id: string; input: Record<string, unknown>; tool_call_id: string };
@@ -16,8 +20,28 @@ async function pendingOf(r: Replica, session: string): Promise<Pending[]> {
   return ((await api(r, "GET", `/v1/sessions/${session}/tool-approvals`)).json.pending as Pending[]) ?? [];
 }
 
-/** The refund case: the run is started on `a`, each card answered on the other replica (or `a` itself). */
-async function refundCase(d: Deployment, a: Replica, b: Replica): Promise<void> {
+/** The console's card of a pending request, in Chromium, signed in to `r`; answered with `answer` when given. */
+async function consoleCard(t: TestContext, r: Replica, requestId: string, answer?: string): Promise<string> {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing`);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+  t.after(() => browser.close());
+  const page = await (await browser.newContext()).newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(r.url + "/");
+  await page.getByLabel("API token").fill(TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const card = page.locator(`#card-${requestId}`);
+  await card.waitFor();
+  const text = await card.innerText();
+  if (answer) {
+    await card.getByRole("button", { name: answer, exact: true }).click();
+    await card.waitFor({ state: "detached" });
+  }
+  return text;
+}
+
+/** The refund case: the run is started on `a`, each card answered on the other replica (or `a` itself); with `t`, the second in the console. */
+async function refundCase(d: Deployment, a: Replica, b: Replica, t?: TestContext): Promise<void> {
   const saved = await api(a, "POST", "/v1/agents/default/scripts", {
     name: "refund-duplicates",
     description: "Refunds the duplicate charges.",
@@ -44,7 +68,31 @@ async function refundCase(d: Deployment, a: Replica, b: Replica): Promise<void> 
   }, "the run stopped at the second charge");
   assert.equal(stopped.id, first.id);
 
-  assert.equal((await api(a, "POST", `/v1/sessions/${session}/tool-approvals`, { decisions: [{ request_id: card2.id, decision: "allow" }] })).status, 200);
+  // What a person is shown: the trigger by name, the saved script's line in the loop, what ran before, the scope, what comes next.
+  const shown = ((await api(b, "GET", "/v1/approvals")).json.pending as Array<Pending & { card: Record<string, any> }>).find((p) => p.id === card2.id)!;
+  assert.deepEqual(shown.card.where, { kind: "trigger", trigger_id: id, trigger_name: "refunds", run_id: first.id });
+  assert.equal(shown.card.description, "Refunds a card charge to the customer.");
+  assert.match(shown.card.risk, /the tool's definition asks for a person at every call/);
+  assert.deepEqual(shown.card.script.saved, { name: "refund-duplicates", version: 1 });
+  assert.equal(shown.card.line, 2);
+  assert.deepEqual(shown.card.ran_before.map((c: { tool: string; input: unknown }) => [c.tool, c.input]), [["tools refund", { charge: "ch_8001" }]]);
+  assert.equal(shown.card.already_ran, undefined);
+  assert.match(shown.card.scope.allow_always, /every call of tools refund in every run of trigger refunds, made inside saved script refund-duplicates version 1/);
+  assert.match(shown.card.after_answer, /The run goes on as soon as you answer/);
+
+  if (t) {
+    const text = await consoleCard(t, b, card2.id, "Allow once");
+    assert.match(text, /Refunds a card charge to the customer\./);
+    assert.match(text, /Trigger\s+refunds/);
+    assert.match(text, /Saved script refund-duplicates \(version 1\): line 2 of 4 asked/);
+    assert.match(text, /Already ran before this stop\s+tools refund \{"charge":"ch_8001"\}/);
+    assert.match(text, /the tool's definition asks for a person at every call/);
+    assert.match(text, /Allow always: every call of tools refund in every run of trigger refunds/);
+    assert.match(text, /The run goes on as soon as you answer/);
+    assert.doesNotMatch(text, /call_bash_|trg_trg_|:tools:|preflight/);
+  } else {
+    assert.equal((await api(a, "POST", `/v1/sessions/${session}/tool-approvals`, { decisions: [{ request_id: card2.id, decision: "allow" }] })).status, 200);
+  }
   const done = await until(async () => {
     const r = (await api(b, "GET", `/v1/agents/default/triggers/${id}/runs/${first.id}`)).json as Run;
     return r.status === "ok" ? r : undefined;
@@ -60,7 +108,35 @@ async function refundCase(d: Deployment, a: Replica, b: Replica): Promise<void> 
 test("SQLite, one serve: a trigger run stopped for approval resumes on the answer, and a completed refund is never made twice", async (t) => {
   const d = await deployment(t, { store: "state.db" });
   const a = await d.start("A");
-  await refundCase(d, a, a);
+  await refundCase(d, a, a, t);
+});
+
+test("a card says when the same call already ran in the session, and that a script held before start has not run", async (t) => {
+  const d = await deployment(t, { store: "state.db" });
+  const a = await d.start("A");
+  assert.equal((await api(a, "POST", "/v1/sessions", { id: "agent-1" })).status, 201);
+  const held = await api(a, "POST", "/v1/sessions/agent-1/bash", { script: "tools refund charge=ch_1" });
+  assert.equal(held.json.tools.stopped.before_start, true);
+  const first = ((await api(a, "GET", "/v1/approvals")).json.pending as Array<Pending & { card: Record<string, any> }>)[0];
+  assert.equal(first.card.before_start, true);
+  assert.match(first.card.after_answer, /The script has not run\. Nothing runs until the agent sends it again/);
+  assert.equal(first.card.already_ran, undefined);
+  await api(a, "POST", "/v1/sessions/agent-1/tool-approvals", { decisions: [{ request_id: first.id, decision: "allow" }] });
+  // Answered but not sent again with its step id: the held step says so instead of waiting for good.
+  const steps = (await api(a, "GET", "/v1/sessions/agent-1/steps")).json.steps as Array<{ step_id: string; status: string; note?: string }>;
+  assert.equal(steps[0].status, "answered", JSON.stringify(steps));
+  assert.match(steps[0].note ?? "", /send the same step_id again/);
+  assert.equal((await api(a, "POST", "/v1/sessions/agent-1/bash", { script: "tools refund charge=ch_1" })).json.exit_code, 0);
+  // The agent sends a new script making the same call: the card says it already ran, and when.
+  const again = await api(a, "POST", "/v1/sessions/agent-1/bash", { script: "echo once more\ntools refund charge=ch_1\n" });
+  assert.equal(again.json.tools.stopped.reason, "needs_approval");
+  const second = ((await api(a, "GET", "/v1/approvals")).json.pending as Array<Pending & { card: Record<string, any> }>)[0];
+  assert.deepEqual(second.card.where, { kind: "session", session_id: "agent-1" });
+  assert.equal(second.card.line, 2);
+  assert.ok(Date.parse(second.card.already_ran.at) > 0, JSON.stringify(second.card));
+  const text = await consoleCard(t, a, second.id);
+  assert.match(text, /This exact call \(same tool, same input\) already ran at \d{4}-\d\d-\d\d/);
+  assert.deepEqual(d.lines(), ["A refund ch_1"]);
 });
 
 test("PostgreSQL, two replicas: the answer given on either lets the same run go on, each refund made once", async (t) => {

@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { createGatewayServer } from "../../src/gateway/index.js";
 import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
 import { payTool } from "../fixtures/tools/pay.js";
@@ -30,7 +29,7 @@ async function connect(t: { after: (fn: () => unknown) => void }, shell: ToolShe
   const asked: string[] = [];
   const client = new Client({ name: "attacker", version: "1.0.0" }, { capabilities: decision ? { elicitation: { form: {} } } : {} });
   if (decision) {
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    client.setRequestHandler('elicitation/create', async (req) => {
       asked.push(String((req.params as { message?: string }).message));
       return { action: "accept", content: { decision } };
     });
@@ -95,7 +94,7 @@ test("gateway: a client that answers by elicitation cannot record an answer by c
 });
 
 test("HTTP gateway: idle MCP sessions expire and their number is bounded", async (t) => {
-  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
   const { serveHttp } = await import("../../src/gateway/index.js");
   const { shell } = await payShell(t);
   let clock = 1_000_000;
@@ -152,7 +151,7 @@ test("HTTP gateway: idle MCP sessions expire and their number is bounded", async
 });
 
 test("HTTP gateway: a client without the gateway's token cannot open a session, so cannot answer for the person (control: with it, it works)", async (t) => {
-  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
   const { serveHttp } = await import("../../src/gateway/index.js");
   const { shell, ran } = await payShell(t);
   const token = "gw-token-0123456789abcdef";
@@ -162,7 +161,7 @@ test("HTTP gateway: a client without the gateway's token cannot open a session, 
   // elicitation form: with no token it must not get a session at all.
   const attach = async (headers?: Record<string, string>) => {
     const client = new Client({ name: "intruder", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { decision: "allow" } }));
+    client.setRequestHandler('elicitation/create', async () => ({ action: "accept", content: { decision: "allow" } }));
     const transport = new StreamableHTTPClientTransport(new URL(gw.url), headers ? { requestInit: { headers } } : undefined);
     t.after(() => client.close().catch(() => {}));
     await client.connect(transport);
@@ -205,7 +204,7 @@ test("gateway: a question's form reaches the client with the field titles and de
   await session.ready;
   const forms: Array<{ message: string; schema: unknown }> = [];
   const client = new Client({ name: "attacker", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
-  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+  client.setRequestHandler('elicitation/create', async (req) => {
     const p = req.params as { message: string; requestedSchema: unknown };
     forms.push({ message: p.message, schema: p.requestedSchema });
     return { action: "accept", content: { ok: true } };

@@ -8,10 +8,9 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { test, type TestContext } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
+import { Client } from "@modelcontextprotocol/client";
 import { createToolshellTools, outcomeToModelOutput } from "../../src/ai/index.js";
 import { createGatewayServer } from "../../src/gateway/index.js";
 import { createToolShell, type ToolShell } from "../../src/index.js";
@@ -150,7 +149,7 @@ async function echoServer(t: TestContext): Promise<string> {
     mcp.registerTool("whoami", { annotations: { readOnlyHint: true } }, () => ({
       content: [{ type: "text", text: `user:password ${decoded}; password ${decoded.split(":")[1]}; url ${url}; key ${new URL(url, "http://x").searchParams.get("api_key")}; user alice` }],
     }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => void transport.close());
     await mcp.connect(transport);
     await transport.handleRequest(req, res);

@@ -201,7 +201,15 @@ test("a script stops for approval, the card appears without reload; Allow once; 
   // The card: tool, top-level, risk and why, input, the script line and the lines around it.
   await c.getByText("top-level tool").waitFor();
   await c.getByText("needs approval").waitFor();
-  await c.getByText("its own approval policy or the configuration asks for a person").waitFor();
+  // Why, from where: the tool's own definition (approval: always()), not the configuration; its description.
+  await c.getByText("the tool's definition asks for a person at every call (approval: always())").waitFor();
+  await c.getByText("Needs a person.").waitFor();
+  // Held before it started (the call is written out): nothing ran, and the agent must send it again.
+  await c.getByText("The script has not run. Nothing runs until the agent sends it again", { exact: false }).waitFor();
+  assert.equal(await c.locator(".ran-before").count(), 0);
+  await c.getByText("Allow always: every call of tools danger in session ses-allow, with any input, runs without asking.").waitFor();
+  // No internal id.
+  assert.doesNotMatch(await c.innerText(), /call_bash_|:tools:/);
   assert.match(await c.locator(".json").innerText(), /"x": 7/);
   assert.equal(await c.locator("ol.script li.hit").innerText(), "tools danger x=7");
   assert.equal(await c.locator("ol.script li").count(), 3);

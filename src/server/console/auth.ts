@@ -14,6 +14,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { tokenMatches } from "../http.js";
+import { TokenGuard } from "../token-guard.js";
 
 /** The name of the cookie that holds the token. */
 export const COOKIE = "__Host-toolshell-token";
@@ -91,10 +92,22 @@ export function signedNote(note: string | undefined, sig: string | undefined): s
 /**
  * Lets signed-in requests through. A page request without a valid cookie is sent to the login
  * page; any other request (a region, the event stream, a form post, a file) answers 401 with no
- * data. A cross-site form post answers 403.
+ * data. A cross-site form post answers 403. A wrong cookie counts as a wrong token; while its
+ * sender must wait, every request of it with a cookie answers 429 (token-guard.ts).
  */
-export function requireSignIn(tokens: readonly string[]): MiddlewareHandler {
+export function requireSignIn(tokens: readonly string[], guard: TokenGuard, from: (c: Context) => string): MiddlewareHandler {
   return async (c, next) => {
+    // A cookie is a token presented too: a wrong one counts, and while its sender must wait
+    // nothing is looked at (token-guard.ts).
+    if (getCookie(c, COOKIE)) {
+      const wait = guard.retryAfter(from(c));
+      if (wait > 0) {
+        c.header("Retry-After", String(wait));
+        return c.text(TokenGuard.message(wait), 429);
+      }
+      if (signedInToken(c, tokens)) guard.succeeded(from(c));
+      else guard.failed(from(c));
+    }
     if (!signedInToken(c, tokens)) {
       const page = c.req.method === "GET" && !c.req.query("region") && (c.req.header("accept") ?? "").includes("text/html");
       if (page) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);

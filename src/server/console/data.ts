@@ -14,6 +14,7 @@ import type { ShellResult, StepRecord } from "../../runtime/index.js";
 import { DEFAULT_AGENT, type StoredEvent } from "../../store/index.js";
 import type { CatalogTool } from "../../tool/index.js";
 import type { Host } from "../host.js";
+import { ApprovalDetailsReader, type ApprovalDetails } from "../approval-card.js";
 
 /** Why a call needs a person, in words (the `why` codes of the approval policy, README "Approvals"). */
 export const WHY_TEXT: Record<Why, string> = {
@@ -44,15 +45,12 @@ export interface ApprovalCard {
   server?: string;
   /** The lines of the script around the call (all of a short script), when the script is known. */
   script?: { lines: ScriptLine[]; line?: number; total: number };
+  /** What else a person needs: where, the tool, the risk, what ran, the scope, what happens next (approval-card.ts). */
+  details: ApprovalDetails;
 }
 
 /** Lines of context shown above and below the line a request came from. */
 const AROUND = 4;
-
-/** The shell call id a request belongs to: the part of its `tool_call_id` before the first `:`. */
-function shellCallOf(toolCallId: string): string {
-  return toolCallId.split(":")[0];
-}
 
 function scriptOfStep(step: StepRecord | undefined): string | undefined {
   const req = step?.request as { script?: unknown } | undefined;
@@ -66,25 +64,23 @@ function scriptOfStep(step: StepRecord | undefined): string | undefined {
 export async function approvalCards(host: Host): Promise<ApprovalCard[]> {
   const pending = [...(await host.store.pendingApprovals())].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
   const catalog = host.shell.catalog();
-  const steps = new Map<string, StepRecord[]>();
+  const reader = new ApprovalDetailsReader(host);
   const cards: ApprovalCard[] = [];
   for (const request of pending) {
     const session = await host.store.getSession(request.session_id);
     const words = request.tool.trim().split(/\s+/);
     const server = words.length >= 3 && catalog.findSource(words[1])?.kind === "mcp" ? catalog.findSource(words[1])!.name : undefined;
-    if (!steps.has(request.session_id)) steps.set(request.session_id, await host.store.listSteps(request.session_id));
-    const shellId = shellCallOf(request.tool_call_id);
-    const step = [...steps.get(request.session_id)!].reverse().find((s) => s.kind === "shell" && s.toolCallId === shellId);
-    const text = scriptOfStep(step);
+    const details = await reader.read(request);
     let script: ApprovalCard["script"];
-    if (text !== undefined) {
-      const all = text.replace(/\n$/, "").split("\n");
-      const at = request.line;
+    // The script that asked: a trigger's saved script, not the `tools scripts NAME -` that ran it.
+    if (details.script) {
+      const all = details.script.text.replace(/\n$/, "").split("\n");
+      const at = details.line;
       const from = at ? Math.max(1, at - AROUND) : 1;
       const to = at ? Math.min(all.length, at + AROUND) : Math.min(all.length, AROUND * 2 + 1);
       script = { lines: all.slice(from - 1, to).map((t, i) => ({ n: from + i, text: t })), line: at, total: all.length };
     }
-    cards.push({ request, agent_id: session?.agent_id ?? DEFAULT_AGENT, server, script });
+    cards.push({ request, agent_id: session?.agent_id ?? DEFAULT_AGENT, server, script, details });
   }
   return cards;
 }

@@ -16,7 +16,8 @@ import type { Child } from "hono/jsx";
 import { streamSSE } from "hono/streaming";
 import { showInput } from "../../policy/index.js";
 import { CONSOLE_ENV, tokenMatches } from "../http.js";
-import { signInBlocked, type Transport } from "../reach.js";
+import { clientAddress, signInBlocked, type Transport } from "../reach.js";
+import { TokenGuard } from "../token-guard.js";
 import type { Host } from "../host.js";
 import { localPath, noteSig, requireSignIn, signedInToken, signedNote, signIn, signOut, crossSite } from "./auth.js";
 import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } from "./data.js";
@@ -36,6 +37,8 @@ export interface ConsoleOptions {
   api: Hono;
   /** How requests reach the server (TLS here, a believed proxy): decides whether sign-in can work. */
   transport?: Transport;
+  /** Wrong tokens per source address, shared with the API (token-guard.ts). */
+  guard?: TokenGuard;
 }
 
 /** How long a streamed page waits between keep-alive comments, in milliseconds. */
@@ -62,8 +65,10 @@ const secure: MiddlewareHandler = async (c, next) => {
 export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const app = new HonoApp();
   const hub = new LiveHub(host);
-  const guard = [secure, requireSignIn(options.tokens)] as const;
   const transport: Transport = options.transport ?? { tls: false, trustProxy: false };
+  const tokenGuard = options.guard ?? new TokenGuard();
+  const from = (c: Context) => clientAddress(c, transport);
+  const guard = [secure, requireSignIn(options.tokens, tokenGuard, from)] as const;
 
   /** A whole page, or only its live region for `?region=1`. */
   const render = async (c: Context, page: { title: string; section?: Section; live?: string }, body: Child) => {
@@ -116,7 +121,16 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const form = await c.req.parseBody();
     const token = typeof form.token === "string" ? form.token.trim() : "";
     const next = localPath(typeof form.next === "string" ? form.next : undefined);
-    if (!token || !options.tokens.length || !tokenMatches(token, options.tokens)) {
+    // Wrong tokens slow their sender down (token-guard.ts): past the first few, it waits.
+    const wait = token ? tokenGuard.retryAfter(from(c)) : 0;
+    if (wait > 0) {
+      c.header("Retry-After", String(wait));
+      return c.html(html`<!doctype html>${<LoginPage next={next} error={`Too many wrong tokens from this address: try again in ${wait} s.`} blocked={signInBlocked(c, transport)} />}`, 429);
+    }
+    const right = !!token && options.tokens.length > 0 && tokenMatches(token, options.tokens);
+    if (right) tokenGuard.succeeded(from(c));
+    else if (token) tokenGuard.failed(from(c));
+    if (!right) {
       return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens." blocked={signInBlocked(c, transport)} />}`, 401);
     }
     signIn(c, token);

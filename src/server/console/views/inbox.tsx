@@ -6,8 +6,8 @@
  * "Approvals" and "Console".
  */
 import type { FC } from "hono/jsx";
+import type { RanCall } from "../../approval-card.js";
 import type { ApprovalCard } from "../data.js";
-import { whyText } from "../data.js";
 import { InputView, SafeLine, type ShownInput } from "./input.js";
 import { Time } from "./parts.js";
 
@@ -19,10 +19,11 @@ export const ANSWERS: ReadonlyArray<{ decision: string; label: string; kind: str
   { decision: "reject_always", label: "Reject always", kind: "danger-secondary" },
 ];
 
-const ScriptAround: FC<{ script: NonNullable<ApprovalCard["script"]>; id: string }> = ({ script, id }) => (
+const ScriptAround: FC<{ script: NonNullable<ApprovalCard["script"]>; id: string; saved?: { name: string; version: number } }> = ({ script, id, saved }) => (
   <figure class="script-around">
     <figcaption id={`${id}-script`}>
-      {script.line ? `Line ${script.line} of ${script.total} of the script` : `The script (${script.total} lines; the call is not on one literal line)`}
+      {saved ? `Saved script ${saved.name} (version ${saved.version}): ` : "The script: "}
+      {script.line ? `line ${script.line} of ${script.total} asked` : `${script.total} lines; the call is not written on one line`}
     </figcaption>
     <ol class="script" aria-labelledby={`${id}-script`}>
       {script.lines.map((l) => (
@@ -34,10 +35,36 @@ const ScriptAround: FC<{ script: NonNullable<ApprovalCard["script"]>; id: string
   </figure>
 );
 
+/** A call that ran, on one line: the command and its input as JSON (escaped like every shown line). */
+const RanLine: FC<{ call: RanCall }> = ({ call }) => (
+  <>
+    <code>
+      <SafeLine text={`${call.tool} ${JSON.stringify(call.input)}`} />
+    </code>
+    {call.at ? (
+      <>
+        {" "}
+        at <Time at={call.at} />
+      </>
+    ) : null}
+  </>
+);
+
+/** Hints as words: only those the tool declared. */
+function hintWords(h: NonNullable<ApprovalCard["details"]["hints"]>): string {
+  const out: string[] = [];
+  if (h.readOnly !== undefined) out.push(h.readOnly ? "read-only" : "changes things");
+  if (h.destructive !== undefined) out.push(h.destructive ? "destructive" : "not destructive");
+  if (h.idempotent !== undefined) out.push(h.idempotent ? "idempotent" : "not idempotent");
+  if (h.openWorld !== undefined) out.push(h.openWorld ? "reaches outside" : "stays inside");
+  return out.join(", ");
+}
+
 /** One pending request with its answer buttons. */
 export const ApprovalCardView: FC<{ card: ApprovalCard; shown: ShownInput }> = ({ card, shown }) => {
   const r = card.request;
-  const why = whyText(r.why);
+  const d = card.details;
+  const why = d.risk.replace(/^needs approval: /, "");
   return (
     <article class="card approval" id={`card-${r.id}`} aria-labelledby={`${r.id}-title`} data-request={r.id}>
       <header class="card-head">
@@ -46,31 +73,46 @@ export const ApprovalCardView: FC<{ card: ApprovalCard; shown: ShownInput }> = (
         </h2>
         <span class="pill">{card.server ? `server ${card.server}` : "top-level tool"}</span>
       </header>
+      {d.description ? <p class="tool-description">{d.description}</p> : null}
+      {d.already_ran ? (
+        <p class="warn already-ran" role="note">
+          This exact call (same tool, same input) already ran{d.already_ran.at ? <> at <Time at={d.already_ran.at} /></> : null} in this {d.where.kind === "trigger" ? "trigger's runs" : "session"}. Allowing it runs it again.
+        </p>
+      ) : null}
       <dl class="facts">
         <div>
           <dt>Risk</dt>
           <dd>
             <span class="risk risk-needs_approval">needs approval</span>
-            {why ? (
-              <span class="why">
-                {" "}
-                — {why} (<code>{r.why}</code>)
-              </span>
-            ) : null}
+            <span class="why"> — {why}</span>
           </dd>
         </div>
+        {d.hints ? (
+          <div>
+            <dt>Hints</dt>
+            <dd>{hintWords(d.hints)}</dd>
+          </div>
+        ) : null}
         <div>
-          <dt>Session</dt>
+          <dt>{d.where.kind === "trigger" ? "Trigger" : "Session"}</dt>
           <dd>
-            <a href={`/sessions/${encodeURIComponent(r.session_id)}`}>{r.session_id}</a> (agent {card.agent_id})
+            {d.where.kind === "trigger" ? (
+              <>
+                <a href="/triggers">{d.where.trigger_name}</a> (agent {card.agent_id}; <a href={`/sessions/${encodeURIComponent(r.session_id)}`}>its runs</a>)
+              </>
+            ) : (
+              <>
+                <a href={`/sessions/${encodeURIComponent(r.session_id)}`}>{r.session_id}</a> (agent {card.agent_id})
+              </>
+            )}
           </dd>
         </div>
-        <div>
-          <dt>Call</dt>
-          <dd>
-            <code>{r.tool_call_id}</code>
-          </dd>
-        </div>
+        {d.line ? (
+          <div>
+            <dt>Line</dt>
+            <dd>{d.script?.saved ? `line ${d.line} of saved script ${d.script.saved.name}` : `line ${d.line} of the script`}</dd>
+          </div>
+        ) : null}
         <div>
           <dt>Asked</dt>
           <dd>
@@ -82,7 +124,22 @@ export const ApprovalCardView: FC<{ card: ApprovalCard; shown: ShownInput }> = (
         <h3>Input</h3>
         <InputView shown={shown} id={r.id} />
       </section>
-      {card.script ? <ScriptAround script={card.script} id={r.id} /> : null}
+      {card.script ? <ScriptAround script={card.script} id={r.id} saved={d.script?.saved} /> : null}
+      {d.ran_before.length ? (
+        <section aria-label="Already ran in this call" class="ran-before">
+          <h3>Already ran before this stop</h3>
+          <ul>
+            {d.ran_before.map((c) => (
+              <li>
+                <RanLine call={c} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : d.before_start ? null : (
+        <p class="ran-before none">Nothing ran before this stop in this call.</p>
+      )}
+      <p class="after-answer">{d.after_answer}</p>
       <form method="post" action="/console/answer" class="answers" data-answer="">
         <input type="hidden" name="session_id" value={r.session_id} />
         <input type="hidden" name="request_id" value={r.id} />
@@ -92,6 +149,11 @@ export const ApprovalCardView: FC<{ card: ApprovalCard; shown: ShownInput }> = (
           </button>
         ))}
       </form>
+      <ul class="answer-scope">
+        <li>Allow once: this exact call, once.</li>
+        <li>{d.scope.allow_always}</li>
+        <li>{d.scope.reject_always}</li>
+      </ul>
     </article>
   );
 };

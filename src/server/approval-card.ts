@@ -1,0 +1,197 @@
+/**
+ * What a person needs to answer an approval request, in one place for every surface that shows
+ * it (the console's card, `GET /v1/approvals`, `toolshell approvals`): where it was asked (the
+ * trigger by its name, or the session), what the tool is (its description, hints and why it needs
+ * a person — its own definition or the configuration's rules), the script and the line that
+ * asked (a trigger's saved script, not `tools scripts NAME -`), what already ran before the stop
+ * in this shell call, whether the same call (same tool and input) already ran earlier in the
+ * session, what "Allow always" and "Reject always" cover, and what happens after the answer.
+ * No internal ids: people get names, lines and times.
+ *
+ * Rule source: README → Approvals (the four answers and their scope; "A one-off approval covers
+ * that exact call"); docs/sessions.md → Triggers and Durable steps; docs/security.md.
+ */
+import { canonicalJson, type ApprovalRequest } from "../policy/index.js";
+import type { RecordedCall, ShellResult, StepRecord } from "../runtime/index.js";
+import { DEFAULT_AGENT, type StoredEvent } from "../store/index.js";
+import type { CatalogTool, Hints } from "../tool/index.js";
+import type { Host } from "./host.js";
+
+/** Why a call needs a person, in words (the `why` codes of the approval policy, README "Approvals"). */
+const WHY_WORDS: Record<string, string> = {
+  destructive: "it declares that it may destroy or overwrite data",
+  open_world: "it declares that it reaches outside (the open world)",
+  mutating: "it changes things, and the approval mode asks for every call that is not read-only",
+  rated_changes: "it declares nothing about its risk and only looks like it changes things",
+};
+
+/** A call that already ran, as a person reads it. */
+export interface RanCall {
+  tool: string;
+  input: unknown;
+  /** When it ran (ISO time), when the session's events say. */
+  at?: string;
+}
+
+/** What a card says about one pending request (see the file comment). */
+export interface ApprovalDetails {
+  /** Where it was asked: a trigger's run (by the trigger's name) or a session. */
+  where: { kind: "trigger"; trigger_id: string; trigger_name: string; run_id?: string } | { kind: "session"; session_id: string };
+  /** The tool's description, when the catalog has the tool. */
+  description?: string;
+  /** The tool's declared hints (absent when it declared none). */
+  hints?: Hints;
+  /** Why it needs a person, in words, naming where that rule comes from. */
+  risk: string;
+  /** The script that asked: a saved script (name, version) or the shell call's own script. */
+  script?: { saved?: { name: string; version: number }; text: string };
+  /** The line of that script that asked (1-based), when one line writes the call. */
+  line?: number;
+  /** True when the script had not started (the call was found by reading it). */
+  before_start: boolean;
+  /** Calls that completed in this shell call before it stopped here. */
+  ran_before: RanCall[];
+  /** The same call (same tool, same input) completed earlier in this session. */
+  already_ran?: RanCall;
+  /** What "Allow always" and "Reject always" cover. */
+  scope: { allow_always: string; reject_always: string };
+  /** What happens after the answer. */
+  after_answer: string;
+}
+
+/** The catalog's tool for a command (`tools x` or `tools server x`), without loading anything. */
+function toolOf(host: Host, command: string): CatalogTool | undefined {
+  const catalog = host.shell.catalog();
+  const words = command.trim().split(/\s+/).slice(1);
+  try {
+    if (words.length >= 2) {
+      const source = catalog.findSource(words[0]);
+      if (source && source.state() === "ready") return catalog.findTool(source.tools(), words[1]);
+    }
+    return catalog.findTool(catalog.topLevelTools(), words[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the call needs a person, naming the rule's source. */
+function riskOf(tool: CatalogTool | undefined, why: string | undefined): string {
+  const own = tool?.approval;
+  if (own?.kind === "always") return "needs approval: the tool's definition asks for a person at every call (approval: always())";
+  if (own?.kind === "once") return "needs approval: the tool's definition asks for a person once per session (approval: once())";
+  if (own?.kind === "predicate") return "needs approval: the tool's definition decided this call needs a person (its approval check)";
+  if (why && WHY_WORDS[why]) return `needs approval: ${WHY_WORDS[why]}`;
+  return "needs approval: the configuration's approval rules ask for a person for this tool";
+}
+
+/** The line of `text` that writes the call, when exactly one line does (`tools refund …` inside a loop, say). */
+function lineOf(text: string, command: string): number | undefined {
+  const words = command.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/[-_]/g, "[-_]"));
+  const re = new RegExp(`(^|[^\\w-])${words.join("\\s+")}(?![\\w-])`, "i");
+  const hits = text.split("\n").flatMap((l, i) => (re.test(l) ? [i + 1] : []));
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+/** Reads what a card needs for many requests, sharing the reads of one session. */
+export class ApprovalDetailsReader {
+  private readonly steps = new Map<string, Promise<StepRecord[]>>();
+  private readonly calls = new Map<string, Promise<RecordedCall[]>>();
+  private readonly events = new Map<string, Promise<StoredEvent[]>>();
+
+  constructor(private readonly host: Host) {}
+
+  private stepsOf(sessionId: string): Promise<StepRecord[]> {
+    if (!this.steps.has(sessionId)) this.steps.set(sessionId, this.host.store.listSteps(sessionId));
+    return this.steps.get(sessionId)!;
+  }
+
+  private callsOf(sessionId: string, toolCallId: string): Promise<RecordedCall[]> {
+    const key = `${sessionId}\n${toolCallId}`;
+    if (!this.calls.has(key)) this.calls.set(key, this.host.store.recordedCalls(sessionId, toolCallId));
+    return this.calls.get(key)!;
+  }
+
+  private eventsOf(sessionId: string): Promise<StoredEvent[]> {
+    if (!this.events.has(sessionId)) this.events.set(sessionId, this.host.store.listEvents(sessionId, { limit: 10_000 }));
+    return this.events.get(sessionId)!;
+  }
+
+  /** The details of one request. Never throws: what cannot be read is left out. */
+  async read(r: ApprovalRequest): Promise<ApprovalDetails> {
+    const { store } = this.host;
+    const shellId = r.tool_call_id.split(":")[0];
+    const index = /:tools:(\d+):/.exec(r.tool_call_id);
+    const session = await store.getSession(r.session_id).catch(() => undefined);
+    const agent = session?.agent_id ?? DEFAULT_AGENT;
+    const steps = await this.stepsOf(r.session_id).catch(() => [] as StepRecord[]);
+    const step = [...steps].reverse().find((s) => s.kind === "shell" && s.toolCallId === shellId);
+    const stopped = (step?.result as ShellResult | undefined)?.tools?.stopped;
+    const beforeStart = stopped?.request_id === r.id ? stopped.before_start === true : !index;
+
+    const triggerId = r.session_id.startsWith("trg_") ? r.session_id.slice(4) : undefined;
+    const trigger = triggerId ? await store.getTrigger(triggerId).catch(() => undefined) : undefined;
+    let runId: string | undefined;
+    if (trigger) runId = (await store.listTriggerRuns(trigger.id, { limit: 20 }).catch(() => [])).find((x) => x.request_id === r.id)?.id;
+    const where: ApprovalDetails["where"] = trigger
+      ? { kind: "trigger", trigger_id: trigger.id, trigger_name: trigger.name, ...(runId ? { run_id: runId } : {}) }
+      : { kind: "session", session_id: r.session_id };
+
+    // The script that asked: the innermost saved script the call was made in, else the shell call's script.
+    let script: ApprovalDetails["script"];
+    const inner = r.scripts?.[r.scripts.length - 1];
+    if (inner) {
+      const saved = await store.getScript(agent, inner.name, { version: inner.version }).catch(() => undefined);
+      if (saved) script = { saved: { name: inner.name, version: inner.version }, text: saved.body };
+    }
+    if (!script) {
+      const req = step?.request as { script?: unknown } | undefined;
+      if (typeof req?.script === "string") script = { text: req.script };
+    }
+    const line = (!inner ? r.line : undefined) ?? (script ? lineOf(script.text, r.tool) : undefined);
+
+    const ran_before: RanCall[] = [];
+    const key = canonicalJson(r.input);
+    let already_ran: RanCall | undefined;
+    const events = await this.eventsOf(r.session_id).catch(() => [] as StoredEvent[]);
+    const atOf = (callId: string) => (events.find((e) => e.type === "tool.nested_call" && (e as Record<string, unknown>).call_id === callId) as { at?: string } | undefined)?.at;
+    if (index && step) {
+      for (const c of await this.callsOf(r.session_id, shellId).catch(() => [])) {
+        if (c.index < Number(index[1])) ran_before.push({ tool: c.command, input: JSON.parse(c.inputKey) as unknown, ...(atOf(c.callId) ? { at: atOf(c.callId) } : {}) });
+      }
+    }
+    for (const s of [...steps].reverse().slice(0, 50)) {
+      if (s.kind !== "shell") continue;
+      const same = (await this.callsOf(r.session_id, s.toolCallId).catch(() => [])).find((c) => c.command === r.tool && c.inputKey === key);
+      if (same) {
+        already_ran = { tool: same.command, input: r.input, ...(atOf(same.callId) ? { at: atOf(same.callId) } : {}) };
+        break;
+      }
+    }
+
+    const tool = toolOf(this.host, r.tool);
+    const whereWords = trigger ? `every run of trigger ${trigger.name}` : `session ${r.session_id}`;
+    const inScript = inner ? `, made inside saved script ${inner.name} version ${inner.version} (saved again with another body, it asks again)` : "";
+    const scope = {
+      allow_always: `Allow always: every call of ${r.tool} in ${whereWords}${inScript}, with any input, runs without asking.`,
+      reject_always: `Reject always: every call of ${r.tool} in ${whereWords}, in any script, answers denied.`,
+    };
+    const after_answer = trigger
+      ? `The run goes on as soon as you answer: what already ran is not run again, ${beforeStart ? "the script starts" : "this call runs with your answer"} (denied after Reject), and the script continues.`
+      : beforeStart
+        ? "The script has not run. Nothing runs until the agent sends it again: after Allow once, the agent must send the same script again (a terminal or MCP client that waits does this by itself)."
+        : "The script stopped at this call. Nothing goes on by itself: the agent runs it again — sent with the same step_id it resumes, what already ran replayed; sent as a new script, calls that ran before run again.";
+    return {
+      where,
+      ...(tool?.description ? { description: tool.description } : {}),
+      ...(tool?.hintsDeclared ? { hints: tool.hints } : {}),
+      risk: riskOf(tool, r.why),
+      ...(script ? { script } : {}),
+      ...(line ? { line } : {}),
+      before_start: beforeStart,
+      ran_before,
+      ...(already_ran ? { already_ran } : {}),
+      scope,
+      after_answer,
+    };
+  }
+}

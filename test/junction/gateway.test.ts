@@ -1,0 +1,65 @@
+/**
+ * The junction matrix (paths.ts) through the built MCP gateway (run `npm run build` first), an
+ * MCP SDK client calling its `bash` tool: `toolshell mcp` over stdio (a gateway process per
+ * session, as each client starts its own) and one `toolshell mcp --http` serving every session.
+ */
+import { spawn } from "node:child_process";
+import { after } from "node:test";
+import { openStore, type Store } from "../../src/store/index.js";
+import { CLI } from "./drivers/cli.js";
+import { gatewaySurface, type GatewayReach } from "./drivers/gateway.js";
+import { TOOL_KINDS } from "./kinds.js";
+import { junctionMatrix, type Opened } from "./paths.js";
+import { makeWorld, saveScripts, type World } from "./world.js";
+
+const clients: Array<{ close(): Promise<void> }> = [];
+let opened: Promise<{ world: World; store: Store; http: string; stop(): Promise<void> }> | undefined;
+const world = () =>
+  (opened ??= (async () => {
+    const w = await makeWorld();
+    const store = await openStore(w.store);
+    await saveScripts(store);
+    const child = spawn(process.execPath, [CLI, "mcp", "--http", "0", "--config", w.config], { cwd: w.dir, stdio: ["ignore", "ignore", "pipe"], env: w.env });
+    let err = "";
+    const http = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on("data", (c: Buffer) => {
+        err += c.toString();
+        const m = /serving Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      child.once("exit", (code) => reject(new Error(`toolshell mcp --http exited (${code}):\n${err}`)));
+    });
+    const stop = async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      await exited;
+    };
+    return { world: w, store, http, stop };
+  })());
+after(async () => {
+  if (!opened) return;
+  const { world: w, store, stop } = await opened;
+  await Promise.allSettled(clients.map((c) => c.close()));
+  await stop();
+  await store.close();
+  await w.close();
+});
+
+const surface = (reach: (http: string) => GatewayReach) => async (): Promise<Opened> => {
+  const { world: w, store, http } = await world();
+  return {
+    world: w,
+    surface: async (session) => {
+      const s = await gatewaySurface(w, store, session, reach(http));
+      clients.push(s);
+      return s;
+    },
+  };
+};
+
+const notApplicable = { "resumed step": "the gateway's bash tool takes only `command`: each tools/call is a shell call of its own, with no step id a client can ask for again" };
+// A stdio client starts a gateway (and its servers) per session, seconds each on a loaded
+// machine: the transport is the stdio part, the kinds are the same code as over HTTP below.
+junctionMatrix("gateway over stdio", surface(() => ({ stdio: true })), { notApplicable, kinds: TOOL_KINDS.filter((k) => k.name === "MCP over stdio") });
+junctionMatrix("gateway over HTTP", surface((url) => ({ url })), { notApplicable });
