@@ -29,10 +29,13 @@ after(async () => {
   await world.close();
 });
 
-// Not run here yet: the rows where the person approves (approve once, approve always, events
-// listed). Driven as above, the run stopped for approval did not go on after an allow given in
-// the trigger's session within a minute (the call never ran); reject, a question and progress pass.
-const ROWS = PATHS.filter((p) => !/^(approve once|approve always|events listed)/.test(p.name));
+// Not run here yet:
+// - reject: a stopped run goes on with the answer, so a "reject" (once) is spent on that run's
+//   call (it answers denied there); the next run of the trigger asks again, where the row expects
+//   the refusal to be remembered. Triggers need their own row for this.
+// - events listed: the resumed run is the same durable step and its shell call keeps its id, so the
+//   session lists call_bash_1 twice (a known defect: the audit timeline should give it a new id).
+const ROWS = PATHS.filter((p) => !/^(reject|events listed)/.test(p.name));
 junctionMatrix("triggers", open, {
   paths: ROWS,
   kinds: TOOL_KINDS.filter((k) => k.name === "saved script"),
