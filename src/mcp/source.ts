@@ -83,6 +83,8 @@ export class McpServerSource implements ToolSource {
   readonly #providers = new Map<string, StoredOAuthProvider>();
   /** The principal whose connection is `#conn` (and listed the tools). */
   #listedAs = DEFAULT_PRINCIPAL;
+  /** The protocol era this server agreed (kept across reconnects: not negotiated again). */
+  #era: Connection["era"];
   /** Connections of the other principals (OAuth servers only): each person's calls carry their own token. */
   readonly #others = new Map<string, Promise<Connection>>();
 
@@ -196,8 +198,10 @@ export class McpServerSource implements ToolSource {
         },
         onToolsChanged: (changed) => this.#relist(changed),
         onElicit: this.#relay.onElicit,
+        ...(this.#era ? { era: this.#era } : {}),
         ...(provider ? { auth: { provider, fetch: provider.fetch } } : {}),
       });
+      this.#era = conn.era;
       const listed = await listing.listAllTools(conn.client, deadline, timeoutMs, (note) => this.#log.line(note));
       if (this.#closed) throw this.#closedError();
       this.#tools = this.#catalogTools(listed, conn);
