@@ -43,7 +43,7 @@ for (const era of ["2026", "both", "2025"]) {
     const source = sourceFor(`s${era}`, tsxCommand(ERA_SERVER, [era]));
     await source.load();
     assert.equal(source.state(), "ready");
-    const out = JSON.parse((await call(source, "era", { note: "x" })).text) as { era: string; note: string };
+    const out = JSON.parse((await call(source, "era", { note: "x" })).text ?? "") as { era: string; note: string };
     assert.deepEqual(out, { era: expected[era], note: "x" });
   });
 
@@ -51,7 +51,7 @@ for (const era of ["2026", "both", "2025"]) {
     const url = await httpServer(era);
     const source = sourceFor(`h${era}`, { url });
     await source.load();
-    const out = JSON.parse((await call(source, "era")).text) as { era: string };
+    const out = JSON.parse((await call(source, "era")).text ?? "") as { era: string };
     assert.equal(out.era, expected[era]);
   });
 }
