@@ -7,7 +7,6 @@
  * the SSE stream instead); "Tools" → Listing Tools (pagination), List Changed Notification.
  */
 import { Client, SSEClientTransport, SseError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type { ElicitRequest, ElicitResult, FetchLike, jsonSchemaValidator, OAuthClientProvider, PriorDiscovery, Transport } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError, versionError } from "./errors.js";
@@ -73,8 +72,9 @@ const ACCEPT_ALL: jsonSchemaValidator = {
  * Connects to a server, agreeing on the protocol era first (MCP spec 2026-07-28 "Lifecycle":
  * `server/discover`; a server that does not answer it as a 2026 server is a 2025 server, and the
  * 2025 `initialize` handshake runs). A remembered era (`options.era`) skips the negotiation; when
- * the server refuses it now (`-32022`), the era is negotiated again once. A stdio server that
- * ends its process on the `server/discover` probe is started again as a 2025 server.
+ * the server refuses it now (`-32022`), the era is negotiated again once. (A stdio server that
+ * ends its process on the `server/discover` probe fails this start; the source then remembers
+ * it as a 2025 server, see errors.ts `eraUnagreed`.)
  * @throws the SDK's error; the caller maps it with toCallError (a version error names itself).
  */
 export async function openConnection(config: ServerConfig, options: OpenOptions): Promise<Connection> {
@@ -84,10 +84,6 @@ export async function openConnection(config: ServerConfig, options: OpenOptions)
     if (options.era && versionError(error)) {
       options.log.line("the server refused the protocol era it agreed before; negotiating again");
       return openOnce(config, { ...options, era: undefined });
-    }
-    if (config.type === "stdio" && !options.era && error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && !options.deadline.aborted) {
-      options.log.line(`no era agreed (${error.message}); starting it again as a 2025 server`);
-      return openOnce(config, { ...options, era: { kind: "legacy" } });
     }
     throw error;
   }

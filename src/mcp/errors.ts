@@ -68,6 +68,11 @@ export function versionError(error: unknown): { supported: string[]; requested?:
   return { supported, ...(typeof data.requested === "string" ? { requested: data.requested } : {}) };
 }
 
+/** True when no protocol era was agreed at connect (e.g. a stdio server that ended its process on `server/discover`). */
+export function eraUnagreed(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
+}
+
 /** True for the SDK's "the server wants credentials" errors (HTTP 401/403, UnauthorizedError). */
 export function isAuthError(error: unknown): boolean {
   if (error instanceof UnauthorizedError) return true;
@@ -115,7 +120,7 @@ export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
     const speaks = version.supported.length ? `it speaks ${version.supported.join(", ")}` : "it names none it speaks";
     return new ToolCallError("unavailable", `${who}: the server refused the MCP protocol version${asked}: ${speaks}; toolshell speaks ${SPOKEN_VERSIONS.join(", ")}`, false);
   }
-  if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) {
+  if (eraUnagreed(error)) {
     return new ToolCallError("unavailable", `${who}: no MCP protocol version was agreed: ${message}${tail(place)}`, true);
   }
   if (place.phase === "connect") {

@@ -214,6 +214,8 @@ export class McpServerSource implements ToolSource {
       return conn;
     } catch (error) {
       await conn?.close();
+      // A stdio server that ended on the era probe is started as a 2025 server next time.
+      if (this.config.type === "stdio" && errors.eraUnagreed(error)) this.#era = { kind: "legacy" };
       const timedOut = deadline.aborted;
       const failure = this.#closed
         ? this.#closedError()
