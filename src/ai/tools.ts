@@ -10,7 +10,7 @@
  *   stopped at is covered only when a script writes it out in full (its stop report gives the
  *   call); until then it stays pending and stops any script that makes it again;
  * - a direct tool call is held when the policy says the call needs approval;
- * - the person's answer is stored with `await session.answer(requestId, decision)` as soon as the adapter
+ * - the person's answer is stored with `await session.answer(requestId, decision, { surface: "ai-sdk", by })` as soon as the adapter
  *   sees it in the messages (when the approved call runs, or at the next call after a denial):
  *   approved → `allow` (or `allow_always` when the response's `reason` is `"allow_always"`),
  *   denied → `reject` (or `reject_always`). A stopped script is never resumed: after an approval
@@ -56,6 +56,12 @@ export interface ToolshellToolsOptions {
   maxOutputChars?: number;
   /** Maps an AI SDK approval response to a decision (default: see {@link defaultDecision}). */
   decision?: (response: AiApprovalResponse) => Decision;
+  /**
+   * Who answers approvals in this app (a user name or id), recorded as `by` on each
+   * `approval.answered` event with surface `ai-sdk` (docs/sessions.md "Who acted"). Default: the
+   * session's `client` metadata, else `app`.
+   */
+  answeredBy?: string;
 }
 
 /**
@@ -78,6 +84,7 @@ class HeldCalls {
   constructor(
     private readonly session: Session,
     private readonly decide: (r: AiApprovalResponse) => Decision,
+    private readonly actor: { surface: string; by: string },
   ) {}
 
   hold(toolCallId: string, requestIds: string[]): void {
@@ -110,7 +117,7 @@ class HeldCalls {
         const decision = this.decide({ approved: p.approved === true, reason: p.reason });
         for (const id of ids) {
           try {
-            await this.session.answer(id, decision);
+            await this.session.answer(id, decision, this.actor);
           } catch {
             // Already answered (e.g. through session.answer by the app): the first answer stands.
           }
@@ -134,7 +141,8 @@ export async function createToolshellTools(options: ToolshellToolsOptions): Prom
   const session = typeof options.session === "object" ? options.session : shell.session(options.session);
   await session.ready;
   await loadKeptServers(shell);
-  const held = new HeldCalls(session, options.decision ?? defaultDecision);
+  const by = options.answeredBy ?? (typeof session.metadata.client === "string" && session.metadata.client ? session.metadata.client : "app");
+  const held = new HeldCalls(session, options.decision ?? defaultDecision, { surface: "ai-sdk", by });
   const tools: ToolSet = {};
   tools[BASH_TOOL_NAME] = tool({
     description: () => bashToolSpec(shell, session).description,

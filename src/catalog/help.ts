@@ -10,6 +10,7 @@ import type { Catalog, SearchHit } from "./catalog.js";
 import { displayName } from "./names.js";
 import { objectFields } from "./schema.js";
 import { signature, typeOf } from "./signature.js";
+import { terminalText } from "../policy/show-input.js";
 
 /** Lines with a description in a source page before the rest are listed by name only. */
 export const SOURCE_PAGE_DESCRIBED = 60;
@@ -39,7 +40,7 @@ export function sourceSummary(source: ToolSource): string {
 }
 
 /** `tools --help`: servers with counts, then top-level tools, then how to call. */
-export function renderIndex(catalog: Catalog, footer = ""): string {
+function renderIndexRaw(catalog: Catalog, footer = ""): string {
   const lines: string[] = [];
   const servers = catalog.groupedSources().filter((s) => s.kind === "mcp");
   const scripts = catalog.groupedSources().filter((s) => s.kind === "scripts");
@@ -69,7 +70,7 @@ export function renderIndex(catalog: Catalog, footer = ""): string {
 }
 
 /** `tools <server> --help`: one line per tool; past SOURCE_PAGE_DESCRIBED tools, names only. */
-export function renderSource(catalog: Catalog, source: ToolSource): string {
+function renderSourceRaw(catalog: Catalog, source: ToolSource): string {
   const tools = [...source.tools()].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
   const lines = [`${source.name}: ${sourceSummary(source)}. Call: tools ${source.name} <tool> …; help: tools ${source.name} <tool> --help`];
   const width = Math.min(32, Math.max(12, ...tools.map((t) => displayName(t.name).length + 2)));
@@ -84,7 +85,7 @@ export function renderSource(catalog: Catalog, source: ToolSource): string {
 }
 
 /** `tools … <tool> --help`: command, signature, description, hints, input schema (cut past SCHEMA_HELP_LIMIT). */
-export function renderTool(catalog: Catalog, tool: CatalogTool): string {
+function renderToolRaw(catalog: Catalog, tool: CatalogTool): string {
   const lines = [catalog.commandFor(tool), "", signature(tool.name, tool.inputSchema), ""];
   lines.push(tool.description.trim() || "(no description)");
   const hints = Object.entries(tool.hints).filter(([, v]) => typeof v === "boolean").map(([k, v]) => `${k}=${v}`);
@@ -104,7 +105,7 @@ export function renderTool(catalog: Catalog, tool: CatalogTool): string {
  * Search results: one runnable line per hit — the command, its required fields as
  * `key=<type>` placeholders — then `# short description`.
  */
-export function renderSearch(hits: SearchHit[], words: string[]): string {
+function renderSearchRaw(hits: SearchHit[], words: string[]): string {
   if (hits.length === 0) return `No tools match "${words.join(" ")}". See: tools --help\n`;
   return (
     hits
@@ -128,4 +129,31 @@ function wrap(text: string, width: number, indent: string): string {
   }
   if (line) out.push(indent + line);
   return out.join("\n");
+}
+
+/*
+ * The help pages are text toolshell writes from what servers say (names, descriptions, schemas):
+ * every page goes through the terminal escaping (docs/security.md "Text on the terminal"), so an
+ * ESC, CR or bidirectional override in a server's description reaches neither a terminal (through
+ * `toolshell exec 'tools x --help'`) nor the model raw.
+ */
+
+/** The index page (`tools --help`), escaped. */
+export function renderIndex(catalog: Catalog, footer = ""): string {
+  return terminalText(renderIndexRaw(catalog, footer));
+}
+
+/** One source's page (`tools <server> --help`), escaped. */
+export function renderSource(catalog: Catalog, source: ToolSource): string {
+  return terminalText(renderSourceRaw(catalog, source));
+}
+
+/** One tool's page (`tools <server> <tool> --help`), escaped. */
+export function renderTool(catalog: Catalog, tool: CatalogTool): string {
+  return terminalText(renderToolRaw(catalog, tool));
+}
+
+/** Search results (`tools search …`), escaped. */
+export function renderSearch(hits: SearchHit[], words: string[]): string {
+  return terminalText(renderSearchRaw(hits, words));
 }

@@ -9,6 +9,7 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ToolShell, ToolShellOptions } from "../runtime/index.js";
 import type { CommonOptions } from "./commands.js";
+import { terminalText } from "../policy/show-input.js";
 
 /** Options of `toolshell mcp`. */
 export interface McpCliOptions {
@@ -43,8 +44,14 @@ export interface CheckCliOptions {
   schemaLimit?: string;
 }
 
+/**
+ * Writes what `mcp`, `check` and `tokens` print — server names, tool descriptions, start-up
+ * errors, imported entries — through the terminal escaping (`terminalText`, docs/security.md
+ * "Text on the terminal"); JSON stays JSON (the escapes only occur inside its strings).
+ */
 function out(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((resolve) => (text ? stream.write(text, () => resolve()) : resolve()));
+  const shown = terminalText(text);
+  return new Promise((resolve) => (shown ? stream.write(shown, () => resolve()) : resolve()));
 }
 
 /** Reads the config file's JSON as written (for merging). @throws Error naming the file. */
@@ -94,7 +101,7 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
   const { describeServerWait } = await import("../mcp/index.js");
   const base: Omit<ToolShellOptions, "config" | "store"> = {
     connect: options.connect,
-    onServerWait: (waiting) => process.stderr.write(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`),
+    onServerWait: (waiting) => process.stderr.write(terminalText(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`)),
   };
   if (common.workspace) {
     const dir = path.resolve(common.workspace);
@@ -170,12 +177,17 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       // The HTTP API's tokens (config `server.tokens`, TOOLSHELL_API_TOKEN(S)) guard the gateway too.
       const { parseServerConfig } = await import("../config/index.js");
       const tokens = parseServerConfig(shell.config).tokens;
+      // Never without a token, even on 127.0.0.1: every local user could run and approve calls.
+      const { gatewayToken } = await import("./gateway-token.js");
+      const made = tokens.length ? undefined : gatewayToken(shell.config.baseDir);
+      if (made) tokens.push(made.token);
       // MCP sessions live in the store, so replicas on one database share them (docs/deployment.md).
       const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens, ...(opened.store ? { store: opened.store } : {}) });
       // The gateway follows its config file and the store like every host (Host.follow; README
       // "Changing servers while running"), listed as a live replica of the store.
       await opened.follow?.({ kind: "mcp", url: running.url });
-      await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}${tokens.length ? " (Authorization: Bearer <token> required)" : " (no token: any local process can use it and answer its approvals; set TOOLSHELL_API_TOKEN)"}\n`);
+      const how = made ? ` (Authorization: Bearer <the token in ${made.file}, readable by you only${made.created ? ", made now" : ""}>)` : " (Authorization: Bearer <token> required)";
+      await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}${how}\n`);
       startServers();
       const stop = async () => {
         await running.close().catch(() => {});

@@ -77,7 +77,7 @@ export async function openToolShell(options: CommonOptions, extra: Partial<HostO
   const { describeServerWait } = await import("../mcp/index.js");
   const configFile = resolveConfigFile({ flag: options.config });
   // Running without servers is allowed (local tools, saved scripts), but never silently.
-  if (!configFile) process.stderr.write(`toolshell: no toolshell.config.json or .mcp.json in ${process.cwd()}: no MCP servers (--config FILE or TOOLSHELL_CONFIG names one)\n`);
+  if (!configFile) process.stderr.write(terminalText(`toolshell: no toolshell.config.json or .mcp.json in ${process.cwd()}: no MCP servers (--config FILE or TOOLSHELL_CONFIG names one)\n`));
   let workspaceDir: string | undefined;
   if (options.workspace) {
     workspaceDir = path.resolve(options.workspace);
@@ -92,10 +92,10 @@ export async function openToolShell(options: CommonOptions, extra: Partial<HostO
     timeoutMs,
     engineCommands: defaultEngineCommands(),
     helpFooter: SHELL_NOTES,
-    onServerWait: (waiting) => process.stderr.write(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`),
+    onServerWait: (waiting) => process.stderr.write(terminalText(`toolshell: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell: ")}\n`)),
     ...extra,
   });
-  process.stderr.write(configNotes(host.config, "toolshell"));
+  process.stderr.write(terminalText(configNotes(host.config, "toolshell")));
   return host;
 }
 

@@ -6,6 +6,10 @@ import { existsSync } from "node:fs";
 import { resolveConfigFile } from "../config/locate.js";
 import type { CommonOptions } from "./commands.js";
 import { hostKey, hostsOf, idleSeconds, stopSocket, takeHostStore } from "./daemon-client.js";
+import { terminalText } from "../policy/show-input.js";
+
+/** A line of `toolshell daemon`: paths and errors through the terminal escaping (docs/security.md "Text on the terminal"). */
+const say = (stream: NodeJS.WriteStream, text: string) => stream.write(terminalText(text));
 
 /**
  * Runs `toolshell daemon ACTION` and returns the exit code: 0 done (status: running), 1 status:
@@ -14,7 +18,7 @@ import { hostKey, hostsOf, idleSeconds, stopSocket, takeHostStore } from "./daem
 export async function runDaemonCommand(action: string, idle: string | undefined, options: CommonOptions, afterPid?: string): Promise<number> {
   const configFile = resolveConfigFile({ flag: options.config });
   if (!configFile || !existsSync(configFile)) {
-    process.stderr.write(`toolshell: ${options.config ? `config file not found: ${options.config}` : `no toolshell.config.json or .mcp.json in ${process.cwd()}`}\n`);
+    say(process.stderr, `toolshell: ${options.config ? `config file not found: ${options.config}` : `no toolshell.config.json or .mcp.json in ${process.cwd()}`}\n`);
     return 2;
   }
   // `serve` is started by a run, which hands it the store through its environment, not argv.
@@ -28,25 +32,25 @@ export async function runDaemonCommand(action: string, idle: string | undefined,
     if (action === "status") {
       const hosts = await hostsOf(key);
       if (hosts.length === 0) {
-        process.stdout.write(`not running (config ${key.config})\n`);
+        say(process.stdout, `not running (config ${key.config})\n`);
         return 1;
       }
       for (const { status: st } of hosts) {
         const shaped = [st.workspace && `workspace ${st.workspace}`, st.store && `store ${st.store}`, st.timeout && `timeout ${st.timeout} ms`].filter(Boolean);
-        process.stdout.write(`running: pid ${st.pid}, config ${st.config}${shaped.map((s) => `, ${s}`).join("")}, since ${st.startedAt}, ${st.served} runs served, exits after ${st.idleSeconds} s idle\n`);
+        say(process.stdout, `running: pid ${st.pid}, config ${st.config}${shaped.map((s) => `, ${s}`).join("")}, since ${st.startedAt}, ${st.served} runs served, exits after ${st.idleSeconds} s idle\n`);
       }
       return 0;
     }
     if (action === "stop") {
       let stopped = 0;
       for (const { socket } of await hostsOf(key)) if (await stopSocket(socket)) stopped++;
-      process.stdout.write(stopped === 0 ? "not running\n" : stopped === 1 ? "stopped\n" : `stopped ${stopped} hosts\n`);
+      say(process.stdout, stopped === 0 ? "not running\n" : stopped === 1 ? "stopped\n" : `stopped ${stopped} hosts\n`);
       return 0;
     }
   } catch (e) {
-    process.stderr.write(`toolshell: ${(e as Error).message}\n`);
+    say(process.stderr, `toolshell: ${(e as Error).message}\n`);
     return 2;
   }
-  process.stderr.write(`toolshell: unknown daemon action ${action} (status | stop)\n`);
+  say(process.stderr, `toolshell: unknown daemon action ${action} (status | stop)\n`);
   return 2;
 }

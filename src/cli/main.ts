@@ -36,6 +36,7 @@ import { oneOf, someOf } from "./usage.js";
 import { COMPLETION_SHELLS } from "./completion.js";
 import { CLIENTS } from "../gateway/clients.js";
 import { DECISIONS } from "../policy/decisions.js";
+import { terminalText } from "../policy/show-input.js";
 
 
 
@@ -192,6 +193,6 @@ registerTriggersCommands(program, () => program.opts());
 registerServersCommands(program, () => program.opts());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(terminalText(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`));
   process.exitCode = 2;
 });

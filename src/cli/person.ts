@@ -9,7 +9,7 @@
  */
 import { createInterface } from "node:readline/promises";
 import { describeQuestion, progressLine, type AskedQuestion, type CallProgress, type Person } from "../call/index.js";
-import { showName } from "../policy/index.js";
+import { showName, terminalText } from "../policy/index.js";
 import type { QuestionAnswer } from "../tool/index.js";
 
 /** Terminal streams a question is asked on. */
@@ -27,7 +27,7 @@ export function cliPerson(stderr: NodeJS.WritableStream, terminal: Terminal | un
   return {
     progress(report) {
       const line = cliProgressLine(report);
-      if (line) stderr.write(`tools: ${line}\n`);
+      if (line) stderr.write(terminalText(`tools: ${line}\n`));
     },
     ...(terminal ? { ask: (question: AskedQuestion) => askQuestion(question, terminal) } : {}),
   };
@@ -39,7 +39,8 @@ export function cliPerson(stderr: NodeJS.WritableStream, terminal: Terminal | un
  */
 export function cliProgressLine(report: CallProgress): string | undefined {
   if (report.phase === "progress") return progressLine(report);
-  if (report.phase === "declined") return `${progressLine(report)} (questions are asked on a terminal: run toolshell where stdin and stderr are one)`;
+  // The hint about a terminal only where the want of one was the reason (not a question declined by rule).
+  if (report.phase === "declined") return /nobody can answer/.test(report.message ?? "") ? `${progressLine(report)} (questions are asked on a terminal: run toolshell where stdin and stderr are one)` : progressLine(report);
   return undefined;
 }
 

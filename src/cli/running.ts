@@ -9,8 +9,9 @@
  *
  * Rule source: README "The CLI"; docs/sessions.md → HTTP API (bearer tokens).
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { writePrivateFile } from "../config/index.js";
 
 /** What the file says. */
 interface Announced {
@@ -58,10 +59,10 @@ export function announceServe(configFile: string, url: string): () => void {
   const file = serveFile(configFile);
   const own = file.replace(/\.json$/, `.${process.pid}.json`);
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
+    // Owner-only, as every local file toolshell keeps (config/private-files.ts).
     const body: Announced = { pid: process.pid, url, config: path.resolve(configFile), started_at: new Date().toISOString() };
-    writeFileSync(own, JSON.stringify(body) + "\n", { mode: 0o600 });
-    writeFileSync(file, JSON.stringify(body) + "\n", { mode: 0o600 });
+    writePrivateFile(own, JSON.stringify(body) + "\n");
+    writePrivateFile(file, JSON.stringify(body) + "\n");
   } catch {
     return () => {};
   }
@@ -72,7 +73,7 @@ export function announceServe(configFile: string, url: string): () => void {
       // Another replica of the config still runs here: the file names it instead.
       const other = servingProcesses(configFile).find((p) => p.pid !== process.pid);
       if (!other) rmSync(file, { force: true });
-      else writeFileSync(file, readFileSync(file.replace(/\.json$/, `.${other.pid}.json`), "utf8"), { mode: 0o600 });
+      else writePrivateFile(file, readFileSync(file.replace(/\.json$/, `.${other.pid}.json`), "utf8"));
     } catch {}
   };
 }

@@ -4,7 +4,8 @@
  * Rule source: README "MCP servers" ("Server stderr goes to a log file, never into the
  * script's output").
  */
-import { chmodSync, createWriteStream, fchmodSync, mkdirSync, openSync, type WriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { openPrivateLog } from "../config/private-files.js";
 import path from "node:path";
 import type { Stream } from "node:stream";
 
@@ -77,10 +78,7 @@ export class ServerLog {
       if (!this.#stream) {
         // Owner-only, as the daemon socket and the store: a server's stderr may hold its secrets
         // (docs/security.md "Who acts for whom"). A file or folder made earlier is narrowed too.
-        mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-        chmodSync(path.dirname(this.file), 0o700);
-        const fd = openSync(this.file, "a", 0o600);
-        fchmodSync(fd, 0o600);
+        const fd = openPrivateLog(this.file);
         this.#stream = createWriteStream(this.file, { fd });
         this.#stream.on("error", () => {
           this.#broken = true;

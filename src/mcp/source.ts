@@ -72,8 +72,9 @@ export class McpServerSource implements ToolSource {
   /** Failed starts in a row, and when the next start may be tried (epoch ms). */
   #failures = 0;
   #retryAt = 0;
-  #listeners = new Set<(tools: CatalogTool[]) => void>();
+  #listeners = new Set<(tools: CatalogTool[], cause: "server" | "asked") => void>();
   #relisting = false;
+  #relistCause: "server" | undefined; // "server": a listing under way or due was asked for by the server's list_changed
   #relistAgain = false;
   /** OAuth settings when this server signs in (HTTP without `"oauth": false` or its own Authorization header). */
   readonly #oauthSettings: OAuthSettings | undefined;
@@ -129,13 +130,19 @@ export class McpServerSource implements ToolSource {
   pid = (): number | undefined => this.#conn?.pid;
 
   /**
-   * Calls `listener` with the new tool list each time it changes after
-   * `notifications/tools/list_changed` (spec "Tools" → List Changed Notification).
+   * Calls `listener` with the new tool list each time it was listed again: after the server's
+   * `notifications/tools/list_changed` (`cause` "server"; spec "Tools" → List Changed
+   * Notification), or after {@link McpServerSource.relist} (`cause` "asked").
    * @returns a function that removes the listener.
    */
-  onToolsChanged(listener: (tools: CatalogTool[]) => void): () => void {
+  onToolsChanged(listener: (tools: CatalogTool[], cause: "server" | "asked") => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Lists the tools again now, as after list_changed (told to another replica: docs/deployment.md); no-op unless ready. */
+  relist(): void {
+    if (this.#conn && !this.#closed && this.#state === "ready") this.#relist(this.#conn, "asked");
   }
 
   /**
@@ -363,7 +370,8 @@ export class McpServerSource implements ToolSource {
   }
 
   /** Re-lists after list_changed; one listing at a time, one more if notified meanwhile. */
-  #relist(conn: Connection): void {
+  #relist(conn: Connection, cause: "server" | "asked" = "server"): void {
+    if (cause === "server") this.#relistCause = "server";
     if (this.#relisting) {
       this.#relistAgain = true;
       return;
@@ -378,9 +386,11 @@ export class McpServerSource implements ToolSource {
           if (this.#closed || this.#conn !== conn) break;
           this.#tools = this.#catalogTools(listed, conn);
           this.#log.line(`tools changed: listed ${this.#tools.length} tools`);
+          const told = this.#relistCause ?? "asked";
+          this.#relistCause = undefined;
           for (const listener of this.#listeners) {
             try {
-              listener(this.#tools);
+              listener(this.#tools, told);
             } catch {}
           }
         } catch (error) {

@@ -3,6 +3,8 @@
  *
  * - `allow`: one exact call (tool + canonical input), used once, lapses after one hour.
  * - `allow_always`: the tool, for the session.
+ * Both allow answers are bound to the tool's definition the person was shown (`definition`, see
+ * `definitionHash`): a tool redefined afterwards asks again. Refusals cover the tool by name.
  * - `reject`: refuses that exact call (once, within the hour): it answers `denied`.
  * - `reject_always`: the tool answers `denied` for the session.
  * Silence is not approval: a pending request approves nothing.
@@ -13,15 +15,16 @@
  * again (another body) asks again. This is what binds a trigger's answers to the script a person
  * saw, since every call of a trigger's run is made inside its saved script. Refusals (`reject`,
  * `reject_always`) hold for the whole session: refusing more than was shown is safe. An answer
- * given outside any saved script holds for the whole session, scripts included. See
- * docs/security.md.
+ * given outside any saved script holds for the whole session, scripts included — except in a
+ * trigger's run, whose scope is exclusive: only answers given to requests its runs raised hold
+ * there, never one given to another shell call of its session. See docs/security.md.
  *
  * Rule source: docs/architecture.md (approval answer); README → Approvals ("A
  * one-off approval covers that exact call (the tool and its input) once"); README "Approvals" → Answers,
  * `once()` semantics.
  */
 import { randomUUID } from "node:crypto";
-import { callKey } from "./canonical.js";
+import { allowSubject, callKey } from "./canonical.js";
 
 import { DECISIONS, type Decision } from "./decisions.js";
 
@@ -41,6 +44,13 @@ export interface ApprovalScope {
   key: string;
   /** The saved script versions, outermost first. */
   scripts: ScriptVersionRef[];
+  /** The trigger whose run makes the call, when one does. */
+  trigger?: { id: string; name?: string };
+  /**
+   * Only answers given in this scope hold here: a trigger's run is covered by no answer given
+   * elsewhere in its session (a shell call someone ran there, with the same script or not).
+   */
+  exclusive?: boolean;
 }
 
 /** A request raised for a stopped call. */
@@ -53,6 +63,11 @@ export interface ApprovalRequest {
   tool_name: string;
   /** What the answer is about when it differs from `tool`: the command bound to its server's identity (see `approvalSubject`). */
   subject?: string;
+  /**
+   * The hash of the tool's definition the person is shown (`definitionHash`: name, description,
+   * schemas, hints, a saved script's body): allow answers hold only while the tool is defined so.
+   */
+  definition?: string;
   input: Record<string, unknown>;
   why?: string;
   line?: number;
@@ -62,6 +77,8 @@ export interface ApprovalRequest {
   scope?: string;
   /** The saved script versions the call was made in, outermost first (shown to the person). */
   scripts?: ScriptVersionRef[];
+  /** The trigger whose run made the call (its answers hold for its runs only). */
+  trigger?: { id: string; name?: string };
   created_at: string;
   status: "pending" | "answered";
   decision?: Decision;
@@ -140,11 +157,12 @@ export class ApprovalBook {
    * Raises a request for a call, or returns the pending one for the same exact call.
    * @returns the request.
    */
-  request(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; line?: number; toolCallId: string; scope?: ApprovalScope; subject?: string }): ApprovalRequest {
+  request(call: { tool: string; toolName: string; input: Record<string, unknown>; why?: string; line?: number; toolCallId: string; scope?: ApprovalScope; subject?: string; definition?: string }): ApprovalRequest {
     const subject = call.subject ?? call.tool;
     const key = callKey(subject, call.input);
     for (const r of this.requests.values()) {
-      if (r.status === "pending" && callKey(r.subject ?? r.tool, r.input) === key && r.scope === call.scope?.key) return r;
+      // A tool redefined since a request was raised gets a new one: the old card showed another tool.
+      if (r.status === "pending" && callKey(r.subject ?? r.tool, r.input) === key && r.scope === call.scope?.key && r.definition === call.definition) return r;
     }
     const id = `apr_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
     // A tool_call_id names one pending request: answering by it must never reach another call.
@@ -155,11 +173,12 @@ export class ApprovalBook {
       tool: call.tool,
       tool_name: call.toolName,
       ...(subject !== call.tool ? { subject } : {}),
+      ...(call.definition ? { definition: call.definition } : {}),
       input: call.input,
       ...(call.why ? { why: call.why } : {}),
       ...(call.line !== undefined ? { line: call.line } : {}),
       tool_call_id: taken ? `${call.toolCallId}~${id.slice(4, 12)}` : call.toolCallId,
-      ...(call.scope ? { scope: call.scope.key, scripts: call.scope.scripts } : {}),
+      ...(call.scope ? { scope: call.scope.key, scripts: call.scope.scripts, ...(call.scope.trigger ? { trigger: call.scope.trigger } : {}) } : {}),
       created_at: new Date(this.now()).toISOString(),
       status: "pending",
     };
@@ -190,10 +209,12 @@ export class ApprovalBook {
     if (req.status !== "pending") throw new Error(`approval request ${requestId} was already answered (${req.decision})`);
     const subject = req.subject ?? req.tool;
     const key = callKey(subject, req.input);
+    // Allow answers are bound to the tool's definition as shown; refusals to the tool whatever it becomes.
+    const allowed = allowSubject(subject, req.definition);
     const expires = this.now() + ALLOW_TTL_MS;
     // Allow answers hold where the call was shown (its script versions); refusals session-wide.
-    if (decision === "allow") this.grants.set(scoped(req.scope, key), expires);
-    if (decision === "allow_always") this.alwaysTools.add(scoped(req.scope, subject));
+    if (decision === "allow") this.grants.set(scoped(req.scope, callKey(allowed, req.input)), expires);
+    if (decision === "allow_always") this.alwaysTools.add(scoped(req.scope, allowed));
     if (decision === "reject") this.refusals.set(key, expires);
     if (decision === "reject_always") this.deniedTools.add(subject);
     if (decision === "allow" || decision === "allow_always") this.approvedOnce.add(scoped(req.scope, req.tool));
@@ -208,21 +229,23 @@ export class ApprovalBook {
    * True when the tool is approved (`allow_always`) for the session, or, for a call made inside
    * saved scripts (`scope`), for those exact script versions.
    */
-  allowsAlways(tool: string, scope?: string): boolean {
-    return this.alwaysTools.has(tool) || (scope !== undefined && this.alwaysTools.has(scoped(scope, tool)));
+  allowsAlways(tool: string, scope?: string, exclusive = false): boolean {
+    return (!exclusive && this.alwaysTools.has(tool)) || (scope !== undefined && this.alwaysTools.has(scoped(scope, tool)));
   }
 
-  /** True when a person said yes to this `once()` tool in the session, or in this scope. */
-  approvedOnceIn(tool: string, scope?: string): boolean {
-    return this.approvedOnce.has(tool) || (scope !== undefined && this.approvedOnce.has(scoped(scope, tool)));
+  /** True when a person said yes to this `once()` tool in the session (unless `exclusive`), or in this scope. */
+  approvedOnceIn(tool: string, scope?: string, exclusive = false): boolean {
+    return (!exclusive && this.approvedOnce.has(tool)) || (scope !== undefined && this.approvedOnce.has(scoped(scope, tool)));
   }
 
   /** The `once()` tools a person said yes to that hold in this scope (for approval predicates). */
-  approvedToolsIn(scope?: string): Set<string> {
+  approvedToolsIn(scope?: string, exclusive = false): Set<string> {
     const out = new Set<string>();
     const prefix = scope === undefined ? undefined : scoped(scope, "");
     for (const t of this.approvedOnce) {
-      if (!t.includes(SCOPE_SEP)) out.add(t);
+      if (!t.includes(SCOPE_SEP)) {
+        if (!exclusive) out.add(t);
+      }
       else if (prefix !== undefined && t.startsWith(prefix)) out.add(t.slice(prefix.length));
     }
     return out;
@@ -234,14 +257,14 @@ export class ApprovalBook {
   }
 
   /** True when an unexpired one-off `allow` covers this exact call in this scope (does not use it). */
-  hasGrant(tool: string, input: unknown, scope?: string): boolean {
-    return this.peekOneOff(this.grants, tool, input) || (scope !== undefined && this.peekOneOff(this.grants, tool, input, scope));
+  hasGrant(tool: string, input: unknown, scope?: string, exclusive = false): boolean {
+    return (!exclusive && this.peekOneOff(this.grants, tool, input)) || (scope !== undefined && this.peekOneOff(this.grants, tool, input, scope));
   }
 
   /** Uses the one-off `allow` for this exact call in this scope. @returns true when one was there and unexpired. */
-  useGrant(tool: string, input: unknown, scope?: string): boolean {
+  useGrant(tool: string, input: unknown, scope?: string, exclusive = false): boolean {
     if (scope !== undefined && this.peekOneOff(this.grants, tool, input, scope)) return this.takeOneOff(this.grants, tool, input, scope);
-    return this.takeOneOff(this.grants, tool, input);
+    return !exclusive && this.takeOneOff(this.grants, tool, input);
   }
 
   /** True when an unexpired one-off `reject` refuses this exact call (does not use it). */
@@ -282,7 +305,9 @@ function scoped(scope: string | undefined, key: string): string {
  * The line an approval card shows for a request made inside saved scripts, e.g. `inside saved
  * script payout v2 (body sha256 1f2e3d4c5b6a)`; undefined outside any.
  */
-export function describeScripts(req: Pick<ApprovalRequest, "scripts">): string | undefined {
-  if (!req.scripts?.length) return undefined;
-  return `inside saved script ${req.scripts.map((s) => `${s.name} v${s.version} (body sha256 ${s.body_sha256.slice(0, 12)})`).join(" → ")}: the answer holds for this version only`;
+export function describeScripts(req: Pick<ApprovalRequest, "scripts" | "trigger">): string | undefined {
+  const run = req.trigger ? `in a run of trigger ${req.trigger.name ?? req.trigger.id}` : "";
+  if (!req.scripts?.length) return run ? `${run}: the answer holds for its runs only` : undefined;
+  const inside = `inside saved script ${req.scripts.map((s) => `${s.name} v${s.version} (body sha256 ${s.body_sha256.slice(0, 12)})`).join(" → ")}`;
+  return `${run ? `${run}, ` : ""}${inside}: the answer holds for this version${run ? " in its runs" : ""} only`;
 }

@@ -10,7 +10,7 @@ export type { DecisionService, RatedTool, Rating, RatingCache } from "./rating.j
 export { planScript, MAX_SCRIPT_CHARS } from "./plan.js";
 export { TURN_MS } from "./turns.js";
 export type { Plan, PlanCall, PlannedCall } from "./plan.js";
-export { canonicalJson, hashOf, callKey, approvalSubject } from "./canonical.js";
+export { canonicalJson, hashOf, callKey, approvalSubject, definitionHash, allowSubject } from "./canonical.js";
 export { aiSdkDecisionService, RATING_QUESTION } from "./ai-rater.js";
 export type { AiDecisionOptions } from "./ai-rater.js";
 export { showInput, showName, showText, terminalText, terminalJson, describeFlags, withDisplay } from "./show-input.js";

@@ -12,7 +12,7 @@
 import { entryNames, foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";
 import type { ApprovalBook, ApprovalRequest, ApprovalScope } from "./approvals.js";
-import { approvalSubject } from "./canonical.js";
+import { allowSubject, approvalSubject, definitionHash } from "./canonical.js";
 import type { CallJudge, Judgement, JudgeCall, Why } from "./judge.js";
 import { RATED_CHANGES_AT, type Rater } from "./rating.js";
 
@@ -186,7 +186,10 @@ export class Policy implements CallJudge {
       if (off && policy.kind !== "predicate") return base;
       if (policy.kind === "always") return { risk: "needs_approval", why: "policy" };
       if (policy.kind === "never") return base;
-      if (policy.kind === "once") return this.book(ctx.sessionId).approvedOnceIn(ctx.command, this.scopeKey()) ? base : { risk: "needs_approval", why: "policy" };
+      if (policy.kind === "once") {
+        const sc = this.currentScope();
+        return this.book(ctx.sessionId).approvedOnceIn(ctx.command, sc?.key, sc?.exclusive) ? base : { risk: "needs_approval", why: "policy" };
+      }
       if (policy.kind === "predicate") return this.assessPredicate(policy.fn, tool, input, ctx, base, trusted);
     }
     return this.assessByHints(tool, base, trusted);
@@ -204,7 +207,7 @@ export class Policy implements CallJudge {
     const off = this.mode === "off";
     let verdict: ApprovalVerdict;
     try {
-      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedToolsIn(this.scopeKey()), callId: ctx.callId });
+      verdict = await fn({ toolName: tool.name, input, session: { id: ctx.sessionId, metadata: ctx.sessionMetadata }, approvedTools: this.book(ctx.sessionId).approvedToolsIn(this.currentScope()?.key, this.currentScope()?.exclusive), callId: ctx.callId });
     } catch (err) {
       return { risk: "needs_approval", why: "policy", message: `the approval predicate failed: ${(err as Error).message}` };
     }
@@ -277,9 +280,14 @@ export class Policy implements CallJudge {
     if (consume ? book.useRefusal(subject, call.given) : book.hasRefusal(subject, call.given)) {
       return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
     }
-    const scope = this.scopeKey();
-    if (book.allowsAlways(subject, scope)) return { risk: "needs_approval", why: a.why, approved: true };
-    const granted = consume ? book.useGrant(subject, call.given, scope) : book.hasGrant(subject, call.given, scope);
+    // Where the call is made: answers given in a saved script's version hold there; a trigger's run takes only its own.
+    const where = this.currentScope();
+    const scope = where?.key;
+    const only = where?.exclusive === true;
+    // Allow answers hold only for the definition the person was shown (a redefined tool asks again).
+    const allowed = allowSubject(subject, definitionHash(call.tool));
+    if (book.allowsAlways(allowed, scope, only)) return { risk: "needs_approval", why: a.why, approved: true };
+    const granted = consume ? book.useGrant(allowed, call.given, scope, only) : book.hasGrant(allowed, call.given, scope, only);
     if (granted) return { risk: "needs_approval", why: a.why, approved: true };
     return { risk: "needs_approval", why: a.why, message: a.message };
   }
@@ -293,7 +301,7 @@ export class Policy implements CallJudge {
    * @returns the request.
    */
   requestApproval(call: Pick<ToolCall, "sessionId" | "command" | "tool" | "given" | "callId" | "line">, why?: string): ApprovalRequest {
-    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool), scope: this.currentScope() });
+    return this.book(call.sessionId).request({ tool: call.command, toolName: call.tool.name, input: call.given, why, line: call.line, toolCallId: call.callId, subject: approvalSubject(call.command, call.tool), definition: definitionHash(call.tool), scope: this.currentScope() });
   }
 
   /** The scope of the call being judged now, if any. Never throws. */
@@ -305,7 +313,4 @@ export class Policy implements CallJudge {
     }
   }
 
-  private scopeKey(): string | undefined {
-    return this.currentScope()?.key;
-  }
 }

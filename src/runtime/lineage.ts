@@ -41,3 +41,12 @@ export function sessionOrigins(metadata: Record<string, unknown>): CallOrigin[] 
   if (parent) out.push({ kind: "session", id: parent });
   return out;
 }
+
+/**
+ * What started a call, innermost first: the saved scripts and trigger run around it, then what
+ * started its session, each once (a trigger's run is marked both ways).
+ */
+export function parentsOf(metadata: Record<string, unknown>): CallOrigin[] {
+  const here = currentOrigins();
+  return [...here, ...sessionOrigins(metadata).filter((o) => !here.some((h) => h.kind === o.kind && h.id === o.id))];
+}

@@ -15,7 +15,7 @@ import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } 
 import { runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
-import { authOf, currentOrigins, sessionOrigins } from "./lineage.js";
+import { authOf, parentsOf } from "./lineage.js";
 import { approvalsBeforeStart, type PreflightOutcome } from "./plan-command.js";
 import { ShellCall } from "./shell-call.js";
 import type { ShellResult, StopReport } from "./types.js";
@@ -226,7 +226,7 @@ export class Session implements CallSession {
         metadata: this.metadata,
         turn: { callId: call.callId, ...(call.parentId ? { shellCallId: call.parentId } : {}), ...(call.stepId ? { stepId: call.stepId } : {}) },
         auth: authOf(this.metadata),
-        parent: [...currentOrigins(), ...sessionOrigins(this.metadata)],
+        parent: parentsOf(this.metadata),
       },
       callId: call.callId,
       getSandbox: () => this.sandbox(),

@@ -144,8 +144,13 @@ export interface ToolShell {
    * changed or removed. @throws Error when a file does not load; the tools in force stay.
    */
   reloadTools(): Promise<string[]>;
-  /** Calls `listener` after each server change (the MCP gateway then sends `tools/list_changed`). @returns unsubscribe. */
+  /** Calls `listener` after each server change, and after a server's tools were listed again (the MCP gateway then sends `tools/list_changed` when its list changed). @returns unsubscribe. */
   onServersChanged(listener: () => void): () => void;
+  /**
+   * Calls `listener` each time an MCP server's tools were listed again: `cause` "server" after the
+   * server's own `tools/list_changed`, "asked" after `McpServerSource.relist`. @returns unsubscribe.
+   */
+  onToolsChanged(listener: (server: string, cause: "server" | "asked") => void): () => void;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }

@@ -169,6 +169,23 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   let changing: Promise<unknown> = Promise.resolve();
   let closing = false;
   const serverListeners = new Set<() => void>();
+  const toolListeners = new Set<(server: string, cause: "server" | "asked") => void>();
+  // A server's tools listed again (its list_changed, or another replica's): the shell's catalog
+  // reads the source's tools at each call; the gateway is told as for a server change, and a
+  // host on a shared store tells the other replicas (docs/deployment.md "What is shared").
+  const followTools = (list: readonly McpServerSource[]) => {
+    for (const source of list) {
+      source.onToolsChanged((_tools, cause) => {
+        const told = [...[...toolListeners].map((l) => () => l(source.name, cause)), ...serverListeners];
+        for (const l of told) {
+          try {
+            l();
+          } catch {}
+        }
+      });
+    }
+  };
+  followTools(mcp);
   const change = (name: string, parsed: ServerConfig | undefined, mode: "add" | "update" | "remove") => {
     const run = changing.then(async () => {
       if (closing) throw new Error(`the host is closing: server ${name} was not changed`);
@@ -182,6 +199,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
         servers = [...servers, parsed];
         if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
         added = createMcpSources([parsed], { logDir: config.logDir, oauth });
+        followTools(added);
         for (const secret of configSecrets({ ...config, servers: [parsed] })) redactor.add(secret);
         if (options.connect !== false) await loadEagerSources(added, undefined, options.onServerWait);
       } else if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
@@ -244,6 +262,10 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     onServersChanged(listener) {
       serverListeners.add(listener);
       return () => void serverListeners.delete(listener);
+    },
+    onToolsChanged(listener) {
+      toolListeners.add(listener);
+      return () => void toolListeners.delete(listener);
     },
     async setServers(next) {
       const key = (c: ServerConfig) => JSON.stringify(c);

@@ -57,8 +57,18 @@ export function scriptDepth(): number {
  */
 export function scriptApprovalScope(): ApprovalScope | undefined {
   const chain = runningScripts();
-  if (!chain.length) return undefined;
-  return { key: `scripts:${createHash("sha256").update(chain.map((s) => s.body_sha256).join("/")).digest("hex")}`, scripts: chain };
+  // A trigger's run (trigger-run.ts marks it) is a scope of its own: exclusive, see approvals.ts.
+  const trigger = currentOrigins().find((o) => o.kind === "trigger");
+  if (!chain.length && !trigger) return undefined;
+  const scripts = chain.length ? `scripts:${createHash("sha256").update(chain.map((s) => s.body_sha256).join("/")).digest("hex")}` : "";
+  if (!trigger) return { key: scripts, scripts: chain };
+  const key = [`trigger:${trigger.id}`, scripts].filter(Boolean).join("/");
+  return { key, scripts: chain, trigger: { id: trigger.id, ...(trigger.name ? { name: trigger.name } : {}) }, exclusive: true };
+}
+
+/** SHA-256 (hex) of a saved script's body: what answers given for it or inside it are bound to. */
+export function bodySha256(body: string): string {
+  return createHash("sha256").update(body, "utf8").digest("hex");
 }
 
 /** The agent a session belongs to: `metadata.agent_id`, else `default`. */
@@ -84,7 +94,7 @@ export async function runSavedScript(session: Session, script: ScriptRecord, inp
   if (level > MAX_SCRIPT_DEPTH) {
     throw new ToolCallError("call_limit", `saved scripts call each other at most ${MAX_SCRIPT_DEPTH} deep; tools scripts ${script.name} would be level ${level}`);
   }
-  const sha256 = createHash("sha256").update(script.body, "utf8").digest("hex");
+  const sha256 = bodySha256(script.body);
   const r = await withOrigin({ kind: "saved_script", id: script.name, version: script.version, sha256 }, () =>
     session.engine.exec(SCRIPT_PRELUDE + script.body, {
       signal: ctx.signal,
@@ -142,6 +152,7 @@ export class ScriptsSource implements ToolSource {
     let validator: ReturnType<typeof jsonSchemaValidator> | undefined;
     const session = this.session;
     const store = this.store;
+    const sha256 = bodySha256(s.body);
     const tool: CatalogTool = {
       name: s.name,
       source: SCRIPTS_SOURCE,
@@ -150,6 +161,8 @@ export class ScriptsSource implements ToolSource {
       inputSchema: s.input_schema,
       hints: {},
       hintsDeclared: false,
+      // The body is part of the definition an answer for `tools scripts NAME` is bound to.
+      revision: sha256,
       // The script itself asks nothing: every `tools` call inside it is judged on its own.
       approval: { kind: "never" },
       async validate(input) {
@@ -161,9 +174,13 @@ export class ScriptsSource implements ToolSource {
         return validator(input);
       },
       async invoke(input, ctx) {
-        // The version current when the call is made (it may have been saved again since listing).
+        // The version current when the call is made, which must be the body this call was judged
+        // with: one saved since (by another session) was never judged, nor shown to a person.
         const current = await store.getScript(agentOf(session), s.id) ?? s;
         if (current.archived) throw new ToolCallError("unknown_command", `saved script ${s.name} is archived`);
+        if (bodySha256(current.body) !== sha256) {
+          throw new ToolCallError("unavailable", `saved script ${s.name} was saved again (v${current.version}) after this call was checked against v${s.version}; run it again`, true);
+        }
         return runSavedScript(session, current, input, ctx);
       },
     };

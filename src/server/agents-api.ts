@@ -6,7 +6,7 @@ import type { Context, Hono } from "hono";
 import { parseTriggerSpec } from "../config/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import type { Host } from "./host.js";
-import { ApiError, bearer, body, fromToolError, guardedCheck, id, tokenMatches, type AppOptions } from "./http.js";
+import { ApiError, bearer, body, fromToolError, guardedCheck, id, principalOfToken, tokenMatches, type AppOptions } from "./http.js";
 import type { TokenGuard } from "./token-guard.js";
 import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
@@ -110,7 +110,8 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     const agent = agentParam(c);
     const s = spec(await body(c), "trigger");
     if (await store.findTrigger(agent, s.name)) throw new ApiError(409, "conflict", `a trigger named ${s.name} exists`);
-    const { trigger, secret } = await host.triggers.create(agent, s);
+    // The trigger acts for the principal of the token that creates it (http.ts principalOfToken).
+    const { trigger, secret } = await host.triggers.create(agent, s, { principal: principalOfToken(c, options) });
     return c.json({ ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) }, 201);
   });
 
@@ -126,7 +127,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     } catch (err) {
       throw new ApiError(400, "invalid_request", (err as Error).message);
     }
-    const updated = await host.triggers.update(cur.id, next);
+    const updated = await host.triggers.update(cur.id, next, { principal: principalOfToken(c, options) });
     return c.json(publicTrigger(updated!));
   });
 

@@ -24,7 +24,8 @@ import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { actorOf, ApiError, bearer, body, guardedCheck, id, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, guardedCheck, id, principalOfToken, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { principalOf } from "../mcp/index.js";
 import { TokenGuard } from "./token-guard.js";
 import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
@@ -37,7 +38,13 @@ export type { AppOptions } from "./http.js";
 const DECISIONS = new Set<string>(ALL_DECISIONS);
 
 /** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
-function stepJson(s: StepRecord): Record<string, unknown> {
+/**
+ * A step as the API shows it. A step waiting for approval whose request was answered is
+ * `answered`: it runs (resumes) when the same step_id is sent again, and nothing runs until then
+ * (docs/sessions.md → Durable steps).
+ */
+function stepJson(s: StepRecord, answered?: ReadonlySet<string>): Record<string, unknown> {
+  const waitsNoMore = s.status === "waiting_approval" && !!s.requestId && !!answered?.has(s.requestId);
   return {
     session_id: s.sessionId,
     step_id: s.stepId,
@@ -45,7 +52,8 @@ function stepJson(s: StepRecord): Record<string, unknown> {
     tool_call_id: s.toolCallId,
     request_hash: s.requestHash,
     request: s.request,
-    status: s.status,
+    status: waitsNoMore ? "answered" : s.status,
+    ...(waitsNoMore ? { note: "the approval was answered; send the same step_id again to run it (what already ran is replayed)" } : {}),
     attempt: s.attempt,
     result: s.result,
     request_id: s.requestId,
@@ -151,12 +159,21 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const agent = b.agent_id === undefined ? DEFAULT_AGENT : id(str(b, "agent_id"), "agent_id");
     const metadata = b.metadata ?? {};
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) throw new ApiError(400, "invalid_request", '"metadata" must be an object');
-    if (sid === CHANGES_SESSION) throw new ApiError(409, "conflict", `session id ${sid} is reserved for the change log`);
+    const reserved = reservedSession(sid);
+    if (reserved) throw new ApiError(409, "conflict", `session id ${sid} is reserved for ${reserved}`);
+    // Who the session acts for comes from the token that creates it, never from what it sends.
+    const principal = principalOfToken(c, options);
+    const given = metadata as Record<string, unknown>;
+    if (given.principal !== undefined && given.principal !== principal) {
+      throw new ApiError(403, "forbidden", `a session acts for the principal of the API token that creates it (${principal}): "metadata.principal" cannot name another`);
+    }
+    const claimed = RESERVED_METADATA.find((k) => k in given);
+    if (claimed) throw new ApiError(400, "invalid_request", `"metadata.${claimed}" is set by toolshell, not by a client`);
     if (await store.getSession(sid)) throw new ApiError(409, "conflict", `session ${sid} exists`);
     // The client is the token that created the session, by its name (never the token itself).
     const client = `api:${actorOf(c, options).by}`;
-    // The client goes last: metadata a caller sends cannot claim another (cli:…, trigger:…).
-    const session = host.session(sid, { ...(metadata as Record<string, unknown>), client, agent_id: agent });
+    // These go last: metadata a caller sends cannot claim another client (cli:…, trigger:…) or principal.
+    const session = host.session(sid, { ...given, client, agent_id: agent, principal });
     await session.ready;
     return c.json(await store.getSession(sid), 201);
   });
@@ -183,6 +200,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
       if (typeof b.timeout_ms !== "number" || !Number.isInteger(b.timeout_ms) || b.timeout_ms < 100) throw new ApiError(400, "invalid_request", '"timeout_ms" must be a whole number of milliseconds, at least 100');
       timeoutMs = Math.min(b.timeout_ms, host.shell.timeoutMs);
     }
+    // A shell call uses the session's principal's sign-ins: only that principal's token runs one.
+    const caller = principalOfToken(c, options);
+    const owner = principalOf(rec.metadata);
+    if (owner !== caller) throw new ApiError(403, "forbidden", `session ${rec.id} acts for principal ${JSON.stringify(owner)}; this API token acts for ${JSON.stringify(caller)} and cannot run shell calls in it`);
     const session = host.session(rec.id);
     // Not tied to the request: a client that goes away does not abort the shell call, and asking
     // again with the same step_id returns its recorded result.
@@ -201,7 +222,11 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/sessions/:id/steps", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    return c.json({ steps: (await store.listSteps(rec.id)).map(stepJson) });
+    const steps = await store.listSteps(rec.id);
+    const asked = steps.filter((s) => s.status === "waiting_approval" && s.requestId).map((s) => s.requestId!);
+    const book = asked.length ? await store.approvalBook(rec.id) : undefined;
+    const answered = new Set(asked.filter((id) => book?.get(id)?.status === "answered"));
+    return c.json({ steps: steps.map((s) => stepJson(s, answered)) });
   });
 
   // ── approvals ───────────────────────────────────────────────────────────────

@@ -8,7 +8,7 @@
  */
 import { AsyncResource } from "node:async_hooks";
 import path from "node:path";
-import { loadConfig, parseServerConfig, type HttpApiConfig, type ServerConfig, type ToolshellConfig, type TriggerSpec } from "../config/index.js";
+import { loadConfig, parseServerConfig, privateDir, type HttpApiConfig, type ServerConfig, type ToolshellConfig, type TriggerSpec } from "../config/index.js";
 import { buildToolShell, checkWorkspace, watchConfigFile, type ConfigWatch, type Session, type SessionEvent, type ToolShell, type ToolShellOptions } from "../runtime/index.js";
 import { createScripts } from "../scripts/index.js";
 import { SignInBroker } from "../mcp/index.js";
@@ -107,6 +107,12 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     // A database server's store is not a file in the workspace.
     const storePath = location === undefined || location === ":memory:" || isStoreUrl(location) ? undefined : location;
     checkWorkspace(options.workspaceDir, config, { toolsDir: options.toolsDir, skillsDir: options.skillsDir, storePath });
+  }
+  // The default state folder holds the store, server logs and serve files: its owner's only.
+  if (options.store === undefined && config.store === undefined) {
+    try {
+      privateDir(path.dirname(defaultStorePath(config)));
+    } catch {}
   }
   const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config), { poolSize: config.storePool.queries, leasePoolSize: config.storePool.leases });
   let shell: ToolShell;

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import { ToolCallError } from "../tool/index.js";
+import { CHANGES_SESSION } from "./changes.js";
 import type { Actor } from "./changes.js";
 import type { Logger } from "./log.js";
 import { TokenGuard } from "./token-guard.js";
@@ -72,6 +73,29 @@ export function actorOf(c: Context, options: AppOptions): Actor {
   const by = i < 0 ? "unknown" : (options.tokenNames?.[i] ?? `token-${i + 1}`);
   const surface = (c.env as { toolshellSurface?: unknown } | undefined)?.toolshellSurface === "console" ? "console" : "api";
   return { surface, by };
+}
+
+/**
+ * The principal an API request acts for: its token's name (`server.tokens[].name`, else
+ * `token-N`). A session the API creates acts for it, and only it runs shell calls there, so its
+ * calls use that person's OAuth sign-ins (README "Sign-in"); nothing a caller sends changes it.
+ */
+export function principalOfToken(c: Context, options: AppOptions): string {
+  return actorOf(c, options).by;
+}
+
+/** Metadata keys only toolshell sets: a gateway session's `initialize`, a trigger's own. */
+export const RESERVED_METADATA = ["mcp_initialize", "trigger_id", "trigger_name"] as const;
+
+/**
+ * What a session id is reserved for, or undefined: `changes` (the change log), `mcp_…` (the MCP
+ * gateway's sessions, revived from their stored `initialize`), `trg_…` (triggers' sessions).
+ */
+export function reservedSession(id: string): string | undefined {
+  if (id === CHANGES_SESSION) return "the change log";
+  if (/^mcp_/i.test(id)) return "the MCP gateway's sessions";
+  if (/^trg_/i.test(id)) return "triggers' sessions";
+  return undefined;
 }
 
 /**

@@ -10,6 +10,9 @@
  * - **Triggers** created or changed anywhere (the CLI included) are scheduled by every replica.
  * - **Following**: each replica reads a change count every `pollMs` (1 s); when it grew, it reads
  *   the shared state again and applies it.
+ * - **Tool lists**: a server's `tools/list_changed` reaches the one replica whose connection got
+ *   it; that replica records it (`shared_state`, kind `tools`) and every other replica lists the
+ *   server's tools again (MCP spec "Tools" → List Changed Notification).
  * - **Replicas**: each long-running host writes a heartbeat (`shared_state`, kind `replica`) every
  *   5 s; one not seen for 15 s is not live (a replica killed with SIGKILL), and its record is
  *   removed after an hour.
@@ -19,6 +22,7 @@
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { parseServerEntry, type ServerConfig, type ToolshellConfig } from "../config/index.js";
+import { McpServerSource } from "../mcp/index.js";
 import type { ToolShell } from "../runtime/index.js";
 import type { SharedRecord, Store } from "../store/index.js";
 
@@ -111,7 +115,24 @@ export async function followSharedState(o: FollowOptions): Promise<SharedStateFo
   let seen = await o.store.changeCount();
   let running: Promise<void> = Promise.resolve();
   let closed = false;
+  const id = `rep_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+  // What this replica last saw of each server's tool list change (its stamp in the store).
+  const toolStamps = new Map((await o.store.listShared("tools")).map((r) => [r.key, r.updated_at]));
+  const offTools = o.shell.onToolsChanged((server, cause) => {
+    if (cause !== "server" || closed) return;
+    void o.store.putShared("tools", server, { replica: id, at: new Date().toISOString() }).catch(() => {});
+  });
+  const relistChanged = async () => {
+    for (const r of await o.store.listShared("tools")) {
+      if (toolStamps.get(r.key) === r.updated_at) continue;
+      toolStamps.set(r.key, r.updated_at);
+      if (r.data.replica === id) continue;
+      const source = o.shell.sources.find((s) => s.name === r.key);
+      if (source instanceof McpServerSource) source.relist();
+    }
+  };
   const applyNow = async () => {
+    await relistChanged().catch((err: unknown) => report(`the changed tool lists were not read: ${(err as Error).message}`));
     const stored = await o.store.listShared("server");
     const servers = mergeServers(o.shell.config, o.fileServers(), stored, o.env, report);
     try {
@@ -143,7 +164,6 @@ export async function followSharedState(o: FollowOptions): Promise<SharedStateFo
     })().catch(() => {});
   }, o.pollMs ?? 1000);
   poll.unref();
-  const id = `rep_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
   let beat: NodeJS.Timeout | undefined;
   if (o.replica) {
     const info = { kind: o.replica.kind, url: o.replica.url, pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
@@ -165,6 +185,7 @@ export async function followSharedState(o: FollowOptions): Promise<SharedStateFo
     async close() {
       if (closed) return;
       closed = true;
+      offTools();
       clearInterval(poll);
       if (beat) clearInterval(beat);
       await running;

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
-import type { ShellResult, ToolShell } from "../runtime/index.js";
+import { withOrigin, type ShellResult, type ToolShell } from "../runtime/index.js";
 import { SCRIPTS_SOURCE } from "../scripts/index.js";
 import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import { fillTemplates } from "./template.js";
@@ -134,9 +134,13 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     const input = (earlier?.input ?? fillTemplates(t.input, scope)) as Record<string, unknown>;
     run.input = input;
     const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` });
+    // A run acts for whoever made the trigger (its API token's principal), else for its agent.
+    if (t.principal) session.metadata.principal = t.principal;
+    else delete session.metadata.principal;
     // Checked again here: a trigger stored by an older version must not inject shell words.
     if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(t.script)) throw new Error(`trigger ${t.name}: ${JSON.stringify(t.script)} is not a script name`);
-    result = await session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` });
+    // Marked as this trigger's run: its calls take only answers given to its runs (policy/approvals.ts).
+    result = await withOrigin({ kind: "trigger", id: t.id, name: t.name }, () => session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` }));
     run.tool_call_id = result.tool_call_id;
     run.result = result;
     run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";

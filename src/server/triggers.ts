@@ -124,7 +124,7 @@ export class TriggerService {
    * trigger gets a new secret, returned once.
    * @throws Error when the name is taken (without `replace`).
    */
-  async create(agentId: string, spec: TriggerSpec, options: { origin?: TriggerRecord["origin"]; replace?: boolean } = {}): Promise<{ trigger: TriggerRecord; secret?: string }> {
+  async create(agentId: string, spec: TriggerSpec, options: { origin?: TriggerRecord["origin"]; replace?: boolean; principal?: string } = {}): Promise<{ trigger: TriggerRecord; secret?: string }> {
     const existing = await this.o.store.findTrigger(agentId, spec.name);
     if (existing && !options.replace) throw new Error(`a trigger named ${spec.name} exists`);
     const t = new Date(this.now()).toISOString();
@@ -149,6 +149,7 @@ export class TriggerService {
       ...(existing?.last_run_at ? { last_run_at: existing.last_run_at } : {}),
       ...(nextRun(spec, existing)),
       origin: options.origin ?? "api",
+      ...(options.principal ? { principal: options.principal } : {}),
       created_at: existing?.created_at ?? t,
       updated_at: t,
     };
@@ -161,10 +162,12 @@ export class TriggerService {
   }
 
   /** Changes some fields of a trigger. @returns the new record, or undefined when there is none. */
-  async update(id: string, spec: TriggerSpec): Promise<TriggerRecord | undefined> {
+  async update(id: string, spec: TriggerSpec, options: { principal?: string } = {}): Promise<TriggerRecord | undefined> {
     const cur = await this.o.store.getTrigger(id);
     if (!cur) return undefined;
-    return (await this.create(cur.agent_id, spec, { origin: cur.origin, replace: true })).trigger;
+    // Whoever changes what a trigger does is who it acts for from then on.
+    const principal = options.principal ?? cur.principal;
+    return (await this.create(cur.agent_id, spec, { origin: cur.origin, replace: true, ...(principal ? { principal } : {}) })).trigger;
   }
 
   /** Deletes a trigger and its schedule. @returns false when there was none. */

@@ -93,6 +93,11 @@ export interface TriggerRecord {
   last_run_at?: string;
   /** `api` (created over HTTP), `cli` (`toolshell triggers create`) or `config` (from the config file's `triggers`). */
   origin: "api" | "cli" | "config";
+  /**
+   * Who the trigger's runs act for (whose OAuth sign-ins they use): the principal of the API token
+   * that created or last changed it. Absent for triggers of the CLI and the config: the agent's.
+   */
+  principal?: string;
   created_at: string;
   updated_at: string;
 }
@@ -126,9 +131,11 @@ export interface TriggerRunRecord {
 /**
  * What kinds of shared state every replica follows (docs/deployment.md "What is shared"):
  * `server` — an MCP server entry set through the HTTP API or console (`{ entry }`), or a config
- * file server removed there (`{ removed: true }`); `replica` — a live replica (its heartbeat).
+ * file server removed there (`{ removed: true }`); `replica` — a live replica (its heartbeat);
+ * `tools` — an MCP server whose tools changed (its `tools/list_changed` reached one replica:
+ * `{ replica }`), so every other replica lists them again.
  */
-export type SharedKind = "server" | "replica";
+export type SharedKind = "server" | "replica" | "tools";
 
 /** One record of shared state. */
 export interface SharedRecord {

@@ -253,6 +253,11 @@ export interface CatalogTool {
    */
   identity?: string;
   /**
+   * What else defines the tool beyond its description, schemas and hints (a saved script's body,
+   * as SHA-256 hex): part of the definition approval answers are bound to (`definitionHash`).
+   */
+  revision?: string;
+  /**
    * Checks (and may coerce) an input against the input schema. Synchronous when the validator is
    * (ajv, most Standard Schema libraries), so the hot path of a nested call awaits nothing here.
    */

@@ -179,6 +179,8 @@ test("multi-step loop: a script stops at run time, the approval is answered thro
   assert.equal((await session.pendingApprovals()).length, 0);
   const answered = session.events.filter((e) => e.type === "approval.answered");
   assert.deepEqual(answered.map((e) => (e as { decision?: string }).decision), ["allow"]);
+  // Who answered, through which surface (the session's client when the app names no one).
+  assert.deepEqual(answered.map((e) => [(e as { surface?: string }).surface, (e as { by?: string }).by]), [["ai-sdk", "app"]]);
   // The one-off allow was used: the same call asks again.
   const again = await session.bash("tools delete-item id=b2");
   assert.equal(again.tools?.stopped?.before_start, true);

@@ -59,7 +59,7 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
     (await (await fetch(api.url + p, { method: "POST", headers: { authorization: `Bearer ${TOKENS[1]}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as { stdout?: string };
   await post("/v1/sessions", { id: "api-s", agent_id: "bot" });
   const viaApi = JSON.parse((await post("/v1/sessions/api-s/bash", { script: "tools whoami" })).stdout!);
-  assert.deepEqual(viaApi.auth, { principal: "bot", agentId: "bot", client: "api:token-2" });
+  assert.deepEqual(viaApi.auth, { principal: "token-2", agentId: "bot", client: "api:token-2" });
   assert.deepEqual(viaApi.parent, []);
 
   // The MCP gateway: the client as it names itself; a direct call has no shell call.

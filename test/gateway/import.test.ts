@@ -113,7 +113,7 @@ test("toolshell list --tokens prints the bash tool's size in o200k tokens", () =
   assert.match(r.stdout, /^  all 27 loaded tools listed directly instead: \d+ +\(toolshell: [\d.]+% fewer\); not loaded, not counted: everything$/m);
 });
 
-test("toolshell mcp --http 0 serves a real MCP client on 127.0.0.1 until stopped", async () => {
+test("toolshell mcp --http 0 serves a real MCP client on 127.0.0.1 until stopped, with the token it keeps", async () => {
   const { cwd } = fakeHome();
   writeFileSync(path.join(cwd, "toolshell.config.json"), JSON.stringify({ mcpServers: {}, logDir: "logs" }));
   const cmd = tsxCommand(MAIN, ["mcp", "--http", "0"]);
@@ -128,8 +128,10 @@ test("toolshell mcp --http 0 serves a real MCP client on 127.0.0.1 until stopped
       });
       child.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
     });
+    // No token configured: the gateway made one, kept owner-only beside the config (docs/agents.md).
+    const token = readFileSync(path.join(cwd, ".toolshell", "mcp-http.token"), "utf8").trim();
     const client = new Client({ name: "t", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     const r = (await client.callTool({ name: "bash", arguments: { command: "echo hi; tools --help >/dev/null && echo listed" } })) as { structuredContent?: { stdout: string } };
     assert.equal(r.structuredContent?.stdout, "hi\nlisted\n");
     await client.close();

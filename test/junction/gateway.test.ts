@@ -8,6 +8,7 @@ import { after } from "node:test";
 import { openStore, type Store } from "../../src/store/index.js";
 import { CLI } from "./drivers/cli.js";
 import { gatewaySurface, type GatewayReach } from "./drivers/gateway.js";
+import { TOOL_KINDS } from "./kinds.js";
 import { junctionMatrix, type Opened } from "./paths.js";
 import { makeWorld, saveScripts, type World } from "./world.js";
 
@@ -58,5 +59,7 @@ const surface = (reach: (http: string) => GatewayReach) => async (): Promise<Ope
 };
 
 const notApplicable = { "resumed step": "the gateway's bash tool takes only `command`: each tools/call is a shell call of its own, with no step id a client can ask for again" };
-junctionMatrix("gateway over stdio", surface(() => ({ stdio: true })), { notApplicable });
+// A stdio client starts a gateway (and its servers) per session, seconds each on a loaded
+// machine: the transport is the stdio part, the kinds are the same code as over HTTP below.
+junctionMatrix("gateway over stdio", surface(() => ({ stdio: true })), { notApplicable, kinds: TOOL_KINDS.filter((k) => k.name === "MCP over stdio") });
 junctionMatrix("gateway over HTTP", surface((url) => ({ url })), { notApplicable });

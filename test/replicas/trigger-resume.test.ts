@@ -122,6 +122,10 @@ test("a card says when the same call already ran in the session, and that a scri
   assert.match(first.card.after_answer, /The script has not run\. Nothing runs until the agent sends it again/);
   assert.equal(first.card.already_ran, undefined);
   await api(a, "POST", "/v1/sessions/agent-1/tool-approvals", { decisions: [{ request_id: first.id, decision: "allow" }] });
+  // Answered but not sent again with its step id: the held step says so instead of waiting for good.
+  const steps = (await api(a, "GET", "/v1/sessions/agent-1/steps")).json.steps as Array<{ step_id: string; status: string; note?: string }>;
+  assert.equal(steps[0].status, "answered", JSON.stringify(steps));
+  assert.match(steps[0].note ?? "", /send the same step_id again/);
   assert.equal((await api(a, "POST", "/v1/sessions/agent-1/bash", { script: "tools refund charge=ch_1" })).json.exit_code, 0);
   // The agent sends a new script making the same call: the card says it already ran, and when.
   const again = await api(a, "POST", "/v1/sessions/agent-1/bash", { script: "echo once more\ntools refund charge=ch_1\n" });

@@ -127,11 +127,20 @@ async function triggerHost(t: { after: (fn: () => unknown) => void }) {
   const { trigger } = await host.triggers.create("default", { name: "nightly-payout", kind: "webhook", script: "payout", input: {}, enabled: true, wake_agent_on_failure: false });
   const run = () => host.triggers.run(trigger.id, "manual", {});
   const book = () => host.session(`trg_${trigger.id}`);
-  return { host, save, run, book, paid };
+  /** Waits until a stopped run, answered, has gone on (docs/sessions.md: an answered run resumes). */
+  const resumed = async (runId: string) => {
+    for (let i = 0; i < 400; i++) {
+      const r = await host.store.getTriggerRun(runId);
+      if (r && r.status !== "stopped" && r.status !== "running") return r;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return host.store.getTriggerRun(runId);
+  };
+  return { host, save, run, book, paid, resumed };
 }
 
 test("a trigger's allow_always holds for the script version the person was shown; a new version asks again", async (t) => {
-  const { save, run, book, paid } = await triggerHost(t);
+  const { save, run, book, paid, resumed } = await triggerHost(t);
   await save("tools pay to=alice");
   const first = await run();
   assert.equal(first.status, "stopped");
@@ -141,24 +150,25 @@ test("a trigger's allow_always holds for the script version the person was shown
   assert.deepEqual(req!.scripts?.map((s) => [s.name, s.version]), [["payout", 1]]);
   assert.match(req!.scripts![0]!.body_sha256, /^[0-9a-f]{64}$/);
   const { describeRequests } = await import("../../src/gateway/index.js");
-  assert.match(describeRequests([req!]), /inside saved script payout v1 \(body sha256 [0-9a-f]{12}\): the answer holds for this version only/);
+  assert.match(describeRequests([req!]), /in a run of trigger nightly-payout, inside saved script payout v1 \(body sha256 [0-9a-f]{12}\): the answer holds for this version in its runs only/);
   await book().answer(req!.id, "allow_always");
-  // Control: the answer covers the next runs of that version.
+  // Control: the answer lets the stopped run go on, and covers the next runs of that version.
+  assert.equal((await resumed(first.id))?.status, "ok");
   assert.equal((await run()).status, "ok");
   assert.equal((await run()).status, "ok");
-  assert.deepEqual(paid, ["alice", "alice"]);
+  assert.deepEqual(paid, ["alice", "alice", "alice"]);
   // The attack: the agent saves a new version with another gated call.
   await save("tools pay to=mallory");
   const attacked = await run();
   assert.equal(attacked.status, "stopped", "a new version must ask again");
-  assert.deepEqual(paid, ["alice", "alice"], "mallory was not paid");
+  assert.deepEqual(paid, ["alice", "alice", "alice"], "mallory was not paid");
   const [again] = await book().pendingApprovals();
   assert.deepEqual(again!.input, { to: "mallory" });
   assert.deepEqual(again!.scripts?.map((s) => [s.name, s.version]), [["payout", 2]]);
   // Saving the old body again is the old version's text: the person saw it, so it holds again.
   await save("tools pay to=alice");
   assert.equal((await run()).status, "ok");
-  assert.deepEqual(paid, ["alice", "alice", "alice"]);
+  assert.deepEqual(paid, ["alice", "alice", "alice", "alice"]);
 });
 
 test("a one-off allow given in a script's run holds for that version only", async (t) => {
@@ -334,4 +344,47 @@ test("two questions a call asks at once reach the person one at a time, so one a
   });
   assert.equal(most, 1, "two questions were being asked at once");
   assert.equal(r.stdout, '[{"v":"for Name"},{"v":"for Amount to transfer"}]\n', r.stderr);
+});
+
+test("a trigger's run is covered only by answers given to its runs: allow_always given to another shell call of its session (outside the script or running it) asks again; control: an answer to the run's own request covers the next runs", async (t) => {
+  const { save, run, book, paid, resumed } = await triggerHost(t);
+  await save("tools pay to=alice");
+  const trg = book();
+  // The attacks: someone runs shell calls in the trigger's session (the CLI's --session, the API)
+  // and a person answers them; the answers must not reach the trigger's runs.
+  const outside = await trg.bash("tools pay to=alice");
+  assert.equal(outside.tools?.stopped?.reason, "needs_approval");
+  await trg.answer(outside.tools!.stopped!.request_id!, "allow_always");
+  assert.deepEqual(paid, [], "nothing paid yet");
+  const inScript = await trg.bash("tools scripts payout");
+  assert.equal(inScript.exit_code, 0, "the session's own shell call is covered by its session-wide answer");
+  assert.deepEqual(paid, ["alice"]);
+  const attacked = await run();
+  assert.equal(attacked.status, "stopped", "the trigger's run was covered by an answer given to another shell call");
+  assert.deepEqual(paid, ["alice"]);
+  const [req] = await trg.pendingApprovals();
+  assert.match(req!.scope ?? "", /^trigger:/, "the run's request is scoped to the trigger");
+  const { describeRequests } = await import("../../src/gateway/index.js");
+  assert.match(describeRequests([req!]), /in a run of trigger nightly-payout, inside saved script payout v1/);
+  // Control: the run's own request, answered, lets that run go on and covers the next runs.
+  await trg.answer(req!.id, "allow_always");
+  assert.equal((await resumed(attacked.id))?.status, "ok");
+  assert.equal((await run()).status, "ok");
+  assert.deepEqual(paid, ["alice", "alice", "alice"]);
+});
+
+test("a one-off allow given in the trigger's session outside its runs is not used by a run; control: the run's own one-off allow is", async (t) => {
+  const { run, book, paid, save, resumed } = await triggerHost(t);
+  await save("tools pay to=bob");
+  const trg = book();
+  const viaScript = await trg.bash("tools scripts payout");
+  assert.equal(viaScript.tools?.stopped?.reason, "needs_approval");
+  await trg.answer(viaScript.tools!.stopped!.request_id!, "allow");
+  const attacked = await run();
+  assert.equal(attacked.status, "stopped", "the run used a one-off allow given to another shell call");
+  assert.deepEqual(paid, []);
+  const [own] = (await trg.pendingApprovals()).filter((r) => r.trigger);
+  await trg.answer(own!.id, "allow");
+  assert.equal((await resumed(attacked.id))?.status, "ok");
+  assert.deepEqual(paid, ["bob"]);
 });

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -77,4 +77,41 @@ test("toolshell events prints what a script wrote escaped (timeline and --json);
     assert.match(r.stdout, /visible/);
   }
   for (const line of cli(["events", "cli", "--json"]).stdout.trim().split("\n")) JSON.parse(line);
+});
+
+test("a server's or tool's text around a script — `tools` help pages, toolshell list, check (text and --json), daemon errors — is escaped; control: the text is there, and a script's own output passes as written", (t) => {
+  assert.ok(existsSync(CLI), "run `npm run build` first");
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-terminal-tools-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, "toolshell.config.json"), "{}\n");
+  mkdirSync(path.join(dir, "agent/tools"), { recursive: true });
+  FORMS.forEach(([form], i) => {
+    const description = `Marks${form}thing number ${i}.`;
+    writeFileSync(
+      path.join(dir, `agent/tools/mark${i}.mjs`),
+      `import { defineTool } from ${JSON.stringify(path.join(REPO_ROOT, "dist/index.js"))};\nexport default defineTool({ description: ${JSON.stringify(description)}, inputSchema: { type: "object", properties: { x: { type: "string", description: ${JSON.stringify(`field${form}x`)} } } }, hints: { readOnly: true }, execute: () => "marked" });\n`,
+    );
+  });
+  const cli = (args: string[]) => {
+    const r = spawnSync(process.execPath, [CLI, "--no-daemon", ...args], { cwd: dir, encoding: "utf8", timeout: 120_000 });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const pages: string[][] = [["exec", "tools --help"], ["exec", "tools search marks"], ["list"], ["check"], ["check", "--json"]];
+  FORMS.forEach((_f, i) => pages.push(["exec", `tools mark${i} --help`]));
+  for (const args of pages) {
+    const r = cli(args);
+    assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
+    assert.ok(!RAW.test(r.stdout + r.stderr), `raw through ${args.join(" ")}: ${JSON.stringify(r.stdout + r.stderr)}`);
+    // Control: the description is there, its hidden character escaped (check lists findings, not descriptions).
+    if (args[0] !== "check") assert.match(r.stdout, /Marks\\u/, args.join(" "));
+  }
+  JSON.parse(cli(["check", "--json"]).stdout);
+  // The daemon's lines: a config named with a conceal sequence.
+  const d = spawnSync(process.execPath, [CLI, "daemon", "status", "--config", "missing\u001b[8m.json"], { cwd: dir, encoding: "utf8" });
+  assert.equal(d.status, 2);
+  assert.ok(!RAW.test(d.stderr), JSON.stringify(d.stderr));
+  assert.match(d.stderr, /missing\\u001b\[8m\.json/);
+  // A script's own output is the program's output, as bash writes it (docs/security.md): passed as written.
+  const own = cli(["exec", "printf 'a\\033[1mb\\n'"]);
+  assert.equal(own.stdout, "a\u001b[1mb\n");
 });

@@ -18,7 +18,7 @@ test("GET /v1/sign-ins lists the pending sign-in of a session's principal; after
   const f = await startOAuthServer();
   t.after(() => f.close());
   const dir = mkdtempSync(path.join(tmpdir(), "toolshell-signins-"));
-  const host = await openHost({ store: path.join(dir, "state.db"), config: { mcpServers: { tracker: { url: f.url, load: "on_demand" } }, server: { tokens: [TOKEN] } } });
+  const host = await openHost({ store: path.join(dir, "state.db"), config: { mcpServers: { tracker: { url: f.url, load: "on_demand" } }, server: { tokens: [{ name: "carol", token: TOKEN }] } } });
   t.after(() => host.close());
   const api = await startApi(host, { host: "127.0.0.1", port: 0 });
   t.after(() => api.close());
@@ -27,7 +27,8 @@ test("GET /v1/sign-ins lists the pending sign-in of a session's principal; after
     return { status: res.status, json: (await res.json()) as any };
   };
 
-  assert.equal((await call("POST", "/v1/sessions", { id: "s1", agent_id: "carol" })).status, 201);
+  // The session acts for the principal of the token that creates it: its name, carol.
+  assert.equal((await call("POST", "/v1/sessions", { id: "s1" })).status, 201);
   const first = await call("POST", "/v1/sessions/s1/bash", { script: "tools tracker whoami" });
   assert.equal(first.json.exit_code, 1);
   const line = JSON.parse(first.json.stderr.trim()) as { error: { code: string; message: string; retryable: boolean } };

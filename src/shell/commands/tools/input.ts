@@ -191,6 +191,11 @@ export function refuseUnsafeInput(value: unknown, depth = 0): void {
     for (const v of value) refuseUnsafeInput(v, depth + 1);
     return;
   }
+  // A field reached through the object's prototype (one set through `__proto__` by a parser that
+  // assigns) would be read by the tool but never shown: refused like the key itself.
+  for (const k in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, k)) throw new ToolCallError("invalid_input", `the field ${JSON.stringify(k)} is inherited, not the input's own (a "__proto__" key?): send plain JSON`);
+  }
   for (const k of Object.keys(value)) {
     refuseUnsafeKey(k);
     refuseUnsafeInput((value as Record<string, unknown>)[k], depth + 1);
