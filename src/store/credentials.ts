@@ -16,12 +16,23 @@ export class SqliteCredentialStore implements CredentialStore {
   readonly #put: SqlStatement;
   readonly #del: SqlStatement;
   readonly #all: SqlStatement;
+  readonly #acquire: SqlStatement;
+  readonly #held: SqlStatement;
+  readonly #release: SqlStatement;
 
   constructor(db: SqlDatabase) {
     this.#get = db.prepare("SELECT data FROM oauth_credentials WHERE server = ? AND principal = ?");
     this.#put = db.prepare("INSERT OR REPLACE INTO oauth_credentials (server, principal, data, updated_at) VALUES (?, ?, ?, ?)");
     this.#del = db.prepare("DELETE FROM oauth_credentials WHERE server = ? AND principal = ?");
     this.#all = db.prepare("SELECT server, principal, data, updated_at FROM oauth_credentials ORDER BY server, principal");
+    // The refresh right is a row of shared_state (kind oauth_refresh), taken when absent or run out.
+    this.#acquire = db.prepare(
+      `INSERT INTO shared_state (kind, key, data, updated_at) VALUES ('oauth_refresh', ?, ?, ?)
+       ON CONFLICT (kind, key) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at
+       WHERE json_extract(shared_state.data, '$.until') < ? OR json_extract(shared_state.data, '$.holder') = json_extract(excluded.data, '$.holder')`,
+    );
+    this.#held = db.prepare("SELECT data FROM shared_state WHERE kind = 'oauth_refresh' AND key = ?");
+    this.#release = db.prepare("DELETE FROM shared_state WHERE kind = 'oauth_refresh' AND key = ? AND json_extract(data, '$.holder') = ?");
   }
 
   async get(server: string, principal: string): Promise<OAuthCredentials | undefined> {
@@ -40,4 +51,23 @@ export class SqliteCredentialStore implements CredentialStore {
   async list(): Promise<Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>> {
     return credentialRows(this.#all.all() as Row[]);
   }
+
+  async acquireRefresh(server: string, principal: string, holder: string, ttlMs: number): Promise<boolean> {
+    const at = Date.now();
+    // Read first: waiting processes poll, and a write each time would queue them on the file's lock.
+    const row = this.#held.get(refreshKey(server, principal)) as { data: string } | undefined;
+    const held = row ? (JSON.parse(row.data) as { holder: string; until: number }) : undefined;
+    if (held && held.holder !== holder && held.until >= at) return false;
+    const r = this.#acquire.run(refreshKey(server, principal), JSON.stringify({ holder, until: at + ttlMs }), new Date(at).toISOString(), at) as { changes?: number | bigint };
+    return Number(r.changes ?? 0) > 0;
+  }
+
+  async releaseRefresh(server: string, principal: string, holder: string): Promise<void> {
+    this.#release.run(refreshKey(server, principal), holder);
+  }
+}
+
+/** The shared_state key of one sign-in's refresh right. */
+export function refreshKey(server: string, principal: string): string {
+  return JSON.stringify([server, principal]);
 }

@@ -48,6 +48,15 @@ export interface CredentialStore {
   delete(server: string, principal: string): Promise<boolean>;
   /** Every stored sign-in, by server then principal. */
   list(): Promise<Array<{ server: string; principal: string; credentials: OAuthCredentials; updatedAt: string }>>;
+  /**
+   * Takes the right to refresh one sign-in's tokens for `ttlMs`, for every process sharing the
+   * store (an authorization server that rotates refresh tokens accepts each one once: two
+   * processes refreshing at the same moment would leave one signed out).
+   * @returns true when `holder` now holds it; false while another holder's time runs.
+   */
+  acquireRefresh(server: string, principal: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the right back (only `holder`'s). */
+  releaseRefresh(server: string, principal: string, holder: string): Promise<void>;
 }
 
 /** Credentials in memory only (a ToolShell without a store): they end with the process. */
@@ -64,6 +73,18 @@ export class MemoryCredentialStore implements CredentialStore {
   }
   async list() {
     return [...this.#rows.values()].sort((a, b) => a.server.localeCompare(b.server) || a.principal.localeCompare(b.principal));
+  }
+  readonly #refreshing = new Map<string, { holder: string; until: number }>();
+  async acquireRefresh(server: string, principal: string, holder: string, ttlMs: number): Promise<boolean> {
+    const key = `${server}\0${principal}`;
+    const held = this.#refreshing.get(key);
+    if (held && held.holder !== holder && held.until > Date.now()) return false;
+    this.#refreshing.set(key, { holder, until: Date.now() + ttlMs });
+    return true;
+  }
+  async releaseRefresh(server: string, principal: string, holder: string): Promise<void> {
+    const key = `${server}\0${principal}`;
+    if (this.#refreshing.get(key)?.holder === holder) this.#refreshing.delete(key);
   }
 }
 

@@ -15,7 +15,8 @@
  * Registration, Resource Parameter Implementation (RFC 8707), Scope Selection Strategy, Step-Up
  * Authorization Flow, Token Handling; RFC 8252 §7.3 (loopback redirect).
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { auth } from "@modelcontextprotocol/client";
 import type {
   FetchLike,
@@ -35,6 +36,8 @@ import type { SignInBroker } from "./sign-in.js";
 
 /** Refresh this long before the access token expires (milliseconds). */
 export const REFRESH_MARGIN_MS = 60_000;
+/** How long one process may hold a sign-in's refresh right (a token request that hangs longer loses it). */
+const REFRESH_HOLD_MS = 30_000;
 
 /** What a provider needs besides the server. */
 export interface ProviderOptions {
@@ -59,6 +62,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** Scopes a 403 `insufficient_scope` challenge asked for, until new tokens arrive. */
   #stepUp: string | undefined;
   #refreshing: Promise<void> | undefined;
+  /** The access token {@link tokens} last handed to the SDK. */
+  #handedOut: string | undefined;
   /** The server refused a token: the next authorization discovers its authorization server again. */
   #rediscover = false;
   /** Redeeming an authorization code: discovery is what the authorization started with. */
@@ -156,6 +161,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const tokens = (await this.#read())?.tokens;
     if (!tokens) return undefined;
     // A step-up needs a new authorization with more scopes: a refresh would keep the old ones.
+    this.#handedOut = tokens.access_token;
     if (this.#stepUp !== undefined) return { ...tokens, refresh_token: undefined };
     return tokens;
   }
@@ -234,7 +240,13 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "all") return this.#update({ tokens: undefined, savedAt: undefined, clientInformation: undefined, codeVerifier: undefined, discoveryState: undefined });
-    if (scope === "tokens") return this.#update({ tokens: undefined, savedAt: undefined });
+    if (scope === "tokens") {
+      // The SDK forgets tokens whose refresh failed: only those this provider handed out, not
+      // newer ones another process saved meanwhile (its refresh used the same refresh token).
+      const stored = (await this.#read())?.tokens;
+      if (stored && this.#handedOut !== undefined && stored.access_token !== this.#handedOut) return;
+      return this.#update({ tokens: undefined, savedAt: undefined });
+    }
     if (scope === "client") return this.#update({ clientInformation: undefined });
     if (scope === "verifier") return this.#update({ codeVerifier: undefined });
     return this.#update({ discoveryState: undefined });
@@ -262,7 +274,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * step-up: the next authorization asks for the challenge's scopes), read by challenge.ts.
    */
   readonly fetch: FetchLike = async (url, init) => {
-    const res = await fetch(url, init);
+    let res = await fetch(url, init);
+    if (res.status === 401) res = (await this.#afterRefresh(url, init)) ?? res;
     if (res.status === 401 || res.status === 403) {
       this.challenged = res.status;
       // The SDK answers a challenge with an authorization whose first step reads `redirectUrl`
@@ -279,18 +292,61 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   /**
    * Refreshes the access token when it expires within {@link REFRESH_MARGIN_MS} and a refresh
-   * token is stored; one refresh at a time per provider. A failed refresh is left to the next
-   * request (whose 401 the SDK answers by refreshing again or asking for a sign-in). Never throws.
+   * token is stored. A failed refresh is left to the next request (whose 401 the SDK answers by
+   * refreshing again or asking for a sign-in). Never throws.
    */
   async refreshIfExpiring(): Promise<void> {
-    if (this.#refreshing) return this.#refreshing;
     const creds = await this.#read();
     const at = expiresAt(creds);
     if (!creds?.tokens?.refresh_token || at === undefined || at - Date.now() > REFRESH_MARGIN_MS) return;
-    this.#refreshing = (async () => {
+    await this.#refreshOnce(creds.tokens.access_token);
+  }
+
+  /**
+   * A request refused with 401 whose bearer token is (or was) the stored one: refreshes once for
+   * every process sharing the store, then sends the request again with the new token.
+   * @returns the second answer, or undefined when there is no new token to send.
+   */
+  async #afterRefresh(url: string | URL, init: RequestInit | undefined): Promise<Response | undefined> {
+    const headers = new Headers(init?.headers);
+    const sent = /^Bearer (.+)$/i.exec(headers.get("authorization") ?? "")?.[1];
+    const creds = await this.#read();
+    if (!sent || !creds?.tokens?.refresh_token || this.#stepUp !== undefined) return undefined;
+    if (creds.tokens.access_token === sent) await this.#refreshOnce(sent);
+    const now = (await this.#read())?.tokens?.access_token;
+    if (!now || now === sent) return undefined;
+    headers.set("authorization", `Bearer ${now}`);
+    return fetch(url, { ...init, headers });
+  }
+
+  /**
+   * Refreshes the tokens whose access token is `seen`, one refresh for every process and replica
+   * sharing the store: the first takes the store's refresh right (CredentialStore.acquireRefresh)
+   * and refreshes; the others wait until the stored token is no longer `seen` (or the right is
+   * free again) and use what it saved. An authorization server that rotates refresh tokens (OAuth
+   * 2.1) accepts each one once, so two refreshes at the same moment would sign one process out.
+   * Never throws.
+   */
+  #refreshOnce(seen: string): Promise<void> {
+    this.#refreshing ??= (async () => {
+      const holder = randomUUID();
+      const { name } = this.server;
+      const giveUp = Date.now() + REFRESH_HOLD_MS;
       try {
-        await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
-        await auth(this, { serverUrl: this.server.url, fetchFn: this.fetch });
+        while ((await this.#read())?.tokens?.access_token === seen) {
+          if (await this.#o.store.acquireRefresh(name, this.principal, holder, REFRESH_HOLD_MS)) {
+            try {
+              if ((await this.#read())?.tokens?.access_token !== seen) return;
+              await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
+              await auth(this, { serverUrl: this.server.url, fetchFn: this.fetch });
+            } finally {
+              await this.#o.store.releaseRefresh(name, this.principal, holder);
+            }
+            return;
+          }
+          if (Date.now() > giveUp) return;
+          await sleep(25);
+        }
       } catch {
         // The request itself will meet the expired token and the SDK's 401 handling.
       } finally {
