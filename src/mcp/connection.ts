@@ -7,9 +7,9 @@
  * the SSE stream instead); "Tools" → Listing Tools (pagination), List Changed Notification.
  */
 import { Client, SSEClientTransport, SseError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { ElicitRequest, ElicitResult, FetchLike, jsonSchemaValidator, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
+import type { ElicitRequest, ElicitResult, FetchLike, jsonSchemaValidator, OAuthClientProvider, PriorDiscovery, Transport } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/index.js";
-import { httpStatus, isAuthError } from "./errors.js";
+import { httpStatus, isAuthError, versionError } from "./errors.js";
 import type { ServerLog } from "./log.js";
 import { bodyReader, currentRawSlot, mayHoldUnsafeInteger, type RawSlot } from "./raw.js";
 import { withChildSignal } from "./signals.js";
@@ -29,6 +29,10 @@ export interface Connection {
   readonly closed: boolean;
   /** The `Mcp-Session-Id` the server gave (Streamable HTTP only). */
   readonly sessionId: string | undefined;
+  /** The protocol version agreed (`2026-07-28` for the 2026 era, else the 2025 era's `initialize` version). */
+  readonly protocolVersion: string | undefined;
+  /** The era agreed, to pass as {@link OpenOptions.era} next time (no second negotiation). */
+  readonly era: PriorDiscovery | undefined;
   close(): Promise<void>;
 }
 
@@ -48,6 +52,8 @@ export interface OpenOptions {
    * to every server and declines what nobody can answer, as the spec permits).
    */
   onElicit?: (connection: Connection, params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+  /** The era this server agreed last time (its `server/discover` answer, or legacy): used instead of negotiating again. */
+  era?: PriorDiscovery;
   /** HTTP servers that sign in: the SDK's OAuth client and the fetch it goes through (see auth/provider.ts). */
   auth?: { provider: OAuthClientProvider; fetch?: FetchLike };
 }
@@ -63,20 +69,40 @@ const ACCEPT_ALL: jsonSchemaValidator = {
 };
 
 /**
- * Connects to a server and runs `initialize`. HTTP servers (`type: "http"`) are tried with
- * Streamable HTTP first; an HTTP 4xx other than 401/403 on that first POST falls back to
- * HTTP+SSE (spec "Backwards Compatibility"). Server stderr (stdio) goes to `options.log`.
- * @throws the SDK's error (McpError, StreamableHTTPError, SseError, spawn errors); the caller
- *   maps it with toCallError.
+ * Connects to a server, agreeing on the protocol era first (MCP spec 2026-07-28 "Lifecycle":
+ * `server/discover`; a server that does not answer it as a 2026 server is a 2025 server, and the
+ * 2025 `initialize` handshake runs). A remembered era (`options.era`) skips the negotiation; when
+ * the server refuses it now (`-32022`), the era is negotiated again once. (A stdio server that
+ * ends its process on the `server/discover` probe fails this start; the source then remembers
+ * it as a 2025 server, see errors.ts `eraUnagreed`.)
+ * @throws the SDK's error; the caller maps it with toCallError (a version error names itself).
  */
 export async function openConnection(config: ServerConfig, options: OpenOptions): Promise<Connection> {
+  try {
+    return await openOnce(config, options);
+  } catch (error) {
+    if (options.era && versionError(error)) {
+      options.log.line("the server refused the protocol era it agreed before; negotiating again");
+      return openOnce(config, { ...options, era: undefined });
+    }
+    throw error;
+  }
+}
+
+/**
+ * One connection attempt. HTTP servers (`type: "http"`) are tried with Streamable HTTP first; an
+ * HTTP 4xx other than 401/403 on that first POST falls back to HTTP+SSE (spec 2025-11-25
+ * "Backwards Compatibility"), except a version error, which is the server's answer, not an old
+ * transport. Server stderr (stdio) goes to `options.log`.
+ */
+async function openOnce(config: ServerConfig, options: OpenOptions): Promise<Connection> {
   if (config.type === "stdio") return attempt(config, "stdio", options);
   if (config.type === "sse") return attempt(config, "sse", options);
   try {
     return await attempt(config, "http", options);
   } catch (error) {
     const status = httpStatus(error);
-    if (status === undefined || status < 400 || status >= 500 || isAuthError(error)) throw error;
+    if (status === undefined || status < 400 || status >= 500 || isAuthError(error) || versionError(error)) throw error;
     options.log.line(`Streamable HTTP answered HTTP ${status}; trying HTTP+SSE`);
     return attempt(config, "sse", options);
   }
@@ -97,7 +123,10 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   if (transport instanceof GroupStdioTransport) keepRawAnswers(transport);
   // Elicitation is declared to every server: whether somebody can answer is known per call, and
   // a question nobody can answer is declined (spec "Elicitation": the client MAY decline).
-  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } }, jsonSchemaValidator: ACCEPT_ALL });
+  // Both eras are offered: `server/discover` first, then `initialize` for a 2025 server. HTTP+SSE
+  // is of the 2025 era only.
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } }, jsonSchemaValidator: ACCEPT_ALL, versionNegotiation: { mode: "auto" } });
+  const era: PriorDiscovery | undefined = kind === "sse" ? { kind: "legacy" } : options.era;
   let startedPid: number | undefined;
   const connection: Connection = {
     client,
@@ -110,6 +139,14 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     },
     get sessionId() {
       return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
+    },
+    get protocolVersion() {
+      return client.getNegotiatedProtocolVersion();
+    },
+    get era() {
+      const discover = client.getDiscoverResult();
+      if (client.getProtocolEra() === "modern") return discover ? { kind: "modern" as const, discover } : undefined;
+      return client.getProtocolEra() === "legacy" ? { kind: "legacy" as const } : undefined;
     },
     async close() {
       if (closing) return;
@@ -143,7 +180,7 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   });
   client.setRequestHandler("elicitation/create", (request, ctx) => (options.onElicit ? options.onElicit(connection, request.params, ctx.mcpReq.signal) : Promise.resolve({ action: "decline" as const })));
   try {
-    await withChildSignal(options.deadline, (signal) => client.connect(transport, { signal, timeout: options.timeoutMs }));
+    await withChildSignal(options.deadline, (signal) => client.connect(transport, { signal, timeout: options.timeoutMs, ...(era ? { prior: era } : {}) }));
   } catch (error) {
     closing = true;
     await client.close().catch(() => {});
@@ -155,7 +192,7 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   }
   if (transport instanceof GroupStdioTransport) startedPid = transport.pid;
   connected = true;
-  options.log.line(`connected over ${kind}${startedPid ? ` (pid ${startedPid})` : ""}`);
+  options.log.line(`connected over ${kind}${startedPid ? ` (pid ${startedPid})` : ""}, MCP ${client.getNegotiatedProtocolVersion() ?? "?"}`);
   return connection;
 }
 

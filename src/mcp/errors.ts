@@ -6,8 +6,11 @@
  * the server; the SDK's own errors become `tool_error`, never a crash); README →
  * Errors.
  */
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError, UnauthorizedError } from "@modelcontextprotocol/client";
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError, SUPPORTED_PROTOCOL_VERSIONS, UnauthorizedError } from "@modelcontextprotocol/client";
 import { ToolCallError } from "../tool/types.js";
+
+/** The protocol versions toolshell's client offers: 2026-07-28 (negotiated with `server/discover`) and the 2025 era's. */
+export const SPOKEN_VERSIONS = ["2026-07-28", ...SUPPORTED_PROTOCOL_VERSIONS] as const;
 
 /** Where an error happened, for the message and the code. */
 export interface ErrorPlace {
@@ -39,6 +42,35 @@ export function httpStatus(error: unknown): number | undefined {
 /** The error a connect that ran past its deadline answers (mapped like the SDK's own request timeout). */
 export function connectTimedOut(): Error {
   return new SdkError(SdkErrorCode.RequestTimeout, "connect timed out");
+}
+
+/** The MCP error code of a request whose protocol version the server does not speak (spec 2026-07-28). */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/**
+ * When `error` is the server refusing the protocol version it was asked in (`-32022`, as a
+ * JSON-RPC error or as the JSON body of an HTTP 400): the versions it supports and the one it
+ * was asked in. Else undefined.
+ */
+export function versionError(error: unknown): { supported: string[]; requested?: string } | undefined {
+  let rpc: { code?: unknown; data?: unknown } | undefined;
+  if (error instanceof ProtocolError) rpc = error;
+  else if (error instanceof SdkHttpError && typeof error.data.text === "string") {
+    try {
+      rpc = (JSON.parse(error.data.text) as { error?: { code?: unknown; data?: unknown } }).error;
+    } catch {
+      return undefined;
+    }
+  }
+  if (rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION) return undefined;
+  const data = (rpc.data ?? {}) as { supported?: unknown; requested?: unknown };
+  const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
+  return { supported, ...(typeof data.requested === "string" ? { requested: data.requested } : {}) };
+}
+
+/** True when no protocol era was agreed at connect (e.g. a stdio server that ended its process on `server/discover`). */
+export function eraUnagreed(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
 }
 
 /** True for the SDK's "the server wants credentials" errors (HTTP 401/403, UnauthorizedError). */
@@ -81,6 +113,15 @@ export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     const when = place.phase === "call" ? "during the call; it is restarted on the next call" : "while starting";
     return new ToolCallError("unavailable", `${who}: the connection closed ${when}${tail(place)}`, true);
+  }
+  const version = versionError(error);
+  if (version) {
+    const asked = version.requested ? ` (asked in ${version.requested})` : "";
+    const speaks = version.supported.length ? `it speaks ${version.supported.join(", ")}` : "it names none it speaks";
+    return new ToolCallError("unavailable", `${who}: the server refused the MCP protocol version${asked}: ${speaks}; toolshell speaks ${SPOKEN_VERSIONS.join(", ")}`, false);
+  }
+  if (eraUnagreed(error)) {
+    return new ToolCallError("unavailable", `${who}: no MCP protocol version was agreed: ${message}${tail(place)}`, true);
   }
   if (place.phase === "connect") {
     const code = (error as { code?: unknown } | null)?.code;

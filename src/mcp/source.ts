@@ -1,9 +1,6 @@
 /**
- * One MCP server as a {@link ToolSource}: loads on demand or at start, lists its tools, calls
- * them with timeouts, restarts a server that died, follows `tools/list_changed`.
- *
- * Rule source: README "MCP servers"; README → "Load tools on demand", Errors;
- * MCP spec 2025-06-18 "Tools" (list, call, list_changed), "Lifecycle" (initialize, shutdown).
+ * One MCP server as a {@link ToolSource}: loads on demand or at start, lists its tools, calls them with timeouts, restarts a server that died, follows `tools/list_changed`.
+ * Rule source: README "MCP servers"; README → "Load tools on demand", Errors; MCP spec 2025-06-18 "Tools" (list, call, list_changed), "Lifecycle" (initialize, shutdown).
  */
 import path from "node:path";
 import { displayName } from "../tool/text.js";
@@ -84,6 +81,7 @@ export class McpServerSource implements ToolSource {
   readonly #providers = new Map<string, StoredOAuthProvider>();
   /** The principal whose connection is `#conn` (and listed the tools). */
   #listedAs = DEFAULT_PRINCIPAL;
+  #era: Connection["era"]; // the protocol era this server agreed, kept across reconnects
   /** Connections of the other principals (OAuth servers only): each person's calls carry their own token. */
   readonly #others = new Map<string, Promise<Connection>>();
 
@@ -203,8 +201,10 @@ export class McpServerSource implements ToolSource {
         },
         onToolsChanged: (changed) => this.#relist(changed),
         onElicit: this.#relay.onElicit,
+        era: this.#era,
         ...(provider ? { auth: { provider, fetch: provider.fetch } } : {}),
       });
+      this.#era = conn.era;
       const listed = await listing.listAllTools(conn.client, deadline, timeoutMs, (note) => this.#log.line(note));
       if (this.#closed) throw this.#closedError();
       this.#tools = this.#catalogTools(listed, conn);
@@ -217,6 +217,7 @@ export class McpServerSource implements ToolSource {
       return conn;
     } catch (error) {
       await conn?.close();
+      if (this.config.type === "stdio" && errors.eraUnagreed(error)) this.#era = { kind: "legacy" }; // ended on the era probe: a 2025 server
       const timedOut = deadline.aborted;
       const failure = this.#closed
         ? this.#closedError()

@@ -66,6 +66,11 @@ export interface ScriptsCommandOptions {
   manageScripts: boolean;
   /** Called after a save, archive or unarchive, so the rest of the shell call lists the change. */
   changed?: () => Promise<void>;
+  /**
+   * Whether this shell call may reach a saved script of this name (`allowedTools`): one it may
+   * not is neither listed, shown, saved, archived nor run, as if it did not exist.
+   */
+  reachable?: (name: string) => boolean;
 }
 
 /**
@@ -76,13 +81,20 @@ export interface ScriptsCommandOptions {
 export function scriptsCommand(session: Session, o: ScriptsCommandOptions): SubcommandHandler {
   const { store } = o;
   const agent = agentOf(session);
+  const reachable = o.reachable ?? (() => true);
+  /** The name, when this shell call may reach it. @throws ToolCallError as for a script that does not exist. */
+  const named = (word: string, what = "saved script"): string => {
+    const name = scriptName(word);
+    if (!reachable(name)) throw new ToolCallError("unknown_command", `no ${what} ${word} (not among the tools allowed here)`);
+    return name;
+  };
   return async (args, io) => {
     try {
       const [verb, ...rest] = args;
       if (verb === "help" || verb === "--help" || verb === "-h") return ok(usage());
       if (verb === undefined || verb === "list" || verb === "--archived" || verb === "--json") {
         const { opts } = options(verb === "list" ? rest : args, ["archived", "json"]);
-        const list = await store.listScripts(agent, { includeArchived: opts.archived === true });
+        const list = (await store.listScripts(agent, { includeArchived: opts.archived === true })).filter((s) => reachable(s.name));
         if (opts.json) return ok(JSON.stringify(list.map((s) => ({ name: s.name, version: s.version, description: s.description, archived: s.archived, input_schema: s.input_schema }))) + "\n");
         if (!list.length) return ok(`No saved scripts${opts.archived ? "" : " (tools scripts --archived lists archived ones)"}.\n` + (o.manageScripts ? "Save one: cat body.sh | tools scripts save NAME --description '...' --input-schema '{...}'\n" : ""));
         const width = Math.min(32, Math.max(12, ...list.map((s) => s.name.length + 2)));
@@ -93,7 +105,7 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
         if (!o.manageScripts) throw new ToolCallError("denied", "saving scripts needs the manageScripts setting, which is off for this agent");
         const { opts, rest: pos } = options(rest, ["description", "input-schema"]);
         if (pos.length !== 1) throw new ToolCallError("invalid_input", "usage: cat body.sh | tools scripts save NAME --description '...' --input-schema '{...}'");
-        const name = scriptName(pos[0]);
+        const name = named(pos[0]);
         let schema: unknown = { type: "object", properties: {} };
         if (typeof opts["input-schema"] === "string") {
           try {
@@ -112,7 +124,7 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
       if (verb === "archive" || verb === "unarchive") {
         if (!o.manageScripts) throw new ToolCallError("denied", `${verb === "archive" ? "archiving" : "unarchiving"} scripts needs the manageScripts setting, which is off for this agent`);
         if (rest.length !== 1) throw new ToolCallError("invalid_input", `usage: tools scripts ${verb} NAME`);
-        const s = await store.setScriptArchived(agent, scriptName(rest[0]), verb === "archive");
+        const s = await store.setScriptArchived(agent, named(rest[0]), verb === "archive");
         await o.changed?.();
         if (!s) throw new ToolCallError("unknown_command", `no saved script ${rest[0]}`);
         session.emit({ type: "script.archived", agent_id: agent, script_id: s.id, name: s.name, archived: s.archived });
@@ -121,7 +133,7 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
       if (verb === "show" || verb === "versions") {
         const { opts, rest: pos } = options(rest, verb === "show" ? ["version"] : []);
         if (pos.length !== 1) throw new ToolCallError("invalid_input", `usage: tools scripts ${verb} NAME`);
-        const name = scriptName(pos[0]);
+        const name = named(pos[0]);
         if (verb === "versions") {
           const vs = await store.scriptVersions(agent, name);
           if (!vs.length) throw new ToolCallError("unknown_command", `no saved script ${pos[0]}`);

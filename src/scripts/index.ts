@@ -5,7 +5,8 @@
  */
 import type { RuntimeSubcommand, Session } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
-import type { ToolSource } from "../tool/index.js";
+import type { Catalog } from "../catalog/index.js";
+import type { CatalogTool, ToolSource } from "../tool/index.js";
 import { scriptsCommand } from "./command.js";
 import { scriptApprovalScope, ScriptsSource, SCRIPTS_SOURCE } from "./source.js";
 
@@ -44,7 +45,19 @@ export function createScripts(options: { store: Store; manageScripts: boolean })
     approvalScope: scriptApprovalScope,
     subcommands: {
       // A save or an archive is seen by the rest of the same shell call: the source re-reads.
-      [SCRIPTS_SOURCE]: (call) => scriptsCommand(call.session, { store: options.store, manageScripts: options.manageScripts, changed: () => sourceOf(call.session).refresh() }),
+      [SCRIPTS_SOURCE]: (call) => scriptsCommand(call.session, { store: options.store, manageScripts: options.manageScripts, changed: () => sourceOf(call.session).refresh(), reachable: reachableIn(call.catalog) }),
     },
   };
+}
+
+/**
+ * Whether a saved script of this name passes the shell call's split (`allowedTools`): the
+ * scripts source of its catalog is asked about the name, listed or archived. Without a filter,
+ * every name passes.
+ */
+function reachableIn(catalog: Catalog): (name: string) => boolean {
+  const source = catalog.findSource(SCRIPTS_SOURCE) as (ToolSource & { admits?: (tool: CatalogTool) => boolean }) | undefined;
+  if (!source?.admits) return () => true;
+  return (name) =>
+    source.admits!({ name, source: SCRIPTS_SOURCE, grouped: true, description: "", inputSchema: { type: "object", properties: {} }, hints: {}, hintsDeclared: false, validate: (input) => ({ ok: true, value: input }), invoke: async () => ({ kind: "text", text: "" }) });
 }

@@ -151,6 +151,14 @@ export class FilteredSource implements ToolSource {
   tools(): CatalogTool[] {
     return this.inner.tools().filter((t) => this.keep(t));
   }
+  /** True when `tool` passes this filter (the split's rules), listed or not. Never throws. */
+  admits(tool: CatalogTool): boolean {
+    try {
+      return this.keep(tool);
+    } catch {
+      return false;
+    }
+  }
   load(signal?: AbortSignal): Promise<void> {
     return this.inner.load(signal);
   }

@@ -103,9 +103,18 @@ test("with allowedTools, a saved script it does not name is unreachable; control
   const limited = await openHost({ store: open.store, tools: { note }, config: { manageScripts: true }, allowedTools: ["note", "scripts shown-one", "scripts save"] });
   t.after(() => limited.close());
   const l = limited.session("saver");
-  const r = await l.bash("tools scripts hidden-one");
-  assert.doesNotMatch(r.stdout, /ran-hidden-one/, JSON.stringify(r));
-  assert.notEqual(r.exit_code, 0);
+  for (const form of ["tools scripts hidden-one", "tools hidden-one", "tools scripts HIDDEN_ONE", "c=hidden-one; tools scripts $c", "echo '{}' | tools scripts hidden-one -"]) {
+    const r = await l.bash(form);
+    assert.doesNotMatch(r.stdout, /ran-hidden-one/, `${form}: ${JSON.stringify(r)}`);
+    assert.notEqual(r.exit_code, 0, form);
+  }
+  // Nor listed, shown, saved over or archived: to this session it does not exist.
+  assert.doesNotMatch((await l.bash("tools scripts; tools scripts --json; tools scripts --archived")).stdout, /hidden-one/);
+  for (const form of ["tools scripts show hidden-one", "tools scripts versions hidden-one", "tools scripts archive hidden-one", "echo 'echo SWAPPED' | tools scripts save hidden-one --description x"]) {
+    const r = await l.bash(form);
+    assert.match(r.stderr, /"code":"unknown_command"/, `${form}: ${JSON.stringify(r)}`);
+  }
+  assert.equal((await s.bash("tools scripts hidden-one")).stdout, "ran-hidden-one\n", "control: untouched for a session it is allowed to");
   const ok = await l.bash("tools scripts shown-one");
   assert.equal(ok.stdout, "ran-shown-one\n", `control: ${ok.stderr}`);
 });
