@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestContext } from "node:test";
+import { defineTool, type ToolDefinition } from "../../src/index.js";
 import { freshDatabase } from "../fixtures/postgres.js";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
 
@@ -117,4 +118,21 @@ export async function until<T>(check: () => Promise<T | undefined>, what: string
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   throw new Error(`gave up waiting for ${what}`);
+}
+
+/** A local tool `wait` that notes "wait" in `ran` and answers only once the test calls `release()`. */
+export function gatedWait(ran: string[]): { wait: ToolDefinition; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const wait = defineTool({
+    description: "Waits for the test to let it go.",
+    hints: { destructive: false, openWorld: false },
+    inputSchema: { type: "object", properties: {} },
+    execute: async () => {
+      ran.push("wait");
+      await gate;
+      return "let go";
+    },
+  });
+  return { wait, release };
 }

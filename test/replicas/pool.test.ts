@@ -10,23 +10,14 @@ import { defineTool } from "../../src/index.js";
 import { ConfigError, parseConfig } from "../../src/config/index.js";
 import { openHost } from "../../src/server/index.js";
 import { freshDatabase } from "../fixtures/postgres.js";
+import { gatedWait } from "./helpers.js";
 
 test("storePool.leases bounds the sessions running a shell call at once on one host", async (t) => {
   const url = await freshDatabase(t);
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
   const ran: string[] = [];
+  const { wait, release } = gatedWait(ran);
   const tools = {
-    wait: defineTool({
-      description: "Waits for the test to let it go.",
-      hints: { destructive: false, openWorld: false },
-      inputSchema: { type: "object", properties: {} },
-      execute: async () => {
-        ran.push("wait");
-        await gate;
-        return "let go";
-      },
-    }),
+    wait,
     note: defineTool({
       description: "Notes a call.",
       hints: { destructive: false, openWorld: false },
