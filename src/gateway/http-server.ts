@@ -20,7 +20,7 @@
  * replica than the one waiting for it. A call that needs approval then answers with its stop
  * report and `toolshell_approve`, whose answer every replica reads from the store.
  */
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/server";
@@ -30,7 +30,7 @@ import type { ToolShell } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
 import { createGatewayServer, type GatewayOptions, type RunningGateway } from "./mcp-server.js";
 import { loadKeptServers } from "../surface/index.js";
-import { TokenGuard } from "../server/token-guard.js";
+import { TokenGuard, tokenMatches } from "../server/token-guard.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
@@ -80,16 +80,11 @@ export interface HttpGatewayOptions extends GatewayOptions {
 /** The step that records an MCP session ended with DELETE (never rebuilt after). */
 const CLOSED_STEP = "mcp:closed";
 
-const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
-
 /** True when the request carries one of `tokens` as a bearer token (each compared in constant time). */
 function bearerOk(req: IncomingMessage, tokens: readonly string[]): boolean {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ""));
   if (!m) return false;
-  const p = digest(m[1]);
-  let ok = false;
-  for (const t of tokens) if (timingSafeEqual(p, digest(t))) ok = true;
-  return ok;
+  return tokenMatches(m[1], tokens);
 }
 
 /** Reads a request body up to `limit` bytes. @returns undefined past the limit. */

@@ -4,13 +4,14 @@
  *
  * Rule source: docs/sessions.md "HTTP API" (bearer tokens, error bodies, ids).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import { ToolCallError } from "../tool/index.js";
 import { CHANGES_SESSION } from "./changes.js";
 import type { Actor } from "./changes.js";
 import type { Logger } from "./log.js";
-import { TokenGuard } from "./token-guard.js";
+import { TokenGuard, tokenIndex, tokenMatches } from "./token-guard.js";
+
+export { tokenIndex, tokenMatches };
 
 /** An API error: HTTP status, a stable code, a message. */
 export class ApiError extends Error {
@@ -43,26 +44,6 @@ export interface AppOptions {
 
 /** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */
 export const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-
-export function digest(s: string): Buffer {
-  return createHash("sha256").update(s, "utf8").digest();
-}
-
-/** True when `presented` equals one of `tokens`; every token is compared, in constant time each. */
-export function tokenMatches(presented: string, tokens: readonly string[]): boolean {
-  return tokenIndex(presented, tokens) >= 0;
-}
-
-/** The index of `presented` in `tokens` (-1 when absent); every token is compared, in constant time each. */
-export function tokenIndex(presented: string, tokens: readonly string[]): number {
-  const p = digest(presented);
-  let found = -1;
-  tokens.forEach((t, i) => {
-    if (timingSafeEqual(p, digest(t))) found = i;
-  });
-  return found;
-}
-
 
 /** The environment the console hands to the API app with each form it sends on (never set by a network request). */
 export const CONSOLE_ENV = Object.freeze({ toolshellSurface: "console" });

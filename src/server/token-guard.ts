@@ -13,7 +13,24 @@
  * (the oldest addresses are forgotten first). Rule source: docs/security.md "The console and the
  * person".
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import { isIPv6 } from "node:net";
+
+/** True when `presented` equals one of `tokens`; every token is compared, in constant time each. */
+export function tokenMatches(presented: string, tokens: readonly string[]): boolean {
+  return tokenIndex(presented, tokens) >= 0;
+}
+
+/** The index of `presented` in `tokens` (-1 when absent); every token is compared, in constant time each (of equal-length digests). */
+export function tokenIndex(presented: string, tokens: readonly string[]): number {
+  const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+  const p = digest(presented);
+  let found = -1;
+  tokens.forEach((t, i) => {
+    if (timingSafeEqual(p, digest(t))) found = i;
+  });
+  return found;
+}
 
 /** Options of {@link TokenGuard}. */
 export interface TokenGuardOptions {

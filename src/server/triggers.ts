@@ -14,7 +14,7 @@
  * Rule source: docs/sessions.md → Triggers; README → Saved scripts ("A schedule or webhook
  * trigger can run a saved script without a model call").
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import type { ToolShell } from "../runtime/index.js";
 import { DEFAULT_AGENT, type Store, type TriggerRecord, type TriggerRunRecord } from "../store/index.js";
@@ -22,6 +22,7 @@ import { parseTriggerSpec, type TriggerSpec } from "../config/index.js";
 import { BossScheduler } from "./trigger-boss.js";
 import { CronScheduler, type TriggerScheduler } from "./trigger-cron.js";
 import { newRunId, runTrigger, type RunRequest, type WakeCall } from "./trigger-run.js";
+import { tokenMatches } from "./token-guard.js";
 
 export { publicTrigger, triggerSessionId, type WakeCall } from "./trigger-run.js";
 
@@ -48,7 +49,7 @@ export function secretHash(secret: string): string {
 
 /** Compares two secrets in constant time (by their SHA-256 digests). */
 export function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
+  return tokenMatches(a, [b]);
 }
 
 /** A trigger of `agentId` by id or name; undefined when there is none or it is another agent's. */
