@@ -106,6 +106,9 @@ export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
   }
   if (place.aborted) return new ToolCallError("unavailable", `${who}: the call was aborted`, true);
   const message = messageOf(error);
+  // The server's own stderr says it cannot start as configured: that is the error, whatever the
+  // transport saw (a closed connection, a failed version probe).
+  if (place.phase === "connect" && cannotStart(place)) return new ToolCallError("unavailable", `${who} could not start${tail(place)}`, false);
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     const what = place.phase === "call" ? "gave no answer" : "did not start and list its tools";
     return new ToolCallError("unavailable", `${who} ${what} within ${place.timeoutMs} ms`, true);
@@ -179,6 +182,15 @@ function messageOf(error: unknown): string {
   } catch {
     return String(error);
   }
+}
+
+/**
+ * True when the server's own stderr says it cannot start as configured (a module or file that is
+ * not there, a command not found, code that does not parse): starting it again fails the same
+ * way until the config or the machine changes, so the error is not retryable.
+ */
+function cannotStart(place: ErrorPlace): boolean {
+  return /Cannot find module|MODULE_NOT_FOUND|ModuleNotFoundError|No module named|command not found|No such file or directory|SyntaxError/.test(place.stderrTail ?? "");
 }
 
 function tail(place: ErrorPlace): string {

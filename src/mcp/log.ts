@@ -23,6 +23,11 @@ export function logFileFor(logDir: string, server: string): string {
  * Appends to one server's log file, opened on first write (folders created). A file that cannot
  * be written disables logging; nothing here throws.
  */
+/** A stack frame of JavaScript (`    at f (file:1:2)`), Python (`  File "…", line 3`) or Go (`\t/path/x.go:12`). */
+const STACK_FRAME = /^\s+(at\s|File\s"|\/\S+\.go:\d)/;
+/** A line that states an error: `Error: …`, `TypeError: …`, `ModuleNotFoundError: …`, `error: …`, `fatal: …`, `panic: …`. */
+const ERROR_LINE = /^\s*(\w*(Error|Exception)\b|error\b|fatal\b|panic\b)/i;
+
 export class ServerLog {
   readonly file: string;
   #stream: WriteStream | undefined;
@@ -52,9 +57,14 @@ export class ServerLog {
   /** The last stderr output (trimmed to its last lines), for start-failure messages. */
   tail(): string {
     // Whole lines only (a line over 300 characters is left out), so a secret is never cut in
-    // two and the redactor always sees it whole.
-    const lines = this.#tail.trim().split("\n").slice(-5).filter((l) => l.length <= 300);
-    while (lines.join("\n").length > 500) lines.shift();
+    // two and the redactor always sees it whole. Stack frames and blank lines say nothing a
+    // person acts on; the last line that states an error (`Error: Cannot find module …`) is kept
+    // even when a runtime printed more lines after it (Node's `{ code: … }` and version lines).
+    const kept = this.#tail.split("\n").filter((l) => l.length <= 300 && l.trim() !== "" && !STACK_FRAME.test(l));
+    let lines = kept.slice(-5);
+    const stated = [...kept].reverse().find((l) => ERROR_LINE.test(l));
+    if (stated !== undefined && !lines.includes(stated)) lines = [stated, ...lines.slice(-3)];
+    while (lines.join("\n").length > 500) lines.splice(stated !== undefined && lines[0] === stated ? 1 : 0, 1);
     return lines.join("\n");
   }
 

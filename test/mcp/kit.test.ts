@@ -178,6 +178,30 @@ test("a start past connectTimeoutMs answers unavailable, retryable", async () =>
   assert.equal(source.state(), "failed");
 });
 
+test("a server that cannot start as configured says why and is not retryable; a crash that may pass stays retryable", async () => {
+  // Node's own report of a missing module ends with `{ code: 'MODULE_NOT_FOUND' … }` and its
+  // version, after the line that says what is missing; the stack frames say nothing.
+  const missing = sourceFor("missing", { command: process.execPath, args: [path.join(tempDir(), "not-there.js")] });
+  const error = await rejection(() => missing.load());
+  assert.ok(error instanceof ToolCallError);
+  assert.equal(error.code, "unavailable");
+  assert.match(error.message, /Cannot find module '[^']*not-there\.js'/);
+  assert.doesNotMatch(error.message, /\n\s+at /, "no stack frames");
+  assert.equal(error.retryable, false, "starting it again fails the same way");
+  // The same for a server whose code does not parse.
+  const broken = sourceFor("broken", { command: process.execPath, args: ["-e", "this is not javascript"] });
+  const parse = await rejection(() => broken.load());
+  assert.ok(parse instanceof ToolCallError);
+  assert.match(parse.message, /SyntaxError/);
+  assert.equal(parse.retryable, false);
+  // Control: a server that dies of something else at start may start next time.
+  const crash = sourceFor("crash", { command: process.execPath, args: ["-e", "console.error('out of luck this time'); process.exit(3)"] });
+  const crashed = await rejection(() => crash.load());
+  assert.ok(crashed instanceof ToolCallError);
+  assert.match(crashed.message, /out of luck this time/);
+  assert.equal(crashed.retryable, true);
+});
+
 test("server stderr goes to its log file", async () => {
   const logDir = tempDir();
   const source = sourceFor("kit", kit(), logDir);
