@@ -5,6 +5,7 @@
  * Rule source: docs/sessions.md → HTTP API (`toolshell serve`, Hono on Node); docs/deployment.md
  * (TLS, addresses people can reach).
  */
+import type { TokenGuard } from "./token-guard.js";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -37,6 +38,8 @@ export interface StartApiOptions {
   port?: number;
   triggers?: boolean;
   allowNoTokens?: boolean;
+  /** How wrong tokens slow their sender down (server/token-guard.ts); default: one guard with its defaults. */
+  guard?: TokenGuard;
   /** PEM certificate and key files: serve HTTPS. */
   tls?: { cert: string; key: string };
   /** Believe a TLS proxy's X-Forwarded-Proto and X-Forwarded-For. */
@@ -59,7 +62,7 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
   const tlsFiles = options.tls ?? host.server.tls;
   const tls = tlsFiles ? readTls(tlsFiles) : undefined;
   const trustProxy = options.trustProxy ?? host.server.trustProxy ?? false;
-  const app = createApp(host, { tokens, tokenNames: host.server.tokenNames, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy, ...(options.log ? { log: options.log } : {}) });
+  const app = createApp(host, { tokens, tokenNames: host.server.tokenNames, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy, ...(options.log ? { log: options.log } : {}), ...(options.guard ? { guard: options.guard } : {}) });
   const hostname = options.host ?? host.server.host;
   const port = options.port ?? host.server.port;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -11,6 +11,7 @@ import { after, before, test } from "node:test";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { always, defineTool } from "../../src/index.js";
 import { openHost, startApi, type Host, type RunningApi } from "../../src/server/index.js";
+import { TokenGuard } from "../../src/server/token-guard.js";
 import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
 
 const TOKEN = "console-token-0123456789abcdef";
@@ -76,7 +77,9 @@ before(async () => {
       }),
     },
   });
-  api = await startApi(host, { host: "127.0.0.1", port: 0, triggers: false });
+  // Many forms of a wrong token are tried below from one address; the slow-down they would meet
+  // is tested apart (test/security/console-person.test.ts), so here it starts late.
+  api = await startApi(host, { host: "127.0.0.1", port: 0, triggers: false, guard: new TokenGuard({ free: 1000 }) });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
