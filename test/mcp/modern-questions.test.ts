@@ -14,7 +14,7 @@ import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { describeQuestion } from "../../src/call/index.js";
-import type { InvokeContext, Question, QuestionAnswer } from "../../src/tool/types.js";
+import type { InvokeContext, Question, QuestionAnswer } from "../../src/tool/index.js";
 import { tsxCommand } from "../fixtures/mcp/index.js";
 import { call, closeAll, ctx, sourceFor } from "./helpers.js";
 
