@@ -12,6 +12,7 @@ import type { ServerConfig } from "../config/index.js";
 import { httpStatus, isAuthError, versionError } from "./errors.js";
 import type { ServerLog } from "./log.js";
 import { bodyReader, currentRawSlot, mayHoldUnsafeInteger, type RawSlot } from "./raw.js";
+import { withServerLog } from "./sdk-console.js";
 import { withChildSignal } from "./signals.js";
 import { GroupStdioTransport } from "./stdio.js";
 
@@ -128,6 +129,10 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   // Both eras are offered: `server/discover` first, then `initialize` for a 2025 server. HTTP+SSE
   // is of the 2025 era only.
   const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } }, jsonSchemaValidator: ACCEPT_ALL, versionNegotiation: { mode: "auto" } });
+  // Every request (a call, a page, a refresh its 401 starts) runs with the SDK's console lines
+  // sent to this server's log (see sdk-console.ts).
+  const request = client.request.bind(client);
+  client.request = ((...args: Parameters<typeof request>) => withServerLog(options.log, () => request(...args))) as typeof client.request;
   const era: PriorDiscovery | undefined = kind === "sse" ? { kind: "legacy" } : options.era;
   let startedPid: number | undefined;
   const connection: Connection = {
@@ -182,7 +187,7 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   });
   client.setRequestHandler("elicitation/create", (request, ctx) => (options.onElicit ? options.onElicit(connection, request.params, ctx.mcpReq.signal) : Promise.resolve({ action: "decline" as const })));
   try {
-    await withChildSignal(options.deadline, (signal) => client.connect(transport, { signal, timeout: options.timeoutMs, ...(era ? { prior: era } : {}) }));
+    await withServerLog(options.log, () => withChildSignal(options.deadline, (signal) => client.connect(transport, { signal, timeout: options.timeoutMs, ...(era ? { prior: era } : {}) })));
   } catch (error) {
     closing = true;
     await client.close().catch(() => {});
