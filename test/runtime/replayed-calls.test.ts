@@ -13,7 +13,7 @@ const rec = (index: number, command: string, input: Record<string, unknown>): Re
   callId: `call_bash_1:tools:${index}:${command}`,
   command,
   inputKey: canonicalJson(input),
-  output: { content: [{ type: "text", text: "ok" }] } as RecordedCall["output"],
+  output: { kind: "text", text: "ok" } as unknown as RecordedCall["output"],
   readOnly: false,
 });
 
