@@ -71,7 +71,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   const { store } = host;
   const queues = new Map<string, Promise<unknown>>();
   // Questions upstream servers ask during this API's shell calls wait for a person here (questions.ts).
-  const questions = new QuestionBox();
+  const questions = new QuestionBox(store);
   const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const prev = queues.get(key) ?? Promise.resolve();
     const next = prev.catch(() => {}).then(fn);
@@ -143,7 +143,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/healthz", async (c) => c.json({ ok: true }));
   app.get("/openapi.json", async (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
-  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport, guard }));
+  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport, guard, questions }));
   app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────
