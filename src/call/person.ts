@@ -188,7 +188,7 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
  * with every hidden or control character escaped — then one warning line per flagged character.
  * The same escaping as tool names and inputs on an approval prompt (policy/show-input.ts).
  */
-export function describeQuestion(question: Pick<Question, "server" | "command" | "message">): { text: string; warnings: string[] } {
+export function describeQuestion(question: Pick<Question, "server" | "command" | "message" | "url">): { text: string; warnings: string[] } {
   const server = showName(question.server);
   const command = showName(question.command);
   const message = showInput(question.message);
@@ -197,7 +197,26 @@ export function describeQuestion(question: Pick<Question, "server" | "command" |
   const warnings = [...server.warnings, ...command.warnings, ...describeFlags(message.flags).map((w) => `${w} of the message`)];
   // Each line of the server's text is quoted, so a line it writes can never pass for the header.
   const body = (plain ? question.message : message.text).split("\n").map((l) => `> ${l}`).join("\n");
-  return { text: `MCP server ${server.text} asks (during ${command.text}):\n${body}`, warnings };
+  const link = question.url === undefined ? undefined : describeUrl(question.url);
+  if (link) warnings.push(...link.warnings);
+  return { text: `MCP server ${server.text} asks (during ${command.text}):\n${body}${link ? `\n${link.text}` : ""}`, warnings };
+}
+
+/**
+ * A URL-mode question's address as the person is shown it (MCP spec "Elicitation" → Safe URL
+ * Handling: the full URL, its domain set apart, a warning for a punycode host, never opened or
+ * fetched by toolshell).
+ */
+function describeUrl(url: string): { text: string; warnings: string[] } {
+  const shown = showInput(url);
+  let host = "";
+  try {
+    host = new URL(url).hostname;
+  } catch {}
+  const warnings = describeFlags(shown.flags).map((w) => `${w} of the address`);
+  if (host.split(".").some((label) => label.startsWith("xn--"))) warnings.push(`the address's domain ${host} is punycode: it may look like another domain`);
+  const text = shown.flags.length === 0 ? url : shown.text;
+  return { text: `It asks you to open this address yourself (toolshell does not open it; answer "yes" only if you trust it):\n  ${text}\n  domain: ${host}`, warnings };
 }
 
 /**

@@ -48,8 +48,9 @@ export interface OpenOptions {
   /** Called on `notifications/tools/list_changed`. */
   onToolsChanged: (connection: Connection) => void;
   /**
-   * Called on `elicitation/create` (form mode: the client declares `elicitation: {form: {}}`
-   * to every server and declines what nobody can answer, as the spec permits).
+   * Called on `elicitation/create` and on each question of an `input_required` result (form
+   * and URL mode: the client declares both to every server and declines what nobody can
+   * answer, as the spec permits).
    */
   onElicit?: (connection: Connection, params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   /** The era this server agreed last time (its `server/discover` answer, or legacy): used instead of negotiating again. */
@@ -121,11 +122,12 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   };
   const transport = makeTransport(config, kind, options.log, options.auth, drop);
   if (transport instanceof GroupStdioTransport) keepRawAnswers(transport);
-  // Elicitation is declared to every server: whether somebody can answer is known per call, and
-  // a question nobody can answer is declined (spec "Elicitation": the client MAY decline).
+  // Elicitation (form and URL mode) is declared to every server: whether somebody can answer is
+  // known per call, and a question nobody can answer is declined (spec "Elicitation": the client
+  // MAY decline). A 2026 server's `input_required` questions come to the same handler.
   // Both eras are offered: `server/discover` first, then `initialize` for a 2025 server. HTTP+SSE
   // is of the 2025 era only.
-  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } }, jsonSchemaValidator: ACCEPT_ALL, versionNegotiation: { mode: "auto" } });
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } }, jsonSchemaValidator: ACCEPT_ALL, versionNegotiation: { mode: "auto" } });
   const era: PriorDiscovery | undefined = kind === "sse" ? { kind: "legacy" } : options.era;
   let startedPid: number | undefined;
   const connection: Connection = {

@@ -1,7 +1,8 @@
 /**
  * What passes between an upstream MCP server and the person behind a call while the call runs:
  * progress notifications (`onprogress`, the call's timeout reset by each) and elicitation
- * requests (`elicitation/create`, form mode), relayed through the call's `ctx`
+ * requests (`elicitation/create`, form and URL mode, and the same questions in a 2026 server's
+ * `input_required` result, which the SDK hands to the same handler), relayed through the call's `ctx`
  * (`ctx.reportProgress`, `ctx.ask`; see call/person.ts), and the raw digits of the answer.
  *
  * A question is tied to the call it belongs to by the connection it arrives on: the calls in
@@ -11,10 +12,13 @@
  *
  * Rule source: docs/mcp.md ("Progress", "Elicitation relay", "Integers beyond 2^53"); MCP spec
  * 2025-11-25 "Utilities" → Progress (`resetTimeoutOnProgress` is the SDK's), "Client Features" →
- * Elicitation (decline when the client cannot ask; content MUST match the requested schema).
+ * Elicitation (decline when the client cannot ask; content MUST match the requested schema;
+ * URL mode: the URL goes to the person only, after the safe-URL checks); MCP spec 2026-07-28
+ * "Multi Round-Trip Requests" (the SDK retries with the answers and the `requestState`).
  */
 import type { Client, RequestOptions, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { displayName } from "../tool/text.js";
+import { checkPersonUrl } from "./auth/checks.js";
 import type { InvokeContext, JsonSchema } from "../tool/types.js";
 import type { Connection } from "./connection.js";
 import type { ServerLog } from "./log.js";
@@ -74,13 +78,23 @@ export class PersonRelay {
       this.log.line(`elicitation declined: ${why}`);
       return { action: "decline" };
     };
-    if (params.mode === "url") return decline("URL-mode questions from servers are not relayed", calls);
+    let url: string | undefined;
+    if (params.mode === "url") {
+      // Safe URL handling (MCP spec "Elicitation" → URL mode): the one check of an address a
+      // person is sent to (auth/checks.ts). The address itself stays out of the reason, which
+      // may reach the model in the call's result.
+      const checked = checkPersonUrl(String(params.url ?? ""));
+      if (!("url" in checked)) return decline(`the server's URL-mode question gives an address that ${checked.refused.replace(/; refused$/, "")}${"notUrl" in checked ? " — refused" : ""}`, calls);
+      url = checked.url.href;
+    }
     if (calls.length === 0) return decline("no call of this server is running", calls);
     if (new Set(calls.map((c) => c.ctx.session.id)).size > 1) return decline("calls of several sessions are running on this connection, so whose question it is is unknown", calls);
     const call = calls[calls.length - 1];
     if (!call.ctx.ask) return decline("nobody can answer questions here", [call]);
-    const answer = await call.ctx.ask({ server: this.server, command: call.command, message: String(params.message ?? ""), requestedSchema: (params.requestedSchema ?? { type: "object", properties: {} }) as JsonSchema });
+    const requestedSchema = ((url === undefined ? (params as { requestedSchema?: unknown }).requestedSchema : undefined) ?? { type: "object", properties: {} }) as JsonSchema;
+    const answer = await call.ctx.ask({ server: this.server, command: call.command, message: String(params.message ?? ""), requestedSchema, ...(url !== undefined ? { url } : {}) });
     if (answer.unanswered) return decline(answer.unanswered, [call]);
+    if (url !== undefined) return { action: answer.action };
     return answer.action === "accept" ? { action: "accept", content: (answer.content ?? {}) as ElicitResult["content"] } : { action: answer.action };
   };
 }

@@ -11,7 +11,7 @@ const err = (description: string) => json(ref("Error"), description);
 const pathParam = (name: string, description: string) => ({ name, in: "path", required: true, schema: { type: "string" }, description });
 const query = (name: string, schema: unknown, description: string) => ({ name, in: "query", required: false, schema, description });
 const body = (schema: unknown) => ({ required: true, content: { "application/json": { schema } } });
-const common = { "400": err("Bad request"), "401": err("Missing or wrong bearer token"), "413": err("Body too large") };
+const common = { "400": err("Bad request"), "401": err("Missing or wrong bearer token"), "413": err("Body too large"), "429": err("Too many wrong tokens from this address: wait for Retry-After") };
 const agent = pathParam("agent_id", "The agent (scripts and triggers are per agent).");
 
 /** The document (a fresh object each call). */
@@ -134,7 +134,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: "Deliver a webhook: runs the trigger's script with the JSON body as payload",
           parameters: [pathParam("trigger_id", "Trigger id"), query("wait", { type: "boolean" }, "Answer with the finished run instead of 202: with an API token, or when the trigger says webhook_wait")],
           requestBody: { required: false, content: { "application/json": { schema: { type: "object" } } } },
-          responses: { "202": json({ type: "object", properties: { run_id: { type: "string" }, trigger_id: { type: "string" }, status: { const: "accepted" } } }, "Accepted"), "200": json(ref("TriggerRun"), "The finished run (wait=true)"), "401": err("Wrong secret"), "403": err("wait=true with the secret alone on a trigger without webhook_wait"), "404": err("No such webhook trigger"), "409": err("Disabled"), "413": err("Body too large") },
+          responses: { "202": json({ type: "object", properties: { run_id: { type: "string" }, trigger_id: { type: "string" }, status: { const: "accepted" } } }, "Accepted"), "200": json(ref("TriggerRun"), "The finished run (wait=true)"), "401": err("Wrong secret"), "403": err("wait=true with the secret alone on a trigger without webhook_wait"), "404": err("No such webhook trigger"), "409": err("Disabled"), "413": err("Body too large"), "429": err("Too many wrong secrets or tokens from this address: wait for Retry-After") },
         },
       },
     },

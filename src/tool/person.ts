@@ -29,6 +29,12 @@ export interface Question {
   message: string;
   /** The flat object schema the answer's `content` must match (MCP "Requested Schema"). */
   requestedSchema: JsonSchema;
+  /**
+   * URL mode (MCP "Elicitation" → URL mode): the address the server asks the person to open
+   * themselves, already checked as safe to show (https, or http on this machine). Shown to the
+   * person only, never to the model; `accept` means they agreed to go there (no `content`).
+   */
+  url?: string;
 }
 
 /** The person's answer (MCP ElicitResult). `content` only with `accept`. */

@@ -19,6 +19,8 @@ const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
 const FORMS: Array<[string, string]> = [
   ["\u001b[8m", "\\u001b"], // CSI conceal
   ["\u001b]0;title\u0007", "\\u001b"], // OSC
+  ["\u001b]8;;https://evil.example/\u001b\\", "\\u001b"], // OSC 8 hyperlink: the shown text links elsewhere
+  ["\u009d8;;https://evil.example/\u009c", "\\u009d"], // OSC 8 with C1 introducer and terminator
   ["\r", "\\u000d"],
   ["\b\b\b\b", "\\u0008"],
   ["\u202e", "\\u202e"],

@@ -83,6 +83,13 @@ test("without the right bearer token every /v1 route answers 401; the OpenAPI do
   for (const p of ["/v1/sessions", "/v1/sessions/{id}/bash", "/v1/sessions/{id}/events", "/v1/sessions/{id}/tool-approvals", "/v1/agents/{agent_id}/scripts", "/v1/agents/{agent_id}/scripts/{script_id}", "/v1/agents/{agent_id}/triggers", "/v1/agents/{agent_id}/triggers/{trigger_id}/run", "/v1/agents/{agent_id}/triggers/{trigger_id}/runs", "/v1/webhooks/{trigger_id}"]) {
     assert.ok(doc.json.paths[p], `missing ${p}`);
   }
+  // Every door that takes a token or a secret is slowed down for wrong ones (token-guard.ts): its answers list 429.
+  for (const [p, ops] of Object.entries(doc.json.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (Array.isArray(op.security) && op.security.length === 0) continue;
+      assert.ok(op.responses["429"], `${method.toUpperCase()} ${p} does not list 429`);
+    }
+  }
 });
 
 test("errors are JSON with proper statuses: bad JSON, wrong shape, too large, unknown ids and routes", async () => {

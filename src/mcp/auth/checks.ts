@@ -23,15 +23,27 @@ export function isLoopbackHost(hostname: string): boolean {
  * @throws Error naming the server and what is wrong.
  */
 export function checkAuthorizationUrl(server: string, url: string | URL): URL {
+  const checked = checkPersonUrl(url);
+  if ("url" in checked) return checked.url;
+  if (checked.notUrl) throw new Error(`MCP server "${server}": its authorization server gave an authorization URL that is not a URL; refused`);
+  throw new Error(`MCP server "${server}": its authorization server's authorization URL ${checked.refused}`);
+}
+
+/**
+ * The one rule for a URL a person is sent to (a sign-in's authorization URL, a server's URL-mode
+ * question; MCP spec "Elicitation" → URL mode, Safe URL Handling): https, or http on this
+ * machine; a host; no user info. `refused` says why otherwise ("uses …; only https … — refused").
+ */
+export function checkPersonUrl(url: string | URL): { url: URL } | { refused: string; notUrl?: true } {
   let u: URL;
   try {
     u = new URL(String(url));
   } catch {
-    throw new Error(`MCP server "${server}": its authorization server gave an authorization URL that is not a URL; refused`);
+    return { refused: "is not a URL; refused", notUrl: true };
   }
   const ok = u.hostname !== "" && !u.username && !u.password && (u.protocol === "https:" || (u.protocol === "http:" && isLoopbackHost(u.hostname)));
-  if (!ok) throw new Error(`MCP server "${server}": its authorization server's authorization URL uses ${JSON.stringify(u.protocol)}${u.protocol === "http:" ? " on another machine" : ""}; only https (or http on this machine) is opened — refused`);
-  return u;
+  if (!ok) return { refused: `uses ${JSON.stringify(u.protocol)}${u.protocol === "http:" ? " on another machine" : ""}; only https (or http on this machine) is opened — refused` };
+  return { url: u };
 }
 
 /**
