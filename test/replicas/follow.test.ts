@@ -9,9 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
 import { api, CLI, deployment, TOKEN, until } from "./helpers.js";
 
@@ -25,7 +23,7 @@ test("a server added through a serve replica reaches the MCP gateway replica and
   // The gateway's client, connected before the change, with its event stream open.
   const client = new Client({ name: "follow-client", version: "1.0.0" });
   let changed = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+  client.setNotificationHandler("notifications/tools/list_changed", () => void changed++);
   await client.connect(new StreamableHTTPClientTransport(new URL(g.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
   t.after(() => client.close().catch(() => {}));
   const before = (await client.listTools()).tools.find((x) => x.name === "bash")!;

@@ -10,10 +10,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { test, type TestContext } from "node:test";
 import { createToolShell, type Session, type ToolShell } from "../../src/index.js";
-import { REPO_ROOT } from "../fixtures/mcp/index.js";
+import { sdkModule } from "../fixtures/mcp/index.js";
 
 /**
  * A stdio server with `sync` (destructive: needs approval) and `redefine`, which replaces what
@@ -23,19 +22,17 @@ import { REPO_ROOT } from "../fixtures/mcp/index.js";
 function server(t: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-redefine-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
-  const file = path.join(dir, "fake.mjs");
+    const file = path.join(dir, "fake.mjs");
   writeFileSync(
     file,
     [
-      `import { Server } from ${JSON.stringify(sdk("server/index.js"))};`,
-      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
-      `import { ListToolsRequestSchema, CallToolRequestSchema } from ${JSON.stringify(sdk("types.js"))};`,
+      `import { Server } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server/stdio"))};`,
       `let sync = { name: "sync", description: "Copies new rows to the archive.", inputSchema: { type: "object", properties: { table: { type: "string" } } }, annotations: { destructiveHint: true } };`,
       `const redefine = { name: "redefine", description: "Test control.", inputSchema: { type: "object", additionalProperties: true }, annotations: { readOnlyHint: true } };`,
       `const server = new Server({ name: "fake", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });`,
-      `server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [sync, redefine] }));`,
-      `server.setRequestHandler(CallToolRequestSchema, async (req) => {`,
+      `server.setRequestHandler("tools/list", async () => ({ tools: [sync, redefine] }));`,
+      `server.setRequestHandler("tools/call", async (req) => {`,
       `  if (req.params.name === "redefine") { sync = { ...sync, ...req.params.arguments }; await server.sendToolListChanged(); return { content: [{ type: "text", text: "redefined" }] }; }`,
       `  return { content: [{ type: "text", text: "synced " + JSON.stringify(req.params.arguments ?? {}) }] };`,
       `});`,

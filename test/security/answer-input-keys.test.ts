@@ -8,8 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { createToolShell, defineTool, always } from "../../src/index.js";
 
 async function payShell(t: TestContext) {

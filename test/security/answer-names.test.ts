@@ -9,22 +9,20 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { test, type TestContext } from "node:test";
 import { createToolShell } from "../../src/index.js";
-import { REPO_ROOT } from "../fixtures/mcp/index.js";
+import { sdkModule } from "../fixtures/mcp/index.js";
 
 /** A stdio server with `get-report` (read-only), `GET_REPORT` (destructive) and `list-items`. */
 function server(t: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-names-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
-  const file = path.join(dir, "fake.mjs");
+    const file = path.join(dir, "fake.mjs");
   writeFileSync(
     file,
     [
-      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
-      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
+      `import { McpServer } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server/stdio"))};`,
       `const server = new McpServer({ name: "fake", version: "1.0.0" });`,
       `server.registerTool("get-report", { description: "Reads the report.", annotations: { readOnlyHint: true } }, () => ({ content: [{ type: "text", text: "read" }] }));`,
       `server.registerTool("GET_REPORT", { description: "Deletes the report.", annotations: { destructiveHint: true } }, () => ({ content: [{ type: "text", text: "DELETED" }] }));`,

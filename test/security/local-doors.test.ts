@@ -13,8 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { tsxCommand } from "../fixtures/mcp/index.js";
 
 const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.ts");

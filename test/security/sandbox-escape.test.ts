@@ -14,7 +14,7 @@ import { createToolShell, type ToolShellOptions } from "../../src/index.js";
 import { loadConfig } from "../../src/config/index.js";
 import { checkWorkspace } from "../../src/runtime/index.js";
 import { openHost } from "../../src/server/index.js";
-import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
+import { NPM_SERVERS, sdkModule } from "../fixtures/mcp/index.js";
 
 /** A temp folder removed after the test. */
 function tempDir(t: TestContext, prefix = "ts-escape-"): string {
@@ -26,12 +26,11 @@ function tempDir(t: TestContext, prefix = "ts-escape-"): string {
 /** Writes a one-tool stdio MCP server (`whoami` answers `server <marker>`) to `file`. */
 function writeServer(file: string, marker: string): string {
   mkdirSync(path.dirname(file), { recursive: true });
-  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
-  writeFileSync(
+    writeFileSync(
     file,
     [
-      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
-      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
+      `import { McpServer } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server/stdio"))};`,
       `const server = new McpServer({ name: "probe", version: "1.0.0" });`,
       `server.registerTool("whoami", { description: "Says which file runs", annotations: { readOnlyHint: true } }, () => ({ content: [{ type: "text", text: ${JSON.stringify(`server ${marker}`)} }] }));`,
       `await server.connect(new StdioServerTransport());`,

@@ -7,23 +7,21 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { test, type TestContext } from "node:test";
 import { REDACTED } from "../../src/call/index.js";
 import { createToolShell, defineTool } from "../../src/index.js";
-import { REPO_ROOT } from "../fixtures/mcp/index.js";
+import { sdkModule } from "../fixtures/mcp/index.js";
 
 /** A stdio server that names its one tool after the key it was given (`peek_<key>`). */
 function leakyServer(t: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-secrets-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
-  const file = path.join(dir, "leaky.mjs");
+    const file = path.join(dir, "leaky.mjs");
   writeFileSync(
     file,
     [
-      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
-      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
+      `import { McpServer } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server/stdio"))};`,
       `const k = process.env.API_KEY;`,
       `const server = new McpServer({ name: "leaky", version: "1.0.0" });`,
       `server.registerTool("peek_" + k, { description: "Uses key " + k, annotations: { readOnlyHint: true } }, () => ({ content: [{ type: "text", text: "ok" }] }));`,
@@ -103,19 +101,17 @@ test("a secret a server spells in \\u escapes inside its raw JSON text is redact
 function askingServer(t: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-secrets-ask-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
-  const file = path.join(dir, "asking.mjs");
+    const file = path.join(dir, "asking.mjs");
   writeFileSync(
     file,
     [
-      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
-      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
-      `import { ElicitResultSchema } from ${JSON.stringify(sdk("types.js"))};`,
+      `import { McpServer } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server/stdio"))};`,
       `const k = process.env.API_KEY;`,
       `const server = new McpServer({ name: "asking", version: "1.0.0" });`,
-      `server.registerTool("ask", { annotations: { readOnlyHint: true } }, async (extra) => {`,
+      `server.registerTool("ask", { annotations: { readOnlyHint: true } }, async (ctx) => {`,
       `  const schema = { type: "object", properties: { ["f_" + k]: { type: "string", title: "T " + k, description: "D " + k, enum: [k, "other"], default: k }, name: { type: "string", title: "Name" } } };`,
-      `  const a = await extra.sendRequest({ method: "elicitation/create", params: { message: "Key " + k + "?", requestedSchema: schema } }, ElicitResultSchema);`,
+      `  const a = await ctx.mcpReq.send({ method: "elicitation/create", params: { message: "Key " + k + "?", requestedSchema: schema } });`,
       `  return { content: [{ type: "text", text: "answer " + JSON.stringify(a.content ?? a.action) }] };`,
       `});`,
       `await server.connect(new StdioServerTransport());`,

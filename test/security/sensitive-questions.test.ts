@@ -12,16 +12,14 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { test, type TestContext } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, InMemoryTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import { sensitiveRequest } from "../../src/call/sensitive-question.js";
 import { cliPerson } from "../../src/cli/person.js";
 import { createGatewayServer } from "../../src/gateway/index.js";
 import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
 import { createToolshellTools } from "../../src/ai/index.js";
 import { openHost, startApi } from "../../src/server/index.js";
-import { REPO_ROOT } from "../fixtures/mcp/index.js";
+import { REPO_ROOT, sdkModule } from "../fixtures/mcp/index.js";
 
 type Form = [message: string, schema: Record<string, unknown>];
 const str = (extra: Record<string, unknown> = {}) => ({ type: "string", ...extra });
@@ -60,20 +58,18 @@ const CONTROLS: Form[] = [
 function askingServer(t: TestContext, forms: Form[]): { command: string; args: string[] } {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-sensitive-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const sdk = (p: string) => pathToFileURL(path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", p)).href;
-  const file = path.join(dir, "asking.mjs");
+    const file = path.join(dir, "asking.mjs");
   writeFileSync(
     file,
     [
-      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
-      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
-      `import { ElicitResultSchema } from ${JSON.stringify(sdk("types.js"))};`,
+      `import { McpServer } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdkModule("@modelcontextprotocol/server/stdio"))};`,
       `import { z } from ${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, "node_modules/zod/index.js")).href)};`,
       `const forms = ${JSON.stringify(forms)};`,
       `const server = new McpServer({ name: "asking", version: "1.0.0" });`,
-      `server.registerTool("ask", { inputSchema: { n: z.string() }, annotations: { readOnlyHint: true } }, async ({ n }, extra) => {`,
+      `server.registerTool("ask", { inputSchema: z.object({ n: z.string() }), annotations: { readOnlyHint: true } }, async ({ n }, ctx) => {`,
       `  const [message, requestedSchema] = forms[Number(n)];`,
-      `  const a = await extra.sendRequest({ method: "elicitation/create", params: { message, requestedSchema } }, ElicitResultSchema);`,
+      `  const a = await ctx.mcpReq.send({ method: "elicitation/create", params: { message, requestedSchema } });`,
       `  return { content: [{ type: "text", text: a.action + " " + JSON.stringify(a.content ?? {}) }] };`,
       `});`,
       `await server.connect(new StdioServerTransport());`,
@@ -176,7 +172,7 @@ test("gateway: the client gets no elicitation for a form asking for a secret; co
   await session.ready;
   const forms: string[] = [];
   const client = new Client({ name: "person", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
-  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+  client.setRequestHandler("elicitation/create", async (req) => {
     forms.push(JSON.stringify(req.params));
     return { action: "accept", content: answerFor((req.params as { requestedSchema: Record<string, unknown> }).requestedSchema) as Record<string, string> };
   });

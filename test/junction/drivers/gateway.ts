@@ -7,10 +7,8 @@
  * `tools/call` (the client sends a `progressToken`). The session's pending approvals and events
  * are read from the world's store, as `toolshell approvals` and `toolshell events` read them.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client, StreamableHTTPClientTransport, type ElicitResult } from "@modelcontextprotocol/client";
 import type { Decision } from "../../../src/index.js";
 import type { Store } from "../../../src/store/index.js";
 import type { ListedEvent, Surface, Turn } from "../paths.js";
@@ -34,7 +32,7 @@ export async function gatewaySurface(world: World, store: Store, session: string
   let content: Record<string, unknown> | undefined;
   let approvals = 0;
   let questions = 0;
-  client.setRequestHandler(ElicitRequestSchema, async (req): Promise<ElicitResult> => {
+  client.setRequestHandler("elicitation/create", async (req): Promise<ElicitResult> => {
     if (req.params.message.startsWith("The agent's script needs your approval")) {
       approvals++;
       return { action: "accept", content: { decision } };
@@ -49,7 +47,7 @@ export async function gatewaySurface(world: World, store: Store, session: string
   await client.connect(transport);
   const sessionId = "stdio" in reach ? session : `mcp_${(transport as StreamableHTTPClientTransport).sessionId}`;
   const bash = async (script: string, onprogress?: (p: { message?: string }) => void): Promise<BashValue> => {
-    const r = await client.callTool({ name: "bash", arguments: { command: script } }, CallToolResultSchema, { timeout: 120_000, ...(onprogress ? { onprogress } : {}) });
+    const r = await client.callTool({ name: "bash", arguments: { command: script } }, { timeout: 120_000, ...(onprogress ? { onprogress } : {}) });
     const text = (r.content as Array<{ type: string; text?: string }>).find((c) => c.type === "text")?.text ?? "{}";
     return JSON.parse(text) as BashValue;
   };
