@@ -133,9 +133,10 @@ export interface TriggerRunRecord {
  * `server` — an MCP server entry set through the HTTP API or console (`{ entry }`), or a config
  * file server removed there (`{ removed: true }`); `replica` — a live replica (its heartbeat);
  * `tools` — an MCP server whose tools changed (its `tools/list_changed` reached one replica:
- * `{ replica }`), so every other replica lists them again.
+ * `{ replica }`), so every other replica lists them again; `gateway` — the MCP gateway's
+ * `requestState` key (`{ key }`), so a question one replica asks is answered on another.
  */
-export type SharedKind = "server" | "replica" | "tools";
+export type SharedKind = "server" | "replica" | "tools" | "gateway";
 
 /** One record of shared state. */
 export interface SharedRecord {
