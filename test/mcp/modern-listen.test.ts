@@ -37,7 +37,10 @@ for (const transport of ["stdio", "http"] as const) {
   test(`${transport}: a 2026 server's tool list change reaches the catalog through subscriptions/listen`, async () => {
     const source = sourceFor(`l-${transport}`, transport === "stdio" ? tsxCommand(MODERN_SERVER) : { url: await httpUrl() });
     await source.load();
-    assert.match(readFileSync(source.logFile, "utf8"), /MCP 2026-07-28[\s\S]*listening for tool list changes \(subscriptions\/listen\)/);
+    // The log file is written asynchronously: wait for the line.
+    const listening = /MCP 2026-07-28[\s\S]*listening for tool list changes \(subscriptions\/listen\)/;
+    for (let i = 0; i < 200 && !listening.test(readFileSync(source.logFile, "utf8")); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(readFileSync(source.logFile, "utf8"), listening);
     assert.equal(source.tools().some((t) => t.name === "late"), false);
     const changed = new Promise<string[]>((resolve) => source.onToolsChanged((tools) => resolve(tools.map((t) => t.name))));
     assert.equal((await call(source, "add_tool", { name: "late" })).text, "added late");

@@ -33,9 +33,9 @@ test("a tool answered with a task: the call waits for the task's result, showing
   assert.equal(reports[0]?.message, "task working: started");
   assert.ok(reports.some((r) => /^task working: working \(poll \d+\)$/.test(r.message ?? "")), JSON.stringify(reports));
   assert.equal(reports.at(-1)?.message, "task completed: finished");
-  const log = readFileSync(source.logFile, "utf8");
-  assert.equal(starts(log), 1, log);
-  assert.match(log, /tool call answered with task task-1/);
+  // The log file is written asynchronously: wait for both lines.
+  assert.ok(await until(() => /tool call answered with task task-1/.test(readFileSync(source.logFile, "utf8")) && starts(readFileSync(source.logFile, "utf8")) > 0));
+  assert.equal(starts(readFileSync(source.logFile, "utf8")), 1);
 });
 
 test("a shell call that stops while its task runs sends tasks/cancel for that task", async () => {
