@@ -12,7 +12,7 @@
  * "What is shared"; MCP spec 2025-11-25
  * "Client Features" → Elicitation (accept with content, decline, cancel).
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { describeQuestion, type AskedQuestion, type Person } from "../call/index.js";
 import { checkAnswer, type QuestionAnswer } from "../tool/index.js";
 import type { Store } from "../store/index.js";
@@ -173,9 +173,16 @@ export class QuestionBox {
   }
 }
 
-/** Mounts the question routes (see the module docstring). `sessionOr404` resolves a session id or throws 404. */
-export function mountQuestionRoutes(app: Hono, box: QuestionBox, sessionOr404: (id: string) => Promise<{ id: string }>): void {
-  app.get("/v1/questions", async (c) => c.json({ pending: await box.pending() }));
+/**
+ * Mounts the question routes (see the module docstring). `sessionOr404` resolves a session id or
+ * throws 404; `reachable` says whether the request may see a session's questions (app.ts).
+ */
+export function mountQuestionRoutes(app: Hono, box: QuestionBox, sessionOr404: (id: string) => Promise<{ id: string }>, reachable: (c: Context, sessionId: string) => Promise<boolean>): void {
+  app.get("/v1/questions", async (c) => {
+    const all = await box.pending();
+    const shown = await Promise.all(all.map((q) => reachable(c, q.session_id)));
+    return c.json({ pending: all.filter((_, i) => shown[i]) });
+  });
   app.get("/v1/sessions/:id/questions", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
     return c.json({ pending: await box.pending(rec.id) });

@@ -136,7 +136,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     if (right) tokenGuard.succeeded(from(c));
     else if (token) tokenGuard.failed(from(c));
     if (!right) {
-      return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens." blocked={signInBlocked(c, transport)} />}`, 401);
+      return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens with the operator role (only those sign in to the console)." blocked={signInBlocked(c, transport)} />}`, 401);
     }
     signIn(c, token);
     return c.redirect(next, 303);
