@@ -150,7 +150,7 @@ export async function createToolshellTools(options: ToolshellToolsOptions): Prom
     needsApproval: async (input, { toolCallId, messages }) => {
       await held.sync(messages);
       // The session's own preflight: the requests the script's run will look its answers up by.
-      const requests = await session.approvalsBeforeStart(typeof input?.command === "string" ? input.command : "", `ai:${toolCallId}`);
+      const requests = await session.approvalsBeforeStart(typeof input?.command === "string" ? input.command : "", `ai:${toolCallId}`, `ai:${toolCallId}`);
       if (requests.length === 0) return false;
       held.hold(toolCallId, requests.map((r) => r.id));
       return true;

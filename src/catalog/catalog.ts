@@ -135,7 +135,9 @@ export class Catalog {
    * Ranked search over names and descriptions of every source. Loads on-demand sources whose
    * name matches a word, and searches those already loaded. Sources that fail to load are skipped.
    * Score: a word in the tool name 10 (whole-name match 20), in the source name 5, in the
-   * description 1 (name hits rank above description hits); ties by command.
+   * description 1 (name hits rank above description hits); ties by command. A word naming a
+   * server narrows to it: with other words beside it (`tools search github issue`), a tool must
+   * match one of those in its name or description, so the server's other tools do not follow.
    */
   async search(words: string[], signal?: AbortSignal, limit = 20): Promise<SearchHit[]> {
     const terms = words.flatMap((w) => w.toLowerCase().split(/[\s,]+/)).filter(Boolean);
@@ -149,26 +151,31 @@ export class Catalog {
         } catch {}
       }
     }
+    const ready = this.sources.filter((s) => s.state() === "ready");
+    // Words that name a server (of a grouped tool): they narrow, and do not make a hit alone.
+    const serverWords = new Set(terms.filter((t) => ready.some((s) => s.tools().some((tool) => tool.grouped && foldName(tool.source).includes(foldName(t))))));
+    const narrowing = serverWords.size > 0 && serverWords.size < terms.length;
     const hits: SearchHit[] = [];
-    for (const s of this.sources) {
-      if (s.state() !== "ready") continue;
+    for (const s of ready) {
       for (const tool of s.tools()) {
         const name = foldName(tool.name);
         const src = foldName(tool.source);
         const desc = tool.description.toLowerCase();
         let score = 0;
         let matched = 0;
+        let content = 0;
         for (const t of terms) {
           const ft = foldName(t);
           let sc = 0;
           if (name === ft) sc = 20;
           else if (name.includes(ft)) sc = 10;
+          if (!serverWords.has(t) && (sc > 0 || desc.includes(t))) content++;
           if (tool.grouped && src.includes(ft)) sc = Math.max(sc, 5);
           if (desc.includes(t)) sc = Math.max(sc, 1) + (sc > 0 ? 1 : 0);
           if (sc > 0) matched++;
           score += sc;
         }
-        if (matched === 0) continue;
+        if (matched === 0 || (narrowing && content === 0)) continue;
         // Every term matching counts more than one term matching strongly.
         score += matched === terms.length ? 3 * terms.length : 0;
         hits.push({ tool, command: this.commandFor(tool), score });

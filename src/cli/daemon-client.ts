@@ -46,6 +46,7 @@ export type DaemonRequest =
   | { kind: "list"; session: string; fingerprint: string }
   | { kind: "approvals"; session?: string; json: boolean; fingerprint: string }
   | { kind: "approve"; requestId: string; decision: string; session?: string; fingerprint: string }
+  | { kind: "servers"; fingerprint: string }
   | { kind: "status" }
   | { kind: "stop" };
 
@@ -55,6 +56,8 @@ export interface DaemonAnswer extends Partial<CliOutcome> {
   restart?: boolean;
   /** `status`: about the host. */
   status?: { pid: number; config: string; startedAt: string; idleSeconds: number; served: number; workspace?: string; timeout?: string; store?: string };
+  /** `servers`: the host's MCP servers as it has them (`toolshell servers list`). */
+  servers?: { pid: number; list: import("../server/index.js").ServerListing[] };
   /** An error the host met (printed as `toolshell: …`, exit 2). */
   error?: string;
 }

@@ -115,6 +115,7 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
     try {
       await hostReady;
       if (!host) return { restart: true };
+      if (req.kind === "servers") return { servers: { pid: process.pid, list: (await import("../server/servers-api.js")).listServers(host) } };
       const options = { session: req.session };
       const cli: CliRequest =
         req.kind === "exec"

@@ -77,8 +77,24 @@ async function hostServers(host: RunningHost): Promise<import("../server/index.j
   return (r.json.servers ?? []) as import("../server/index.js").ServerListing[];
 }
 
+/**
+ * The servers of the config's warm host (README "The CLI" → "The warm host"), when one runs for
+ * the config as it is now; it is asked, never started. Undefined when none answers.
+ */
+async function warmServers(file: string, common: CommonOptions): Promise<NonNullable<import("./daemon-client.js").DaemonAnswer["servers"]> | undefined> {
+  if (common.daemon === false) return undefined;
+  const path = await import("node:path");
+  const d = await import("./daemon-client.js");
+  const key = d.hostKey(path.resolve(file), common);
+  try {
+    return (await d.request(d.hostPaths(key).socket, { kind: "servers", fingerprint: d.configFingerprint(key.config) })).servers;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Each server of the file and of the running host, file order first. */
-async function rows(file: string, host: RunningHost | undefined): Promise<ServerRow[]> {
+async function rows(file: string, host: RunningHost | undefined, warm?: NonNullable<import("./daemon-client.js").DaemonAnswer["servers"]>): Promise<ServerRow[]> {
   const { loadConfig } = await import("../config/index.js");
   let config;
   try {
@@ -86,7 +102,7 @@ async function rows(file: string, host: RunningHost | undefined): Promise<Server
   } catch (err) {
     throw new ManageError("invalid_input", (err as Error).message);
   }
-  const live = host ? await hostServers(host) : [];
+  const live = host ? await hostServers(host) : (warm?.list ?? []);
   const out: ServerRow[] = config.servers.map((s) => {
     const l = live.find((x) => x.name === s.name);
     const state = l?.state ?? (s.disabled ? "disabled" : "configured");
@@ -124,10 +140,14 @@ async function replicas(file: string, common: CommonOptions): Promise<Replica[]>
   }
 }
 
-function render(list: ServerRow[], host: RunningHost | undefined, file: string): string {
-  const head = host ? `Servers of ${file}, as the toolshell serve at ${host.url} (pid ${host.pid}) has them:\n` : `Servers of ${file} (no toolshell serve of it runs: states are those of the file):\n`;
+function render(list: ServerRow[], host: RunningHost | undefined, file: string, warm?: { pid: number }): string {
+  const head = host
+    ? `Servers of ${file}, as the toolshell serve at ${host.url} (pid ${host.pid}) has them:\n`
+    : warm
+      ? `Servers of ${file}, as its warm host (pid ${warm.pid}) has them:\n`
+      : `Servers of ${file} (no toolshell serve or warm host of it runs: states are those of the file):\n`;
   if (!list.length) return head + "No MCP servers. Add one: toolshell servers add NAME -- COMMAND ARGS…\n";
-  const where = (r: ServerRow) => (r.in_config && r.in_host) || (r.in_config && !host) ? "" : r.in_config ? "not in the host (its reload was refused?)" : "host only (not in the file)";
+  const where = (r: ServerRow) => (r.in_config && r.in_host) || (r.in_config && !host && !warm) ? "" : r.in_config ? "not in the host (its reload was refused?)" : "host only (not in the file)";
   const note = (r: ServerRow) => [r.message, r.trust === false ? "trust: false" : r.trust ? "trust: true" : undefined, where(r) || undefined].filter(Boolean).join("; ");
   return head + table(["NAME", "STATE", "TOOLS", "TRANSPORT", "LOAD", "NOTE"], list.map((r) => [r.name, r.state.replace("_", " "), r.tools === undefined ? "-" : String(r.tools), r.type, r.load.replace("_", "-"), note(r)]));
 }
@@ -257,10 +277,12 @@ export function registerServersCommands(program: Command, common: () => CommonOp
     .action((o: Opts) =>
       run(o, async () => {
         const { file, host } = await open(common());
-        const list = await rows(file, host);
+        // Live states from a running serve, else from the warm host that CLI runs use.
+        const warm = host ? undefined : await warmServers(file, common());
+        const list = await rows(file, host, warm);
         const live = await replicas(file, common());
         const said = (r: Replica) => `  ${r.url}  ${r.kind}, pid ${r.pid} on ${r.host}, started ${r.started_at}, seen ${Math.max(0, Math.round((Date.now() - Date.parse(r.seen_at)) / 1000))} s ago\n`;
-        await print(o, { file, host: host?.url ?? null, servers: list, replicas: live }, () => render(list, host, file) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
+        await print(o, { file, host: host?.url ?? null, ...(warm ? { warm_host: { pid: warm.pid } } : {}), servers: list, replicas: live }, () => render(list, host, file, warm) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
       }),
     );
 

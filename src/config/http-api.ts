@@ -7,12 +7,13 @@
  * `TOOLSHELL_API_TOKEN`; triggers).
  */
 import { ConfigError, parseWith } from "./messages.js";
-import { MIN_TOKEN_LENGTH, triggerSchema, type HttpApiConfig, type TriggerSpec } from "./schema.js";
+import { defaultRole, MIN_TOKEN_LENGTH, triggerSchema, type HttpApiConfig, type TriggerSpec } from "./schema.js";
 import type { ToolshellConfig } from "./load.js";
 
 /**
  * The config's `server` settings with the tokens of the environment added: `TOOLSHELL_API_TOKENS`
- * (comma-separated) and `TOOLSHELL_API_TOKEN`.
+ * (comma-separated) and `TOOLSHELL_API_TOKEN`, and every token's role settled (a token without
+ * one: `operator` when it is the only token, else `agent`).
  * @throws ConfigError naming the variable when one of its tokens is shorter than
  *   {@link MIN_TOKEN_LENGTH} characters (the config's own tokens were checked at load).
  */
@@ -33,7 +34,9 @@ export function parseServerConfig(config: Pick<ToolshellConfig, "server">, env: 
       names.push(`token-${tokens.length}`);
     }
   }
-  return { ...config.server, tokens, tokenNames: tokens.map((_, i) => names[i] ?? `token-${i + 1}`) };
+  // A token without a role: operator when it is the only one, else agent (tokens-schema.ts defaultRole).
+  const roles = tokens.map((_, i) => config.server.tokenRoles?.[i] ?? defaultRole(tokens.length));
+  return { ...config.server, tokens, tokenNames: tokens.map((_, i) => names[i] ?? `token-${i + 1}`), tokenRoles: roles };
 }
 
 /**

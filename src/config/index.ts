@@ -24,7 +24,10 @@ export {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   MIN_TOKEN_LENGTH,
+  TOKEN_ROLES,
+  defaultRole,
 } from "./schema.js";
+export type { TokenRole } from "./schema.js";
 export type { ConfigFile, ParsedConfigFile, ApprovalConfig, HttpApiConfig, WakeAgentConfig, TriggerSpec, OAuthConfig, ServerEntry, LoadMode } from "./schema.js";
 export { parseConfig, parseConfigText, readConfigFile, readConfigJson, loadConfig } from "./load.js";
 export { readConfigServers, editServerEntry, writeConfigText } from "./edit.js";

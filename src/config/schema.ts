@@ -32,7 +32,7 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";
 /** Default largest request body of the HTTP API, in bytes (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-export { MIN_TOKEN_LENGTH } from "./tokens-schema.js";
+export { MIN_TOKEN_LENGTH, defaultRole, TOKEN_ROLES, type TokenRole } from "./tokens-schema.js";
 /** A server's name: its key in `mcpServers` / `servers`, and the first word of `tools <server> …`. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -235,6 +235,8 @@ export const httpApiSchema = strictObject({
     tokens: tokens.map((x) => (typeof x === "string" ? x : x.token)),
     /** Who each token is (same order): its `name`, else `token-N` by its place. */
     tokenNames: tokens.map((x, i) => (typeof x === "string" ? `token-${i + 1}` : x.name)),
+    /** Each token's role as written (same order); one without is settled by `defaultRole` once every token is known. */
+    tokenRoles: tokens.map((x) => (typeof x === "string" ? undefined : x.role)),
   }))
   .describe("`toolshell serve`: the HTTP API and its bearer tokens.");
 

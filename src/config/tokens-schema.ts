@@ -1,9 +1,26 @@
 /**
- * `server.tokens`: the HTTP API's bearer tokens, each a string or `{ name, token }`; the name is
- * who acted with it (docs/sessions.md "Who acted").
+ * `server.tokens`: the HTTP API's bearer tokens, each a string or `{ name, token, role }`; the name
+ * is who acted with it (docs/sessions.md "Who acted"), the role what it may do (docs/security.md
+ * "Who acts for whom").
  */
 import * as z from "zod";
 import { strictObject } from "./messages.js";
+
+/**
+ * What a token may do: `operator` (a person running the deployment: changes servers, sees and
+ * answers every session, signs in to the console) or `agent` (acts in its own principal's
+ * sessions only).
+ */
+export const TOKEN_ROLES = ["operator", "agent"] as const;
+export type TokenRole = (typeof TOKEN_ROLES)[number];
+
+/**
+ * The role of a token written without one: `operator` when it is the server's only token (one
+ * token is one person, as before roles existed), else `agent` (docs/security.md).
+ */
+export function defaultRole(tokenCount: number): TokenRole {
+  return tokenCount === 1 ? "operator" : "agent";
+}
 
 /** The shortest API token accepted. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -15,8 +32,8 @@ const TOKEN_NAME_RULE = 'expected 1-64 letters, digits, ".", "_", "@" or "-"';
 /** The tokens as written; blank ones (an unset `${VAR:-}`) dropped. */
 export const tokensSchema = z
   .array(
-    z.union([z.string(), strictObject({ name: z.string().regex(TOKEN_NAME, { error: TOKEN_NAME_RULE }), token: z.string({ error: "expected the token, a string" }) }, 'expected a token: "…" or { "name": "…", "token": "…" }')], {
-      error: 'expected a token: "…" or { "name": "…", "token": "…" }',
+    z.union([z.string(), strictObject({ name: z.string().regex(TOKEN_NAME, { error: TOKEN_NAME_RULE }), token: z.string({ error: "expected the token, a string" }), role: z.enum(TOKEN_ROLES, { error: "expected operator or agent" }).optional() }, 'expected a token: "…" or { "name": "…", "token": "…", "role"?: "operator" | "agent" }')], {
+      error: 'expected a token: "…" or { "name": "…", "token": "…", "role"?: "operator" | "agent" }',
     }),
     { error: "expected an array of tokens" },
   )
@@ -33,4 +50,4 @@ export const tokensSchema = z
   })
   .transform((tokens) => tokens.filter((x) => (typeof x === "string" ? x : x.token)))
   .default([])
-  .describe(`Bearer tokens (${MIN_TOKEN_LENGTH} characters or more), each a string or { "name", "token" }: the name is who answered or changed something with it (events, the console); a token without one is token-N (its place). Also from TOOLSHELL_API_TOKENS (comma-separated) and TOOLSHELL_API_TOKEN.`);
+  .describe(`Bearer tokens (${MIN_TOKEN_LENGTH} characters or more), each a string or { "name", "token", "role" }: the name is who answered or changed something with it (events, the console); a token without one is token-N (its place). role: operator (changes servers, sees every session, signs in to the console) or agent (its own principal's sessions only); a token without a role is operator when it is the server's only token, else agent. Also from TOOLSHELL_API_TOKENS (comma-separated) and TOOLSHELL_API_TOKEN.`);

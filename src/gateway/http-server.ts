@@ -19,6 +19,10 @@
  * through elicitation: the client's answer to a server-to-client request may land on another
  * replica than the one waiting for it. A call that needs approval then answers with its stop
  * report and `toolshell_approve`, whose answer every replica reads from the store.
+ *
+ * That is the 2025 era. A POST without `Mcp-Session-Id` that the SDK classifies as 2026-07-28
+ * traffic (`isLegacyRequest`) is served statelessly by http-modern.ts, after the same Host,
+ * Origin and token checks.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -31,6 +35,8 @@ import type { Store } from "../store/index.js";
 import { createGatewayServer, type GatewayOptions, type RunningGateway } from "./mcp-server.js";
 import { loadKeptServers } from "../surface/index.js";
 import { TokenGuard, tokenMatches } from "../server/token-guard.js";
+import { isModernRequest, modernAuthInfo, modernHandler, modernSessionId } from "./http-modern.js";
+import { tokenPrincipal } from "./request-state.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
@@ -40,6 +46,8 @@ export const DEFAULT_MAX_HTTP_SESSIONS = 100;
 export const DEFAULT_HTTP_SESSION_IDLE_MS = 30 * 60_000;
 /** The largest body of a request that opens an MCP session (an `initialize` request). */
 const MAX_INITIALIZE_BYTES = 1024 * 1024;
+/** The largest body of a 2026-07-28 request (the SDK's default bound). */
+const MAX_MODERN_BYTES = 4 * 1024 * 1024;
 
 /** Options of the Streamable HTTP gateway. */
 export interface HttpGatewayOptions extends GatewayOptions {
@@ -74,7 +82,7 @@ export interface HttpGatewayOptions extends GatewayOptions {
    * it, a request for an unknown `Mcp-Session-Id` whose session is in the store rebuilds it here
    * instead of answering 404.
    */
-  store?: Pick<Store, "getSession" | "getStep" | "lease">;
+  store?: Pick<Store, "getSession" | "getStep" | "lease"> & Partial<Pick<Store, "listShared" | "putShared">>;
 }
 
 /** The step that records an MCP session ended with DELETE (never rebuilt after). */
@@ -126,6 +134,9 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
   const now = options.now ?? Date.now;
   const gatewayOptions: GatewayOptions = { ...options, elicitation: options.elicitation !== false && !options.store?.lease };
   await loadKeptServers(shell);
+  // 2026-07-28 clients: stateless, one server per request (http-modern.ts). Their questions are
+  // answered on any replica, so they are asked even over a store with a session lease.
+  const modern = modernHandler(shell, options, options.store);
   type Live = { transport: WebStandardStreamableHTTPServerTransport; server: Server; lastSeen: number; inFlight: number };
   const live = new Map<string, Live>();
   let opening = 0;
@@ -231,6 +242,29 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
         const id = Array.isArray(sid) ? sid[0] : sid;
         let entry = id ? live.get(id) : undefined;
         let parsedBody: unknown;
+        let text: string | undefined;
+        if (!id && req.method === "POST") {
+          text = await readBody(req, MAX_MODERN_BYTES);
+          if (text === undefined) return fail(res, 413, `a request is at most ${MAX_MODERN_BYTES} bytes`);
+          try {
+            parsedBody = JSON.parse(text);
+          } catch {
+            return fail(res, 400, "the body is not JSON");
+          }
+          const headers = Object.fromEntries(Object.entries(req.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])));
+          if (await isModernRequest(req.method, headers, parsedBody)) {
+            const token = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ""))?.[1];
+            const principal = token ? tokenPrincipal(token) : "local";
+            let session: string;
+            try {
+              session = modernSessionId(principal, parsedBody);
+            } catch (err) {
+              return fail(res, 400, (err as Error).message);
+            }
+            const body = parsedBody;
+            return await getRequestListener((webRequest) => modern.fetch(webRequest, { parsedBody: body, authInfo: modernAuthInfo(principal, session) }), { overrideGlobalObjects: false })(req, res);
+          }
+        }
         if (entry && id && options.store && (await options.store.getStep(`mcp_${id}`, CLOSED_STEP))) {
           // Ended with DELETE on another replica.
           live.delete(id);
@@ -248,14 +282,8 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
         }
         if (!entry) {
           if (id) return fail(res, 404, "no such MCP session (it ended, was idle too long, or the gateway restarted); initialize again");
-          if (req.method !== "POST") return fail(res, 400, "no MCP session: POST an initialize request first");
-          const text = await readBody(req, MAX_INITIALIZE_BYTES);
-          if (text === undefined) return fail(res, 413, `an initialize request is at most ${MAX_INITIALIZE_BYTES} bytes`);
-          try {
-            parsedBody = JSON.parse(text);
-          } catch {
-            return fail(res, 400, "the body is not JSON");
-          }
+          if (req.method !== "POST" || text === undefined) return fail(res, 400, "no MCP session: POST an initialize request first");
+          if (Buffer.byteLength(text) > MAX_INITIALIZE_BYTES) return fail(res, 413, `an initialize request is at most ${MAX_INITIALIZE_BYTES} bytes`);
           if (!isInitializeRequest(parsedBody)) return fail(res, 400, "no MCP session: POST an initialize request first");
           if (live.size + opening >= maxSessions) sweep();
           if (live.size + opening >= maxSessions) {
@@ -295,6 +323,7 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
     sessions: () => live.size,
     async close() {
       clearInterval(sweeper);
+      await modern.stop().catch(() => {});
       await Promise.allSettled([...live.values()].map((e) => e.server.close()));
       live.clear();
       http.closeAllConnections?.();

@@ -7,7 +7,8 @@
  * (approve / approve always / reject) and stores the answer; a script stopped before it started
  * then runs again at once (nothing of it ran). A client without elicitation gets the stop report
  * and a `toolshell_approve {request_id, decision}` tool (a direct tool) to record the person's
- * answer.
+ * answer. That is the 2025 era; a 2026-07-28 client is asked through the call's
+ * `input_required` answer instead (modern.ts).
  *
  * Rule source: docs/agents.md → MCP gateway; MCP spec 2025-06-18 "Tools" (tools/list, tools/call,
  * content blocks, isError, structuredContent), "Elicitation" (form requests, accept / decline /
@@ -15,26 +16,22 @@
  * SHOULD bind to localhost and MUST validate the Origin header against DNS rebinding).
  */
 import { randomUUID } from "node:crypto";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { Server } from "@modelcontextprotocol/server";
-import type { CallToolResult, ServerContext, Tool } from "@modelcontextprotocol/server";
+import { serveStdio as serveStdioEras } from "@modelcontextprotocol/server/stdio";
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, ProtocolError, Server } from "@modelcontextprotocol/server";
+import type { CallToolResult, RequestStateCodec, ServerContext, Tool } from "@modelcontextprotocol/server";
 import { McpServerSource } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
-import { jsonText, type CatalogTool } from "../tool/index.js";
+import type { CatalogTool } from "../tool/index.js";
 import { callDirect, type DirectOutcome } from "../surface/index.js";
 import { gatewayPerson } from "./person.js";
 import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
-import {
-  APPROVE_TOOL_NAME,
-  bashToolSpec,
-  BASH_TOOL_NAME,
-  describeRequests,
-  directTools,
-  loadKeptServers,
-  runBashTool,
-  type BashToolResult,
-} from "../surface/index.js";
+import { APPROVE_TOOL_NAME, bashToolSpec, BASH_TOOL_NAME, directTools, loadKeptServers, runBashTool, type BashToolResult } from "../surface/index.js";
+import { answerQuietly, approvalForm, approvalHow, DECISIONS, directResult, textResult } from "./answers.js";
+import { modernBash, modernDirect, type ModernCall } from "./modern.js";
+import { gatewayCodec, requestStateKeys, type GatewayState } from "./request-state.js";
+
+export { directResult } from "./answers.js";
 
 /** Options of the gateway. */
 export interface GatewayOptions {
@@ -55,7 +52,13 @@ export interface GatewayOptions {
   approveTool?: boolean;
 }
 
-const DECISIONS: readonly Decision[] = ["allow", "allow_always", "reject", "reject_always"];
+/** What one server instance serves: the protocol era, and for the 2026 era the requestState codec. */
+export interface GatewayEra {
+  /** `modern`: 2026-07-28 requests, each carrying the version and capabilities in `_meta`. Default `legacy`. */
+  era?: "legacy" | "modern";
+  /** Seals and verifies the `requestState` of `input_required` answers (request-state.ts). */
+  codec?: RequestStateCodec<GatewayState>;
+}
 
 /** The approve tool (for clients without elicitation). It stays direct. */
 export function approveToolSpec(): Tool {
@@ -98,25 +101,29 @@ function objectSchema(schema: Record<string, unknown>): Tool["inputSchema"] {
   return (schema.type === "object" ? schema : { type: "object", ...schema }) as Tool["inputSchema"];
 }
 
-function textResult(value: unknown, isError = false): CallToolResult {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  const structured = value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  return { content: [{ type: "text", text }], ...(structured ? { structuredContent: structured } : {}), ...(isError ? { isError: true } : {}) };
-}
-
 /**
  * Creates the MCP server of one client connection, over one toolshell session. Tools are
  * listed fresh on every `tools/list` (an on-demand server shows its count once loaded).
  * Nothing a client sends can throw out of a handler: every failure is a tool result with
  * `isError: true`.
  */
-export function createGatewayServer(shell: ToolShell, session: Session, options: GatewayOptions = {}): Server {
-  const server = new Server({ name: options.name ?? "toolshell", version: options.version ?? "0.1.0" }, { capabilities: { tools: { listChanged: true } } });
-  // The client of the session: the MCP client, as it names itself in `initialize`.
-  server.oninitialized = () => {
-    if (typeof session.metadata.client !== "string") session.metadata.client = `mcp:${server.getClientVersion()?.name ?? "client"}`;
+export function createGatewayServer(shell: ToolShell, session: Session, options: GatewayOptions & GatewayEra = {}): Server {
+  const modern = options.era === "modern";
+  const codec = modern ? (options.codec ?? gatewayCodec(randomUUID() + randomUUID())) : undefined;
+  const server = new Server(
+    { name: options.name ?? "toolshell", version: options.version ?? "0.1.0" },
+    { capabilities: { tools: { listChanged: true } }, ...(codec ? { requestState: { verify: (state: string, ctx: ServerContext) => codec.verify(state, ctx) } } : {}) },
+  );
+  // The client of the session: the MCP client, as it names itself in `initialize` (2025) or in
+  // each request's `_meta` (2026-07-28).
+  const nameClient = (name: unknown) => {
+    if (typeof session.metadata.client !== "string") session.metadata.client = `mcp:${typeof name === "string" && name ? name : "client"}`;
   };
-  const canElicit = () => options.elicitation !== false && supportsFormElicitation(server.getClientCapabilities() as { elicitation?: Record<string, unknown> } | undefined);
+  server.oninitialized = () => nameClient(server.getClientVersion()?.name);
+  /** The client's capabilities: from `initialize`, or on the 2026 era from the request's `_meta`. */
+  const capabilities = (ctx?: ServerContext) =>
+    (modern ? ctx?.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] : server.getClientCapabilities()) as { elicitation?: Record<string, unknown> } | undefined;
+  const canElicit = (ctx?: ServerContext) => options.elicitation !== false && supportsFormElicitation(capabilities(ctx));
 
   // What the last tools/list said; when it changes (a server loaded on demand), the client is told.
   let listed = "";
@@ -147,14 +154,14 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     if (s instanceof McpServerSource && s.config.load === "eager" && s.state() === "not_loaded") void s.load().then(notifyIfChanged, notifyIfChanged);
   }
 
-  server.setRequestHandler('tools/list', async () => {
+  server.setRequestHandler('tools/list', async (_req, ctx) => {
     listed = listKey();
     const bash = bashToolSpec(shell, session);
     const tools: Tool[] = [{ name: bash.name, description: bash.description, inputSchema: objectSchema(bash.inputSchema) }];
     for (const d of safeDirect(shell)) {
       tools.push({ name: d.name, description: d.description, inputSchema: objectSchema(d.inputSchema), ...(annotationsOf(d.tool) ? { annotations: annotationsOf(d.tool) } : {}) });
     }
-    if (!canElicit() && options.approveTool !== false) tools.push(approveToolSpec());
+    if (!canElicit(ctx) && options.approveTool !== false) tools.push(approveToolSpec());
     return { tools };
   });
 
@@ -162,28 +169,9 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
   async function ask(requests: ApprovalRequest[], ctx: ServerContext): Promise<{ decision?: Decision; action: string }> {
     let result;
     try {
+      const form = approvalForm(requests);
       // Sent as part of the tools/call in flight (on its stream, over Streamable HTTP).
-      result = await ctx.mcpReq.send(
-        {
-          method: "elicitation/create",
-          params: {
-            message: `The agent's script needs your approval for:\n${describeRequests(requests)}`,
-            requestedSchema: {
-              type: "object",
-              properties: {
-                decision: {
-                  type: "string",
-                  title: "Your answer",
-                  enum: ["allow", "allow_always", "reject"],
-                  enumNames: ["Approve (this exact call, once)", requests.some((r) => r.scripts?.length) ? "Approve always (this tool, in this saved script version)" : "Approve always (this tool, this session)", "Reject"],
-                },
-              },
-              required: ["decision"],
-            },
-          },
-        },
-        { signal: ctx.mcpReq.signal, timeout: 600_000 },
-      );
+      result = await ctx.mcpReq.send({ method: "elicitation/create", params: { message: form.message, requestedSchema: form.requestedSchema } }, { signal: ctx.mcpReq.signal, timeout: 600_000 });
     } catch (err) {
       return { action: `error: ${err instanceof Error ? err.message : String(err)}` };
     }
@@ -196,26 +184,37 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     return { decision, action: result.action };
   }
 
-  server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (req, ctx) => {
     const name = req.params.name;
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
-      if (name === BASH_TOOL_NAME) return await callBash(args, ctx);
+      // On the 2026 era a question is the call's answer (`input_required`, see modern.ts).
+      const m: ModernCall | undefined = codec ? modernCall(ctx, codec) : undefined;
+      if (name === BASH_TOOL_NAME) return m ? await modernBash(m, args) : await callBash(args, ctx);
       if (name === APPROVE_TOOL_NAME && options.approveTool !== false) {
         // Not listed for a client that answers by elicitation: there the person answers in the
         // form, and a model must not record an answer by calling the tool by name.
-        if (canElicit()) {
+        if (canElicit(ctx)) {
           return textResult({ error: { code: "denied", message: `${APPROVE_TOOL_NAME} is not offered to this client: it asks the person through elicitation, and only the person's answer in that form is recorded`, retryable: false } }, true);
         }
         return approveCall(args);
       }
       const d = safeDirect(shell).find((x) => x.name === name);
       if (!d) return textResult({ error: { code: "unknown_command", message: `no tool ${name}; tools: ${BASH_TOOL_NAME}${safeDirect(shell).map((x) => `, ${x.name}`).join("")}`, retryable: false } }, true);
-      return await callDirectTool(d.tool, args, ctx);
+      return m ? await modernDirect(m, d.tool, name, args) : await callDirectTool(d.tool, args, ctx);
     } catch (err) {
+      // A requestState made for another call is refused as the SDK refuses a forged one (-32602).
+      if (err instanceof ProtocolError) throw err;
       return textResult({ error: { code: "tool_error", message: `toolshell gateway: ${err instanceof Error ? err.message : String(err)}`, retryable: false } }, true);
     }
   });
+
+  function modernCall(ctx: ServerContext, c: RequestStateCodec<GatewayState>): ModernCall {
+    nameClient((ctx.mcpReq.envelope?.[CLIENT_INFO_META_KEY as never] as { name?: unknown } | undefined)?.name);
+    const caps = capabilities(ctx);
+    // No server-to-client requests on this era: an upstream server's question is not relayed.
+    return { shell, session, options, codec: c, ctx, form: canElicit(ctx), url: options.elicitation !== false && supportsUrlElicitation(caps), person: gatewayPerson(ctx, false) };
+  }
 
   async function callBash(args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> {
     const signal = ctx.mcpReq.signal;
@@ -229,13 +228,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       const request = (await session.pendingApprovals()).find((r) => r.id === stopped.request_id);
       if (!request) break;
       if (!canElicit()) {
-        notes.approval = {
-          request_id: request.id,
-          how:
-            options.approveTool === false
-              ? `ask the person to answer with: toolshell approve ${request.id} allow|allow_always|reject|reject_always (or the HTTP API); then run a script again`
-              : `ask the person, then call ${APPROVE_TOOL_NAME} with {"request_id":"${request.id}","decision":"allow"|"allow_always"|"reject"|"reject_always"}; then run a script again`,
-        };
+        notes.approval = { request_id: request.id, how: approvalHow(options, request.id) };
         break;
       }
       const asked = await ask([request], ctx);
@@ -296,32 +289,6 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
   return server;
 }
 
-/** A direct call's outcome as an MCP tool result: text, JSON (also as structuredContent), images and audio as content blocks. */
-export function directResult(outcome: DirectOutcome): CallToolResult {
-  if (outcome.status === "error") return textResult({ error: outcome.error }, true);
-  if (outcome.status === "needs_approval") return textResult({ error: { code: "needs_approval", message: outcome.message, retryable: false }, request_id: outcome.requestId }, true);
-  const v = outcome.view;
-  if (v.type === "text") return { content: [{ type: "text", text: v.value }] };
-  if (v.type === "json") {
-    const r = textResult(v.value);
-    // Every digit of integers beyond 2^53 in the text block (docs/mcp.md); structuredContent is the parsed value.
-    if (outcome.output.json !== undefined && v.value === outcome.output.value) r.content = [{ type: "text", text: jsonText(outcome.output) }];
-    return r;
-  }
-  return {
-    content: [
-      ...(v.text ? [{ type: "text" as const, text: v.text }] : []),
-      ...v.media.map((m) => (m.kind === "audio" ? { type: "audio" as const, data: m.data, mimeType: m.mimeType } : { type: "image" as const, data: m.data, mimeType: m.mimeType })),
-    ],
-  };
-}
-
-async function answerQuietly(session: Session, id: string, decision: Decision): Promise<void> {
-  try {
-    await session.answer(id, decision, { surface: "mcp", by: String(session.metadata.client ?? "mcp:client").replace(/^mcp:/, "") });
-  } catch {}
-}
-
 function safeDirect(shell: ToolShell) {
   try {
     return directTools(shell, [BASH_TOOL_NAME, APPROVE_TOOL_NAME]);
@@ -338,18 +305,20 @@ export interface RunningGateway {
 }
 
 /**
- * Serves the gateway over stdio (this process's stdin/stdout) with one session. Resolves when
- * connected; the returned `closed` promise settles when the client closes stdin.
+ * Serves the gateway over stdio (this process's stdin/stdout) with one session, to a client of
+ * either era: the SDK's stdio entry reads the opening message (`initialize`, or a 2026-07-28
+ * request such as `server/discover`) and pins one server of that era for the connection. A
+ * 2026 client's `requestState` is sealed with a key of this process (one process answers every
+ * round). Resolves when serving; the returned `closed` promise settles when the client closes stdin.
  */
 export async function serveStdio(shell: ToolShell, options: GatewayOptions & { sessionId?: string } = {}): Promise<RunningGateway & { closed: Promise<void> }> {
   const session = shell.session(options.sessionId ?? "mcp");
   await Promise.all([session.ready, loadKeptServers(shell)]);
-  const server = createGatewayServer(shell, session, options);
-  const transport = new StdioServerTransport();
+  const codec = gatewayCodec(await requestStateKeys()());
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
     process.stdin.once("end", () => resolve());
+    process.stdin.once("close", () => resolve());
   });
-  await server.connect(transport);
-  return { closed, close: () => server.close() };
+  const handle = serveStdioEras(({ era }) => createGatewayServer(shell, session, { ...options, era, codec }));
+  return { closed, close: () => handle.close() };
 }

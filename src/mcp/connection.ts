@@ -15,6 +15,7 @@ import { bodyReader, currentRawSlot, mayHoldUnsafeInteger, type RawSlot } from "
 import { withServerLog } from "./sdk-console.js";
 import { withChildSignal } from "./signals.js";
 import { GroupStdioTransport } from "./stdio.js";
+import { answerTasksAsResults, TASKS_EXTENSION } from "./tasks.js";
 
 /** What we tell servers we are (MCP `initialize` → clientInfo). */
 export const CLIENT_INFO = { name: "toolshell", version: "0.1.0" } as const;
@@ -125,10 +126,11 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   if (transport instanceof GroupStdioTransport) keepRawAnswers(transport);
   // Elicitation (form and URL mode) is declared to every server: whether somebody can answer is
   // known per call, and a question nobody can answer is declined (spec "Elicitation": the client
-  // MAY decline). A 2026 server's `input_required` questions come to the same handler.
+  // MAY decline). A 2026 server's `input_required` questions come to the same handler. The Tasks
+  // extension is declared too: a tool may be answered with a task, followed in tasks.ts.
   // Both eras are offered: `server/discover` first, then `initialize` for a 2025 server. HTTP+SSE
   // is of the 2025 era only.
-  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } }, jsonSchemaValidator: ACCEPT_ALL, versionNegotiation: { mode: "auto" } });
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} }, extensions: { [TASKS_EXTENSION]: {} } }, jsonSchemaValidator: ACCEPT_ALL, versionNegotiation: { mode: "auto" } });
   // Every request (a call, a page, a refresh its 401 starts) runs with the SDK's console lines
   // sent to this server's log (see sdk-console.ts).
   const request = client.request.bind(client);
@@ -198,9 +200,31 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     throw error;
   }
   if (transport instanceof GroupStdioTransport) startedPid = transport.pid;
+  answerTasksAsResults(transport);
   connected = true;
   options.log.line(`connected over ${kind}${startedPid ? ` (pid ${startedPid})` : ""}, MCP ${client.getNegotiatedProtocolVersion() ?? "?"}`);
+  await listenForToolChanges(client, options);
   return connection;
+}
+
+/**
+ * On the 2026 era a server sends change notifications only on a `subscriptions/listen` stream
+ * (MCP spec 2026-07-28 "Subscriptions"); the SDK hands them to the same
+ * `notifications/tools/list_changed` handler as the 2025 era's unsolicited ones. Opened when the
+ * server says its tool list changes (`tools.listChanged`); a server that refuses or never
+ * acknowledges it is still used, without change notifications (the log says so).
+ */
+async function listenForToolChanges(client: Client, options: OpenOptions): Promise<void> {
+  if (client.getProtocolEra() !== "modern" || client.getServerCapabilities()?.tools?.listChanged !== true) return;
+  try {
+    const subscription = await withChildSignal(options.deadline, (signal) => client.listen({ toolsListChanged: true }, { signal, timeout: options.timeoutMs }));
+    options.log.line(`listening for tool list changes (subscriptions/listen${subscription.honoredFilter.toolsListChanged ? "" : ": the server did not agree to send them"})`);
+    void subscription.closed.then((cause) => {
+      if (cause === "remote") options.log.line("the subscriptions/listen stream ended: tool list changes are no longer followed");
+    });
+  } catch (error) {
+    options.log.line(`subscriptions/listen failed (${(error as Error).message ?? String(error)}): tool list changes are not followed`);
+  }
 }
 
 /**

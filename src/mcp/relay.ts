@@ -24,6 +24,7 @@ import type { Connection } from "./connection.js";
 import type { ServerLog } from "./log.js";
 import { jsonAt, withRawSlot, type RawSlot } from "./raw.js";
 import { STRUCTURED_JSON, type McpCallResult } from "./result.js";
+import { followTask, taskOf } from "./tasks.js";
 
 export type { McpCallResult } from "./result.js";
 
@@ -44,7 +45,8 @@ export class PersonRelay {
 
   /**
    * Runs `send` for the tool `tool` on `conn` with progress relayed to `ctx.reportProgress`
-   * (each report resets the call's timeout) and the call known to {@link onElicit}. A failed
+   * (each report resets the call's timeout) and the call known to {@link onElicit}; a call
+   * answered with a task (Tasks extension) is followed to its end (tasks.ts). A failed
    * result (`isError`) after a question nobody answered says so in an added text block.
    * Rethrows what `send` throws.
    */
@@ -55,7 +57,12 @@ export class PersonRelay {
     calls.add(entry);
     const onprogress = ctx.reportProgress ? (p: { progress: number; total?: number; message?: string }) => ctx.reportProgress!({ progress: p.progress, total: p.total, message: p.message }) : undefined;
     try {
-      const result = await send(conn.client, { ...options, ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}) });
+      let result = await send(conn.client, { ...options, ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}) });
+      const task = taskOf(result);
+      if (task) {
+        const signal = options.signal ?? new AbortController().signal;
+        result = await followTask(conn.client, task, { signal, timeout: options.timeout, report: ctx.reportProgress, ask: (params, s) => this.onElicit(conn, params, s), log: (line) => this.log.line(line) });
+      }
       if (entry.unanswered && result.isError === true) {
         const content = Array.isArray(result.content) ? result.content : [];
         return { ...result, content: [...content, { type: "text", text: `(toolshell: the server asked the person a question and it was declined: ${entry.unanswered})` }] };

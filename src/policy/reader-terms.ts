@@ -46,6 +46,35 @@ export const HOOK_FUNCTIONS = new Set(["tools", "command_not_found_handle"]);
 /** Builtins that take variable names (with subscripts) or arithmetic as arguments. */
 export const NAME_TAKING = new Set(["printf", "read", "declare", "typeset", "local", "export", "readonly", "unset", "let", "test", "[", "mapfile", "readarray", "getopts", "wait"]);
 export const DECLARING = new Set(["declare", "typeset", "local", "export", "readonly"]);
+/** Options of these builtins that take a value which is not a variable name (`read -p PROMPT`, `mapfile -d DELIM`). */
+const VALUE_OPTIONS: Record<string, string> = { read: "pdtnNui", mapfile: "dnOsuCc", readarray: "dnOsuCc" };
+
+/**
+ * The words a name-taking builtin takes as variable names (before any `=`): every operand of the
+ * declaring builtins and `unset`, `read`, `mapfile`/`readarray`; the name after `printf -v`,
+ * `wait -p`, `read -a`; `getopts`' second operand. Literal words only (a word built at run time is
+ * judged by `nameTaking`).
+ */
+export function namesGiven(base: string, lits: ReadonlyArray<string | undefined>): string[] {
+  const names: string[] = [];
+  const valued = VALUE_OPTIONS[base] ?? "";
+  let operands = 0;
+  for (let i = 0; i < lits.length; i++) {
+    const l = lits[i];
+    const prev = i > 0 ? lits[i - 1] : undefined;
+    const option = prev !== undefined && /^-[A-Za-z]+$/.test(prev) ? prev.slice(-1) : "";
+    if (l === undefined) continue;
+    if (base === "printf" || base === "wait") {
+      if (option === (base === "printf" ? "v" : "p")) names.push(l);
+      continue;
+    }
+    if (option === "a" && base === "read") names.push(l);
+    else if (option && valued.includes(option)) continue;
+    else if (/^[-+][A-Za-z]+$/.test(l) || l === "--") continue;
+    else if (base === "getopts" ? operands++ === 1 : base !== "let" && base !== "test" && base !== "[") names.push(l);
+  }
+  return names.map((l) => (l.includes("=") ? l.slice(0, l.indexOf("=")) : l)).filter((n) => n.includes("["));
+}
 export const ARITH_TEST = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
 export const CODE_TEXT = /\$\(|`|\$\{|\$\[/;
 

@@ -15,7 +15,7 @@ import { codeRunner, codeVariable, isInertCommand } from "./inert-commands.js";
 import { StdinResolver, stdinOf, type StdinContext, type StdinSource } from "./stdin-source.js";
 import type { Turns } from "./turns.js";
 import { literalOf, newlines } from "./word-lines.js";
-import { ARITH_TEST, CODE_TEXT, DECLARING, HIDING, HOOK_FUNCTIONS, KNOWN_NODES, knownBeforeRun, NAME_TAKING, type FoundCall, type Node, type ScriptReading, type Value } from "./reader-terms.js";
+import { ARITH_TEST, CODE_TEXT, DECLARING, HIDING, HOOK_FUNCTIONS, KNOWN_NODES, knownBeforeRun, NAME_TAKING, namesGiven, type FoundCall, type Node, type ScriptReading, type Value } from "./reader-terms.js";
 
 export { literalOf };
 export type { FoundCall, ScriptReading, StdinSource };
@@ -316,12 +316,10 @@ class Reader {
       this.commands.push({ name, line });
       this.stdin.site(name, ctx);
     }
-    if (NAME_TAKING.has(base)) this.nameTaking(base, args, lits, line);
-    if ((base === "test" || base === "[") && lits.some((l, i) => i > 0 && (lits[i - 1] === "-v" || lits[i - 1] === "-R"))) {
-      lits.forEach((l, i) => {
-        if (i > 0 && (lits[i - 1] === "-v" || lits[i - 1] === "-R")) void this.nameOperand(lits[i - 1]!, args[i], line);
-      });
-    }
+    const reads: Array<Promise<void> | void> = [];
+    // A name with a subscript (`declare 'a[x]=1'`, `unset 'a[x]'`) evaluates it as `a[x]=1` does: one rule.
+    if (NAME_TAKING.has(base)) reads.push(...namesGiven(base, lits).map((x) => this.readSubscript(x, line)), this.nameTaking(base, args, lits, line));
+    if (base === "test" || base === "[") lits.forEach((l, i) => void (i > 0 && (lits[i - 1] === "-v" || lits[i - 1] === "-R") && reads.push(this.nameOperand(lits[i - 1]!, args[i], line))));
     if (base === "exec" && own) this.hide(`exec changes the shell's stdin (line ${line})`);
     const runs = codeRunner(base, lits);
     if (runs) this.hide(`${runs} (line ${line})`);
@@ -330,7 +328,8 @@ class Reader {
       const at = lits.findIndex((l) => l === "tools" || (l ?? "").endsWith("/tools"));
       if (at >= 0) this.call(lits.slice(at + 1), line, { k: "unknown", why: `${base} runs it` }, true, base);
     }
-    if (base === "let") return this.arithmeticWords(args, line);
+    if (base === "let") reads.push(this.arithmeticWords(args, line));
+    if (reads.length) return Promise.all(reads).then(() => {});
   }
 
   /**

@@ -172,6 +172,29 @@ export function createReplayer(calls: RecordedCall[]): Replayer {
   };
 }
 
+/**
+ * Which gated literal calls of a resumed step the replay will answer from the record, for the
+ * preflight (README "Approvals"): a call with the same command and input as a completed recorded
+ * call of the step, matched in order (each record answers one call), already ran — asking a
+ * person again before the start would ask about a call that is not going to run. A call with no
+ * such record is asked as usual; a call let through here that the replay does not answer after
+ * all (the script went another way) is asked when reached, as any call is.
+ */
+export function replayedCalls(calls: readonly RecordedCall[]): (command: string, input: Record<string, unknown>) => boolean {
+  const sorted = [...calls].sort((a, b) => a.index - b.index);
+  let from = 0;
+  return (command, input) => {
+    const key = canonicalJson(input);
+    for (let i = from; i < sorted.length; i++) {
+      if (sorted[i].command === command && sorted[i].inputKey === key) {
+        from = i + 1;
+        return true;
+      }
+    }
+    return false;
+  };
+}
+
 /** A ShellResult for a step that cannot run (a reused step id with another request). */
 export function stepErrorResult(toolCallId: string, message: string): ShellResult {
   const line = JSON.stringify({ error: { code: "invalid_input", message, retryable: false } }) + "\n";
@@ -202,6 +225,8 @@ export interface DurableSessionView {
 export interface DurableRun {
   toolCallId: string;
   replayer?: Replayer;
+  /** The completed calls of earlier attempts the replayer answers from (a resumed step). */
+  recorded?: RecordedCall[];
 }
 
 /**
@@ -220,6 +245,7 @@ export async function runShellStep(
   let toolCallId: string | undefined;
   let attempt = 1;
   let replayer: Replayer | undefined;
+  let recorded: RecordedCall[] | undefined;
   let result: ShellResult | undefined;
   try {
     if (request.stepId) {
@@ -242,7 +268,8 @@ export async function runShellStep(
         toolCallId = prev.toolCallId;
         attempt = prev.attempt + 1;
         // Interrupted, or stopped for an answer that came: what completed before is replayed.
-        replayer = createReplayer(await store.recordedCalls(view.id, prev.toolCallId));
+        recorded = await store.recordedCalls(view.id, prev.toolCallId);
+        replayer = createReplayer(recorded);
         view.emit({ type: "step.resumed", step_id: prev.stepId, tool_call_id: prev.toolCallId, attempt, after: prev.status === "running" ? "interrupted" : "approval" });
       }
     }
@@ -252,7 +279,7 @@ export async function runShellStep(
       { sessionId: view.id, stepId, kind: "shell", toolCallId, requestHash: hash, request: req, status: "running", attempt, startedAt: new Date().toISOString() },
       view.shellCallCount(),
     );
-    result = await run({ toolCallId, replayer });
+    result = await run({ toolCallId, replayer, recorded });
     const requestId = waitingRequestId(result);
     await store.endStep({ sessionId: view.id, stepId, status: requestId ? "waiting_approval" : "completed", result, requestId, files: view.files() });
     return result;

@@ -12,7 +12,7 @@ import type { Policy } from "../policy/index.js";
 import { SHELL_SUBCOMMANDS, type SubcommandFactory, type SubcommandHandler } from "../shell/index.js";
 import { readSkill, type Skill, type ToolSource } from "../tool/index.js";
 import type { SessionStore } from "./durable.js";
-import { planCommand, preflight, type PreflightOutcome } from "./plan-command.js";
+import { planCommand, preflight, type PreflightOutcome, type ReplayedCalls } from "./plan-command.js";
 import type { Session } from "./session.js";
 import type { ShellCall } from "./shell-call.js";
 
@@ -40,7 +40,7 @@ export interface ShellHostParts {
   subcommands?: Record<string, RuntimeSubcommand>;
   onEvent?: (event: SessionEvent) => void;
   /** Replaces the preflight (tests and embedders); default: plan the script and ask before start. */
-  preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string, stdin?: string) => Promise<PreflightOutcome>;
+  preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal, toolCallId?: string, stdin?: string, replayed?: ReplayedCalls) => Promise<PreflightOutcome>;
 }
 
 /** What the sessions of one ToolShell share. */
@@ -107,9 +107,9 @@ export class ShellHost {
   }
 
   /** Plans the script before it starts; a literal call that needs approval stops it (README "Approvals"). */
-  preflight(script: string, catalog: Catalog, session: Session, signal: AbortSignal, toolCallId: string, stdin?: string): Promise<PreflightOutcome> {
-    if (this.parts.preflight) return this.parts.preflight(script, catalog, session, signal, toolCallId, stdin);
-    return preflight(script, catalog, this.policy, session, signal, toolCallId, stdin);
+  preflight(script: string, catalog: Catalog, session: Session, signal: AbortSignal, toolCallId: string, stdin?: string, replayed?: ReplayedCalls): Promise<PreflightOutcome> {
+    if (this.parts.preflight) return this.parts.preflight(script, catalog, session, signal, toolCallId, stdin, replayed);
+    return preflight(script, catalog, this.policy, session, signal, toolCallId, stdin, replayed);
   }
 
   /** Reads a packaged skill. @throws Error when no skills folder is configured or the skill is missing. */

@@ -11,6 +11,10 @@ import type { ApprovalRequest } from "../policy/index.js";
 import type { ShellHost } from "./host.js";
 import type { Session } from "./session.js";
 import type { ShellCall } from "./shell-call.js";
+import { replayedCalls } from "./durable.js";
+
+/** True for a gated literal call a resumed step's replay answers (see `replayedCalls`). */
+export type ReplayedCalls = (command: string, input: Record<string, unknown>) => boolean;
 
 /** What preflight decided. */
 export interface PreflightOutcome {
@@ -75,8 +79,19 @@ export const MAX_PREFLIGHT_REQUESTS = 50;
  * gets turns meanwhile; an aborted `signal` ends the reading (the caller reports its time limit).
  * Each request's `tool_call_id` is `<toolCallId>:preflight:line_<N>` (the shell call's id).
  * `stdin` is the shell call's own stdin, read by a call at the script's top given no input words.
+ * `replayed` (a resumed durable step, see `replayedCalls`) says which gated calls already ran and
+ * will be answered from the step's record: those are not asked again.
  */
-export async function preflight(script: string, catalog: Catalog, policy: Policy, session: Session, signal?: AbortSignal, toolCallId = "preflight", stdin?: string): Promise<PreflightOutcome> {
+export async function preflight(
+  script: string,
+  catalog: Catalog,
+  policy: Policy,
+  session: Session,
+  signal?: AbortSignal,
+  toolCallId = "preflight",
+  stdin?: string,
+  replayed?: ReplayedCalls,
+): Promise<PreflightOutcome> {
   let calls;
   try {
     // The shell call's own stdin is what a call at the top of the script reads.
@@ -91,6 +106,8 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
   const seen = new Set<string>();
   for (const c of calls) {
     if (c.risk !== "needs_approval" || !c.input || !c.resolved || c.invalid) continue;
+    // Already ran in an earlier attempt of this step: the replay answers it, nothing to ask.
+    if (replayed?.(c.tool, c.input)) continue;
     // The same call written twice is one question (the book would find the pending one anyway,
     // at the cost of a scan of every request per call).
     const key = callKey(c.tool, c.input);
@@ -136,11 +153,14 @@ export async function preflight(script: string, catalog: Catalog, policy: Policy
  * A request an earlier run of a saved script this script calls left pending is asked too: a call
  * inside a saved script is asked when reached (docs/sessions.md), and its answer holds only
  * inside that script version (the card says which). Never throws: an unreadable script asks nothing.
+ * With `stepId` (the durable step the script will run as): when that step was interrupted, the
+ * calls that completed in it are replayed, not asked about again (as the shell call's own preflight).
  */
-export async function approvalsBeforeStart(session: Session, host: ShellHost, script: string, toolCallId: string): Promise<ApprovalRequest[]> {
+export async function approvalsBeforeStart(session: Session, host: ShellHost, script: string, toolCallId: string, stepId?: string): Promise<ApprovalRequest[]> {
   try {
     return await session.holding(async () => {
-      const pre = await host.preflight(script, await session.freshCatalog(), session, AbortSignal.timeout(host.timeoutMs), toolCallId);
+      const replayed = stepId ? await stepReplays(host, session.id, stepId) : undefined;
+      const pre = await host.preflight(script, await session.freshCatalog(), session, AbortSignal.timeout(host.timeoutMs), toolCallId, undefined, replayed);
       const ids = pre.stop ? [pre.stop.requestId, ...(pre.stop.others ?? []).map((o) => o.requestId)] : [];
       const book = host.policy.book(session.id);
       const named = new Set(pre.commands ?? []);
@@ -150,4 +170,13 @@ export async function approvalsBeforeStart(session: Session, host: ShellHost, sc
   } catch {
     return [];
   }
+}
+
+/** The replayed calls of a durable shell step that did not complete (undefined: none, or no store). */
+async function stepReplays(host: ShellHost, sessionId: string, stepId: string): Promise<ReplayedCalls | undefined> {
+  const store = host.store;
+  if (!store) return undefined;
+  const step = await store.getStep(sessionId, stepId);
+  if (!step || step.kind !== "shell" || step.status === "completed") return undefined;
+  return replayedCalls(await store.recordedCalls(sessionId, step.toolCallId));
 }

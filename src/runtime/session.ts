@@ -12,7 +12,7 @@ import type { ApprovalRequest, Decision } from "../policy/index.js";
 import { currentScope, errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
 import { createSessionEngine } from "./engine-choice.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
-import { runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
+import { replayedCalls, runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
 import { authOf, parentsOf } from "./lineage.js";
@@ -169,9 +169,10 @@ export class Session implements CallSession {
    * script's run looks its answers up by. For surfaces that ask the person before a shell call
    * (the AI SDK's tool approval). Never throws: a script that cannot be read asks nothing.
    * @param toolCallId names the requests (`<toolCallId>:preflight:line_<N>`).
+   * @param stepId the durable step it will run as: calls completed in an earlier attempt are not asked again.
    */
-  approvalsBeforeStart(script: string, toolCallId: string): Promise<ApprovalRequest[]> {
-    return actingFor(this, () => approvalsBeforeStart(this, this.host, script, toolCallId));
+  approvalsBeforeStart(script: string, toolCallId: string, stepId?: string): Promise<ApprovalRequest[]> {
+    return actingFor(this, () => approvalsBeforeStart(this, this.host, script, toolCallId, stepId));
   }
 
   /**
@@ -290,7 +291,8 @@ export class Session implements CallSession {
     const preTimer = setTimeout(() => pre.abort(new Error("timeout")), timeoutMs);
     const preSignal = options.signal ? AbortSignal.any([options.signal, pre.signal]) : pre.signal;
     try {
-      preflight = await this.host.preflight(script, catalog, this, preSignal, id, options.stdin);
+      // A resumed step: the gated calls that already ran are replayed, not asked again.
+      preflight = await this.host.preflight(script, catalog, this, preSignal, id, options.stdin, options.durable?.recorded?.length ? replayedCalls(options.durable.recorded) : undefined);
     } catch (err) {
       preflight = { lines: [] };
       this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });

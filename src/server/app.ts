@@ -24,7 +24,7 @@ import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { actorOf, ApiError, bearer, body, guardedCheck, id, principalOfToken, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, guardedCheck, id, mayReach, principalOfToken, requireOperator, roleAt, roleOf, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
 import { principalOf } from "../mcp/index.js";
 import { TokenGuard } from "./token-guard.js";
 import { clientAddress } from "./reach.js";
@@ -71,7 +71,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   const { store } = host;
   const queues = new Map<string, Promise<unknown>>();
   // Questions upstream servers ask during this API's shell calls wait for a person here (questions.ts).
-  const questions = new QuestionBox();
+  const questions = new QuestionBox(store);
   const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const prev = queues.get(key) ?? Promise.resolve();
     const next = prev.catch(() => {}).then(fn);
@@ -143,7 +143,14 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/healthz", async (c) => c.json({ ok: true }));
   app.get("/openapi.json", async (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
-  app.route("/", createConsole(host, { tokens: options.tokens, api: app, transport, guard }));
+  // The console is the deployment's people's: only operator tokens sign in (docs/security.md "Who acts for whom").
+  const operatorTokens = options.tokens.filter((_, i) => roleAt(i, options) === "operator");
+  app.route("/", createConsole(host, { tokens: operatorTokens, api: app, transport, guard, questions }));
+  // What the host runs (its MCP servers) changes only with an operator token.
+  app.on(["POST", "PUT", "DELETE", "PATCH"], ["/v1/servers", "/v1/servers/*"], async (c, next) => {
+    requireOperator(c, options, `${c.req.method} ${c.req.path} (changing what the host runs)`);
+    return next();
+  });
   app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────
@@ -151,6 +158,21 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const rec = await store.getSession(id(sid, "session id"));
     if (!rec) throw new ApiError(404, "not_found", `no session ${sid}`);
     return rec;
+  };
+  // One rule for every `/v1/sessions/{id}…` route: an agent's token reaches only its own principal's sessions (http.ts mayReach).
+  const reach = async (c: Context, next: () => Promise<void>) => {
+    const rec = await store.getSession(id(c.req.param("id"), "session id"));
+    if (rec && !mayReach(c, options, principalOf(rec.metadata))) {
+      throw new ApiError(403, "forbidden", `session ${rec.id} acts for principal ${JSON.stringify(principalOf(rec.metadata))}; this API token acts for ${JSON.stringify(principalOfToken(c, options))} and cannot reach it`);
+    }
+    return next();
+  };
+  app.use("/v1/sessions/:id", reach);
+  app.use("/v1/sessions/:id/*", reach);
+  /** Whether the request may reach a session, by its id (for lists). */
+  const reachable = async (c: Context, sid: string) => {
+    const rec = await store.getSession(sid);
+    return !!rec && mayReach(c, options, principalOf(rec.metadata));
   };
 
   app.post("/v1/sessions", async (c) => {
@@ -181,7 +203,11 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.get("/v1/sessions", async (c) => {
     const agent = c.req.query("agent_id");
     const limit = Number(c.req.query("limit") ?? 100);
-    return c.json({ sessions: await store.listSessions({ agentId: agent, limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 100 }) });
+    const n = Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 100;
+    if (roleOf(c, options) === "operator") return c.json({ sessions: await store.listSessions({ agentId: agent, limit: n }) });
+    // An agent's token lists its own principal's sessions only (mayReach).
+    const all = await store.listSessions({ agentId: agent, limit: 100_000 });
+    return c.json({ sessions: all.filter((r) => mayReach(c, options, principalOf(r.metadata))).slice(0, n) });
   });
 
   app.get("/v1/sessions/:id", async (c) => {
@@ -271,21 +297,24 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   // Each request with `card`: what a person needs to answer it (approval-card.ts).
   app.get("/v1/approvals", async (c) => {
-    const pending = withDisplay(await store.pendingApprovals({ agentId: c.req.query("agent_id") }));
+    const all = await store.pendingApprovals({ agentId: c.req.query("agent_id") });
+    const shown = await Promise.all(all.map((r) => reachable(c, r.session_id)));
+    const pending = withDisplay(all.filter((_, i) => shown[i]));
     const reader = new ApprovalDetailsReader(host);
     return c.json({ pending: await Promise.all(pending.map(async (r) => ({ ...r, card: await reader.read(r) }))) });
   });
 
   // OAuth sign-ins to MCP servers (README "Sign-in"): what waits for a person, and each state. No token is ever listed.
   app.get("/v1/sign-ins", async (c) => {
-    const principal = c.req.query("principal");
+    // An agent's token sees its own principal's sign-ins only.
+    const principal = roleOf(c, options) === "operator" ? c.req.query("principal") : principalOfToken(c, options);
     const { listSignIns, DEFAULT_PRINCIPAL } = await import("../mcp/auth/index.js");
     const oauth = host.shell.oauth;
     const states = (await listSignIns(host.config.servers, principal ?? DEFAULT_PRINCIPAL, oauth)).filter((s) => principal === undefined || s.principal === principal);
     return c.json({ pending: oauth.broker.pending(principal === undefined ? {} : { principal }), sign_ins: states });
   });
 
-  mountQuestionRoutes(app, questions, sessionOr404);
+  mountQuestionRoutes(app, questions, sessionOr404, reachable);
   mountAgentRoutes(app, host, { ...options, guard, from });
 
   app.all("/v1/*", (c) => {

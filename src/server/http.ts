@@ -9,6 +9,7 @@ import { ToolCallError } from "../tool/index.js";
 import { CHANGES_SESSION } from "./changes.js";
 import type { Actor } from "./changes.js";
 import type { Logger } from "./log.js";
+import { defaultRole, type TokenRole } from "../config/index.js";
 import { TokenGuard, tokenIndex, tokenMatches } from "./token-guard.js";
 
 export { tokenIndex, tokenMatches };
@@ -30,6 +31,8 @@ export interface AppOptions {
   tokens: string[];
   /** Who each token is (same order; default `token-N`): recorded with what it answers or changes. */
   tokenNames?: string[];
+  /** What each token may do (same order; default: `defaultRole`, operator when it is the only token). */
+  tokenRoles?: ReadonlyArray<TokenRole | undefined>;
   /** Largest request body in bytes. */
   maxBodyBytes: number;
   /** The server terminates TLS itself (reach.ts). */
@@ -63,6 +66,35 @@ export function actorOf(c: Context, options: AppOptions): Actor {
  */
 export function principalOfToken(c: Context, options: AppOptions): string {
   return actorOf(c, options).by;
+}
+
+/** The role of a token (its index in `options.tokens`; -1: none). */
+export function roleAt(i: number, options: Pick<AppOptions, "tokens" | "tokenRoles">): TokenRole | undefined {
+  if (i < 0) return undefined;
+  return options.tokenRoles?.[i] ?? defaultRole(options.tokens.length);
+}
+
+/** The role of an authenticated API request's token (docs/security.md "Who acts for whom"). */
+export function roleOf(c: Context, options: AppOptions): TokenRole | undefined {
+  return roleAt(tokenIndex(bearer(c) ?? "", options.tokens), options);
+}
+
+/**
+ * Refuses (403) a request whose token is not an operator's: what changes what the host runs or
+ * how it judges calls (its MCP servers) is the deployment's people's to change, never an agent's.
+ */
+export function requireOperator(c: Context, options: AppOptions, what: string): void {
+  const role = roleOf(c, options);
+  if (role !== "operator") throw new ApiError(403, "forbidden", `${what} needs an operator token; this API token's role is ${role ?? "unknown"} (server.tokens[].role)`);
+}
+
+/**
+ * Whether the request may see and act on a session acting for `owner`: an operator's token on
+ * every session, any other token only on its own principal's. The one rule for every
+ * `/v1/sessions/{id}/…` route and every list of sessions, approvals and questions.
+ */
+export function mayReach(c: Context, options: AppOptions, owner: string): boolean {
+  return roleOf(c, options) === "operator" || principalOfToken(c, options) === owner;
 }
 
 /** Metadata keys only toolshell sets: a gateway session's `initialize`, a trigger's own. */

@@ -71,7 +71,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       "/v1/approvals": { get: { summary: "Pending approval requests of every session", parameters: [query("agent_id", { type: "string" }, "Only this agent's sessions")], responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("ApprovalRequest") } } }), ...common } } },
-      "/v1/questions": { get: { summary: "Questions MCP servers asked during HTTP API shell calls, waiting for a person (every session's)", responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("PendingQuestion") } } }), ...common } } },
+      "/v1/questions": { get: { summary: "Questions MCP servers asked during HTTP API shell calls, waiting for a person (every session's for an operator token; an agent token's own principal's)", responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("PendingQuestion") } } }), ...common } } },
       "/v1/sessions/{id}/questions": {
         get: { summary: "This session's questions waiting for a person", parameters: [pathParam("id", "Session id")], responses: { "200": json({ type: "object", properties: { pending: { type: "array", items: ref("PendingQuestion") } } }), "404": err("No such session"), ...common } },
         post: {
@@ -91,11 +91,11 @@ export function openApiDocument(): Record<string, unknown> {
       },
       "/v1/servers": {
         get: { summary: "MCP servers with their state (loaded, not_loaded, failed with its message, disabled); changes made here are not written to the config file", responses: { "200": json({ type: "object", properties: { servers: { type: "array", items: ref("ServerListing") } } }), ...common } },
-        post: { summary: "Add an MCP server while running (entry checked like a config file `mcpServers` entry)", requestBody: body({ type: "object", required: ["name", "entry"], properties: { name: { type: "string" }, entry: { type: "object" } } }), responses: { "201": json(ref("ServerListing"), "Added"), "409": err("A server with this name exists"), ...common } },
+        post: { summary: "Add an MCP server while running (entry checked like a config file `mcpServers` entry)", requestBody: body({ type: "object", required: ["name", "entry"], properties: { name: { type: "string" }, entry: { type: "object" } } }), responses: { "201": json(ref("ServerListing"), "Added"), "403": err("Not an operator token"), "409": err("A server with this name exists"), ...common } },
       },
       "/v1/servers/{name}": {
-        put: { summary: "Replace a server's entry; its old process ends", parameters: [pathParam("name", "The server.")], requestBody: body({ type: "object", required: ["entry"], properties: { entry: { type: "object" } } }), responses: { "200": json(ref("ServerListing")), "404": err("No such server"), ...common } },
-        delete: { summary: "Remove a server; its process ends", parameters: [pathParam("name", "The server.")], responses: { "204": { description: "Removed" }, "404": err("No such server"), ...common } },
+        put: { summary: "Replace a server's entry; its old process ends", parameters: [pathParam("name", "The server.")], requestBody: body({ type: "object", required: ["entry"], properties: { entry: { type: "object" } } }), responses: { "200": json(ref("ServerListing")), "403": err("Not an operator token"), "404": err("No such server"), ...common } },
+        delete: { summary: "Remove a server; its process ends", parameters: [pathParam("name", "The server.")], responses: { "204": { description: "Removed" }, "403": err("Not an operator token"), "404": err("No such server"), ...common } },
       },
       "/v1/agents/{agent_id}/scripts": {
         get: { summary: "List saved scripts", parameters: [agent, query("include_archived", { type: "boolean" }, "Archived ones too")], responses: { "200": json({ type: "object", properties: { scripts: { type: "array", items: ref("Script") } } }), ...common } },

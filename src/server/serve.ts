@@ -62,7 +62,7 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
   const tlsFiles = options.tls ?? host.server.tls;
   const tls = tlsFiles ? readTls(tlsFiles) : undefined;
   const trustProxy = options.trustProxy ?? host.server.trustProxy ?? false;
-  const app = createApp(host, { tokens, tokenNames: host.server.tokenNames, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy, ...(options.log ? { log: options.log } : {}), ...(options.guard ? { guard: options.guard } : {}) });
+  const app = createApp(host, { tokens, tokenNames: host.server.tokenNames, tokenRoles: host.server.tokenRoles, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy, ...(options.log ? { log: options.log } : {}), ...(options.guard ? { guard: options.guard } : {}) });
   const hostname = options.host ?? host.server.host;
   const port = options.port ?? host.server.port;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -133,9 +133,13 @@ export interface TriggerRunRecord {
  * `server` — an MCP server entry set through the HTTP API or console (`{ entry }`), or a config
  * file server removed there (`{ removed: true }`); `replica` — a live replica (its heartbeat);
  * `tools` — an MCP server whose tools changed (its `tools/list_changed` reached one replica:
- * `{ replica }`), so every other replica lists them again.
+ * `{ replica }`), so every other replica lists them again; `gateway` — the MCP gateway's
+ * `requestState` key (`{ key }`), so a question one replica asks is answered on another;
+ * `question` — a question an MCP server asks during an HTTP API shell call, waiting for a person
+ * on any replica (server/questions.ts: the asking replica refreshes it while it waits; an answer
+ * given elsewhere is written beside it).
  */
-export type SharedKind = "server" | "replica" | "tools";
+export type SharedKind = "server" | "replica" | "tools" | "gateway" | "question";
 
 /** One record of shared state. */
 export interface SharedRecord {

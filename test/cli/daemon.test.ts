@@ -224,3 +224,27 @@ test("daemon status and stop find the config's host whatever --workspace it was 
   assert.ok(await gone(pid), "the workspace's host is gone");
   assert.equal(cli(["daemon", "status"]).status, 1);
 });
+
+test("servers list asks the warm host when one runs: its servers' states and tool counts, not the file's", async (t) => {
+  const { cli } = setup(t);
+  const first = cli(["exec", "tools kit pid"]);
+  assert.equal(first.status, 0, first.stderr);
+  let status = cli(["daemon", "status"]);
+  for (let i = 0; i < 300 && status.status !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    status = cli(["daemon", "status"]);
+  }
+  assert.equal(status.status, 0, status.stdout + status.stderr);
+  // A run through the host: its servers are loaded there.
+  assert.equal(cli(["exec", "tools kit pid"]).status, 0);
+  const list = cli(["servers", "list"]);
+  assert.equal(list.status, 0, list.stderr);
+  assert.match(list.stdout, new RegExp(`as its warm host \\(pid ${pidOf(status.stdout)}\\) has them`), list.stdout);
+  assert.match(list.stdout, /^kit +loaded +\d+ +stdio +eager/m);
+  const json = JSON.parse(cli(["servers", "list", "--json"]).stdout) as { warm_host?: { pid: number }; servers: Array<{ name: string; state: string; tools?: number; in_host: boolean }> };
+  assert.equal(json.warm_host?.pid, pidOf(status.stdout));
+  assert.deepEqual(json.servers.map((s) => [s.name, s.state, s.in_host]), [["kit", "loaded", true]]);
+  assert.ok((json.servers[0].tools ?? 0) > 0);
+  // --no-daemon: the file's states, the host not asked.
+  assert.match(cli(["--no-daemon", "servers", "list"]).stdout, /^kit +configured +- /m);
+});

@@ -81,7 +81,7 @@ test("no host running: servers add, update and remove edit the config file in pl
   const { dir, file } = project(t, text);
   const list = await toolshell(dir, ["servers", "list"]);
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, /no toolshell serve of it runs/);
+  assert.match(list.stdout, /no toolshell serve or warm host of it runs/);
   assert.match(list.stdout, /^NAME +STATE +TOOLS +TRANSPORT +LOAD +NOTE$/m);
   assert.match(list.stdout, /^a +configured +- +stdio +eager$/m);
 

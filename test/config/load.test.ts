@@ -191,7 +191,7 @@ test("trust stays as written: absent, true or false", (t) => {
 test("server: defaults, config tokens checked at load, tokens from the environment named when too short", (t) => {
   const dir = tempDir(t);
   const config = parseConfig({ server: { tokens: ["${API_TOKEN}", "${UNSET:-}"] } }, { baseDir: dir, env: { API_TOKEN: "0123456789abcdef" } });
-  assert.deepEqual(config.server, { host: "127.0.0.1", port: 8787, tokens: ["0123456789abcdef"], tokenNames: ["token-1"], maxBodyBytes: 1_048_576, trustProxy: false });
+  assert.deepEqual(config.server, { host: "127.0.0.1", port: 8787, tokens: ["0123456789abcdef"], tokenNames: ["token-1"], tokenRoles: [undefined], maxBodyBytes: 1_048_576, trustProxy: false });
   const api = parseServerConfig(config, { TOOLSHELL_API_TOKENS: " aaaaaaaaaaaaaaaa , ", TOOLSHELL_API_TOKEN: "0123456789abcdef" });
   assert.deepEqual(api.tokens, ["0123456789abcdef", "aaaaaaaaaaaaaaaa"]);
   assert.equal(message(() => parseServerConfig(config, { TOOLSHELL_API_TOKEN: "short" })), "environment: TOOLSHELL_API_TOKEN: a token is shorter than 16 characters");
@@ -210,9 +210,16 @@ test("server.tokens: strings or { name, token } (names unique, tokens checked); 
   const api = parseServerConfig(config, { TOOLSHELL_API_TOKEN: "env-token-0123456789ab", TOOLSHELL_API_TOKENS: "alice-token-0123456789" });
   assert.deepEqual(api.tokens, ["alice-token-0123456789", "plain-token-0123456789", "env-token-0123456789ab"]);
   assert.deepEqual(api.tokenNames, ["alice", "token-2", "token-3"]);
+  // Roles: a token without one among several is an agent; the only token is the operator.
+  assert.deepEqual(api.tokenRoles, ["agent", "agent", "agent"]);
+  const roles = parseConfig({ server: { tokens: [{ name: "ops", token: "ops-token-0123456789ab", role: "operator" }, { name: "bot", token: "bot-token-0123456789ab", role: "agent" }, "plain-token-0123456789"] } }, { baseDir: dir });
+  assert.deepEqual(parseServerConfig(roles, {}).tokenRoles, ["operator", "agent", "agent"]);
+  assert.deepEqual(parseServerConfig(parseConfig({ server: { tokens: ["only-token-0123456789"] } }, { baseDir: dir }), {}).tokenRoles, ["operator"]);
+  assert.deepEqual(parseServerConfig(parseConfig({ server: { tokens: ["only-token-0123456789"] } }, { baseDir: dir }), { TOOLSHELL_API_TOKEN: "env-token-0123456789ab" }).tokenRoles, ["agent", "agent"]);
   const bad = (server: unknown) => message(() => parseConfig({ server }, { baseDir: dir, file }));
   assert.equal(bad({ tokens: [{ name: "a", token: "short" }] }), `${file}: server.tokens[0].token: a token is shorter than 16 characters`);
   assert.match(bad({ tokens: [{ name: "a b", token: "alice-token-0123456789" }] }), /server\.tokens\[0\]\.name: expected 1-64 letters, digits/);
+  assert.match(bad({ tokens: [{ name: "a", token: "alice-token-0123456789", role: "admin" }] }), /server\.tokens\[0\]\.role: expected operator or agent/);
   assert.equal(bad({ tokens: [{ name: "a", token: "alice-token-0123456789" }, { name: "a", token: "other-token-0123456789" }] }), `${file}: server.tokens[1].name: the name a is given to two tokens`);
   assert.match(bad({ tls: { cert: "c.pem" } }), /server\.tls/);
 });

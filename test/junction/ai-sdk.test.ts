@@ -6,7 +6,7 @@ import { after } from "node:test";
 import { openHost, type Host } from "../../src/server/index.js";
 import { aiSdkSurface } from "./drivers/ai-sdk.js";
 import { junctionMatrix, type Surface } from "./paths.js";
-import { makeWorld, saveScripts, type World } from "./world.js";
+import { makeWorld, saveScripts, signInWorld, type World } from "./world.js";
 
 let opened: Promise<{ surface: (session: string) => Promise<Surface>; world: World; host: Host }> | undefined;
 const open = () =>
@@ -14,6 +14,7 @@ const open = () =>
     const world = await makeWorld();
     const host = await openHost({ config: world.config, store: world.store });
     await saveScripts(host.store);
+    await signInWorld(world, host.store.credentials);
     return { surface: (id: string) => aiSdkSurface(host.session(id), host.shell), world, host };
   })());
 after(async () => {

@@ -8,9 +8,8 @@ import { after } from "node:test";
 import { openStore, type Store } from "../../src/store/index.js";
 import { CLI } from "./drivers/cli.js";
 import { gatewaySurface, type GatewayReach } from "./drivers/gateway.js";
-import { TOOL_KINDS } from "./kinds.js";
 import { junctionMatrix, type Opened } from "./paths.js";
-import { makeWorld, saveScripts, type World } from "./world.js";
+import { makeWorld, saveScripts, signInWorld, type World } from "./world.js";
 
 const clients: Array<{ close(): Promise<void> }> = [];
 let opened: Promise<{ world: World; store: Store; http: string; stop(): Promise<void> }> | undefined;
@@ -19,6 +18,7 @@ const world = () =>
     const w = await makeWorld();
     const store = await openStore(w.store);
     await saveScripts(store);
+    await signInWorld(w, store.credentials);
     const child = spawn(process.execPath, [CLI, "mcp", "--http", "0", "--config", w.config], { cwd: w.dir, stdio: ["ignore", "ignore", "pipe"], env: w.env });
     let err = "";
     const http = await new Promise<string>((resolve, reject) => {
@@ -61,5 +61,6 @@ const surface = (reach: (http: string) => GatewayReach) => async (): Promise<Ope
 const notApplicable = { "resumed step": "the gateway's bash tool takes only `command`: each tools/call is a shell call of its own, with no step id a client can ask for again" };
 // A stdio client starts a gateway (and its servers) per session, seconds each on a loaded
 // machine: the transport is the stdio part, the kinds are the same code as over HTTP below.
-junctionMatrix("gateway over stdio", surface(() => ({ stdio: true })), { notApplicable, kinds: TOOL_KINDS.filter((k) => k.name === "MCP over stdio") });
+// Sign-in runs too: a stdio gateway is its own host, listening for the redirect while it runs.
+junctionMatrix("gateway over stdio", surface(() => ({ stdio: true })), { notApplicable, cells: (k, row) => k.name === "MCP over stdio" || row.needs === "sign-in" });
 junctionMatrix("gateway over HTTP", surface((url) => ({ url })), { notApplicable });

@@ -21,12 +21,16 @@ export interface ToolKind {
   ask: string;
   /** A call that reports `step 1`…`step n` of n and answers `<n> steps`. */
   steps(n: number): string;
+  /** The kind's server asks for OAuth sign-in (the "sign-in" row runs on it). */
+  oauth?: boolean;
 }
 
 export const TOOL_KINDS: ToolKind[] = [
   { name: "local tool", call: (id) => `tools remove-local id=${id}`, ranLine: (id) => `local remove ${id}`, output: (id) => `removed ${id}`, literal: true, ask: "tools ask-local", steps: (n) => `tools steps-local n=${n}` },
   { name: "MCP over stdio", call: (id) => `tools jstdio remove id=${id}`, ranLine: (id) => `stdio remove ${id}`, output: (id) => `removed ${id}`, literal: true, ask: "tools jstdio ask", steps: (n) => `tools jstdio steps n=${n}` },
   { name: "MCP over HTTP", call: (id) => `tools jhttp remove id=${id}`, ranLine: (id) => `http remove ${id}`, output: (id) => `removed ${id}`, literal: true, ask: "tools jhttp ask", steps: (n) => `tools jhttp steps n=${n}` },
+  // Signed in before the rows (world.ts signInWorld); the "sign-in" row starts from not signed in.
+  { name: "MCP over HTTP with OAuth", call: (id) => `tools joauth remove id=${id}`, ranLine: (id) => `oauth remove ${id}`, output: (id) => `removed ${id}`, literal: true, ask: "tools joauth ask", steps: (n) => `tools joauth steps n=${n}`, oauth: true },
   // The saved scripts' calls are built at run time: the approval is asked when it is reached.
   { name: "saved script", call: (id) => `tools scripts purge id=${id}`, ranLine: (id) => `stdio remove ${id}`, output: (id) => `removed ${id}`, literal: false, ask: "tools scripts greet", steps: (n) => `tools scripts count n=${n}` },
 ];

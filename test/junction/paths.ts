@@ -57,6 +57,16 @@ export interface Surface {
   question?(script: string, content: Record<string, unknown>): Promise<Turn>;
   /** Runs `script`; the progress messages the person saw while it ran, the surface's way. */
   progress(script: string): Promise<Turn & { seen: string[] }>;
+  /**
+   * Sign-in to an MCP server that uses OAuth (README "Sign-in"), the surface's way: runs
+   * `script` (it calls `server`, which nobody signed in to), has the person sign in as the
+   * surface offers it, and runs `script` again. `way` matches what the surface offers the person
+   * (the CLI: `toolshell auth SERVER`; the gateway: a URL elicitation; the API: `GET /v1/sign-ins`).
+   */
+  signIn?: {
+    way: (server: string) => RegExp;
+    run(script: string, server: string): Promise<SignInTurn>;
+  };
   /** Durable steps with an id the user gives (docs/sessions.md "Durable steps"). */
   step?: {
     run(script: string, stepId: string): Promise<StepRun>;
@@ -65,14 +75,26 @@ export interface Surface {
   };
 }
 
+/** What a sign-in through a surface came to. */
+export interface SignInTurn {
+  /** The run before sign-in. */
+  before: { stdout: string; stderr: string };
+  /** What the surface offered the person to sign in (a message, a listing, an elicitation), as text. */
+  offered: string;
+  /** The same run after the person signed in. */
+  after: { stdout: string; stderr: string };
+}
+
 /** The rows a surface may declare it cannot take, each with the reason. */
-export type OptionalRow = "resumed step";
+export type OptionalRow = "resumed step" | "sign-in";
 
 /** One user path: run against a surface and a tool kind, with ids of its own. */
 export interface PathRow {
   name: string;
   /** Set on rows a surface may lack (see {@link Surface} and `notApplicable`). */
   needs?: OptionalRow;
+  /** Set on rows that apply to some tool kinds only. */
+  kinds?: (kind: ToolKind) => boolean;
   run(surface: Surface, kind: ToolKind, world: World, id: (n: number) => string): Promise<void>;
 }
 
@@ -169,6 +191,22 @@ export const PATHS: PathRow[] = [
     },
   },
   {
+    name: "sign-in: a call before sign-in answers connection_required with the surface's way to sign in; once signed in the same call runs",
+    needs: "sign-in",
+    kinds: (kind) => kind.oauth === true,
+    async run(surface, kind, world) {
+      const server = world.freshSignIn();
+      const authorizations = world.oauth.counts.authorizations;
+      const r = await surface.signIn!.run(`tools ${server} steps n=1`, server);
+      assert.match(text(r.before), /connection_required/, `before sign-in: ${text(r.before)}`);
+      assert.doesNotMatch(r.before.stdout, /1 steps/, "nothing ran before sign-in");
+      assert.match(r.offered, surface.signIn!.way(server), "the surface offers its way to sign in");
+      assert.ok(world.oauth.counts.authorizations > authorizations, "the person went through the authorization server");
+      assert.match(r.after.stdout, /1 steps/, `after sign-in the same call runs: ${text(r.after)}`);
+      assert.doesNotMatch(text(r.after), /connection_required/);
+    },
+  },
+  {
     name: "resumed step: a step waiting for approval runs once answered, then answers from its record",
     needs: "resumed step",
     async run(surface, kind, world, id) {
@@ -203,13 +241,13 @@ export interface Opened {
  * Registers the matrix for one surface: a test per tool kind × path, each in a session of its own
  * (an `allow_always` of one path must not answer for another). `open` gives the world and the
  * surface's factory (made once per file, so servers and hosts are shared). `notApplicable`
- * names the rows this surface cannot take, each with the reason; `kinds` narrows the kinds (say
- * why where it is called).
+ * names the rows this surface cannot take, each with the reason; `kinds` narrows the kinds and
+ * `cells` the kind × row cells (say why where it is called).
  */
 export function junctionMatrix(
   surfaceName: string,
   open: () => Promise<Opened>,
-  options: { kinds?: ToolKind[]; paths?: PathRow[]; notApplicable?: Partial<Record<OptionalRow, string>> } = {},
+  options: { kinds?: ToolKind[]; paths?: PathRow[]; cells?: (kind: ToolKind, row: PathRow) => boolean; notApplicable?: Partial<Record<OptionalRow, string>> } = {},
 ): void {
   let n = 0;
   const notApplicable = options.notApplicable ?? {};
@@ -219,6 +257,8 @@ export function junctionMatrix(
       // Ids and sessions of their own per surface too: several surfaces share one world's log and store.
       const prefix = `${surfaceName.toLowerCase().replace(/[^a-z]+/g, "")}${++n}x`;
       if (row.needs && notApplicable[row.needs]) continue;
+      if (row.kinds && !row.kinds(kind)) continue;
+      if (options.cells && !options.cells(kind, row)) continue;
       test(`${surfaceName} × ${kind.name}: ${row.name}`, async () => {
         const { surface, world } = await open();
         await row.run(await surface(`junction-${prefix}`), kind, world, (i) => `${prefix}${i}`);
@@ -232,6 +272,7 @@ export function junctionMatrix(
     for (const [row, why] of Object.entries(notApplicable)) {
       assert.ok(why && why.length > 10, `${row}: the reason is stated`);
       if (row === "resumed step") assert.equal(s.step, undefined, `${surfaceName} drives steps: run the "resumed step" row instead of declaring it not applicable`);
+      if (row === "sign-in") assert.equal(s.signIn, undefined, `${surfaceName} drives sign-in: run the "sign-in" row instead of declaring it not applicable`);
     }
   });
 }

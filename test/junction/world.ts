@@ -1,15 +1,24 @@
 /**
  * The junction suite's world: one folder with a config naming every tool kind (a local tool, the
- * junction MCP server over stdio and over Streamable HTTP), a log file every tool appends to when
- * it runs, and the saved script `purge`. One world per test file; each path uses its own item
+ * junction MCP server over stdio, over Streamable HTTP, and over Streamable HTTP behind OAuth), a
+ * log file every tool appends to when it runs, and the saved script `purge`.
+ *
+ * The OAuth-protected server is named twice more: `jsign1`, `jsign2`… are the same server under
+ * names nobody signed in to, one per sign-in row ({@link World.freshSignIn}); `joauth` is the one
+ * the other rows call, signed in before them ({@link signInWorld}). One world per test file; each path uses its own item
  * ids, so paths never see each other's calls.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseServersConfig, type HttpServerConfig } from "../../src/config/index.js";
+import { signIn } from "../../src/mcp/auth/flow.js";
+import { SignInBroker, type CredentialStore } from "../../src/mcp/auth/index.js";
 import { startJunctionHttpServer, type JunctionHttpServer } from "../fixtures/mcp/junction-server.js";
+import { startOAuthServer, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
 import { tsxCommand } from "../fixtures/mcp/index.js";
+import { approve } from "../mcp/oauth-helpers.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.resolve(here, "../fixtures");
@@ -37,11 +46,34 @@ export interface World {
   /** The file every tool appends `<kind> remove <id>` to when it runs. */
   log: string;
   http: JunctionHttpServer;
+  /** The authorization server of the OAuth-protected junction server (`joauth`, `jsignN`). */
+  oauth: OAuthFixture;
+  /** A name of the OAuth-protected server nobody signed in to yet (each call another one). */
+  freshSignIn(): string;
   /** The environment every process of the world gets (`JUNCTION_LOG` for the local tool). */
   env: NodeJS.ProcessEnv;
   /** The lines of the log so far. */
   ran(): string[];
   close(): Promise<void>;
+}
+
+/** The names of the OAuth-protected server left for sign-in rows (one per surface of a world). */
+const SIGN_IN_NAMES = ["jsign1", "jsign2", "jsign3"];
+
+/**
+ * Signs each of `principals` in to `joauth` (the person approving at once), the tokens kept in
+ * `credentials` (a host's store's): the rows other than sign-in call it signed in. A session acts
+ * for its `metadata.principal`, else its agent, else `default`; one made through the HTTP API or
+ * `mcp --http` for its token's name (`token-1` here). README "Sign-in".
+ */
+export async function signInWorld(world: World, credentials: CredentialStore, principals = ["default", "token-1"]): Promise<void> {
+  const config = parseServersConfig(JSON.parse(readFileSync(world.config, "utf8")) as Record<string, unknown>, { baseDir: world.dir }).find((s) => s.name === "joauth") as HttpServerConfig;
+  const broker = new SignInBroker();
+  try {
+    for (const principal of principals) await signIn(config, principal, { store: credentials, broker }, { onUrl: approve });
+  } finally {
+    await broker.close();
+  }
 }
 
 /** The API token of the worlds' `toolshell serve` and `toolshell mcp --http` processes. */
@@ -54,6 +86,9 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
   writeFileSync(log, "");
   mkdirSync(path.join(dir, ".toolshell"), { recursive: true });
   const http = await startJunctionHttpServer(log);
+  const oauth = await startOAuthServer();
+  const protectedServer = await startJunctionHttpServer(log, { tag: "oauth", oauth });
+  const signIns = Object.fromEntries(SIGN_IN_NAMES.map((name) => [name, { url: protectedServer.url, trust: true }]));
   const stdio = tsxCommand(path.join(FIXTURES, "mcp/junction-server.ts"));
   const config = path.join(dir, "toolshell.config.json");
   writeFileSync(
@@ -63,6 +98,8 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
         mcpServers: {
           jstdio: { ...stdio, env: { JUNCTION_LOG: log }, trust: true },
           jhttp: { url: http.url, trust: true },
+          joauth: { url: protectedServer.url, trust: true },
+          ...signIns,
         },
         tools: path.join(FIXTURES, "junction/tools"),
         server: { tokens: [TOKEN] },
@@ -72,6 +109,7 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
       2,
     ),
   );
+  let signedIn = 0;
   // The local tool reads JUNCTION_LOG from its process: this one (library surfaces) and children.
   process.env.JUNCTION_LOG = log;
   return {
@@ -80,10 +118,18 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
     store: path.join(dir, ".toolshell/state.db"),
     log,
     http,
+    oauth,
+    freshSignIn: () => {
+      const name = SIGN_IN_NAMES[signedIn++];
+      if (!name) throw new Error(`the world names ${SIGN_IN_NAMES.length} servers for sign-in rows: add names to SIGN_IN_NAMES`);
+      return name;
+    },
     env: { ...process.env, JUNCTION_LOG: log },
     ran: () => readFileSync(log, "utf8").split("\n").filter(Boolean),
     close: async () => {
       await http.close();
+      await protectedServer.close();
+      await oauth.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -89,7 +89,10 @@ for (const unsafe of ["javascript:alert(1)", "file:///etc/passwd", "http://pay.e
     const out = await call(source, "open_link", { url: unsafe }, context);
     assert.equal(out.text, "not opened (decline)");
     assert.equal(asked.length, 0);
-    assert.match(readFileSync(source.logFile, "utf8"), /elicitation declined: the server's URL-mode question gives an address that (uses|is not)/);
+    // The log file is written asynchronously: wait for the line.
+    const refused = /elicitation declined: the server's URL-mode question gives an address that (uses|is not)/;
+    for (let i = 0; i < 200 && !refused.test(readFileSync(source.logFile, "utf8")); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(readFileSync(source.logFile, "utf8"), refused);
   });
 }
 

@@ -112,3 +112,32 @@ test("SIGKILL of a replica mid-step: the step resumes on the other, and no compl
   assert.equal(replay.json.stdout, whole);
   assert.equal(d.lines().length, 5);
 });
+
+test("SIGKILL after an allowed call ran: the step resumed on the other replica replays it without asking a person again", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A", { env: { TOOLSHELL_TEST_HANG: "1" } }), d.start("B")]);
+  assert.equal((await api(a, "POST", "/v1/sessions", { id: "s5" })).status, 201);
+  const script = "tools pay to=carol; tools hang; echo end";
+  const stopped = await api(a, "POST", "/v1/sessions/s5/bash", { script, step_id: "turn-1/bash-1" });
+  assert.equal(stopped.json.tools?.stopped?.before_start, true, JSON.stringify(stopped.json));
+  const requestId = stopped.json.tools.stopped.request_id as string;
+  assert.equal((await api(a, "POST", "/v1/sessions/s5/tool-approvals", { decisions: [{ tool_call_id: requestId, decision: "allow" }] })).status, 200);
+  const body = { script, step_id: "turn-1/bash-2" };
+  const onA = api(a, "POST", "/v1/sessions/s5/bash", body).catch((err: unknown) => err);
+  await until(async () => (d.lines().includes("A hang") ? true : undefined), "A to reach the hanging call");
+  await until(async () => {
+    const ev = await api(b, "GET", "/v1/sessions/s5/events");
+    const paid = (ev.json.events as Array<{ type: string; status?: string; tool_name?: string }>).some((e) => e.type === "tool.nested_call" && e.status === "completed" && e.tool_name === "pay");
+    return paid ? true : undefined;
+  }, "the payment to be recorded");
+  await kill(a);
+  assert.ok((await onA) instanceof Error, "A's caller lost its connection");
+  const onB = await api(b, "POST", "/v1/sessions/s5/bash", body);
+  // The payment already ran: it is replayed from the record, nobody is asked about it again.
+  assert.equal(onB.json.exit_code, 0, JSON.stringify(onB.json));
+  assert.equal(onB.json.stdout, "paid\nwent on\nend\n");
+  assert.deepEqual(d.lines(), ["A pay carol", "A hang", "B hang"]);
+  assert.deepEqual((await api(b, "GET", "/v1/sessions/s5/tool-approvals")).json.pending, []);
+  const events = (await api(b, "GET", "/v1/sessions/s5/events")).json.events as Array<{ type: string }>;
+  assert.equal(events.filter((e) => e.type === "approval.requested").length, 1, "one question, before the first attempt");
+});

@@ -61,6 +61,12 @@ test("tools search loads an on-demand server it names and ranks name hits first"
   const r = await ts.session().bash(`tools search everything sum`);
   const lines = r.stdout.trim().split("\n");
   assert.match(lines[0], /^tools everything get-sum a=<number> b=<number>  # /);
+  // A word naming the server narrows to it: its tools that match the other words, not all of them.
+  const echo = (await ts.session().bash(`tools search everything echo`)).stdout.trim().split("\n");
+  assert.match(echo[0], /^tools everything echo /, echo.join("\n"));
+  assert.ok(echo.every((l) => /echo/i.test(l)), `only tools matching "echo" are listed:\n${echo.join("\n")}`);
+  const all = (await ts.session().bash(`tools search everything`)).stdout.trim().split("\n");
+  assert.ok(all.length > 5, `a server's name alone lists its tools:\n${all.join("\n")}`);
   const byDesc = await ts.session().bash(`tools search knowledge graph`);
   assert.match(byDesc.stdout, /tools memory /);
 });

@@ -102,6 +102,59 @@ test("allow-list: such a script stops before it starts (nothing before the gated
   }
 });
 
+/**
+ * A variable name with a subscript given to a builtin that takes names: the subscript is evaluated
+ * like the one of `a[x]=1`, so a variable in it must be known inert before the run.
+ * [form, attack (x holds code), control (x holds a number)].
+ */
+const X = String.raw`x='b[$(tools del --id 1)]'; `;
+const NAME_FORMS: Array<[string, string, string]> = [
+  ["declare NAME[x]=", X + `declare 'a[x]=1'`, `x=1; declare 'a[x]=1'`],
+  ["declare NAME[x]", X + `declare 'a[x]'`, `x=1; declare 'a[x]'`],
+  ["typeset", X + `typeset 'a[x]=1'`, `x=1; typeset 'a[x]=1'`],
+  ["readonly", X + `readonly 'a[x]=1'`, `x=1; readonly 'a[x]=1'`],
+  ["export", X + `export 'a[x]=1'`, `x=1; export 'a[x]=1'`],
+  ["local in a function", X + `f() { local 'a[x]=1'; }; f`, `x=1; f() { local 'a[x]=1'; }; f`],
+  ["printf -v", X + `printf -v 'a[x]' %s 1`, `x=1; printf -v 'a[x]' %s 1`],
+  ["unset", X + `unset 'a[x]'`, `x=1; unset 'a[x]'`],
+  ["read", X + `read -r 'a[x]' <<< 1`, `x=1; read -r 'a[x]' <<< 1`],
+  ["read -a", X + `read -a 'a[x]' <<< 1`, `x=1; read -a q <<< 1`],
+  ["getopts", X + `getopts ab 'a[x]'`, `x=1; getopts ab 'a[x]'`],
+  ["wait -p", X + `wait -p 'a[x]'`, `x=1; wait -p 'a[x]'`],
+  ["mapfile", X + `mapfile -t 'a[x]' <<< 1`, `x=1; mapfile -t q <<< 1`],
+  ["a subscript naming another variable", `y='$(tools del --id 1)'; x='b[y]'; declare "a[x]=1"`, `y=2; x=1; declare "a[x]=1"`],
+];
+
+test("a name with a subscript given to a name-taking builtin evaluates it: the plan is incomplete and lists the call; control: a known number is complete", async () => {
+  for (const [form, attack, control] of NAME_FORMS) {
+    const plan = await planOf(attack);
+    assert.equal(plan.complete, false, `${form}: ${JSON.stringify(plan)}`);
+    assert.ok(plan.hidden?.some((h) => / x\b|\by\b/.test(h)), `${form}: says why: ${JSON.stringify(plan.hidden)}`);
+    assert.ok(plan.calls.some((c) => c.tool === "tools del" && JSON.stringify(c.input) === '{"id":1}'), `${form}: lists the call it spells: ${JSON.stringify(plan.calls)}`);
+    const ok = await planOf(control);
+    assert.equal(ok.complete, true, `${form} (control): ${JSON.stringify(ok)}`);
+  }
+  // The subscript's variable comes from a decoded text: nothing to list, still not proven inert.
+  const decoded = await planOf(`x=$(echo YlskKHRvb2xzIGRlbCAtLWlkIDEpXQ== | base64 -d); declare 'a[x]=1'`);
+  assert.equal(decoded.complete, false, JSON.stringify(decoded));
+  // The assignment form the others now share its rule with.
+  assert.equal((await planOf(X + `a[x]=1`)).complete, false);
+  // A `read -p` prompt or `mapfile -d` delimiter is not a name.
+  assert.equal((await planOf(`read -r -p '[y/n] ' q <<< y; echo "$q"`)).complete, true);
+});
+
+test("a name with a subscript: the script stops before it starts (the earlier call does not run); control: the inert form runs", async () => {
+  for (const [form, attack, control] of NAME_FORMS) {
+    ran.length = 0;
+    const r = await ts.session().bash(`tools note >/dev/null\n${attack}`);
+    assert.equal(r.tools?.stopped?.before_start, true, `${form}: asked before the start (${r.stderr})`);
+    assert.deepEqual(ran, [], `${form}: the earlier call did not run`);
+    const c = await ts.session().bash(`tools note >/dev/null\n${control}`);
+    assert.equal(c.tools?.stopped, undefined, `${form} (control) runs: ${c.stderr}`);
+    assert.deepEqual(ran, ["note"], `${form} (control)`);
+  }
+});
+
 /** Forms the engine really runs: once the person allows the call, the same script runs it. */
 const RUN_BY_ENGINE = ["PS4 with set -x", "compgen -C", "hash -p FILE cat", "[[ -v $x ]] with a subscript", "awk getline from a command", "trap", "eval", "alias", "exec"];
 

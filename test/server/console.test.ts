@@ -148,7 +148,7 @@ test("a wrong token gets no data", async (t) => {
   t.after(() => ctx.close());
   const page = await ctx.newPage();
   await signIn(page, TOKEN + "x");
-  await page.getByRole("alert").filter({ hasText: "not one of this server's API tokens" }).waitFor();
+  await page.getByRole("alert").filter({ hasText: "not one of this server's API tokens with the operator role" }).waitFor();
   assert.equal(new URL(page.url()).pathname, "/login");
   assert.deepEqual(await ctx.cookies(), []);
   assert.doesNotMatch(await page.content(), /secret-session|apr_/);

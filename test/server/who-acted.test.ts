@@ -33,7 +33,7 @@ async function as(token: string, r: Replica, method: string, p: string, body?: u
 
 test("answers and changes say who and through which surface: API (token names), console, CLI; toolshell events and the console show it", async (t) => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing`);
-  const d = await deployment(t, { server: { tokens: [{ name: "alice", token: TOKEN }, { name: "bob", token: BOB }] } });
+  const d = await deployment(t, { server: { tokens: [{ name: "alice", token: TOKEN, role: "operator" }, { name: "bob", token: BOB, role: "operator" }] } });
   const r = await d.start("a");
   const me = userInfo().username;
   const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, "--no-daemon", "--config", d.config, ...args], { cwd: d.dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, TOOLSHELL_TEST_LOG: d.log } });

@@ -68,6 +68,13 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #rediscover = false;
   /** Redeeming an authorization code: discovery is what the authorization started with. */
   #exchanging = false;
+  /**
+   * The PKCE verifier of this provider's authorization in progress. Kept here, not in the shared
+   * store: the code comes back to this process's listener and is redeemed by this provider, and
+   * another process's sign-in of the same server and principal (a warm host loading the server,
+   * `toolshell auth`) must not replace it in between (RFC 7636 §4.5).
+   */
+  #codeVerifier: string | undefined;
   /** Registering again because the redirect URI changed (see {@link redirectToAuthorization}). */
   #registering = false;
   /** The client registered for the pending authorization, stored with its tokens. */
@@ -171,6 +178,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (tokens.refresh_token) this.#o.onSecret?.(tokens.refresh_token);
     this.#stepUp = undefined;
     this.#o.fresh = false;
+    this.#codeVerifier = undefined;
     const client = this.#pendingClient;
     this.#pendingClient = undefined;
     await this.#update({
@@ -229,16 +237,17 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    await this.#update({ codeVerifier });
+    this.#codeVerifier = codeVerifier;
   }
 
   async codeVerifier(): Promise<string> {
-    const v = (await this.#read())?.codeVerifier;
+    const v = this.#codeVerifier;
     if (!v) throw new Error(`no sign-in to MCP server "${this.server.name}" is in progress`);
     return v;
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "all" || scope === "verifier") this.#codeVerifier = undefined;
     if (scope === "all") return this.#update({ tokens: undefined, savedAt: undefined, clientInformation: undefined, codeVerifier: undefined, discoveryState: undefined });
     if (scope === "tokens") {
       // The SDK forgets tokens whose refresh failed: only those this provider handed out, not

@@ -3,8 +3,9 @@
  * (`GET /console/events`) when something it shows changed, and fetches its region again.
  *
  * Messages come from the host's events (shell calls, nested calls, approvals, trigger runs) and,
- * while a page is open, from a check of the store's pending approvals every two seconds, so an
- * answer given in another process (`toolshell approve`) reaches the pages too.
+ * while a page is open, from a check of the store's pending approvals and servers' questions every
+ * two seconds, so an answer given in another process (`toolshell approve`) or a question asked on
+ * another replica reaches the pages too.
  *
  * Rule source: README "Console"; the SSE format is the WHATWG HTML standard's
  * "Server-sent events" (`text/event-stream`).
@@ -25,8 +26,19 @@ export class LiveHub {
   #timer?: NodeJS.Timeout;
   #fingerprint = "";
 
-  constructor(host: Host) {
+  readonly #questions?: () => Promise<string[]>;
+
+  /** `questions` lists the ids of the questions waiting on any replica (they show in the inbox too). */
+  constructor(host: Host, questions?: () => Promise<string[]>) {
     this.#host = host;
+    this.#questions = questions;
+  }
+
+  /** What the inbox shows, as one string: it changed when this did. */
+  async #inboxFingerprint(): Promise<{ fp: string; pending: number }> {
+    const ids = (await this.#host.store.pendingApprovals()).map((r) => r.id);
+    const asked = this.#questions ? await this.#questions() : [];
+    return { fp: [...ids, ...asked].join(","), pending: ids.length };
   }
 
   /** The number of pending approval requests across sessions. */
@@ -56,26 +68,25 @@ export class LiveHub {
   }
 
   async #pendingChanged(): Promise<void> {
-    let ids: string[];
+    let now: { fp: string; pending: number };
     try {
-      ids = (await this.#host.store.pendingApprovals()).map((r) => r.id);
+      now = await this.#inboxFingerprint();
     } catch {
       return;
     }
-    const fp = ids.join(",");
-    if (fp === this.#fingerprint) return;
-    this.#fingerprint = fp;
-    this.#send({ kind: "approvals", pending: ids.length });
+    if (now.fp === this.#fingerprint) return;
+    this.#fingerprint = now.fp;
+    this.#send({ kind: "approvals", pending: now.pending });
   }
 
   #start(): void {
-    void this.#host.store.pendingApprovals().then(
-      (pending) => (this.#fingerprint = pending.map((r) => r.id).join(",")),
+    void this.#inboxFingerprint().then(
+      (now) => (this.#fingerprint = now.fp),
       () => {},
     );
     this.#unsubscribe = this.#host.subscribe((e) => {
       this.#send({ kind: "session", session_id: e.session_id, type: e.type });
-      if (e.type.startsWith("approval.")) void this.#pendingChanged();
+      if (e.type.startsWith("approval.") || e.type.startsWith("question.")) void this.#pendingChanged();
     });
     this.#timer = setInterval(() => void this.#pendingChanged(), PENDING_CHECK_MS);
     this.#timer.unref();

@@ -24,6 +24,8 @@ import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } fr
 import { LiveHub } from "./live.js";
 import { assets } from "./static.js";
 import { ANSWERS, Inbox } from "./views/inbox.js";
+import { contentOf, Questions } from "./views/questions.js";
+import type { QuestionBox } from "../questions.js";
 import { LoginPage, Page, type Section } from "./views/layout.js";
 import { ScriptList, ScriptPage, TriggerList } from "./views/scripts.js";
 import { AddServer, Servers } from "./views/servers.js";
@@ -39,6 +41,8 @@ export interface ConsoleOptions {
   transport?: Transport;
   /** Wrong tokens per source address, shared with the API (token-guard.ts). */
   guard?: TokenGuard;
+  /** Questions MCP servers asked during the API's shell calls, on any replica (questions.ts). */
+  questions?: QuestionBox;
 }
 
 /** How long a streamed page waits between keep-alive comments, in milliseconds. */
@@ -64,7 +68,8 @@ const secure: MiddlewareHandler = async (c, next) => {
  */
 export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const app = new HonoApp();
-  const hub = new LiveHub(host);
+  const questions = options.questions;
+  const hub = new LiveHub(host, questions ? async () => (await questions.pending()).map((q) => q.question_id) : undefined);
   const transport: Transport = options.transport ?? { tls: false, trustProxy: false };
   const tokenGuard = options.guard ?? new TokenGuard();
   const from = (c: Context) => clientAddress(c, transport);
@@ -131,7 +136,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     if (right) tokenGuard.succeeded(from(c));
     else if (token) tokenGuard.failed(from(c));
     if (!right) {
-      return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens." blocked={signInBlocked(c, transport)} />}`, 401);
+      return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens with the operator role (only those sign in to the console)." blocked={signInBlocked(c, transport)} />}`, 401);
     }
     signIn(c, token);
     return c.redirect(next, 303);
@@ -155,7 +160,13 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   // ── pages ───────────────────────────────────────────────────────────────────
   app.get("/", ...guard, async (c) => {
     const cards = (await approvalCards(host)).map((card) => ({ card, shown: showInput(card.request.input, { pretty: true }) }));
-    return render(c, { title: "Approvals", section: "approvals", live: "inbox" }, <Inbox cards={cards} />);
+    const asked = questions ? await questions.pending() : [];
+    return (
+      render(c, { title: "Approvals", section: "approvals", live: "inbox" }, <>
+        <Questions questions={asked} />
+        {cards.length || !asked.length ? <Inbox cards={cards} /> : null}
+      </>)
+    );
   });
 
   app.get("/sessions", ...guard, async (c) => {
@@ -263,6 +274,18 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const tool = (await host.store.pendingApprovals()).find((r) => r.id === rid)?.tool ?? rid;
     const result = await callApi(c, "POST", `/v1/sessions/${encodeURIComponent(sid)}/tool-approvals`, { decisions: [{ request_id: rid, decision }] });
     return reply(c, result, `${label}: ${tool}`, "/");
+  });
+
+  app.post("/console/questions", ...guard, async (c) => {
+    const form = await c.req.parseBody();
+    const sid = String(form.session_id ?? "");
+    const qid = String(form.question_id ?? "");
+    const action = String(form.reply ?? "");
+    const q = (await questions?.pending(sid))?.find((x) => x.question_id === qid);
+    if (!q) return reply(c, { ok: false, status: 404, error: `no question ${qid} waits in session ${sid} (answered already, or its call ended)` }, "", "/");
+    const sent = action === "accept" ? { question_id: qid, action, content: contentOf(q.requested_schema, form) } : { question_id: qid, action };
+    const result = await callApi(c, "POST", `/v1/sessions/${encodeURIComponent(sid)}/questions`, sent);
+    return reply(c, result, action === "accept" ? `Answered the question of MCP server ${q.server}` : `Declined the question of MCP server ${q.server}`, "/");
   });
 
   app.post("/console/triggers/:id/enabled", ...guard, async (c) => {

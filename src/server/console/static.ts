@@ -17,6 +17,7 @@ export interface Asset {
 
 const FILES: Record<string, string> = {
   "console.css": "text/css; charset=utf-8",
+  "questions.css": "text/css; charset=utf-8",
   "console.js": "text/javascript; charset=utf-8",
   "icon.svg": "image/svg+xml",
 };

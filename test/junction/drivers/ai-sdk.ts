@@ -14,6 +14,7 @@ import { agentTurn } from "../../../examples/ai-sdk-loop.js";
 import { createToolshellTools } from "../../../src/ai/index.js";
 import type { Decision, Session } from "../../../src/index.js";
 import type { ListedEvent, Surface, Turn } from "../paths.js";
+import { signInByMessage } from "./library.js";
 
 type GenerateResult = Awaited<ReturnType<NonNullable<MockLanguageModelV4["doGenerate"]>>>;
 type Prompt = MockLanguageModelV4["doGenerateCalls"][number]["prompt"];
@@ -85,6 +86,11 @@ export async function aiSdkSurface(session: Session, shell: Parameters<typeof cr
       const turn = await surface.turn(script, "allow");
       const seen = session.events.slice(from).flatMap((e) => (e.type === "tool.progress" && typeof (e as { message?: unknown }).message === "string" ? [String((e as { message?: unknown }).message)] : []));
       return { ...turn, seen };
+    },
+    // The adapter's bash result carries the call's connection_required, with the URL the host listens for.
+    signIn: {
+      way: (server) => new RegExp(`open http\\S+ to sign in .*toolshell auth ${server}`),
+      run: (script) => signInByMessage(() => surface.turn(script, "allow")),
     },
   };
   return surface;

@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Decision } from "../../../src/index.js";
 import { REPO_ROOT } from "../../fixtures/mcp/index.js";
+import { approve } from "../../mcp/oauth-helpers.js";
 import type { ListedEvent, Surface, Turn } from "../paths.js";
 import type { World } from "../world.js";
 import { waitingOn } from "./library.js";
@@ -24,6 +25,28 @@ export function cli(world: World, args: string[], env: NodeJS.ProcessEnv = {}): 
     p.stdout.on("data", (d) => (stdout += d));
     p.stderr.on("data", (d) => (stderr += d));
     p.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/**
+ * `toolshell auth SERVER --no-open` (README "Sign-in"): the person opens the URL it prints; it
+ * ends once the redirect came back. Resolves with its output; rejects when it fails.
+ */
+export function cliAuth(world: World, server: string, flags: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [CLI, "--config", world.config, ...flags, "auth", server, "--no-open"], { cwd: world.dir, env: { ...world.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    let opened: Promise<void> | undefined;
+    p.stdout.on("data", (d) => {
+      stdout += d;
+      const url = /^\s+(http\S+\/authorize\?\S+)$/m.exec(stdout)?.[1];
+      if (url && !opened) opened = approve(url).catch((err: unknown) => void (stderr += String(err)));
+    });
+    p.stderr.on("data", (d) => (stderr += d));
+    p.on("close", (status) => {
+      void Promise.resolve(opened).then(() => (status === 0 ? resolve(stdout) : reject(new Error(`toolshell auth ${server} exited ${status}: ${stdout}${stderr}`))));
+    });
   });
 }
 
@@ -61,6 +84,14 @@ export function cliSurface(world: World, session: string, flags: string[], env: 
       const r = await cli(world, [...flags, "events", session, "--json"], env);
       if (r.status !== 0) throw new Error(`toolshell events: ${r.stderr}`);
       return r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as ListedEvent);
+    },
+    signIn: {
+      way: (server) => new RegExp(`connection_required.*run \`toolshell auth ${server}\``),
+      async run(script, server) {
+        const before = await run(script);
+        await cliAuth(world, server, flags, env);
+        return { before, offered: before.stderr + before.stdout, after: await run(script) };
+      },
     },
     async progress(script) {
       const r = await run(script);

@@ -11,6 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client, StreamableHTTPClientTransport, type ElicitResult } from "@modelcontextprotocol/client";
 import type { Decision } from "../../../src/index.js";
 import type { Store } from "../../../src/store/index.js";
+import { approve } from "../../mcp/oauth-helpers.js";
 import type { ListedEvent, Surface, Turn } from "../paths.js";
 import { TOKEN, type World } from "../world.js";
 import { CLI } from "./cli.js";
@@ -27,12 +28,19 @@ interface BashValue {
 
 /** A gateway surface; `close()` ends the client (and a stdio gateway process). */
 export async function gatewaySurface(world: World, store: Store, session: string, reach: GatewayReach): Promise<Surface & { close(): Promise<void> }> {
-  const client = new Client({ name: "junction-client", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+  const client = new Client({ name: "junction-client", version: "1.0.0" }, { capabilities: { elicitation: { form: {}, url: {} } } });
   let decision: Decision = "allow";
   let content: Record<string, unknown> | undefined;
   let approvals = 0;
   let questions = 0;
+  const signIns: string[] = [];
   client.setRequestHandler("elicitation/create", async (req): Promise<ElicitResult> => {
+    // URL mode (sign-in): the person opens the URL and signs in.
+    if (req.params.mode === "url") {
+      signIns.push(`${req.params.message} ${req.params.url}`);
+      await approve(req.params.url);
+      return { action: "accept" };
+    }
     if (req.params.message.startsWith("The agent's script needs your approval")) {
       approvals++;
       return { action: "accept", content: { decision } };
@@ -71,6 +79,15 @@ export async function gatewaySurface(world: World, store: Store, session: string
       const r = await bash(script);
       content = undefined;
       return out(r, questions);
+    },
+    signIn: {
+      way: (server) => new RegExp(`"${server}" needs you to sign in.* http\\S+/authorize\\?`),
+      async run(script) {
+        signIns.length = 0;
+        const before = await bash(script);
+        const after = await bash(script);
+        return { before: { stdout: before.stdout ?? "", stderr: before.stderr ?? JSON.stringify(before) }, offered: signIns.join("\n"), after: { stdout: after.stdout ?? "", stderr: after.stderr ?? "" } };
+      },
     },
     async progress(script) {
       const seen: string[] = [];

@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Decision } from "../../../src/index.js";
+import { approve } from "../../mcp/oauth-helpers.js";
 import type { ListedEvent, StepRun, Surface, Turn } from "../paths.js";
 import { TOKEN, type World } from "../world.js";
 import { CLI } from "./cli.js";
@@ -105,6 +106,19 @@ export async function apiSurface(name: string, session: string, run: string, ans
       }
       const r = await running;
       return { asked, stdout: r.stdout, stderr: r.stderr, pending: await pending() };
+    },
+    // The person finds the pending sign-in at GET /v1/sign-ins (the console lists the same) on the
+    // process that ran the call: it listens for the redirect (docs/deployment.md "What each
+    // replica keeps to itself"), and opens its URL.
+    signIn: {
+      way: (server) => new RegExp(`^GET /v1/sign-ins: ${server} http\\S+/authorize\\?`),
+      async run(script, server) {
+        const before = await bash(script);
+        const { pending: waiting } = await api<{ pending: Array<{ server: string; url: string; session_id?: string }> }>(run, "GET", "/v1/sign-ins");
+        const mine = waiting.find((p) => p.server === server && p.session_id === session);
+        if (mine) await approve(mine.url);
+        return { before, offered: mine ? `GET /v1/sign-ins: ${mine.server} ${mine.url}` : JSON.stringify(waiting), after: await bash(script) };
+      },
     },
     async progress(script) {
       const before = (await events()).length;

@@ -5,13 +5,26 @@
  * option of `session.bash` (src/call/person.ts): it sees progress and answers questions.
  */
 import type { Decision, Session } from "../../../src/index.js";
-import type { ListedEvent, StepRun, Surface, Turn } from "../paths.js";
+import { approve } from "../../mcp/oauth-helpers.js";
+import type { ListedEvent, SignInTurn, StepRun, Surface, Turn } from "../paths.js";
 
 /** The request ids a stop report waits on (the stopped call and the others before start). */
 export function waitingOn(tools: unknown): string[] {
   const s = (tools as { stopped?: { reason?: string; request_id?: string; also_needs_approval?: Array<{ request_id: string }> } } | undefined)?.stopped;
   if (s?.reason !== "needs_approval" || !s.request_id) return [];
   return [s.request_id, ...(s.also_needs_approval ?? []).map((o) => o.request_id)];
+}
+
+/**
+ * Signs in the way a `connection_required` message offers (README "Sign-in"): the person opens
+ * the URL in it while the host runs, and the same script runs again. `run` runs the script.
+ */
+export async function signInByMessage(run: () => Promise<{ stdout: string; stderr: string }>): Promise<SignInTurn> {
+  const before = await run();
+  const offered = `${before.stdout}\n${before.stderr}`;
+  const url = /open (http\S+) to sign in/.exec(offered)?.[1];
+  if (url) await approve(url);
+  return { before, offered, after: await run() };
 }
 
 /** The stop report's `stopped` of a shell call's `tools` report. */
@@ -45,6 +58,10 @@ export function librarySurface(session: Session): Surface {
       const seen: string[] = [];
       const r = await session.bash(script, { person: { progress: (p) => void (p.message && seen.push(p.message)) } });
       return { asked: 0, stdout: r.stdout, stderr: r.stderr, pending: await pending(), seen };
+    },
+    signIn: {
+      way: (server) => new RegExp(`open http\\S+ to sign in .*toolshell auth ${server}`),
+      run: (script) => signInByMessage(() => session.bash(script)),
     },
     step: {
       async run(script, stepId) {

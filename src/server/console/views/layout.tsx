@@ -28,6 +28,7 @@ const Head: FC<{ title: string }> = ({ title }) => (
     <title>{title} · toolshell</title>
     <link rel="icon" href={assetUrl("icon.svg")} type="image/svg+xml" />
     <link rel="stylesheet" href={assetUrl("console.css")} />
+    <link rel="stylesheet" href={assetUrl("questions.css")} />
     <script type="module" src={assetUrl("console.js")}></script>
   </head>
 );

@@ -1,0 +1,152 @@
+/**
+ * The Tasks extension as a client (`io.modelcontextprotocol/tasks`, 2026-07-28): a `tools/call`
+ * the server answers with a task handle (`resultType: "task"`) is followed to its end — polled
+ * with `tasks/get` at the server's `pollIntervalMs`, its status shown to the person as progress,
+ * its questions (`input_required` with `inputRequests`) answered through the relay and sent back
+ * with `tasks/update`, and `tasks/cancel` sent when the shell call stops first. The SDK (2.4.0)
+ * does not carry the extension, so the messages are written here from its specification.
+ *
+ * Rule source: Tasks extension specification 2026-07-28 (modelcontextprotocol/ext-tasks,
+ * `specification/2026-07-28/tasks.md`): Capability Negotiation, Polymorphic Results, Task
+ * Polling ("Clients SHOULD respect the pollIntervalMs"), Task Update Requests (deduplicate
+ * `inputRequests` keys), Task Cancellation (`notifications/cancelled` MUST NOT be used), Error
+ * Handling (`failed` carries the JSON-RPC error; a tool error is `completed` with `isError`).
+ */
+import { ProtocolError, type Client, type ElicitRequest, type ElicitResult, type Transport } from "@modelcontextprotocol/client";
+import type { McpCallResult } from "./result.js";
+
+/** The extension's identifier, declared in the client's capabilities (`extensions`). */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** Where {@link answerTasksAsResults} leaves a task handle in the `tools/call` result it hands the SDK. */
+const TASK_META = "dev.toolshell/task";
+
+/** The least and most time between two polls, whatever `pollIntervalMs` says (ms). */
+const MIN_POLL_MS = 50;
+const MAX_POLL_MS = 30_000;
+
+/** A task as the server describes it (the fields toolshell reads). */
+export interface TaskState {
+  taskId: string;
+  status: "working" | "input_required" | "completed" | "failed" | "cancelled" | string;
+  statusMessage?: string;
+  pollIntervalMs?: number;
+  result?: Record<string, unknown>;
+  error?: { code?: number; message?: string; data?: unknown };
+  inputRequests?: Record<string, { method?: string; params?: Record<string, unknown> }>;
+}
+
+/**
+ * Lets a task handle through the SDK, which refuses a result type it does not know: the answer to
+ * a `tools/call` with `resultType: "task"` reaches the SDK as a complete result holding the handle
+ * in its `_meta` ({@link taskOf} takes it out). A task answering any other request stays as the
+ * server sent it, and the SDK refuses it (the extension: an invalid response to that request).
+ */
+export function answerTasksAsResults(transport: Transport): void {
+  const toolCalls = new Set<string | number>();
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ("method" in message && message.method === "tools/call" && "id" in message && message.id !== undefined) {
+      toolCalls.add(message.id);
+      if (toolCalls.size > 1000) toolCalls.delete(toolCalls.values().next().value!);
+    }
+    return send(message, options);
+  };
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ("id" in message && "result" in message && message.id !== undefined && toolCalls.delete(message.id)) {
+      const result = message.result as Record<string, unknown>;
+      if (result?.resultType === "task" && typeof result.taskId === "string") {
+        const { resultType: _task, _meta, ...task } = result;
+        message = { ...message, result: { resultType: "complete", content: [], _meta: { ...(_meta as object), [TASK_META]: task } } };
+      }
+    }
+    receive?.(message, extra);
+  };
+}
+
+/** The task handle a `tools/call` was answered with, or undefined for a result. */
+export function taskOf(result: McpCallResult): TaskState | undefined {
+  const task = (result._meta as Record<string, unknown> | undefined)?.[TASK_META];
+  return task && typeof task === "object" && typeof (task as TaskState).taskId === "string" ? (task as TaskState) : undefined;
+}
+
+/** What {@link followTask} needs besides the client and the task. */
+export interface FollowOptions {
+  /** Aborts when the shell call stops or times out: `tasks/cancel` is sent, then the abort's reason is thrown. */
+  signal: AbortSignal;
+  /** Each request's timeout (ms). */
+  timeout?: number;
+  /** Shows the task's status to the person. */
+  report?: (update: { progress: number; message?: string }) => void;
+  /** Answers one of the task's questions (the relay's `onElicit`). */
+  ask: (params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+  /** The server's log. */
+  log: (line: string) => void;
+}
+
+/** Accepts any result (the fields read are checked where they are read). */
+const ANY = { "~standard": { version: 1 as const, vendor: "toolshell", validate: (value: unknown) => ({ value: value as Record<string, unknown> }) } };
+
+/**
+ * Follows `task` until it ends: resolves with the `tools/call` result of a completed task,
+ * rejects with the task's JSON-RPC error (failed) or an error saying it was cancelled; when
+ * `options.signal` aborts first, sends `tasks/cancel` and rejects with the abort's reason.
+ */
+export async function followTask(client: Client, task: TaskState, options: FollowOptions): Promise<McpCallResult> {
+  const { signal } = options;
+  const answered = new Set<string>();
+  options.log(`tool call answered with task ${task.taskId}`);
+  let polls = 0;
+  let shown: string | undefined;
+  try {
+    for (let state = task; ; ) {
+      const message = state.statusMessage ? `${state.status}: ${state.statusMessage}` : state.status;
+      if (message !== shown) options.report?.({ progress: ++polls, message: `task ${message}` });
+      shown = message;
+      if (state.status === "completed") return (state.result ?? { content: [] }) as McpCallResult;
+      if (state.status === "failed") throw new ProtocolError(state.error?.code ?? -32603, state.error?.message ?? state.statusMessage ?? "the task failed", state.error?.data);
+      if (state.status === "cancelled") throw new Error(`the server cancelled its task ${state.taskId}${state.statusMessage ? `: ${state.statusMessage}` : ""}`);
+      if (state.status === "input_required") await answerQuestions(client, state, answered, options);
+      await sleep(Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Number(state.pollIntervalMs) || 1000)), signal);
+      state = (await client.request({ method: "tasks/get", params: { taskId: task.taskId } }, ANY, { signal, timeout: options.timeout })) as unknown as TaskState;
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    // Cooperative and eventually consistent: the acknowledgement is awaited briefly, not the end.
+    options.log(`the call stopped: sending tasks/cancel for task ${task.taskId}`);
+    await client.request({ method: "tasks/cancel", params: { taskId: task.taskId } }, ANY, { timeout: Math.min(options.timeout ?? 5000, 5000) }).catch((e: unknown) => options.log(`tasks/cancel for ${task.taskId} failed: ${(e as Error).message}`));
+    throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason ?? "aborted"));
+  }
+}
+
+/** Answers the questions of an `input_required` task not answered yet, and sends the answers with `tasks/update`. */
+async function answerQuestions(client: Client, state: TaskState, answered: Set<string>, options: FollowOptions): Promise<void> {
+  const responses: Record<string, ElicitResult> = {};
+  for (const [key, request] of Object.entries(state.inputRequests ?? {})) {
+    if (answered.has(key)) continue;
+    answered.add(key);
+    if (request?.method !== "elicitation/create") {
+      options.log(`task ${state.taskId} asks ${String(request?.method)}, which toolshell does not answer`);
+      continue;
+    }
+    responses[key] = await options.ask({ mode: "form", ...(request.params ?? {}) } as ElicitRequest["params"], options.signal);
+  }
+  if (Object.keys(responses).length === 0) return;
+  await client.request({ method: "tasks/update", params: { taskId: state.taskId, inputResponses: responses } }, ANY, { signal: options.signal, timeout: options.timeout });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * The preflight of a resumed durable step (docs/sessions.md "Durable steps"): which gated literal
+ * calls the replay answers from the step's record, so nobody is asked about them again. The whole
+ * path with a real SIGKILL is in test/replicas/sessions.test.ts.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { canonicalJson } from "../../src/policy/index.js";
+import { replayedCalls, type RecordedCall } from "../../src/runtime/durable.js";
+
+const rec = (index: number, command: string, input: Record<string, unknown>): RecordedCall => ({
+  index,
+  callId: `call_bash_1:tools:${index}:${command}`,
+  command,
+  inputKey: canonicalJson(input),
+  output: { kind: "text", text: "ok" } as unknown as RecordedCall["output"],
+  readOnly: false,
+});
+
+test("a recorded call answers one literal call with the same command and input, in order; others are asked", () => {
+  const replayed = replayedCalls([rec(2, "tools slow", {}), rec(0, "tools pay", { to: "carol", amount: 7 })]);
+  // Same input in another key order is the same call.
+  assert.equal(replayed("tools pay", { amount: 7, to: "carol" }), true);
+  // The record answered one call: the same payment written again was not recorded, it is asked.
+  assert.equal(replayed("tools pay", { to: "carol", amount: 7 }), false);
+  assert.equal(replayed("tools pay", { to: "dave", amount: 7 }), false);
+  assert.equal(replayed("tools slow", {}), true);
+});
+
+test("a call recorded before one already matched is not matched out of order", () => {
+  const replayed = replayedCalls([rec(0, "tools pay", { to: "a" }), rec(1, "tools pay", { to: "b" })]);
+  assert.equal(replayed("tools pay", { to: "b" }), true);
+  assert.equal(replayed("tools pay", { to: "a" }), false);
+});
+
+test("nothing recorded: every call is asked", () => {
+  assert.equal(replayedCalls([])("tools pay", { to: "carol" }), false);
+});
