@@ -303,10 +303,10 @@ export class McpServerSource implements ToolSource {
       const { oauth } = await loadSdk();
       p = new oauth.StoredOAuthProvider(this.config as Extract<ServerConfig, { url: string }>, {
         principal,
-        settings: this.#oauthSettings,
-        store: this.#oauth.store,
+        settings: this.#oauthSettings, store: this.#oauth.store,
         broker: this.#oauth.broker,
         onSecret: this.#oauth.onSecret,
+        log: this.#log, // the SDK's console lines of sign-in and refresh (sdk-console.ts)
       });
       this.#providers.set(principal, p);
     }
