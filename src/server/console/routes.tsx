@@ -329,7 +329,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     }
     // The run may take as long as its script: it is started, and the page follows it live.
     void callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, { payload }).catch(() => {});
-    return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears below.`, "/triggers");
+    return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears under Last runs.`, "/triggers");
   });
 
   // Servers: the forms go to /v1/servers, whose checks are those of the config file's entries.
