@@ -51,10 +51,14 @@ export const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /** The environment the console hands to the API app with each form it sends on (never set by a network request). */
 export const CONSOLE_ENV = Object.freeze({ toolshellSurface: "console" });
 
+/** The name of the token at index `i` of `options.tokens` (`server.tokens[].name`, else `token-N`; -1: `unknown`). */
+export function tokenName(i: number, options: Pick<AppOptions, "tokenNames">): string {
+  return i < 0 ? "unknown" : (options.tokenNames?.[i] ?? `token-${i + 1}`);
+}
+
 /** The actor of an authenticated API request: the token's name, and `console` for the console's own forms. */
 export function actorOf(c: Context, options: AppOptions): Actor {
-  const i = tokenIndex(bearer(c) ?? "", options.tokens);
-  const by = i < 0 ? "unknown" : (options.tokenNames?.[i] ?? `token-${i + 1}`);
+  const by = tokenName(tokenIndex(bearer(c) ?? "", options.tokens), options);
   const surface = (c.env as { toolshellSurface?: unknown } | undefined)?.toolshellSurface === "console" ? "console" : "api";
   return { surface, by };
 }
