@@ -101,6 +101,15 @@ export function mayReach(c: Context, options: AppOptions, owner: string): boolea
   return roleOf(c, options) === "operator" || principalOfToken(c, options) === owner;
 }
 
+/**
+ * Refuses (403) a request that may not reach what acts for `owner` (mayReach): an agent's saved
+ * scripts and triggers (owner: the agent id as a principal, `principalOf`), a trigger (its
+ * `principal`, else its agent). The same rule as sessions, for every `/v1/agents/{id}/…` route.
+ */
+export function requireReach(c: Context, options: AppOptions, owner: string, what: string): void {
+  if (!mayReach(c, options, owner)) throw new ApiError(403, "forbidden", `${what} acts for principal ${JSON.stringify(owner)}; this API token acts for ${JSON.stringify(principalOfToken(c, options))} and cannot reach it (an operator token reaches every agent)`);
+}
+
 /** Metadata keys only toolshell sets: a gateway session's `initialize`, a trigger's own. */
 export const RESERVED_METADATA = ["mcp_initialize", "trigger_id", "trigger_name"] as const;
 
