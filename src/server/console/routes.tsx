@@ -103,7 +103,8 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   /** Sends a form on to the API with the signed-in token: ok, or the API's error message. */
   const callApi = async (c: Context, method: string, path: string, body: unknown): Promise<{ ok: boolean; status: number; error?: string }> => {
     const token = signedInToken(c, options.tokens)!;
-    // CONSOLE_ENV: the API records the console as the surface (a network request cannot set it).
+    // CONSOLE_ENV: the API records the console as the surface (a network request cannot set it),
+    // and logs the browser's address as the client.
     const res = await options.api.request(
       path,
       {
@@ -111,7 +112,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       },
-      CONSOLE_ENV,
+      { ...CONSOLE_ENV, toolshellClient: from(c) },
     );
     const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
     return { ok: res.ok, status: res.status, error: res.ok ? undefined : (json.error?.message ?? `the API answered ${res.status}`) };
