@@ -225,7 +225,7 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
           // Wrong tokens slow their sender down, as on the HTTP API (server/token-guard.ts).
           const from = req.socket.remoteAddress ?? "unknown";
           const presented = /^Bearer\s+\S+\s*$/i.test(String(req.headers.authorization ?? ""));
-          const { ok, wait } = presented ? guard.judge(from, () => bearerOk(req, tokens)) : { ok: false, wait: 0 };
+          const { ok, wait } = presented ? guard.weigh(from, () => bearerOk(req, tokens)) : { ok: false, wait: 0 };
           if (wait > 0) {
             res.setHeader("retry-after", String(wait));
             return fail(res, 429, TokenGuard.message(wait));

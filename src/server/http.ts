@@ -130,7 +130,7 @@ export function reservedSession(id: string): string | undefined {
  * counts a wrong token (false) or clears the count (true). @returns what `check` said.
  */
 export function guardedCheck(c: Context, guard: TokenGuard, from: string, check: () => boolean): boolean {
-  const { ok, wait } = guard.judge(from, check);
+  const { ok, wait } = guard.weigh(from, check);
   if (wait > 0) {
     c.header("Retry-After", String(wait));
     throw new ApiError(429, "too_many_requests", TokenGuard.message(wait));

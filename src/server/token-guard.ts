@@ -117,7 +117,7 @@ export class TokenGuard {
    * {@link TokenGuardOptions.free} + 1 however slowly the host gets through it. Otherwise a
    * right token clears the count and a wrong one counts.
    */
-  judge(address: string, check: () => boolean): { ok: boolean; wait: number } {
+  weigh(address: string, check: () => boolean): { ok: boolean; wait: number } {
     const waiting = this.retryAfter(address) > 0;
     const ok = check();
     if (!ok) this.failed(address);

@@ -225,17 +225,17 @@ test("the slow-down counts tokens, not time: a burst the host gets through slowl
   let now = 1_000_000;
   const guard = new TokenGuard({ now: () => now });
   const answers = Array.from({ length: 150 }, () => {
-    const a = guard.judge("192.0.2.1", () => false);
+    const a = guard.weigh("192.0.2.1", () => false);
     now += 20;
     return a;
   });
   assert.equal(answers.filter((a) => a.wait === 0).length, 11, "a wrong token sent while the address waits counts too");
   assert.ok(answers.slice(11).every((a) => !a.ok && a.wait > 0));
   // A right token during the wait answers 429 too (no oracle) and does not lengthen it.
-  const during = guard.judge("192.0.2.1", () => true);
+  const during = guard.weigh("192.0.2.1", () => true);
   assert.deepEqual([during.ok, during.wait > 0], [false, true]);
-  assert.deepEqual(guard.judge("198.51.100.9", () => true), { ok: true, wait: 0 }, "control: another address");
+  assert.deepEqual(guard.weigh("198.51.100.9", () => true), { ok: true, wait: 0 }, "control: another address");
   now += during.wait * 1000;
-  assert.deepEqual(guard.judge("192.0.2.1", () => true), { ok: true, wait: 0 }, "control: the right token after the wait");
-  assert.deepEqual(guard.judge("192.0.2.1", () => false), { ok: false, wait: 0 }, "the count started again");
+  assert.deepEqual(guard.weigh("192.0.2.1", () => true), { ok: true, wait: 0 }, "control: the right token after the wait");
+  assert.deepEqual(guard.weigh("192.0.2.1", () => false), { ok: false, wait: 0 }, "the count started again");
 });

@@ -100,7 +100,7 @@ export function requireSignIn(tokens: readonly string[], guard: TokenGuard, from
     // A cookie is a token presented too: a wrong one counts, and while its sender must wait
     // nothing is looked at (token-guard.ts).
     if (getCookie(c, COOKIE)) {
-      const { wait } = guard.judge(from(c), () => !!signedInToken(c, tokens));
+      const { wait } = guard.weigh(from(c), () => !!signedInToken(c, tokens));
       if (wait > 0) {
         c.header("Retry-After", String(wait));
         return c.text(TokenGuard.message(wait), 429);

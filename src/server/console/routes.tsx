@@ -142,7 +142,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const token = typeof form.token === "string" ? form.token.trim() : "";
     const next = localPath(typeof form.next === "string" ? form.next : undefined);
     // Wrong tokens slow their sender down (token-guard.ts): past the first few, it waits.
-    const judged = token ? tokenGuard.judge(from(c), () => options.tokens.length > 0 && tokenMatches(token, options.tokens)) : { ok: false, wait: 0 };
+    const judged = token ? tokenGuard.weigh(from(c), () => options.tokens.length > 0 && tokenMatches(token, options.tokens)) : { ok: false, wait: 0 };
     const wait = judged.wait;
     if (wait > 0) {
       c.header("Retry-After", String(wait));
