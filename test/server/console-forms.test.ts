@@ -95,6 +95,19 @@ test("a bad server entry keeps both fields and shows its error as an error; the 
     assert.equal(await page.locator("p.note").count(), 0, "no success-style note");
   }
   await page.screenshot({ path: path.join(SHOTS, "servers-refused.png"), fullPage: true });
+  // Without the client script: the page comes back with what was typed and the error under the form.
+  const plain = await browser.newContext({ javaScriptEnabled: false });
+  t.after(() => plain.close());
+  await plain.addCookies(await signedIn.cookies());
+  const bare = await open(t, "/servers", plain);
+  const bareForm = bare.getByRole("region", { name: "Add an MCP server" });
+  await bareForm.getByLabel("Name").fill("memory");
+  await bareForm.getByLabel("Entry (JSON)").fill('{"command": 42}');
+  await bareForm.getByRole("button", { name: "Add server" }).click();
+  await bareForm.getByRole("alert").filter({ hasText: /mcpServers\.memory\.command/ }).waitFor();
+  assert.equal(await bareForm.getByLabel("Name").inputValue(), "memory");
+  assert.equal(await bareForm.getByLabel("Entry (JSON)").inputValue(), '{"command": 42}');
+  assert.equal(await bare.locator("p.note").count(), 0);
   assert.deepEqual(host.shell.config.servers.map((s) => s.name), ["feature"]);
 });
 

@@ -222,16 +222,16 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   });
 
   // No live refresh here: it would empty the server forms while a person fills them in.
-  app.get("/servers", ...guard, async (c) =>
+  const renderServers = (c: Context, add: Child) =>
     render(
       c,
       { title: "Servers and tools", section: "servers" },
       <>
-        <AddServer />
+        {add}
         <Servers sources={sourceViews(host)} />
       </>,
-    ),
-  );
+    );
+  app.get("/servers", ...guard, async (c) => renderServers(c, <AddServer />));
 
   // ── live updates and files ──────────────────────────────────────────────────
   app.get("/console/events", ...guard, async (c) =>
@@ -332,20 +332,26 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
 
   // Servers: the forms go to /v1/servers, whose checks are those of the config file's entries.
   /** The form's `entry` as JSON, or the reason it is not. */
-  const entryOf = async (c: Context): Promise<{ entry?: unknown; error?: string; name: string }> => {
+  const entryOf = async (c: Context): Promise<{ entry?: unknown; error?: string; name: string; text: string }> => {
     const form = await c.req.parseBody();
     const name = String(form.name ?? c.req.param("name") ?? "").trim();
+    const text = String(form.entry ?? "");
     try {
-      return { name, entry: JSON.parse(String(form.entry ?? "")) };
+      return { name, text, entry: JSON.parse(text) };
     } catch (err) {
-      return { name, error: `the entry of ${name || "the server"} is not JSON: ${(err as Error).message}` };
+      return { name, text, error: `the entry of ${name || "the server"} is not JSON: ${(err as Error).message}` };
     }
   };
 
   app.post("/console/servers", ...guard, async (c) => {
-    const { name, entry, error } = await entryOf(c);
-    if (error) return reply(c, { ok: false, status: 400, error }, "", "/servers");
-    return reply(c, await callApi(c, "POST", "/v1/servers", { name, entry }), `Added server ${name}`, "/servers");
+    const { name, entry, error, text } = await entryOf(c);
+    const result = error ? { ok: false, status: 400, error } : await callApi(c, "POST", "/v1/servers", { name, entry });
+    // Refused, for a plain form: the page again with what was typed and the error under the form.
+    if (!result.ok && !(c.req.header("accept") ?? "").includes("application/json")) {
+      c.status(400);
+      return renderServers(c, <AddServer name={name} entry={text} error={result.error} />);
+    }
+    return reply(c, result, `Added server ${name}`, "/servers");
   });
 
   app.post("/console/servers/:name", ...guard, async (c) => {
