@@ -7,20 +7,16 @@
 import { existsSync } from "node:fs";
 import { after } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { openStore } from "../../src/store/index.js";
 import { CHROMIUM, consolePage, consoleSurface, launchChromium } from "./drivers/console.js";
 import { startServe, type Served } from "./drivers/http-api.js";
 import { junctionMatrix, type Opened } from "./paths.js";
-import { makeWorld, saveScripts, signInWorld, type World } from "./world.js";
+import { readyWorld, type World } from "./world.js";
 
 let opened: Promise<Opened & { world: World; served: Served; browser: Browser; page: Page }> | undefined;
 const open = () =>
   (opened ??= (async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)`);
-    const world = await makeWorld();
-    const store = await openStore(world.store);
-    await saveScripts(store);
-    await signInWorld(world, store.credentials);
+    const { world, store } = await readyWorld();
     await store.close();
     const served = await startServe(world);
     const browser = await launchChromium();

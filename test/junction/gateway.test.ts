@@ -6,20 +6,17 @@
  */
 import { spawn } from "node:child_process";
 import { after } from "node:test";
-import { openStore, type Store } from "../../src/store/index.js";
+import type { Store } from "../../src/store/index.js";
 import { CLI } from "./drivers/cli.js";
 import { gatewaySurface, type GatewayReach } from "./drivers/gateway.js";
 import { junctionMatrix, type Opened } from "./paths.js";
-import { makeWorld, saveScripts, signInWorld, type World } from "./world.js";
+import { readyWorld, type World } from "./world.js";
 
 const clients: Array<{ close(): Promise<void> }> = [];
 let opened: Promise<{ world: World; store: Store; http: string; stop(): Promise<void> }> | undefined;
 const world = () =>
   (opened ??= (async () => {
-    const w = await makeWorld();
-    const store = await openStore(w.store);
-    await saveScripts(store);
-    await signInWorld(w, store.credentials);
+    const { world: w, store } = await readyWorld();
     const child = spawn(process.execPath, [CLI, "mcp", "--http", "0", "--config", w.config], { cwd: w.dir, stdio: ["ignore", "ignore", "pipe"], env: w.env });
     let err = "";
     const http = await new Promise<string>((resolve, reject) => {

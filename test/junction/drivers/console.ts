@@ -7,10 +7,9 @@
  */
 import { chromium, type Browser, type Page } from "playwright-core";
 import type { Decision } from "../../../src/index.js";
-import type { Surface, Turn } from "../paths.js";
+import type { Surface } from "../paths.js";
 import { TOKEN } from "../world.js";
-import { api, apiSurface } from "./http-api.js";
-import { waitingOn } from "./library.js";
+import { apiSurface } from "./http-api.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -36,39 +35,16 @@ export async function consolePage(browser: Browser, url: string): Promise<Page> 
   return page;
 }
 
-interface BashResult {
-  stdout: string;
-  stderr: string;
-  tools?: unknown;
-}
-
 /** The console surface of session `session` on the serve at `url`, answered on `page`. */
 export async function consoleSurface(session: string, url: string, page: Page): Promise<Surface> {
+  const answerOnPage = async (ids: string[], decision: Decision) => {
+    for (const id of ids) {
+      const card = page.locator(`article.approval[data-request="${id}"]`);
+      await card.getByRole("button", { name: BUTTON[decision], exact: true }).click();
+      await card.waitFor({ state: "detached" });
+    }
+  };
   // Steps are the API's (`step_id`), not the console's: the surface has none.
-  const { step: _step, ...base } = await apiSurface("console", session, url, url);
-  const s = `/v1/sessions/${encodeURIComponent(session)}`;
-  const bash = (script: string) => api<BashResult>(url, "POST", `${s}/bash`, { script });
-  const answerOnPage = async (requestId: string, decision: Decision) => {
-    const card = page.locator(`article.approval[data-request="${requestId}"]`);
-    await card.getByRole("button", { name: BUTTON[decision], exact: true }).click();
-    await card.waitFor({ state: "detached" });
-  };
-  return {
-    ...base,
-    name: "console",
-    async turn(script, decision): Promise<Turn> {
-      let asked = 0;
-      let r = await bash(script);
-      for (let i = 0; i < 2; i++) {
-        const ids = waitingOn(r.tools);
-        if (!ids.length) break;
-        asked++;
-        for (const id of ids) await answerOnPage(id, decision);
-        if (decision.startsWith("reject")) break;
-        r = await bash(script);
-      }
-      const pending = (await api<{ pending: unknown[] }>(url, "GET", `${s}/tool-approvals`)).pending.length;
-      return { asked, stdout: r.stdout, stderr: r.stderr, pending };
-    },
-  };
+  const { step: _step, ...surface } = await apiSurface("console", session, url, url, answerOnPage);
+  return surface;
 }
