@@ -56,6 +56,23 @@ export function servingProcesses(configFile: string): Array<{ pid: number; url: 
 }
 
 /**
+ * Removes the serve files of `configFile` whose process is gone (a replica killed with SIGKILL
+ * leaves its file). @returns the process ids whose files were removed.
+ */
+export function pruneServeFiles(configFile: string): number[] {
+  const pruned: number[] = [];
+  for (const f of serveFiles(configFile)) {
+    try {
+      const a = JSON.parse(readFileSync(f, "utf8")) as Announced;
+      if (typeof a.pid !== "number" || alive(a.pid)) continue;
+      rmSync(f, { force: true });
+      if (!pruned.includes(a.pid)) pruned.push(a.pid);
+    } catch {}
+  }
+  return pruned;
+}
+
+/**
  * Says that this process serves `configFile` at `url` (mode 0600). @returns a function that takes
  * the files away again (only if they are still this process's). Never throws: a folder that
  * cannot be written only means the CLI will not find this host.

@@ -249,7 +249,7 @@ export class McpServerSource implements ToolSource {
   #request = async (name: string, ctx: InvokeContext, send: (client: Client, options: RequestOptions) => Promise<McpCallResult>): Promise<McpCallResult> => {
     const timeoutMs = this.config.callTimeoutMs;
     const place = { server: this.name, phase: "call" as const, tool: name, timeoutMs };
-    // Awaits only what is not ready yet: a call on a live connection goes straight to the SDK.
+    // Awaits only what is not ready yet: a call on a live connection (no sign-in) goes straight to the SDK.
     const { errors } = sdkIfLoaded() ?? (await loadSdk());
     if (ctx.signal.aborted) throw errors.toCallError(ctx.signal.reason, { ...place, aborted: true });
     const principal = this.#oauthSettings ? principalOf(ctx.session.metadata) : DEFAULT_PRINCIPAL;
@@ -264,7 +264,7 @@ export class McpServerSource implements ToolSource {
         throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...signInPlace(this.#oauth?.broker, this.name, provider, error) });
       }
     };
-    const conn = await connect();
+    const conn = (!provider && this.#conn && !this.#conn.closed && !this.#closed ? this.#conn : undefined) ?? (await connect());
     try {
       return await withChildSignal(ctx.signal, (signal) => this.#relay.run(conn, name, ctx, { signal, timeout: timeoutMs }, send));
     } catch (error) {

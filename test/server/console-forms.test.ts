@@ -7,17 +7,18 @@
  * named after their trigger, and the Approvals badge counting servers' questions.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { always, defineTool } from "../../src/index.js";
 import { openHost, startApi, type Host, type RunningApi } from "../../src/server/index.js";
-import { FEATURE_SERVER, NPM_SERVERS, tsxCommand } from "../fixtures/mcp/index.js";
+import { FEATURE_SERVER, NPM_SERVERS, REPO_ROOT, tsxCommand } from "../fixtures/mcp/index.js";
 
 const TOKEN = "console-forms-token-0123456789ab";
 const CHROMIUM = "/usr/bin/chromium";
+const SHOTS = path.join(REPO_ROOT, "test/out/console");
 
 let dir: string;
 let host: Host;
@@ -27,11 +28,19 @@ let signedIn: BrowserContext;
 
 before(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
+  mkdirSync(SHOTS, { recursive: true });
   dir = mkdtempSync(path.join(tmpdir(), "toolshell-console-forms-"));
   host = await openHost({
     store: path.join(dir, "state.db"),
     config: { server: { tokens: [TOKEN] }, logDir: path.join(dir, "logs"), mcpServers: { feature: { ...tsxCommand(FEATURE_SERVER), load: "on_demand" } } },
     tools: {
+      refund: defineTool({
+        description: "Refunds a charge to the customer's card.",
+        hints: { destructive: true, openWorld: true },
+        inputSchema: { type: "object", properties: { charge: { type: "string" } } },
+        execute: ({ charge }) => ({ refunded: charge }),
+      }),
+      lookup: defineTool({ description: "Looks a charge up.", hints: { readOnly: true }, inputSchema: { type: "object", properties: { charge: { type: "string" } } }, execute: ({ charge }) => ({ charge }) }),
       danger: defineTool({ description: "Needs a person.", inputSchema: { type: "object", properties: { x: {} } }, approval: always(), execute: ({ x }) => ({ x }) }),
     },
   });
@@ -85,6 +94,20 @@ test("a bad server entry keeps both fields and shows its error as an error; the 
     assert.equal(await form.getByLabel("Entry (JSON)").inputValue(), entry, "the entry is kept");
     assert.equal(await page.locator("p.note").count(), 0, "no success-style note");
   }
+  await page.screenshot({ path: path.join(SHOTS, "servers-refused.png"), fullPage: true });
+  // Without the client script: the page comes back with what was typed and the error under the form.
+  const plain = await browser.newContext({ javaScriptEnabled: false });
+  t.after(() => plain.close());
+  await plain.addCookies(await signedIn.cookies());
+  const bare = await open(t, "/servers", plain);
+  const bareForm = bare.getByRole("region", { name: "Add an MCP server" });
+  await bareForm.getByLabel("Name").fill("memory");
+  await bareForm.getByLabel("Entry (JSON)").fill('{"command": 42}');
+  await bareForm.getByRole("button", { name: "Add server" }).click();
+  await bareForm.getByRole("alert").filter({ hasText: /mcpServers\.memory\.command/ }).waitFor();
+  assert.equal(await bareForm.getByLabel("Name").inputValue(), "memory");
+  assert.equal(await bareForm.getByLabel("Entry (JSON)").inputValue(), '{"command": 42}');
+  assert.equal(await bare.locator("p.note").count(), 0);
   assert.deepEqual(host.shell.config.servers.map((s) => s.name), ["feature"]);
 });
 
@@ -98,6 +121,8 @@ test("adding a slow server shows a pending state until it started, then the serv
   await form.getByLabel("Entry (JSON)").fill(JSON.stringify({ command: process.execPath, args: ["-e", slow] }));
   await form.getByRole("button", { name: "Add server" }).click();
   const pending = form.getByRole("status");
+  await pending.waitFor();
+  await page.screenshot({ path: path.join(SHOTS, "servers-pending.png") });
   await pending.getByText("Adding slow", { exact: false }).waitFor();
   assert.equal(await form.getByRole("button", { name: /Add/ }).isDisabled(), true, "one add at a time");
   assert.equal(await form.locator("form").getAttribute("aria-busy"), "true");
@@ -131,6 +156,7 @@ test("Run now says the run started; a failed run shows its message; a webhook tr
   await wh.getByRole("alert").getByText("The payload is not JSON", { exact: false }).waitFor();
   assert.equal(await payload.inputValue(), "{ref: main}", "the payload is kept");
   assert.equal((await host.store.listTriggerRuns(hook.id)).length, 0, "nothing ran");
+  await page.screenshot({ path: path.join(SHOTS, "triggers-forms.png"), fullPage: true });
   await payload.fill('{"ref": "main"}');
   await wh.getByRole("button", { name: "Run now" }).click();
   await wh.locator(".runs li", { hasText: "ok" }).waitFor();
@@ -191,6 +217,7 @@ test("table headers wrap at spaces only; at 390 px the active tab is in view and
     return box.left >= scroller.left - 1 && box.right <= scroller.right + 1;
   });
   assert.equal(await active.getAttribute("aria-current"), "page");
+  await small.screenshot({ path: path.join(SHOTS, "servers-phone-tabs.png") });
   // The cue: the side where tabs are hidden says so.
   assert.equal(await nav.getAttribute("data-more"), "start");
   const first = await open(t, "/", phone);
@@ -213,4 +240,23 @@ test("the Approvals badge counts the servers' questions too", async (t) => {
   await v1("POST", "/v1/sessions/ses-ask/questions", { question_id: questions[0].question_id, action: "decline" });
   await asking;
   await page.locator("#pending-count", { hasText: "1" }).waitFor();
+});
+
+test("a run-time stop in a loop: the card shows the tool's description, hints and risk, what ran, the line that asked and the scope of always, and no internal id", async (t) => {
+  await v1("POST", "/v1/sessions", { id: "ses-loop" });
+  const script = "tools lookup charge=ch_1\nfor c in ch_8001 ch_8002; do\n  tools refund charge=$c\ndone";
+  const stop = await v1("POST", "/v1/sessions/ses-loop/bash", { script });
+  assert.equal(stop.tools?.stopped?.reason, "needs_approval", JSON.stringify(stop));
+  const page = await open(t, "/");
+  const card = page.locator("article.approval").filter({ has: page.getByRole("heading", { name: "tools refund" }) });
+  await card.waitFor();
+  const text = await card.innerText();
+  await card.getByText("Refunds a charge to the customer's card.").waitFor();
+  await card.getByText("destructive", { exact: false }).first().waitFor();
+  await card.locator(".ran-before").getByText("tools lookup", { exact: false }).waitFor();
+  await card.getByText("line 3 of the script").waitFor();
+  await card.getByText("Allow always:", { exact: false }).waitFor();
+  await card.getByText("Reject always:", { exact: false }).waitFor();
+  assert.doesNotMatch(text, /call_bash_|preflight|:tools:|apr_/);
+  await v1("POST", "/v1/sessions/ses-loop/tool-approvals", { decisions: [{ request_id: stop.tools.stopped.request_id, decision: "reject" }] });
 });

@@ -103,7 +103,8 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   /** Sends a form on to the API with the signed-in token: ok, or the API's error message. */
   const callApi = async (c: Context, method: string, path: string, body: unknown): Promise<{ ok: boolean; status: number; error?: string }> => {
     const token = signedInToken(c, options.tokens)!;
-    // CONSOLE_ENV: the API records the console as the surface (a network request cannot set it).
+    // CONSOLE_ENV: the API records the console as the surface (a network request cannot set it),
+    // and logs the browser's address as the client.
     const res = await options.api.request(
       path,
       {
@@ -111,7 +112,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       },
-      CONSOLE_ENV,
+      { ...CONSOLE_ENV, toolshellClient: from(c) },
     );
     const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
     return { ok: res.ok, status: res.status, error: res.ok ? undefined : (json.error?.message ?? `the API answered ${res.status}`) };
@@ -141,15 +142,13 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const token = typeof form.token === "string" ? form.token.trim() : "";
     const next = localPath(typeof form.next === "string" ? form.next : undefined);
     // Wrong tokens slow their sender down (token-guard.ts): past the first few, it waits.
-    const wait = token ? tokenGuard.retryAfter(from(c)) : 0;
+    const judged = token ? tokenGuard.weigh(from(c), () => options.tokens.length > 0 && tokenMatches(token, options.tokens)) : { ok: false, wait: 0 };
+    const wait = judged.wait;
     if (wait > 0) {
       c.header("Retry-After", String(wait));
       return c.html(html`<!doctype html>${<LoginPage next={next} error={`Too many wrong tokens from this address: try again in ${wait} s.`} blocked={signInBlocked(c, transport)} />}`, 429);
     }
-    const right = !!token && options.tokens.length > 0 && tokenMatches(token, options.tokens);
-    if (right) tokenGuard.succeeded(from(c));
-    else if (token) tokenGuard.failed(from(c));
-    if (!right) {
+    if (!judged.ok) {
       return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens with the operator role (only those sign in to the console)." blocked={signInBlocked(c, transport)} />}`, 401);
     }
     signIn(c, token);
@@ -223,16 +222,16 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   });
 
   // No live refresh here: it would empty the server forms while a person fills them in.
-  app.get("/servers", ...guard, async (c) =>
+  const renderServers = (c: Context, add: Child) =>
     render(
       c,
       { title: "Servers and tools", section: "servers" },
       <>
-        <AddServer />
+        {add}
         <Servers sources={sourceViews(host)} />
       </>,
-    ),
-  );
+    );
+  app.get("/servers", ...guard, async (c) => renderServers(c, <AddServer />));
 
   // ── live updates and files ──────────────────────────────────────────────────
   app.get("/console/events", ...guard, async (c) =>
@@ -328,25 +327,31 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     }
     // The run may take as long as its script: it is started, and the page follows it live.
     void callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, { payload }).catch(() => {});
-    return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears below.`, "/triggers");
+    return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears under Last runs.`, "/triggers");
   });
 
   // Servers: the forms go to /v1/servers, whose checks are those of the config file's entries.
   /** The form's `entry` as JSON, or the reason it is not. */
-  const entryOf = async (c: Context): Promise<{ entry?: unknown; error?: string; name: string }> => {
+  const entryOf = async (c: Context): Promise<{ entry?: unknown; error?: string; name: string; text: string }> => {
     const form = await c.req.parseBody();
     const name = String(form.name ?? c.req.param("name") ?? "").trim();
+    const text = String(form.entry ?? "");
     try {
-      return { name, entry: JSON.parse(String(form.entry ?? "")) };
+      return { name, text, entry: JSON.parse(text) };
     } catch (err) {
-      return { name, error: `the entry of ${name || "the server"} is not JSON: ${(err as Error).message}` };
+      return { name, text, error: `the entry of ${name || "the server"} is not JSON: ${(err as Error).message}` };
     }
   };
 
   app.post("/console/servers", ...guard, async (c) => {
-    const { name, entry, error } = await entryOf(c);
-    if (error) return reply(c, { ok: false, status: 400, error }, "", "/servers");
-    return reply(c, await callApi(c, "POST", "/v1/servers", { name, entry }), `Added server ${name}`, "/servers");
+    const { name, entry, error, text } = await entryOf(c);
+    const result = error ? { ok: false, status: 400, error } : await callApi(c, "POST", "/v1/servers", { name, entry });
+    // Refused, for a plain form: the page again with what was typed and the error under the form.
+    if (!result.ok && !(c.req.header("accept") ?? "").includes("application/json")) {
+      c.status(400);
+      return renderServers(c, <AddServer name={name} entry={text} error={result.error} />);
+    }
+    return reply(c, result, `Added server ${name}`, "/servers");
   });
 
   app.post("/console/servers/:name", ...guard, async (c) => {

@@ -22,8 +22,11 @@ const PENDING = "Adding {name}: the server is started and its tools listed befor
 
 const ENTRY_EXAMPLE = '{ "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "load": "on_demand" }';
 
-/** The form that adds an MCP server: a name and its entry as JSON (the config file's `mcpServers` format). */
-export const AddServer: FC = () => (
+/**
+ * The form that adds an MCP server: a name and its entry as JSON (the config file's `mcpServers`
+ * format). A refused form comes back with what was typed and the error (without the client script).
+ */
+export const AddServer: FC<{ name?: string; entry?: string; error?: string }> = ({ name, entry, error }) => (
   <section class="card server-form" aria-labelledby="add-server-title">
     <h2 id="add-server-title">Add an MCP server</h2>
     <p class="help">
@@ -33,12 +36,17 @@ export const AddServer: FC = () => (
     </p>
     <form method="post" action="/console/servers" data-action="" data-pending={PENDING}>
       <label>
-        Name <input name="name" required pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" autocomplete="off" />
+        Name <input name="name" required pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" autocomplete="off" value={name} />
       </label>
       <label>
-        Entry (JSON) <textarea name="entry" rows={3} required placeholder={ENTRY_EXAMPLE} spellcheck={false}></textarea>
+        Entry (JSON) <textarea name="entry" rows={3} required placeholder={ENTRY_EXAMPLE} spellcheck={false}>{entry}</textarea>
       </label>
       <button type="submit">Add server</button>
+      {error ? (
+        <p class="error form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </form>
   </section>
 );
