@@ -130,14 +130,11 @@ export function reservedSession(id: string): string | undefined {
  * counts a wrong token (false) or clears the count (true). @returns what `check` said.
  */
 export function guardedCheck(c: Context, guard: TokenGuard, from: string, check: () => boolean): boolean {
-  const wait = guard.retryAfter(from);
+  const { ok, wait } = guard.weigh(from, check);
   if (wait > 0) {
     c.header("Retry-After", String(wait));
     throw new ApiError(429, "too_many_requests", TokenGuard.message(wait));
   }
-  const ok = check();
-  if (ok) guard.succeeded(from);
-  else guard.failed(from);
   return ok;
 }
 

@@ -100,13 +100,11 @@ export function requireSignIn(tokens: readonly string[], guard: TokenGuard, from
     // A cookie is a token presented too: a wrong one counts, and while its sender must wait
     // nothing is looked at (token-guard.ts).
     if (getCookie(c, COOKIE)) {
-      const wait = guard.retryAfter(from(c));
+      const { wait } = guard.weigh(from(c), () => !!signedInToken(c, tokens));
       if (wait > 0) {
         c.header("Retry-After", String(wait));
         return c.text(TokenGuard.message(wait), 429);
       }
-      if (signedInToken(c, tokens)) guard.succeeded(from(c));
-      else guard.failed(from(c));
     }
     if (!signedInToken(c, tokens)) {
       const page = c.req.method === "GET" && !c.req.query("region") && (c.req.header("accept") ?? "").includes("text/html");

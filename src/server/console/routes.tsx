@@ -142,15 +142,13 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const token = typeof form.token === "string" ? form.token.trim() : "";
     const next = localPath(typeof form.next === "string" ? form.next : undefined);
     // Wrong tokens slow their sender down (token-guard.ts): past the first few, it waits.
-    const wait = token ? tokenGuard.retryAfter(from(c)) : 0;
+    const judged = token ? tokenGuard.weigh(from(c), () => options.tokens.length > 0 && tokenMatches(token, options.tokens)) : { ok: false, wait: 0 };
+    const wait = judged.wait;
     if (wait > 0) {
       c.header("Retry-After", String(wait));
       return c.html(html`<!doctype html>${<LoginPage next={next} error={`Too many wrong tokens from this address: try again in ${wait} s.`} blocked={signInBlocked(c, transport)} />}`, 429);
     }
-    const right = !!token && options.tokens.length > 0 && tokenMatches(token, options.tokens);
-    if (right) tokenGuard.succeeded(from(c));
-    else if (token) tokenGuard.failed(from(c));
-    if (!right) {
+    if (!judged.ok) {
       return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens with the operator role (only those sign in to the console)." blocked={signInBlocked(c, transport)} />}`, 401);
     }
     signIn(c, token);
