@@ -20,16 +20,14 @@ import { loadSdk, sdkIfLoaded } from "./sdk.js";
 import { waitFor, withChildSignal } from "./signals.js";
 import { serverIdentity } from "./identity.js";
 import type { ListedTool } from "./listing.js";
+import { ListClock } from "./freshness.js";
 import { toCatalogTool } from "./tool.js";
 
 /** Options shared by the sources of one host. */
 export interface McpSourceOptions {
   /** Folder of server logs (`<logDir>/<server>.log`); default `.toolshell/logs` under the process's cwd. */
   logDir?: string;
-  /**
-   * OAuth sign-in shared by the host's servers (credential store, sign-in broker, the redactor's
-   * hook); default: credentials in memory and a broker of this source's own.
-   */
+  /** OAuth sign-in shared by the host's servers (store, broker, redactor hook); default: in memory, a broker of its own. */
   oauth?: OAuthContext;
 }
 
@@ -111,10 +109,12 @@ export class McpServerSource implements ToolSource {
   /** Why the last start failed, while state() is `failed`. */
   failure = (): ToolCallError | undefined => (this.#state === "failed" ? this.#failure : undefined);
 
-  /** The tools as last listed (empty until loaded). */
+  /** The tools as last listed (empty until loaded); a 2026 list past its `ttlMs` is listed again (freshness.ts). */
   tools(): CatalogTool[] {
+    if (this.#fresh.due(this.#conn?.listening)) this.relist();
     return this.#tools;
   }
+  readonly #fresh = new ListClock();
 
   /** See ToolSource.leftOut: tools of the last listing that no command reaches. */
   leftOut(): Array<{ name: string; kept: string }> {
@@ -205,7 +205,7 @@ export class McpServerSource implements ToolSource {
         ...(provider ? { auth: { provider, fetch: provider.fetch } } : {}),
       });
       this.#era = conn.era;
-      const listed = await listing.listAllTools(conn.client, deadline, timeoutMs, (note) => this.#log.line(note));
+      const listed = await listing.listAllTools(conn.client, deadline, timeoutMs, (note) => this.#log.line(note), this.#fresh.stamp);
       if (this.#closed) throw this.#closedError();
       this.#tools = this.#catalogTools(listed, conn);
       this.#conn = conn;
@@ -377,7 +377,7 @@ export class McpServerSource implements ToolSource {
         this.#relistAgain = false;
         try {
           const timeoutMs = this.config.connectTimeoutMs;
-          const listed = await (await loadSdk()).listing.listAllTools(conn.client, undefined, timeoutMs, (note) => this.#log.line(note));
+          const listed = await (await loadSdk()).listing.listAllTools(conn.client, undefined, timeoutMs, (note) => this.#log.line(note), this.#fresh.stamp);
           if (this.#closed || this.#conn !== conn) break;
           this.#tools = this.#catalogTools(listed, conn);
           this.#log.line(`tools changed: listed ${this.#tools.length} tools`);

@@ -5,54 +5,9 @@
  * 2026-only server built on the SDK's v2 line records what each POST carried.
  */
 import assert from "node:assert/strict";
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import { toNodeHandler } from "@modelcontextprotocol/node";
-import { z } from "zod";
+import { recordingServer } from "../fixtures/mcp/recording-server.js";
 import { call, closeAll, sourceFor } from "./helpers.js";
-
-interface Seen {
-  method: string;
-  headers: IncomingHttpHeaders;
-}
-
-/** A 2026-only Streamable HTTP server with one tool, `echo {text}`; `seen` holds each POST's JSON-RPC method and headers. */
-async function recordingServer(): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
-  const seen: Seen[] = [];
-  const build = () => {
-    const server = new McpServer({ name: "headers", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.registerTool("echo", { description: "Echoes", inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }));
-    return server;
-  };
-  const listener = toNodeHandler(createMcpHandler(build, { legacy: "reject" }));
-  const http = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { method?: string };
-        if (typeof body.method === "string") seen.push({ method: body.method, headers: req.headers });
-      } catch {
-        // not a JSON body (a GET): nothing to record
-      }
-    });
-    void Promise.resolve(listener(req as never, res as never)).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
-}
 
 const server = await recordingServer();
 after(async () => {

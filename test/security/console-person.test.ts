@@ -17,6 +17,7 @@ import { createToolShell } from "../../src/index.js";
 import { openHost, startApi } from "../../src/server/index.js";
 import { addressKey, TokenGuard } from "../../src/server/token-guard.js";
 import { freshDatabase } from "../fixtures/postgres.js";
+import { apiCaller } from "../fixtures/api-call.js";
 
 const TOKEN = "security-token-0123456789";
 
@@ -49,17 +50,7 @@ async function start(t: T, store?: string, api_: { trustProxy?: boolean } = {}) 
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const call = async (method: string, p: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
-    const res = await fetch(api.url + p, { method, headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: res.status, json, headers: res.headers };
-  };
+  const call = apiCaller(api.url, TOKEN);
   return { host, api, call, marks, clock };
 }
 
