@@ -75,6 +75,8 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
       return 2;
     }
     const { signIn } = await import("../mcp/auth/flow.js");
+    const { ServerLog, logFileFor } = await import("../mcp/log.js");
+    const log = new ServerLog(logFileFor(host.config.logDir, server));
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort("wait"), waitMs);
     const onInt = () => stop.abort("interrupt");
@@ -82,6 +84,7 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
     try {
       const status = await signIn(config, principal, oauth, {
         signal: stop.signal,
+        log,
         onUrl: (url) => {
           toOut(`Sign in to ${server}${principal === DEFAULT_PRINCIPAL ? "" : ` as principal "${principal}"`} by opening:\n\n  ${url}\n\nWaiting for the authorization server's redirect (Ctrl-C stops)…\n`);
           if (opts.open !== false) openBrowser(url);
@@ -94,6 +97,7 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
     } finally {
       clearTimeout(timer);
       process.off("SIGINT", onInt);
+      await log.close();
     }
   } catch (err) {
     toErr(`toolshell auth: ${err instanceof Error ? err.message : String(err)}\n`);

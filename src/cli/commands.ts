@@ -151,6 +151,9 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
   return out;
 }
 
+/** How long a finished run waits for its host to close before it exits. */
+export const CLOSE_BOUND_MS = 500;
+
 /**
  * Runs one CLI request and exits with its code: the script's exit code for exec/run, 0 for
  * list, EXIT_NEEDS_APPROVAL when it stopped for approval, EXIT_USAGE when the CLI itself fails.
@@ -199,7 +202,10 @@ export async function runCli(req: CliRequest): Promise<void> {
     await write(process.stderr, terminalText(`toolshell: ${err instanceof Error ? err.message : String(err)}\n`));
     code = EXIT_USAGE;
   } finally {
-    await host?.close().catch(() => {});
+    // The output is out: a server still ending (one busy with a call the stop left running gets
+    // the stdio grace, mcp/stdio.ts) holds the exit at most CLOSE_BOUND_MS; the transport's exit
+    // hook then signals its process group.
+    if (host) await Promise.race([host.close().catch(() => {}), new Promise((r) => setTimeout(r, CLOSE_BOUND_MS))]);
   }
   if (req.options.daemon !== false) await (await import("./daemon-client.js")).hostStarted();
   process.exit(code);

@@ -31,15 +31,18 @@ export async function runDaemonCommand(action: string, idle: string | undefined,
     }
     if (action === "status") {
       const hosts = await hostsOf(key);
-      if (hosts.length === 0) {
-        say(process.stdout, `not running (config ${key.config})\n`);
-        return 1;
-      }
+      if (hosts.length === 0) say(process.stdout, `not running (config ${key.config})\n`);
       for (const { status: st } of hosts) {
         const shaped = [st.workspace && `workspace ${st.workspace}`, st.store && `store ${st.store}`, st.timeout && `timeout ${st.timeout} ms`].filter(Boolean);
         say(process.stdout, `running: pid ${st.pid}, config ${st.config}${shaped.map((s) => `, ${s}`).join("")}, since ${st.startedAt}, ${st.served} runs served, exits after ${st.idleSeconds} s idle\n`);
       }
-      return 0;
+      // The `toolshell serve` replicas of this config on this machine, from their serve files
+      // (cli/running.ts); a file whose process is gone (killed with SIGKILL) is removed.
+      const { pruneServeFiles, servingProcesses } = await import("./running.js");
+      for (const pid of pruneServeFiles(configFile)) say(process.stdout, `serve: pid ${pid} not running (its serve file was left behind: removed)\n`);
+      const serves = servingProcesses(configFile);
+      for (const p of serves) say(process.stdout, `serve: pid ${p.pid} at ${p.url}, since ${p.started_at}\n`);
+      return hosts.length || serves.length ? 0 : 1;
     }
     if (action === "stop") {
       let stopped = 0;

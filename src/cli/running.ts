@@ -9,7 +9,10 @@
  *
  * Rule source: README "The CLI"; docs/sessions.md → HTTP API (bearer tokens).
  */
+import { X509Certificate } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
+import { checkServerIdentity, rootCertificates } from "node:tls";
 import path from "node:path";
 import { writePrivateFile } from "../config/index.js";
 
@@ -19,6 +22,8 @@ interface Announced {
   url: string;
   config: string;
   started_at: string;
+  /** The PEM certificate an HTTPS serve presents: the CLI trusts it for this URL (pinned). */
+  cert?: string;
 }
 
 /** The file a `serve` of `configFile` keeps while it runs. */
@@ -51,16 +56,33 @@ export function servingProcesses(configFile: string): Array<{ pid: number; url: 
 }
 
 /**
+ * Removes the serve files of `configFile` whose process is gone (a replica killed with SIGKILL
+ * leaves its file). @returns the process ids whose files were removed.
+ */
+export function pruneServeFiles(configFile: string): number[] {
+  const pruned: number[] = [];
+  for (const f of serveFiles(configFile)) {
+    try {
+      const a = JSON.parse(readFileSync(f, "utf8")) as Announced;
+      if (typeof a.pid !== "number" || alive(a.pid)) continue;
+      rmSync(f, { force: true });
+      if (!pruned.includes(a.pid)) pruned.push(a.pid);
+    } catch {}
+  }
+  return pruned;
+}
+
+/**
  * Says that this process serves `configFile` at `url` (mode 0600). @returns a function that takes
  * the files away again (only if they are still this process's). Never throws: a folder that
  * cannot be written only means the CLI will not find this host.
  */
-export function announceServe(configFile: string, url: string): () => void {
+export function announceServe(configFile: string, url: string, cert?: string): () => void {
   const file = serveFile(configFile);
   const own = file.replace(/\.json$/, `.${process.pid}.json`);
   try {
     // Owner-only, as every local file toolshell keeps (config/private-files.ts).
-    const body: Announced = { pid: process.pid, url, config: path.resolve(configFile), started_at: new Date().toISOString() };
+    const body: Announced = { pid: process.pid, url, config: path.resolve(configFile), started_at: new Date().toISOString(), ...(cert ? { cert: path.resolve(cert) } : {}) };
     writePrivateFile(own, JSON.stringify(body) + "\n");
     writePrivateFile(file, JSON.stringify(body) + "\n");
   } catch {
@@ -120,17 +142,13 @@ export function runningServe(configFile: string, tokens: readonly string[]): Run
     url: found.url,
     pid: found.pid,
     async call(method, route, body) {
-      let res: Response;
+      let res: { status: number; text: string };
       try {
-        res = await fetch(found.url + route, {
-          method,
-          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
+        res = await request(found, method, route, { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body === undefined ? undefined : JSON.stringify(body));
       } catch (err) {
-        throw new Error(`the toolshell serve at ${found.url} (pid ${found.pid}) did not answer: ${(err as Error).message}`, { cause: err });
+        throw new Error(`the toolshell serve at ${found.url} (pid ${found.pid}) did not answer: ${reason(err, found)}`, { cause: err });
       }
-      const text = await res.text();
+      const text = res.text;
       let json: Record<string, unknown> = {};
       try {
         json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
@@ -138,6 +156,53 @@ export function runningServe(configFile: string, tokens: readonly string[]): Run
       return { status: res.status, json };
     },
   };
+}
+
+/**
+ * One HTTP(S) request to the serve. Over HTTPS the certificate its serve file names is trusted
+ * besides the usual roots, and a server presenting exactly that certificate is accepted under
+ * any address (a self-signed certificate made for a name, reached here on loopback).
+ */
+async function request(a: Announced, method: string, route: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+  const url = new URL(a.url + route);
+  if (url.protocol !== "https:" || !a.cert) {
+    const res = await fetch(url, { method, headers, body });
+    return { status: res.status, text: await res.text() };
+  }
+  const pem = readFileSync(a.cert);
+  const pinned = new X509Certificate(pem).fingerprint256;
+  return await new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      url,
+      {
+        method,
+        headers,
+        ca: [...rootCertificates, pem],
+        checkServerIdentity: (host, cert) => (cert.fingerprint256 === pinned ? undefined : checkServerIdentity(host, cert)),
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Why a request failed, with what to do when the cause is a certificate this machine does not trust. */
+function reason(err: unknown, a: Announced): string {
+  const cause = (err as { cause?: NodeJS.ErrnoException }).cause ?? (err as NodeJS.ErrnoException);
+  const code = cause?.code ?? "";
+  const message = cause?.message ?? String(err);
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code)) {
+    const file = a.cert ?? "the certificate file";
+    return `its TLS certificate is not trusted here (${code}: ${message}); a self-signed certificate is trusted when the serve file records it (serve --tls-cert), or give it to Node: NODE_EXTRA_CA_CERTS=${file}`;
+  }
+  return code ? `${message} (${code})` : message;
 }
 
 function alive(pid: number): boolean {

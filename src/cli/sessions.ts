@@ -151,20 +151,20 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     });
     const tls = o.tlsCert && o.tlsKey ? { cert: path.resolve(o.tlsCert), key: path.resolve(o.tlsKey) } : undefined;
     const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers, log, ...(tls ? { tls } : {}), ...(o.trustProxy ? { trustProxy: true } : {}) });
-    log.log("info", "serve.started", { pid: process.pid, url: api.url, urls: api.urls, tls: api.tls, store: host.store.location });
+    log.log("info", "serve.started", { pid: process.pid, url: api.localUrl, bound: api.url, urls: api.urls, tls: api.tls, store: host.store.location });
     // startApi made the host follow its config file and the store (Host.follow): servers added,
     // changed or removed there are seen by the next shell call of every session (README
     // "Changing servers while running"; docs/deployment.md).
     // `toolshell servers …` finds this host through a file beside the config (cli/running.ts).
     const { announceServe } = await import("./running.js");
-    const unannounce = file ? announceServe(file, api.url) : () => {};
+    const unannounce = file ? announceServe(file, api.localUrl, api.certFile) : () => {};
     await write(process.stderr, serveBanner(api, host.store.location, o.trustProxy || host.server.trustProxy));
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
-    log.log("info", "serve.stopping", { pid: process.pid, url: api.url });
+    log.log("info", "serve.stopping", { pid: process.pid, url: api.localUrl });
     unsubscribe();
     unannounce();
     await api.close();

@@ -33,15 +33,17 @@ export const DEFAULT_HOST = "127.0.0.1";
 /** Default largest request body of the HTTP API, in bytes (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export { MIN_TOKEN_LENGTH, defaultRole, TOKEN_ROLES, type TokenRole } from "./tokens-schema.js";
-/** A server's name: its key in `mcpServers` / `servers`, and the first word of `tools <server> …`. */
-export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A server's name: its key in `mcpServers` / `servers`, and the first word of `tools <server> …` (at most 64 characters: it names tools, logs and the console's pages). */
+export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What {@link SERVER_NAME} says, for people. */
+const SERVER_NAME_RULE = 'a server name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit';
 
 /** Names toolshell's own `tools` words and sources take (`tools search`, `tools scripts …`); no server may have one. */
 export const RESERVED_SERVER_NAMES: readonly string[] = ["search", "plan", "help", "scripts", "local"];
 
 /** Why `name` cannot name a server, or undefined when it can (README "Configuration"; `_` and `-` are one letter). */
 export function serverNameProblem(name: string): string | undefined {
-  if (!SERVER_NAME.test(name)) return 'a server name must be letters, digits, ".", "_" or "-", starting with a letter or digit';
+  if (!SERVER_NAME.test(name)) return `${SERVER_NAME_RULE}${name.length > 64 ? ` (this one has ${name.length})` : ""}`;
   if (RESERVED_SERVER_NAMES.includes(foldName(name))) return `server name "${name}" is reserved (${RESERVED_SERVER_NAMES.join(", ")}): rename it`;
   return undefined;
 }
@@ -168,7 +170,7 @@ export const serverEntrySchema = z
 
 const serverGroup = (description: string) =>
   z
-    .record(z.string().regex(SERVER_NAME, { error: 'a server name must be letters, digits, ".", "_" or "-", starting with a letter or digit' }), serverEntrySchema, {
+    .record(z.string().regex(SERVER_NAME, { error: SERVER_NAME_RULE }), serverEntrySchema, {
       error: (iss) => (iss.code === "invalid_type" ? "expected an object of servers by name" : undefined),
     })
     .optional()

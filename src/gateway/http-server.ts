@@ -225,14 +225,11 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
           // Wrong tokens slow their sender down, as on the HTTP API (server/token-guard.ts).
           const from = req.socket.remoteAddress ?? "unknown";
           const presented = /^Bearer\s+\S+\s*$/i.test(String(req.headers.authorization ?? ""));
-          const wait = presented ? guard.retryAfter(from) : 0;
+          const { ok, wait } = presented ? guard.weigh(from, () => bearerOk(req, tokens)) : { ok: false, wait: 0 };
           if (wait > 0) {
             res.setHeader("retry-after", String(wait));
             return fail(res, 429, TokenGuard.message(wait));
           }
-          const ok = bearerOk(req, tokens);
-          if (ok) guard.succeeded(from);
-          else if (presented) guard.failed(from);
           if (!ok) {
             res.setHeader("www-authenticate", 'Bearer realm="toolshell"');
             return fail(res, 401, "unauthorized: send Authorization: Bearer <token> with one of the gateway's tokens");

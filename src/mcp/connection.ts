@@ -29,6 +29,8 @@ export interface Connection {
   readonly transport: "stdio" | "http" | "sse";
   /** True once the connection closed, by us or by the server. */
   readonly closed: boolean;
+  /** True while a `subscriptions/listen` stream brings this 2026 server's tool list changes. */
+  readonly listening: boolean;
   /** The `Mcp-Session-Id` the server gave (Streamable HTTP only). */
   readonly sessionId: string | undefined;
   /** The protocol version agreed (`2026-07-28` for the 2026 era, else the 2025 era's `initialize` version). */
@@ -114,6 +116,7 @@ async function openOnce(config: ServerConfig, options: OpenOptions): Promise<Con
 async function attempt(config: ServerConfig, kind: Connection["transport"], options: OpenOptions): Promise<Connection> {
   let closing = false;
   let closed = false;
+  let listening = () => false;
   let connected = false;
   // A dropped response stream leaves its request unanswered until the call timeout: end the
   // connection instead, so pending calls answer `unavailable` now and the next call reconnects.
@@ -145,6 +148,9 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
     },
     get closed() {
       return closed;
+    },
+    get listening() {
+      return listening() && !closed;
     },
     get sessionId() {
       return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
@@ -203,7 +209,7 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
   answerTasksAsResults(transport);
   connected = true;
   options.log.line(`connected over ${kind}${startedPid ? ` (pid ${startedPid})` : ""}, MCP ${client.getNegotiatedProtocolVersion() ?? "?"}`);
-  await listenForToolChanges(client, options);
+  listening = await listenForToolChanges(client, options);
   return connection;
 }
 
@@ -214,16 +220,21 @@ async function attempt(config: ServerConfig, kind: Connection["transport"], opti
  * server says its tool list changes (`tools.listChanged`); a server that refuses or never
  * acknowledges it is still used, without change notifications (the log says so).
  */
-async function listenForToolChanges(client: Client, options: OpenOptions): Promise<void> {
-  if (client.getProtocolEra() !== "modern" || client.getServerCapabilities()?.tools?.listChanged !== true) return;
+async function listenForToolChanges(client: Client, options: OpenOptions): Promise<() => boolean> {
+  if (client.getProtocolEra() !== "modern" || client.getServerCapabilities()?.tools?.listChanged !== true) return () => false;
+  let open = true;
   try {
     const subscription = await withChildSignal(options.deadline, (signal) => client.listen({ toolsListChanged: true }, { signal, timeout: options.timeoutMs }));
     options.log.line(`listening for tool list changes (subscriptions/listen${subscription.honoredFilter.toolsListChanged ? "" : ": the server did not agree to send them"})`);
     void subscription.closed.then((cause) => {
+      open = false;
       if (cause === "remote") options.log.line("the subscriptions/listen stream ended: tool list changes are no longer followed");
     });
+    const honored = subscription.honoredFilter.toolsListChanged === true;
+    return () => honored && open;
   } catch (error) {
     options.log.line(`subscriptions/listen failed (${(error as Error).message ?? String(error)}): tool list changes are not followed`);
+    return () => false;
   }
 }
 

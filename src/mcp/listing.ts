@@ -12,6 +12,7 @@ import type { Client, Tool } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { withChildSignal } from "./signals.js";
 import { allPages } from "./paging.js";
+import { foldFreshness, type ListFreshness } from "./freshness.js";
 
 /** A listed tool and what about its definition was not as MCP writes it (empty when all was). */
 export interface ListedTool {
@@ -25,14 +26,26 @@ const LENIENT_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.
 /**
  * Lists every tool (spec "Tools" → Listing Tools, following `nextCursor`, see paging.ts). A server
  * without the `tools` capability has no tools. Each page may take `timeoutMs`; `deadline`
- * (optional) bounds them all. `onNote` hears of tools left out.
+ * (optional) bounds them all. `onNote` hears of tools left out; `onFreshness` how long the list
+ * may be used (2026 era; undefined on the 2025 era, whose lists hold until `list_changed`).
  * @throws the SDK's error, or Error when the server's paging loops.
  */
-export async function listAllTools(client: Client, deadline: AbortSignal | undefined, timeoutMs: number, onNote: (note: string) => void = () => {}): Promise<ListedTool[]> {
+export async function listAllTools(
+  client: Client,
+  deadline: AbortSignal | undefined,
+  timeoutMs: number,
+  onNote: (note: string) => void = () => {},
+  onFreshness: (freshness: ListFreshness | undefined) => void = () => {},
+): Promise<ListedTool[]> {
   if (!client.getServerCapabilities()?.tools) return [];
-  const raw = await allPages<unknown>("tools/list", "tools", (cursor) =>
-    withChildSignal(deadline, (signal) => client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LENIENT_PAGE, { signal, timeout: timeoutMs })),
-  );
+  let freshness: ListFreshness | undefined;
+  const modern = client.getProtocolEra() === "modern";
+  const raw = await allPages<unknown>("tools/list", "tools", async (cursor) => {
+    const page = await withChildSignal(deadline, (signal) => client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LENIENT_PAGE, { signal, timeout: timeoutMs }));
+    if (modern) freshness = foldFreshness(freshness, page);
+    return page;
+  });
+  onFreshness(freshness);
   const out: ListedTool[] = [];
   for (const [index, item] of raw.entries()) {
     const listed = readTool(item);

@@ -20,16 +20,14 @@ import { loadSdk, sdkIfLoaded } from "./sdk.js";
 import { waitFor, withChildSignal } from "./signals.js";
 import { serverIdentity } from "./identity.js";
 import type { ListedTool } from "./listing.js";
+import { ListClock } from "./freshness.js";
 import { toCatalogTool } from "./tool.js";
 
 /** Options shared by the sources of one host. */
 export interface McpSourceOptions {
   /** Folder of server logs (`<logDir>/<server>.log`); default `.toolshell/logs` under the process's cwd. */
   logDir?: string;
-  /**
-   * OAuth sign-in shared by the host's servers (credential store, sign-in broker, the redactor's
-   * hook); default: credentials in memory and a broker of this source's own.
-   */
+  /** OAuth sign-in shared by the host's servers (store, broker, redactor hook); default: in memory, a broker of its own. */
   oauth?: OAuthContext;
 }
 
@@ -111,10 +109,12 @@ export class McpServerSource implements ToolSource {
   /** Why the last start failed, while state() is `failed`. */
   failure = (): ToolCallError | undefined => (this.#state === "failed" ? this.#failure : undefined);
 
-  /** The tools as last listed (empty until loaded). */
+  /** The tools as last listed (empty until loaded); a 2026 list past its `ttlMs` is listed again (freshness.ts). */
   tools(): CatalogTool[] {
+    if (this.#fresh.due(this.#conn?.listening)) this.relist();
     return this.#tools;
   }
+  readonly #fresh = new ListClock();
 
   /** See ToolSource.leftOut: tools of the last listing that no command reaches. */
   leftOut(): Array<{ name: string; kept: string }> {
@@ -205,7 +205,7 @@ export class McpServerSource implements ToolSource {
         ...(provider ? { auth: { provider, fetch: provider.fetch } } : {}),
       });
       this.#era = conn.era;
-      const listed = await listing.listAllTools(conn.client, deadline, timeoutMs, (note) => this.#log.line(note));
+      const listed = await listing.listAllTools(conn.client, deadline, timeoutMs, (note) => this.#log.line(note), this.#fresh.stamp);
       if (this.#closed) throw this.#closedError();
       this.#tools = this.#catalogTools(listed, conn);
       this.#conn = conn;
@@ -249,7 +249,7 @@ export class McpServerSource implements ToolSource {
   #request = async (name: string, ctx: InvokeContext, send: (client: Client, options: RequestOptions) => Promise<McpCallResult>): Promise<McpCallResult> => {
     const timeoutMs = this.config.callTimeoutMs;
     const place = { server: this.name, phase: "call" as const, tool: name, timeoutMs };
-    // Awaits only what is not ready yet: a call on a live connection goes straight to the SDK.
+    // Awaits only what is not ready yet: a call on a live connection (no sign-in) goes straight to the SDK.
     const { errors } = sdkIfLoaded() ?? (await loadSdk());
     if (ctx.signal.aborted) throw errors.toCallError(ctx.signal.reason, { ...place, aborted: true });
     const principal = this.#oauthSettings ? principalOf(ctx.session.metadata) : DEFAULT_PRINCIPAL;
@@ -264,7 +264,7 @@ export class McpServerSource implements ToolSource {
         throw errors.toCallError(error, { ...place, phase: "connect", timeoutMs: this.config.connectTimeoutMs, aborted: ctx.signal.aborted, ...signInPlace(this.#oauth?.broker, this.name, provider, error) });
       }
     };
-    const conn = await connect();
+    const conn = (!provider && this.#conn && !this.#conn.closed && !this.#closed ? this.#conn : undefined) ?? (await connect());
     try {
       return await withChildSignal(ctx.signal, (signal) => this.#relay.run(conn, name, ctx, { signal, timeout: timeoutMs }, send));
     } catch (error) {
@@ -303,10 +303,10 @@ export class McpServerSource implements ToolSource {
       const { oauth } = await loadSdk();
       p = new oauth.StoredOAuthProvider(this.config as Extract<ServerConfig, { url: string }>, {
         principal,
-        settings: this.#oauthSettings,
-        store: this.#oauth.store,
+        settings: this.#oauthSettings, store: this.#oauth.store,
         broker: this.#oauth.broker,
         onSecret: this.#oauth.onSecret,
+        log: this.#log, // the SDK's console lines of sign-in and refresh (sdk-console.ts)
       });
       this.#providers.set(principal, p);
     }
@@ -377,7 +377,7 @@ export class McpServerSource implements ToolSource {
         this.#relistAgain = false;
         try {
           const timeoutMs = this.config.connectTimeoutMs;
-          const listed = await (await loadSdk()).listing.listAllTools(conn.client, undefined, timeoutMs, (note) => this.#log.line(note));
+          const listed = await (await loadSdk()).listing.listAllTools(conn.client, undefined, timeoutMs, (note) => this.#log.line(note), this.#fresh.stamp);
           if (this.#closed || this.#conn !== conn) break;
           this.#tools = this.#catalogTools(listed, conn);
           this.#log.line(`tools changed: listed ${this.#tools.length} tools`);

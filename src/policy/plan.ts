@@ -113,8 +113,10 @@ export async function planScript(
       ...(resolved?.kind === "tool" ? { resolved: { tool: resolved.tool, command } } : {}),
     });
     if (!c.words || stdinText === undefined || !resolved || resolved.kind !== "tool" || c.via) {
-      const unseen = stdinText === undefined && c.stdin.kind === "unknown" && c.stdin.enclosing;
-      // Stdin from around the call (a group, loop, function's caller) that the reading cannot see.
+      // Stdin the reading cannot see — from around the call (a group, loop, function's caller), or
+      // the call's own redirection from a file or a text built at run time; only a pipe straight
+      // into the call is left to the run-time check (docs/security.md "The preflight").
+      const unseen = stdinText === undefined && c.stdin.kind === "unknown" && (c.stdin.enclosing || c.stdin.why !== "a pipe");
       if (unseen && c.words && resolved?.kind === "tool" && !c.via) complete = false;
       calls.push(
         runTime(

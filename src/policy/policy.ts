@@ -240,6 +240,9 @@ export class Policy implements CallJudge {
     };
     const rater = this.options.rater;
     if (rater && (!trusted || !tool.hintsDeclared) && !destructive) {
+      // A rating kept once stands (rating.ts): later calls decide without waiting.
+      const known = rater.known(tool);
+      if (known !== undefined) return decide(known >= RATED_CHANGES_AT);
       return rater.rate(tool).then((score) => decide(score >= RATED_CHANGES_AT));
     }
     return decide(false);

@@ -108,8 +108,13 @@ export class MemoryRatingCache implements RatingCache {
 /** Rates tools through a decision service, once per key; concurrent asks share one rating. */
 export class Rater {
   private readonly inflight = new Map<string, Promise<number>>();
-  /** This rater's ratings of keys whose kept rating another rater made. */
-  private readonly own = new Map<string, number>();
+  /**
+   * Ratings kept (in the cache; or this rater's own, in memory, for a key whose kept rating
+   * another kind of rater made): a kept rating is never replaced, so it stands for the process's life.
+   */
+  private readonly settled = new Map<string, number>();
+  /** Each tool object's key, while its name, source, description and schema stay the same objects (a call asks per call). */
+  private readonly keys = new WeakMap<object, { parts: unknown[]; key: string }>();
   constructor(
     readonly service: DecisionService,
     readonly cache: RatingCache = new MemoryRatingCache(),
@@ -126,7 +131,7 @@ export class Rater {
    */
   async rate(tool: CatalogTool | RatedTool, signal?: AbortSignal): Promise<number> {
     const t: RatedTool = { name: tool.name, source: tool.source, description: tool.description, inputSchema: tool.inputSchema };
-    const key = ratingKey(t);
+    const key = this.keyOf(tool);
     let p = this.inflight.get(key);
     if (!p) {
       p = this.rateNow(t, key, signal).finally(() => this.inflight.delete(key));
@@ -135,15 +140,36 @@ export class Rater {
     return p;
   }
 
+  /**
+   * The rating of `tool` when this rater already holds a kept one, synchronously (the hot path
+   * of every call to a tool that declares nothing); undefined when {@link rate} must be asked.
+   */
+  known(tool: CatalogTool | RatedTool): number | undefined {
+    return this.settled.get(this.keyOf(tool));
+  }
+
+  /** {@link ratingKey}, computed once per tool object while its parts stay the same. */
+  private keyOf(tool: CatalogTool | RatedTool): string {
+    const parts = [tool.name, tool.source, tool.description, tool.inputSchema];
+    const hit = this.keys.get(tool);
+    if (hit && hit.parts.every((p, i) => p === parts[i])) return hit.key;
+    const key = ratingKey(tool);
+    this.keys.set(tool, { parts, key });
+    return key;
+  }
+
   private async rateNow(t: RatedTool, key: string, signal?: AbortSignal): Promise<number> {
-    const own = this.own.get(key);
-    if (own !== undefined) return own;
+    const settled = this.settled.get(key);
+    if (settled !== undefined) return settled;
     // Only a rating made by this kind of rater stands for this one's: a store another process
     // shares (a CLI run with the offline rater beside a server given a decision service) must
     // not answer for a different rater (docs/sessions.md "The store", ratings).
     try {
       const hit = await this.cache.get(key);
-      if (hit && hit.by === this.by) return hit.probability;
+      if (hit && hit.by === this.by) {
+        this.settled.set(key, hit.probability);
+        return hit.probability;
+      }
     } catch {}
     let probability: number;
     try {
@@ -154,12 +180,15 @@ export class Rater {
     }
     try {
       const kept = await this.cache.add({ key, probability, rated_at: new Date().toISOString(), by: this.by });
-      if (kept.by === this.by) return kept.probability;
+      if (kept.by === this.by) {
+        this.settled.set(key, kept.probability);
+        return kept.probability;
+      }
     } catch {
       return probability;
     }
     // The key holds another rater's rating: this one's is kept in memory for the process.
-    this.own.set(key, probability);
+    this.settled.set(key, probability);
     return probability;
   }
 }

@@ -99,6 +99,8 @@ export interface SessionStore {
   appendEvent(event: SessionEvent): void;
   /** The step `stepId` of a session, if recorded. */
   getStep(sessionId: string, stepId: string): Promise<StepRecord | undefined>;
+  /** The steps of a session (with `status`: only those); absent: an answered approval does not name its step. */
+  listSteps?(sessionId: string, options?: { status?: StepStatus }): Promise<StepRecord[]>;
   /** Records a step as running (insert or update), and the session's shell-call count. */
   beginStep(step: StepRecord, shellCalls: number): Promise<void>;
   /**

@@ -6,7 +6,8 @@ import type { Context, Hono } from "hono";
 import { parseTriggerSpec } from "../config/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import type { Host } from "./host.js";
-import { ApiError, bearer, body, fromToolError, guardedCheck, id, principalOfToken, tokenMatches, type AppOptions } from "./http.js";
+import { principalOf } from "../mcp/index.js";
+import { ApiError, bearer, body, fromToolError, guardedCheck, id, mayReach, principalOfToken, requireReach, tokenMatches, type AppOptions } from "./http.js";
 import type { TokenGuard } from "./token-guard.js";
 import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
@@ -14,7 +15,13 @@ import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHa
 export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { guard: TokenGuard; from: (c: Context) => string }): void {
   const { store } = host;
   // ── saved scripts ───────────────────────────────────────────────────────────
-  const agentParam = (c: Context): string => id(c.req.param("agent_id"), "agent_id");
+  // An agent's scripts and triggers act for the principal its id names (principalOf): an agent
+  // token reaches only its own, an operator's every agent's (http.ts mayReach, as for sessions).
+  const agentParam = (c: Context): string => {
+    const agent = id(c.req.param("agent_id"), "agent_id");
+    requireReach(c, options, principalOf({ agent_id: agent }), `agent ${agent}`);
+    return agent;
+  };
   const scriptOr404 = async (agent: string, key: string, version?: number) => {
     const s = await store.getScript(agent, key, { version }) ?? (safeName(key) ? await store.getScript(agent, safeName(key)!, { version }) : undefined);
     if (!s) throw new ApiError(404, "not_found", `no script ${key}${version ? ` version ${version}` : ""} for agent ${agent}`);
@@ -91,9 +98,10 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
   });
 
   // ── triggers ────────────────────────────────────────────────────────────────
-  const triggerOr404 = async (agent: string, key: string) => {
+  const triggerOr404 = async (c: Context, agent: string, key: string) => {
     const t = await findAgentTrigger(store, agent, key);
     if (!t) throw new ApiError(404, "not_found", `no trigger ${key} for agent ${agent}`);
+    requireReach(c, options, principalOf({ principal: t.principal, agent_id: t.agent_id }), `trigger ${t.name}`);
     return t;
   };
   const spec = (b: Record<string, unknown>, where: string) => {
@@ -104,7 +112,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     }
   };
 
-  app.get("/v1/agents/:agent_id/triggers", async (c) => c.json({ triggers: (await store.listTriggers({ agentId: agentParam(c) })).map(publicTrigger) }));
+  app.get("/v1/agents/:agent_id/triggers", async (c) => c.json({ triggers: (await store.listTriggers({ agentId: agentParam(c) })).filter((t) => mayReach(c, options, principalOf({ principal: t.principal, agent_id: t.agent_id }))).map(publicTrigger) }));
 
   app.post("/v1/agents/:agent_id/triggers", async (c) => {
     const agent = agentParam(c);
@@ -115,11 +123,11 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     return c.json({ ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) }, 201);
   });
 
-  app.get("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => c.json(publicTrigger(await triggerOr404(agentParam(c), c.req.param("trigger_id")))));
+  app.get("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => c.json(publicTrigger(await triggerOr404(c, agentParam(c), c.req.param("trigger_id")))));
 
   app.patch("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => {
     const agent = agentParam(c);
-    const cur = await triggerOr404(agent, c.req.param("trigger_id"));
+    const cur = await triggerOr404(c, agent, c.req.param("trigger_id"));
     const b = await body(c);
     let next;
     try {
@@ -132,26 +140,26 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
   });
 
   app.delete("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => {
-    const t = await triggerOr404(agentParam(c), c.req.param("trigger_id"));
+    const t = await triggerOr404(c, agentParam(c), c.req.param("trigger_id"));
     await host.triggers.delete(t.id);
     return c.json({ deleted: t.id });
   });
 
   app.post("/v1/agents/:agent_id/triggers/:trigger_id/run", async (c) => {
-    const t = await triggerOr404(agentParam(c), c.req.param("trigger_id"));
+    const t = await triggerOr404(c, agentParam(c), c.req.param("trigger_id"));
     const b = await body(c);
     const run = await host.triggers.run(t.id, "manual", b.payload ?? {});
     return c.json(run, 201);
   });
 
   app.get("/v1/agents/:agent_id/triggers/:trigger_id/runs", async (c) => {
-    const t = await triggerOr404(agentParam(c), c.req.param("trigger_id"));
+    const t = await triggerOr404(c, agentParam(c), c.req.param("trigger_id"));
     const limit = Number(c.req.query("limit") ?? 100);
     return c.json({ runs: await store.listTriggerRuns(t.id, { limit: Number.isInteger(limit) && limit > 0 ? limit : 100 }) });
   });
 
   app.get("/v1/agents/:agent_id/triggers/:trigger_id/runs/:run_id", async (c) => {
-    const t = await triggerOr404(agentParam(c), c.req.param("trigger_id"));
+    const t = await triggerOr404(c, agentParam(c), c.req.param("trigger_id"));
     const run = await store.getTriggerRun(c.req.param("run_id"));
     if (!run || run.trigger_id !== t.id) throw new ApiError(404, "not_found", `no run ${c.req.param("run_id")} of trigger ${t.id}`);
     return c.json(run);

@@ -24,7 +24,8 @@ import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { actorOf, ApiError, bearer, body, guardedCheck, id, mayReach, principalOfToken, requireOperator, roleAt, roleOf, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, guardedCheck, id, mayReach, principalOfToken, requireOperator, roleAt, roleOf, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, tokenName, type AppOptions } from "./http.js";
+import { signedInToken } from "./console/auth.js";
 import { principalOf } from "../mcp/index.js";
 import { TokenGuard } from "./token-guard.js";
 import { clientAddress } from "./reach.js";
@@ -96,14 +97,17 @@ export function createApp(host: Host, options: AppOptions): Hono {
       await next();
       const status = c.res.status;
       const quiet = c.req.path.startsWith("/console/static/") || c.req.path === "/healthz" || !!c.req.query("region");
-      const i = bearer(c) ? tokenIndex(bearer(c)!, options.tokens) : -1;
+      // Who: the bearer token's name, or the token of the console's sign-in cookie (a page or form).
+      const viaCookie = bearer(c) ? undefined : signedInToken(c, options.tokens);
+      const i = tokenIndex(bearer(c) ?? viaCookie ?? "", options.tokens);
+      const actor = viaCookie ? { by: tokenName(i, options), surface: "console" } : actorOf(c, options);
       log.log(status >= 500 ? "error" : quiet ? "debug" : "info", "request", {
         method: c.req.method,
         path: c.req.path,
         status,
         ms: Math.round((performance.now() - t0) * 10) / 10,
         client: clientAddress(c, { tls: !!options.tls, trustProxy: !!options.trustProxy }),
-        ...(i >= 0 ? { by: options.tokenNames?.[i] ?? `token-${i + 1}` } : {}),
+        ...(i >= 0 ? { by: actor.by, surface: actor.surface } : {}),
       });
     });
   }

@@ -51,10 +51,14 @@ export const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /** The environment the console hands to the API app with each form it sends on (never set by a network request). */
 export const CONSOLE_ENV = Object.freeze({ toolshellSurface: "console" });
 
+/** The name of the token at index `i` of `options.tokens` (`server.tokens[].name`, else `token-N`; -1: `unknown`). */
+export function tokenName(i: number, options: Pick<AppOptions, "tokenNames">): string {
+  return i < 0 ? "unknown" : (options.tokenNames?.[i] ?? `token-${i + 1}`);
+}
+
 /** The actor of an authenticated API request: the token's name, and `console` for the console's own forms. */
 export function actorOf(c: Context, options: AppOptions): Actor {
-  const i = tokenIndex(bearer(c) ?? "", options.tokens);
-  const by = i < 0 ? "unknown" : (options.tokenNames?.[i] ?? `token-${i + 1}`);
+  const by = tokenName(tokenIndex(bearer(c) ?? "", options.tokens), options);
   const surface = (c.env as { toolshellSurface?: unknown } | undefined)?.toolshellSurface === "console" ? "console" : "api";
   return { surface, by };
 }
@@ -97,6 +101,15 @@ export function mayReach(c: Context, options: AppOptions, owner: string): boolea
   return roleOf(c, options) === "operator" || principalOfToken(c, options) === owner;
 }
 
+/**
+ * Refuses (403) a request that may not reach what acts for `owner` (mayReach): an agent's saved
+ * scripts and triggers (owner: the agent id as a principal, `principalOf`), a trigger (its
+ * `principal`, else its agent). The same rule as sessions, for every `/v1/agents/{id}/…` route.
+ */
+export function requireReach(c: Context, options: AppOptions, owner: string, what: string): void {
+  if (!mayReach(c, options, owner)) throw new ApiError(403, "forbidden", `${what} acts for principal ${JSON.stringify(owner)}; this API token acts for ${JSON.stringify(principalOfToken(c, options))} and cannot reach it (an operator token reaches every agent)`);
+}
+
 /** Metadata keys only toolshell sets: a gateway session's `initialize`, a trigger's own. */
 export const RESERVED_METADATA = ["mcp_initialize", "trigger_id", "trigger_name"] as const;
 
@@ -117,14 +130,11 @@ export function reservedSession(id: string): string | undefined {
  * counts a wrong token (false) or clears the count (true). @returns what `check` said.
  */
 export function guardedCheck(c: Context, guard: TokenGuard, from: string, check: () => boolean): boolean {
-  const wait = guard.retryAfter(from);
+  const { ok, wait } = guard.weigh(from, check);
   if (wait > 0) {
     c.header("Retry-After", String(wait));
     throw new ApiError(429, "too_many_requests", TokenGuard.message(wait));
   }
-  const ok = check();
-  if (ok) guard.succeeded(from);
-  else guard.failed(from);
   return ok;
 }
 

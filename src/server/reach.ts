@@ -50,6 +50,9 @@ export function requestScheme(c: Context, t: Transport): "http" | "https" {
  * added last to `X-Forwarded-For` (earlier entries come from the client and prove nothing).
  */
 export function clientAddress(c: Context, t: Transport): string {
+  // A console form the console relays to the API (console/routes.tsx) carries its browser's address.
+  const relayed = (c.env as { toolshellClient?: unknown } | undefined)?.toolshellClient;
+  if (typeof relayed === "string") return relayed;
   const peer = socketOf(c)?.remoteAddress ?? "unknown";
   if (!t.trustProxy) return peer;
   const hops = (c.req.header("x-forwarded-for") ?? "").split(",").map((x) => x.trim()).filter(Boolean);

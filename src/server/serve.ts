@@ -25,6 +25,10 @@ export interface RunningApi {
    * the machine's network addresses, then loopback).
    */
   readonly urls: string[];
+  /** The address to reach it from this machine: loopback for a wildcard bind, else {@link url}. */
+  readonly localUrl: string;
+  /** The PEM certificate file it serves HTTPS with (a client on this machine may pin it). */
+  readonly certFile?: string;
   readonly port: number;
   /** True when it serves HTTPS. */
   readonly tls: boolean;
@@ -85,9 +89,13 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
   // Changes made by other replicas and the CLI reach this one; it is listed as a live replica,
   // under an address others can reach (docs/deployment.md).
   await host.follow({ kind: "serve", url: urls[0] ?? url });
+  // A wildcard bind answers on loopback too: the address this machine's CLI and log lines use.
+  const localUrl = isWildcard(addr.address) ? `${scheme}://127.0.0.1:${addr.port}` : url;
   return {
     url,
     urls,
+    localUrl,
+    ...(tlsFiles && tls ? { certFile: tlsFiles.cert } : {}),
     port: addr.port,
     tls: !!tls,
     close: () =>
@@ -110,6 +118,10 @@ function readTls(files: { cert: string; key: string }): { cert: Buffer; key: Buf
   return { cert: read(files.cert, "cert"), key: read(files.key, "key") };
 }
 
+function isWildcard(address: string): boolean {
+  return address === "0.0.0.0" || address === "::" || address === "::ffff:0.0.0.0";
+}
+
 function bracket(address: string): string {
   return address.includes(":") ? `[${address}]` : address;
 }
@@ -119,7 +131,7 @@ function bracket(address: string): string {
  * machine's external addresses (IPv4 first), its name, then loopback.
  */
 export function reachableHosts(address: string): string[] {
-  if (address !== "0.0.0.0" && address !== "::" && address !== "::ffff:0.0.0.0") return [address];
+  if (!isWildcard(address)) return [address];
   const external = Object.values(networkInterfaces())
     .flatMap((list) => list ?? [])
     .filter((i) => !i.internal && !(i.family === "IPv6" && (i.scopeid ?? 0) !== 0) && (address !== "0.0.0.0" || i.family === "IPv4"))

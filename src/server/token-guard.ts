@@ -2,10 +2,12 @@
  * Slowing down token guessing: every door that checks a token a caller presents — the HTTP API's
  * bearer tokens, the console's sign-in form and cookie, a webhook trigger's secret, the HTTP MCP
  * gateway — counts wrong ones per source address. The first {@link TokenGuardOptions.free} wrong
- * tokens are answered as usual (401); past them the address must wait before any token it sends
- * is looked at again: 1 s after the next wrong one, then 2, 4, … up to one minute. While it waits
- * every request of it that presents a token answers 429 with `Retry-After` (RFC 6585, RFC 9110
- * §10.2.3), whether the token is right or not, so waiting is the only way to learn anything.
+ * tokens are answered as usual (401); past them the address must wait: 1 s after the next wrong
+ * one, then 2, 4, … up to one minute after each further wrong one — also one sent while it
+ * waits, so what is answered 401 is a count (the first free + 1), not a race with the clock.
+ * While it waits every request of it that presents a token answers 429 with `Retry-After`
+ * (RFC 6585, RFC 9110 §10.2.3), whether the token is right or not, so waiting is the only way to
+ * learn anything.
  * A right token after the wait clears the address's count; an address that sends nothing wrong
  * for 15 minutes is forgotten. Nobody is locked out for longer than the longest wait.
  *
@@ -105,6 +107,22 @@ export class TokenGuard {
     this.#entries.delete(key);
     this.#entries.set(key, e);
     while (this.#entries.size > this.#o.maxAddresses) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+
+  /**
+   * The one judgement of a presented token, for every door: `check` is always run (in constant
+   * time), so the count does not depend on how fast requests arrive. While `address` must wait,
+   * the answer is `wait` > 0 (429) whether the token is right or not — and a wrong one counts
+   * and lengthens the wait, so a burst of guesses is answered 429 past the first
+   * {@link TokenGuardOptions.free} + 1 however slowly the host gets through it. Otherwise a
+   * right token clears the count and a wrong one counts.
+   */
+  weigh(address: string, check: () => boolean): { ok: boolean; wait: number } {
+    const waiting = this.retryAfter(address) > 0;
+    const ok = check();
+    if (!ok) this.failed(address);
+    else if (!waiting) this.succeeded(address);
+    return waiting ? { ok: false, wait: this.retryAfter(address) } : { ok, wait: 0 };
   }
 
   /** `address` sent a right token: its count starts again. */

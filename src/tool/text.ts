@@ -23,10 +23,13 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** The key two spellings of one name share: `-` and `_` folded to `_`, lower case. */
+/** The key two spellings of one name share: NFKC (full-width letters), invisible characters dropped, `-` and `_` folded to `_`, lower case (docs/security.md "One canonical form"). */
 export function foldName(name: string): string {
-  return name.replace(/-/g, "_").toLowerCase();
+  return name.normalize("NFKC").replace(INVISIBLE, "").replace(/-/g, "_").toLowerCase();
 }
+
+/** Characters that draw nothing (format and control characters, fillers): no part of a name's canonical form. */
+const INVISIBLE = /[\p{Cf}\p{Cc}\p{Variation_Selector}\u115f\u1160\u3164\uffa0\u2800]|\u034f/gu;
 
 /**
  * True when `word` names `name` exactly as written: the name itself or its shown spelling. When

@@ -96,7 +96,8 @@ test("no host running: servers add, update and remove edit the config file in pl
   const bad: Array<[string[], RegExp]> = [
     [["servers", "add", "web", "--url", "ftp://x"], /mcpServers\.web\.url: must be http:\/\/ or https:\/\//],
     [["servers", "add", "help", "--", "x"], /server name "help" is reserved/],
-    [["servers", "add", "bad name", "--", "x"], /a server name must be letters/],
+    [["servers", "add", "bad name", "--", "x"], /a server name must be 1-64 letters/],
+    [["servers", "add", "s".repeat(300), "--", "x"], /a server name must be 1-64 letters.*\(this one has 300\)/],
     [["servers", "add", "mem", "--", "x"], /server mem already exists .*use toolshell servers update/],
     [["servers", "add", "empty"], /give the server's command/],
     [["servers", "add", "e", "--env", "NOEQUALS", "--", "x"], /--env takes NAME=VALUE/],

@@ -141,7 +141,7 @@ test("parseServerEntry checks one entry with the rules of the file", (t) => {
     ["x", { command: "x", url: "https://a.example" }, 'mcpServers.x: has both "command" and "url"; keep one'],
     ["x", { type: "sse", command: "x" }, "mcpServers.x.url: a sse server needs a url"],
     ["x", "npx server", 'mcpServers.x: expected an object with "command" or "url"'],
-    ["bad name", { command: "x" }, 'mcpServers.bad name: a server name must be letters, digits, ".", "_" or "-", starting with a letter or digit'],
+    ["bad name", { command: "x" }, 'mcpServers.bad name: a server name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'],
     ["Local", { command: "x" }, 'mcpServers.Local: server name "Local" is reserved (search, plan, help, scripts, local): rename it'],
   ];
   for (const [name, entry, expected] of cases) {

@@ -6,18 +6,14 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { openStore } from "../../src/store/index.js";
 import { cli, cliSurface } from "./drivers/cli.js";
 import { junctionMatrix, type Surface } from "./paths.js";
-import { makeWorld, saveScripts, signInWorld, type World } from "./world.js";
+import { readyWorld, type World } from "./world.js";
 
 let opened: Promise<{ world: World; env: NodeJS.ProcessEnv }> | undefined;
 const world = () =>
   (opened ??= (async () => {
-    const w = await makeWorld();
-    const store = await openStore(w.store);
-    await saveScripts(store);
-    await signInWorld(w, store.credentials);
+    const { world: w, store } = await readyWorld();
     await store.close();
     const sockets = path.join(w.dir, "sockets");
     mkdirSync(sockets, { mode: 0o700 });

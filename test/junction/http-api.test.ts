@@ -3,18 +3,14 @@
  * build` first) on the world's SQLite store: every tool kind, every path.
  */
 import { after } from "node:test";
-import { openStore } from "../../src/store/index.js";
 import { apiSurface, startServe, type Served } from "./drivers/http-api.js";
 import { junctionMatrix, type Opened } from "./paths.js";
-import { makeWorld, saveScripts, signInWorld, type World } from "./world.js";
+import { readyWorld, type World } from "./world.js";
 
 let opened: Promise<Opened & { world: World; served: Served }> | undefined;
 const open = () =>
   (opened ??= (async () => {
-    const world = await makeWorld();
-    const store = await openStore(world.store);
-    await saveScripts(store);
-    await signInWorld(world, store.credentials);
+    const { world, store } = await readyWorld();
     await store.close();
     const served = await startServe(world);
     return { world, served, surface: (id: string) => apiSurface("HTTP API", id, served.url, served.url) };

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseServersConfig, type HttpServerConfig } from "../../src/config/index.js";
 import { signIn } from "../../src/mcp/auth/flow.js";
 import { SignInBroker, type CredentialStore } from "../../src/mcp/auth/index.js";
+import { openStore, type Store } from "../../src/store/index.js";
 import { startJunctionHttpServer, type JunctionHttpServer } from "../fixtures/mcp/junction-server.js";
 import { startOAuthServer, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
 import { tsxCommand } from "../fixtures/mcp/index.js";
@@ -133,4 +134,17 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A world ready for the rows of a surface that runs its own host (a `serve`, a gateway, the
+ * CLI): its store has the saved scripts and the sign-in of `joauth`. The store is returned open;
+ * the caller closes it before its host opens the file, or keeps reading it.
+ */
+export async function readyWorld(): Promise<{ world: World; store: Store }> {
+  const world = await makeWorld();
+  const store = await openStore(world.store);
+  await saveScripts(store);
+  await signInWorld(world, store.credentials);
+  return { world, store };
 }

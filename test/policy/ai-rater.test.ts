@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 import { createToolShell, defineTool } from "../../src/index.js";
-import { aiSdkDecisionService, Rater } from "../../src/policy/index.js";
+import { aiSdkDecisionService, Rater, type Rating } from "../../src/policy/index.js";
 
 function model(probability: number) {
   const calls: string[] = [];
@@ -58,4 +58,26 @@ test("a model that fails is treated cautiously (0.5) and asked again next time",
   assert.equal(await rater.rate(tool), 0.5);
   assert.equal(await rater.rate(tool), 0.5);
   assert.ok(n >= 2, "not cached after a failure");
+});
+
+test("a kept rating is known at once afterwards (no cache read per call); one that could not be kept is not", async () => {
+  const { m } = model(0.9);
+  let reads = 0;
+  const kept = new Map<string, Rating>();
+  const cache = {
+    get: async (key: string) => (reads++, kept.get(key)),
+    add: async (r: Rating) => (kept.has(r.key) ? kept.get(r.key)! : (kept.set(r.key, r), r)),
+  };
+  const rater = new Rater(aiSdkDecisionService(m), cache, "ai");
+  const tool = { name: "sync_accounts", source: "crm", description: "Synchronise accounts.", inputSchema: { type: "object" } };
+  assert.equal(rater.known(tool), undefined);
+  assert.equal(await rater.rate(tool), 0.9);
+  assert.equal(rater.known(tool), 0.9);
+  assert.equal(await rater.rate(tool), 0.9);
+  assert.equal(reads, 1, "the kept rating is not read again");
+  // The same tool redefined (another description) is another key.
+  assert.equal(rater.known({ ...tool, description: "Deletes accounts." }), undefined);
+  const broken = new Rater(aiSdkDecisionService(model(0.9).m), { get: async () => undefined, add: async () => Promise.reject(new Error("disk full")) }, "ai");
+  assert.equal(await broken.rate(tool), 0.9);
+  assert.equal(broken.known(tool), undefined, "a rating the cache did not keep is asked again");
 });

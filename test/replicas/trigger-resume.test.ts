@@ -126,6 +126,10 @@ test("a card says when the same call already ran in the session, and that a scri
   const steps = (await api(a, "GET", "/v1/sessions/agent-1/steps")).json.steps as Array<{ step_id: string; status: string; note?: string }>;
   assert.equal(steps[0].status, "answered", JSON.stringify(steps));
   assert.match(steps[0].note ?? "", /send the same step_id again/);
+  // The agent reads that the answer came, and for which step, in the session's events.
+  const events = (await api(a, "GET", "/v1/sessions/agent-1/events")).json.events as Array<{ type: string; request_id?: string; step_id?: string }>;
+  const came = events.find((e) => e.type === "approval.answered" && e.request_id === first.id);
+  assert.equal(came?.step_id, steps[0].step_id, JSON.stringify(events));
   assert.equal((await api(a, "POST", "/v1/sessions/agent-1/bash", { script: "tools refund charge=ch_1" })).json.exit_code, 0);
   // The agent sends a new script making the same call: the card says it already ran, and when.
   const again = await api(a, "POST", "/v1/sessions/agent-1/bash", { script: "echo once more\ntools refund charge=ch_1\n" });

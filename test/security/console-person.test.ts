@@ -15,8 +15,9 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { serveHttp } from "../../src/gateway/index.js";
 import { createToolShell } from "../../src/index.js";
 import { openHost, startApi } from "../../src/server/index.js";
-import { addressKey } from "../../src/server/token-guard.js";
+import { addressKey, TokenGuard } from "../../src/server/token-guard.js";
 import { freshDatabase } from "../fixtures/postgres.js";
+import { apiCaller } from "../fixtures/api-call.js";
 
 const TOKEN = "security-token-0123456789";
 
@@ -41,24 +42,22 @@ async function start(t: T, store?: string, api_: { trustProxy?: boolean } = {}) 
     },
   });
   await host.startTriggers();
-  const api = await startApi(host, { host: "127.0.0.1", port: 0, ...api_ });
+  // The guard's clock is the test's: a wait passes when the test says so, never by how fast the machine is.
+  const clock = manualClock();
+  const api = await startApi(host, { host: "127.0.0.1", port: 0, guard: new TokenGuard({ now: clock.now }), ...api_ });
   t.after(async () => {
     await api.close();
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const call = async (method: string, p: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
-    const res = await fetch(api.url + p, { method, headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: res.status, json, headers: res.headers };
-  };
-  return { host, api, call, marks };
+  const call = apiCaller(api.url, TOKEN);
+  return { host, api, call, marks, clock };
+}
+
+/** A clock that moves only when told: `pass(seconds)` lets a wait of that many seconds pass. */
+function manualClock() {
+  let t = Date.now();
+  return { now: () => t, pass: (seconds: number) => void (t += seconds * 1000 + 1) };
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
@@ -117,27 +116,30 @@ async function burst(send: (i: number) => Promise<{ status: number; headers: Hea
   return all.map((r) => ({ status: r.status, retry: r.headers.get("retry-after") }));
 }
 
-/** Checks a burst of wrong tokens: a few answered 401, the rest 429 with a Retry-After in seconds. @returns the wait. */
+/**
+ * Checks a burst of wrong tokens by count: exactly the 10 free ones and the one that starts the
+ * wait are answered 401, the other 139 429 with a Retry-After in seconds. @returns the wait.
+ */
 function slowedDown(answers: Array<{ status: number; retry: string | null }>, wrong = 401): number {
   const plain = answers.filter((a) => a.status === wrong).length;
   const slowed = answers.filter((a) => a.status === 429);
-  assert.ok(plain >= 1 && plain <= 12, `${plain} of 150 wrong tokens were answered at full speed`);
+  assert.equal(plain, 11, `${plain} of 150 wrong tokens were answered at full speed`);
   assert.equal(plain + slowed.length, 150, JSON.stringify(answers.map((a) => a.status)));
   for (const a of slowed) assert.match(a.retry ?? "", /^[1-9]\d*$/, "429 without Retry-After");
   return Math.max(...slowed.map((a) => Number(a.retry)));
 }
 
-const wait = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000 + 100));
-
 test("150 wrong API tokens at once: past the first few each answers 429 with Retry-After, the right token too while the address waits; control: the right token works before, and again after the wait", async (t) => {
-  const { call } = await start(t);
+  const { call, clock } = await start(t);
   assert.equal((await call("GET", "/v1/sessions")).status, 200, "control: the right token");
   const answers = await burst((i) => call("GET", "/v1/sessions", undefined, { authorization: `Bearer wrong-token-${i}-0123456789` }));
   const seconds = slowedDown(answers);
   const during = await call("GET", "/v1/sessions");
   assert.equal(during.status, 429, "the right token was looked at while the address must wait (an oracle at full speed)");
   assert.equal(during.json.error.code, "too_many_requests");
-  await wait(seconds);
+  clock.pass(seconds - 1);
+  assert.equal((await call("GET", "/v1/sessions")).status, 429, "the wait is not over a second early");
+  clock.pass(1);
   assert.equal((await call("GET", "/v1/sessions")).status, 200, "the right token is not locked out after the wait");
 });
 
@@ -152,7 +154,7 @@ test("a rotating X-Forwarded-For does not escape the slow-down unless a proxy is
 });
 
 test("the console's sign-in form and cookie: wrong tokens at once are slowed down (429, Retry-After), the right one too while the address waits; control: signing in works before and after", async (t) => {
-  const { api } = await start(t);
+  const { api, clock } = await start(t);
   const login = (token: string) => fetch(`${api.url}/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${encodeURIComponent(token)}&next=/` });
   const page = (cookie: string) => fetch(`${api.url}/`, { redirect: "manual", headers: { cookie: `__Host-toolshell-token=${cookie}`, accept: "text/html" } });
   assert.equal((await login(TOKEN)).status, 303, "control: signing in");
@@ -162,7 +164,7 @@ test("the console's sign-in form and cookie: wrong tokens at once are slowed dow
   assert.equal(during.status, 429);
   assert.match(await during.text(), /Too many wrong tokens/);
   assert.equal((await page(TOKEN)).status, 429, "a cookie is looked at while the address waits");
-  await wait(Number(during.headers.get("retry-after")));
+  clock.pass(Number(during.headers.get("retry-after")));
   assert.equal((await login(TOKEN)).status, 303, "signing in works after the wait");
   // Wrong cookies count the same way.
   const cookies = await burst((i) => page(`wrong-cookie-${i}-0123456789`));
@@ -170,20 +172,21 @@ test("the console's sign-in form and cookie: wrong tokens at once are slowed dow
 });
 
 test("a webhook's secret guessed 150 times at once is slowed down; control: the right secret is accepted after the wait", async (t) => {
-  const { call, host } = await start(t);
+  const { call, host, clock } = await start(t);
   await host.store.saveScript("default", { name: "noop", description: "Nothing.", input_schema: { type: "object", properties: {} }, body: "echo ok\n" });
   const made = await call("POST", "/v1/agents/default/triggers", { name: "hook", webhook: true, script: "noop" });
   const hook = (secret: string) => call("POST", `/v1/webhooks/${made.json.id}`, {}, { authorization: `Bearer ${secret}` });
   assert.equal((await hook(made.json.secret)).status, 202, "control: the right secret");
   const seconds = slowedDown(await burst((i) => hook(`whsec_wrong_${i}_0123456789`)));
   assert.equal((await hook(made.json.secret)).status, 429);
-  await wait(seconds);
+  clock.pass(seconds);
   assert.equal((await hook(made.json.secret)).status, 202);
 });
 
 test("the HTTP MCP gateway: 150 wrong tokens at once are slowed down; control: a client with the right token connects before and after the wait", async (t) => {
   const shell = await createToolShell({ config: {} });
-  const gateway = await serveHttp(shell, { port: 0, host: "127.0.0.1", tokens: [TOKEN] });
+  const clock = manualClock();
+  const gateway = await serveHttp(shell, { port: 0, host: "127.0.0.1", tokens: [TOKEN], tokenGuard: new TokenGuard({ now: clock.now }) });
   t.after(async () => {
     await gateway.close();
     await shell.close();
@@ -198,7 +201,7 @@ test("the HTTP MCP gateway: 150 wrong tokens at once are slowed down; control: a
   const answers = await burst((i) => fetch(gateway.url, { method: "POST", headers: { authorization: `Bearer wrong-token-${i}-0123456789`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(init) }));
   const seconds = slowedDown(answers);
   await assert.rejects(connect(), /429|too many/i);
-  await wait(seconds);
+  clock.pass(seconds);
   await connect();
 });
 
@@ -207,4 +210,23 @@ test("addresses count per IPv4 address and per IPv6 /64", () => {
   assert.equal(addressKey("2001:db8:1:2:aaaa::1"), addressKey("2001:db8:1:2:bbbb:cccc:dddd:eeee"));
   assert.notEqual(addressKey("2001:db8:1:2::1"), addressKey("2001:db8:1:3::1"));
   assert.notEqual(addressKey("192.0.2.1"), addressKey("192.0.2.2"));
+});
+
+test("the slow-down counts tokens, not time: a burst the host gets through slowly (150 wrong tokens over 3 s) has the same 11 looked at; control: the right token after the wait, and another address, are answered", () => {
+  let now = 1_000_000;
+  const guard = new TokenGuard({ now: () => now });
+  const answers = Array.from({ length: 150 }, () => {
+    const a = guard.weigh("192.0.2.1", () => false);
+    now += 20;
+    return a;
+  });
+  assert.equal(answers.filter((a) => a.wait === 0).length, 11, "a wrong token sent while the address waits counts too");
+  assert.ok(answers.slice(11).every((a) => !a.ok && a.wait > 0));
+  // A right token during the wait answers 429 too (no oracle) and does not lengthen it.
+  const during = guard.weigh("192.0.2.1", () => true);
+  assert.deepEqual([during.ok, during.wait > 0], [false, true]);
+  assert.deepEqual(guard.weigh("198.51.100.9", () => true), { ok: true, wait: 0 }, "control: another address");
+  now += during.wait * 1000;
+  assert.deepEqual(guard.weigh("192.0.2.1", () => true), { ok: true, wait: 0 }, "control: the right token after the wait");
+  assert.deepEqual(guard.weigh("192.0.2.1", () => false), { ok: false, wait: 0 }, "the count started again");
 });

@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import { createGatewayServer } from "../../src/gateway/index.js";
 import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
 import { payTool } from "../fixtures/tools/pay.js";
+import { linkGateway } from "../fixtures/gateway-client.js";
 
 /** A ToolShell with one local tool that always needs a person; `ran` counts its runs. */
 async function payShell(t: { after: (fn: () => unknown) => void }): Promise<{ shell: ToolShell; ran: string[] }> {
@@ -36,14 +36,7 @@ async function connect(t: { after: (fn: () => unknown) => void }, shell: ToolShe
   }
   const session = shell.session(sessionId);
   await session.ready;
-  const server = createGatewayServer(shell, session);
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  await client.connect(b);
-  t.after(async () => {
-    await client.close();
-    await server.close();
-  });
+  await linkGateway(t, shell, session, client);
   return { client, asked, session };
 }
 
@@ -209,14 +202,7 @@ test("gateway: a question's form reaches the client with the field titles and de
     forms.push({ message: p.message, schema: p.requestedSchema });
     return { action: "accept", content: { ok: true } };
   });
-  const server = createGatewayServer(shell, session);
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  await client.connect(b);
-  t.after(async () => {
-    await client.close();
-    await server.close();
-  });
+  await linkGateway(t, shell, session, client);
   const r = valueOf(await client.callTool({ name: "bash", arguments: { command: "tools pick" } }));
   assert.equal(forms.length, 1);
   const field = (forms[0]!.schema as { properties: { ok: { title: string; description: string } } }).properties.ok;

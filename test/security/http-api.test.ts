@@ -11,6 +11,7 @@ import { test } from "node:test";
 import { defineTool } from "../../src/index.js";
 import { payTool } from "../fixtures/tools/pay.js";
 import { openHost, startApi, type HostOptions } from "../../src/server/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
 
 const TOKEN = "security-token-0123456789";
 
@@ -34,17 +35,7 @@ async function start(t: T, options: HostOptions = {}) {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const call = async (method: string, p: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
-    const res = await fetch(api.url + p, { method, headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: res.status, json };
-  };
+  const call = apiCaller(api.url, TOKEN);
   return { host, api, call, ran, dir };
 }
 

@@ -213,6 +213,9 @@ test("stdin the reading cannot see around a call makes the plan incomplete (chec
     "a pipe into a loop": `echo '{"id":1}' | while true; do tools del; break; done`,
     "a function called with different stdin": `f() { tools del; }\nf <<< '{"id":1}'\nf <<< '{"id":2}'`,
     "text read in part first": `{ read -r x; tools del; } <<< $'skip\\n{"id":1}'`,
+    "the call's own redirection from a file": `echo '{"id":1}' > in.json; tools del < in.json`,
+    "the call's own here-string built at run time": `x='{"id":1}'; tools del <<< "$x"`,
+    "the call's own file through a descriptor": `exec 3< /dev/null; echo '{"id":1}' > in.json; tools del 0< in.json`,
   };
   for (const [form, body] of Object.entries(unseen)) {
     const plan = await planOf(body);

@@ -12,14 +12,14 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { test, type TestContext } from "node:test";
-import { Client, InMemoryTransport, type CallToolResult } from "@modelcontextprotocol/client";
+import { Client, type CallToolResult } from "@modelcontextprotocol/client";
 import { sensitiveRequest } from "../../src/call/sensitive-question.js";
 import { cliPerson } from "../../src/cli/person.js";
-import { createGatewayServer } from "../../src/gateway/index.js";
 import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
 import { createToolshellTools } from "../../src/ai/index.js";
 import { openHost, startApi } from "../../src/server/index.js";
 import { REPO_ROOT, sdkModule } from "../fixtures/mcp/index.js";
+import { linkGateway } from "../fixtures/gateway-client.js";
 
 type Form = [message: string, schema: Record<string, unknown>];
 const str = (extra: Record<string, unknown> = {}) => ({ type: "string", ...extra });
@@ -176,14 +176,7 @@ test("gateway: the client gets no elicitation for a form asking for a secret; co
     forms.push(JSON.stringify(req.params));
     return { action: "accept", content: answerFor((req.params as { requestedSchema: Record<string, unknown> }).requestedSchema) as Record<string, string> };
   });
-  const server = createGatewayServer(shell, session);
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  await client.connect(b);
-  t.after(async () => {
-    await client.close();
-    await server.close();
-  });
+  await linkGateway(t, shell, session, client);
   for (let n = 0; n < ALL.length; n++) {
     const before = forms.length;
     const res = (await client.callTool({ name: "bash", arguments: { command: `tools asking ask n=${n}` } })) as CallToolResult;

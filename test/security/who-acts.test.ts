@@ -95,31 +95,30 @@ test("an API caller cannot pick the principal: metadata.principal, agent_id and 
   assert.equal((await alice("POST", "/v1/sessions/cli-like/bash", { script: "true" })).status, 403, "alice cannot run in bob's session either");
 });
 
-test("a trigger acts for the token that made it, not for the agent it names; control: alice's trigger runs as alice", async (t) => {
+test("a trigger acts for the token that made it, and another agent token cannot make or change one in an agent it does not act for; control: alice's trigger runs as alice", async (t) => {
   const { alice, bob } = await start(t);
-  for (const [who, call] of [["alice", alice], ["bob", bob]] as const) {
-    const saved = await call("POST", "/v1/agents/alice/scripts", { name: `whoami-${who}`, description: "Who am I.", body: "tools tracker whoami" });
-    assert.equal(saved.status, 201, JSON.stringify(saved.json));
-    const made = await call("POST", "/v1/agents/alice/triggers", { name: `by-${who}`, kind: "webhook", script: `whoami-${who}`, input: {}, enabled: true });
-    assert.equal(made.status, 201, JSON.stringify(made.json));
-    assert.equal(made.json.principal, who);
-  }
-  const triggers = (await alice("GET", "/v1/agents/alice/triggers")).json.triggers as Array<{ id: string; name: string }>;
-  const byName = (n: string) => triggers.find((x) => x.name === n)!.id;
+  const saved = await alice("POST", "/v1/agents/alice/scripts", { name: "whoami-alice", description: "Who am I.", body: "tools tracker whoami" });
+  assert.equal(saved.status, 201, JSON.stringify(saved.json));
+  const made = await alice("POST", "/v1/agents/alice/triggers", { name: "by-alice", kind: "webhook", script: "whoami-alice", input: {}, enabled: true });
+  assert.equal(made.status, 201, JSON.stringify(made.json));
+  assert.equal(made.json.principal, "alice");
   // Control: alice's trigger uses her sign-in.
-  const hers = await alice("POST", `/v1/agents/alice/triggers/${byName("by-alice")}/run`, {});
+  const hers = await alice("POST", `/v1/agents/alice/triggers/${made.json.id}/run`, {});
   assert.equal(hers.json.status, "ok", JSON.stringify(hers.json));
   assert.ok(usedAlice(hers));
-  // The attack: bob's trigger for alice's agent, run by either token, is bob's.
-  for (const call of [bob, alice]) {
-    const r = await call("POST", `/v1/agents/alice/triggers/${byName("by-bob")}/run`, {});
-    assert.ok(!usedAlice(r), `bob's trigger used alice's sign-in: ${JSON.stringify(r.json)}`);
-  }
-  // Bob changing alice's trigger makes it act for bob from then on.
-  const patched = await bob("PATCH", `/v1/agents/alice/triggers/${byName("by-alice")}`, { input: {} });
-  assert.equal(patched.json.principal, "bob");
-  const after = await alice("POST", `/v1/agents/alice/triggers/${byName("by-alice")}/run`, {});
-  assert.ok(!usedAlice(after), JSON.stringify(after.json));
+  // The attacks: bob's agent token saves a script or makes a trigger in alice's agent, or changes hers.
+  assert.equal((await bob("POST", "/v1/agents/alice/scripts", { name: "whoami-bob", description: "Who am I.", body: "tools tracker whoami" })).status, 403);
+  assert.equal((await bob("POST", "/v1/agents/alice/triggers", { name: "by-bob", kind: "webhook", script: "whoami-alice", input: {}, enabled: true })).status, 403);
+  assert.equal((await bob("PATCH", `/v1/agents/alice/triggers/${made.json.id}`, { input: {} })).status, 403);
+  const r = await bob("POST", `/v1/agents/alice/triggers/${made.json.id}/run`, {});
+  assert.equal(r.status, 403, JSON.stringify(r.json));
+  assert.ok(!usedAlice(r));
+  // Bob's own trigger in his own agent is his.
+  assert.equal((await bob("POST", "/v1/agents/bob/scripts", { name: "whoami", description: "Who am I.", body: "tools tracker whoami" })).status, 201);
+  const his = await bob("POST", "/v1/agents/bob/triggers", { name: "by-bob", kind: "webhook", script: "whoami", input: {}, enabled: true });
+  assert.equal(his.json.principal, "bob");
+  const run = await bob("POST", `/v1/agents/bob/triggers/${his.json.id}/run`, {});
+  assert.ok(!usedAlice(run), JSON.stringify(run.json));
 });
 
 test("session names and metadata the gateway and triggers own cannot be made through the API; control: an ordinary name is made", async (t) => {

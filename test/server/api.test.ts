@@ -9,6 +9,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { always, defineTool } from "../../src/index.js";
 import { openHost, startApi, type Host, type RunningApi } from "../../src/server/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
 
 const TOKEN = "test-token-0123456789abcdef";
 let dir: string;
@@ -47,21 +48,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, p: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) {
-  const res = await fetch(api.url + p, {
-    method,
-    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  return { status: res.status, json, headers: res.headers };
-}
+const call = apiCaller(() => api.url, TOKEN);
 
 function isError(json: any, code: string): void {
   assert.equal(typeof json?.error?.message, "string", JSON.stringify(json));

@@ -88,5 +88,5 @@ test("?note= shows only the console's own notes", async () => {
   // The control: a form's own answer (a trigger that does not exist) is shown after its redirect.
   const res = await fetch(api.url + "/console/triggers/trg_nope/run", { method: "POST", redirect: "manual", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: "" });
   assert.equal(res.status, 303);
-  assert.match(await page(res.headers.get("location")!), /<p class="note">no trigger trg_nope<\/p>/);
+  assert.match(await page(res.headers.get("location")!), /<p class="error note-error" role="alert">no trigger trg_nope<\/p>/, "a failure is shown as an error");
 });

@@ -107,3 +107,23 @@ test("--log-level: warn leaves out info lines; off logs nothing; a bad level is 
   const lines = await loud.stop();
   assert.ok(lines.some((l) => l.event === "shell_call.ended" && l.level === "debug"));
 });
+
+test("a console form relayed to /v1 is logged with the browser's address, the signed-in token's name and the console surface", async (t) => {
+  const dir = folder(t);
+  const s = await serve(t, dir, []);
+  const form = await fetch(`${s.url}/console/triggers/trg_none/enabled`, {
+    method: "POST",
+    headers: { cookie: `__Host-toolshell-token=${TOKEN}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: "enabled=false",
+  });
+  assert.equal(form.status >= 400, true, await form.text());
+  const lines = await s.stop();
+  const relayed = lines.find((l) => l.event === "request" && l.path === "/v1/agents/-/triggers/trg_none");
+  assert.ok(relayed, JSON.stringify(lines));
+  assert.equal(relayed.client, "127.0.0.1");
+  assert.equal(relayed.by, "ops");
+  assert.equal(relayed.surface, "console");
+  const page = lines.find((l) => l.event === "request" && l.path === "/console/triggers/trg_none/enabled");
+  assert.equal(page?.by, "ops");
+  assert.equal(page?.surface, "console");
+});

@@ -47,6 +47,12 @@ test("GET/POST/PUT/DELETE /v1/servers manage the servers of a running host", asy
   assert.equal(bad.status, 400);
   assert.equal(bad.json.error.code, "invalid_request");
   assert.equal((await call("PUT", "/v1/servers/nope", { entry })).status, 404);
+  // A name is bounded by the config schema's one rule.
+  const long = await call("POST", "/v1/servers", { name: "s".repeat(300), entry });
+  assert.equal(long.status, 400);
+  assert.match(long.json.error.message, /a server name must be 1-64 letters.*\(this one has 300\)/);
+  assert.equal((await call("POST", "/v1/servers", { name: "s".repeat(64), entry: { command: "/bin/true" } })).status, 201);
+  assert.equal((await call("DELETE", `/v1/servers/${"s".repeat(64)}`)).status, 204);
 
   // A server that fails to start is listed as failed with its message.
   const failing = await call("PUT", "/v1/servers/memory", { entry: { command: path.join(dir, "no-such-program") } });

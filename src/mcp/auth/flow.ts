@@ -4,9 +4,9 @@
  * Rule source: MCP spec 2025-11-25 "Authorization" → Authorization Flow, Protected Resource
  * Metadata Discovery, Scope Selection Strategy; README "Sign-in".
  */
-import { auth } from "@modelcontextprotocol/client";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { HttpServerConfig, ServerConfig } from "../../config/index.js";
+import type { ServerLog } from "../log.js";
 import { bearerChallenge } from "./challenge.js";
 import { oauthSettings } from "./credentials.js";
 import { signInStatus, type OAuthContext, type SignInStatus } from "./index.js";
@@ -18,6 +18,8 @@ export interface SignInOptions {
   onUrl: (url: string) => void | Promise<void>;
   /** Stops waiting for the person. */
   signal?: AbortSignal;
+  /** The server's log: the SDK's console lines go there, never to the terminal (sdk-console.ts). */
+  log?: ServerLog;
 }
 
 /**
@@ -34,9 +36,9 @@ export async function signIn(config: ServerConfig, principal: string, oauth: OAu
   const settings = oauthSettings(config);
   if (!settings) throw new Error(`MCP server "${config.name}" has sign-in turned off ("oauth": false or its own Authorization header)`);
   await oauth.broker.listen(settings.callbackPort ?? 0);
-  const provider = new StoredOAuthProvider(config, { principal, settings, store: oauth.store, broker: oauth.broker, onSecret: oauth.onSecret, fresh: true });
+  const provider = new StoredOAuthProvider(config, { principal, settings, store: oauth.store, broker: oauth.broker, onSecret: oauth.onSecret, fresh: true, ...(options.log ? { log: options.log } : {}) });
   const { resourceMetadataUrl, scope } = await challenge(config, provider.fetch);
-  const result = await auth(provider, { serverUrl: config.url, resourceMetadataUrl, scope, fetchFn: provider.fetch }).catch((err: unknown) => {
+  const result = await provider.authorize({ resourceMetadataUrl, scope }).catch((err: unknown) => {
     // The SDK refuses metadata that fails its schema with the schema's issues as JSON.
     if (err instanceof Error && err.name === "ZodError") {
       const issues = (err as Error & { issues?: Array<{ path: unknown[]; message: string }> }).issues ?? [];

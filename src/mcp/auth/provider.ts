@@ -33,6 +33,8 @@ import { bearerChallenge, normalizeChallenge } from "./challenge.js";
 import { checkAuthorizationServer, checkAuthorizationUrl, issuerExpectation } from "./checks.js";
 import { expiresAt, subjectOf, type CredentialStore, type OAuthCredentials, type OAuthSettings } from "./credentials.js";
 import type { SignInBroker } from "./sign-in.js";
+import type { ServerLog } from "../log.js";
+import { withServerLog } from "../sdk-console.js";
 
 /** Refresh this long before the access token expires (milliseconds). */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -51,6 +53,8 @@ export interface ProviderOptions {
   fresh?: boolean;
   /** Which session's call started a sign-in (so the gateway asks that session's person). */
   sessionId?: string;
+  /** The server's log: the SDK's console lines during sign-in and refresh go there (sdk-console.ts). */
+  log?: ServerLog;
 }
 
 /** The SDK's client auth over the store, for one server and principal. */
@@ -86,6 +90,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.server = server;
     this.principal = options.principal;
     this.#o = options;
+  }
+
+  /** The SDK's `auth()` for this server through this provider, its console lines sent to the server's log. */
+  authorize(options: Omit<Parameters<typeof auth>[1], "serverUrl" | "fetchFn"> = {}): ReturnType<typeof auth> {
+    const run = () => auth(this, { ...options, serverUrl: this.server.url, fetchFn: this.fetch });
+    return this.#o.log ? withServerLog(this.#o.log, run) : run();
   }
 
   /** The session whose call may start the next sign-in (the gateway asks that session's person). */
@@ -197,7 +207,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       // start over with the new client.
       this.#registering = true;
       try {
-        await auth(this, { serverUrl: this.server.url, scope: authorizationUrl.searchParams.get("scope") ?? undefined, fetchFn: this.fetch });
+        await this.authorize({ scope: authorizationUrl.searchParams.get("scope") ?? undefined });
       } finally {
         this.#registering = false;
       }
@@ -219,7 +229,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
         // the SDK checks the callback against the stored discovery state (and `iss`, RFC 9207).
         this.#exchanging = true;
         try {
-          const result = await auth(this, { serverUrl: this.server.url, authorizationCode: code, iss, fetchFn: this.fetch });
+          const result = await this.authorize({ authorizationCode: code, iss });
           if (result !== "AUTHORIZED") throw new Error("the authorization server did not issue tokens");
         } finally {
           this.#exchanging = false;
@@ -347,7 +357,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
             try {
               if ((await this.#read())?.tokens?.access_token !== seen) return;
               await this.#o.broker.listen(this.#o.settings.callbackPort ?? 0);
-              await auth(this, { serverUrl: this.server.url, fetchFn: this.fetch });
+              await this.authorize();
             } finally {
               await this.#o.store.releaseRefresh(name, this.principal, holder);
             }

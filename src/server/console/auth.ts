@@ -77,14 +77,14 @@ export function localPath(next: string | undefined): string {
 const NOTE_KEY = randomBytes(32);
 
 /** The signature of a note the console itself wrote (`?note=…&sig=…`). */
-export function noteSig(note: string): string {
-  return createHmac("sha256", NOTE_KEY).update(note, "utf8").digest("base64url").slice(0, 22);
+export function noteSig(note: string, error = false): string {
+  return createHmac("sha256", NOTE_KEY).update(`${error ? "error" : "note"}:${note}`, "utf8").digest("base64url").slice(0, 22);
 }
 
-/** The note to show, only when the console signed it: a link cannot put words in its mouth. */
-export function signedNote(note: string | undefined, sig: string | undefined): string | undefined {
+/** The note to show, only when the console signed it (as an error, for `error`): a link cannot put words in its mouth. */
+export function signedNote(note: string | undefined, sig: string | undefined, error = false): string | undefined {
   if (!note || !sig) return undefined;
-  const want = Buffer.from(noteSig(note));
+  const want = Buffer.from(noteSig(note, error));
   const got = Buffer.from(sig);
   return want.length === got.length && timingSafeEqual(want, got) ? note : undefined;
 }
@@ -100,13 +100,11 @@ export function requireSignIn(tokens: readonly string[], guard: TokenGuard, from
     // A cookie is a token presented too: a wrong one counts, and while its sender must wait
     // nothing is looked at (token-guard.ts).
     if (getCookie(c, COOKIE)) {
-      const wait = guard.retryAfter(from(c));
+      const { wait } = guard.weigh(from(c), () => !!signedInToken(c, tokens));
       if (wait > 0) {
         c.header("Retry-After", String(wait));
         return c.text(TokenGuard.message(wait), 429);
       }
-      if (signedInToken(c, tokens)) guard.succeeded(from(c));
-      else guard.failed(from(c));
     }
     if (!signedInToken(c, tokens)) {
       const page = c.req.method === "GET" && !c.req.query("region") && (c.req.header("accept") ?? "").includes("text/html");

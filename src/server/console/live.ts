@@ -38,12 +38,12 @@ export class LiveHub {
   async #inboxFingerprint(): Promise<{ fp: string; pending: number }> {
     const ids = (await this.#host.store.pendingApprovals()).map((r) => r.id);
     const asked = this.#questions ? await this.#questions() : [];
-    return { fp: [...ids, ...asked].join(","), pending: ids.length };
+    return { fp: [...ids, ...asked].join(","), pending: ids.length + asked.length };
   }
 
-  /** The number of pending approval requests across sessions. */
+  /** What waits for a person across sessions: pending approval requests and servers' questions (both on the Approvals page). */
   async pendingCount(): Promise<number> {
-    return (await this.#host.store.pendingApprovals()).length;
+    return (await this.#inboxFingerprint()).pending;
   }
 
   /**

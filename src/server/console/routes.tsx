@@ -29,6 +29,7 @@ import type { QuestionBox } from "../questions.js";
 import { LoginPage, Page, type Section } from "./views/layout.js";
 import { ScriptList, ScriptPage, TriggerList } from "./views/scripts.js";
 import { AddServer, Servers } from "./views/servers.js";
+import { triggerSessionId } from "../trigger-run.js";
 import { SessionList, Timeline } from "./views/sessions.js";
 
 /** Options of {@link createConsole}. */
@@ -79,11 +80,20 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const render = async (c: Context, page: { title: string; section?: Section; live?: string }, body: Child) => {
     if (c.req.query("region")) return c.html(<>{body}</>);
     const pending = await hub.pendingCount();
-    const note = signedNote(c.req.query("note"), c.req.query("sig"));
+    const failed = c.req.query("kind") === "error";
+    const note = signedNote(c.req.query("note"), c.req.query("sig"), failed);
     return c.html(
       html`<!doctype html>${(
         <Page title={page.title} section={page.section} pending={pending} live={page.live}>
-          {note ? <p class="note">{note.slice(0, 300)}</p> : null}
+          {note ? (
+            failed ? (
+              <p class="error note-error" role="alert">
+                {note.slice(0, 300)}
+              </p>
+            ) : (
+              <p class="note">{note.slice(0, 300)}</p>
+            )
+          ) : null}
           {body}
         </Page>
       )}`,
@@ -93,7 +103,8 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   /** Sends a form on to the API with the signed-in token: ok, or the API's error message. */
   const callApi = async (c: Context, method: string, path: string, body: unknown): Promise<{ ok: boolean; status: number; error?: string }> => {
     const token = signedInToken(c, options.tokens)!;
-    // CONSOLE_ENV: the API records the console as the surface (a network request cannot set it).
+    // CONSOLE_ENV: the API records the console as the surface (a network request cannot set it),
+    // and logs the browser's address as the client.
     const res = await options.api.request(
       path,
       {
@@ -101,17 +112,21 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       },
-      CONSOLE_ENV,
+      { ...CONSOLE_ENV, toolshellClient: from(c) },
     );
     const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
     return { ok: res.ok, status: res.status, error: res.ok ? undefined : (json.error?.message ?? `the API answered ${res.status}`) };
   };
 
-  /** The answer to a form: JSON for the client script, a redirect with a note for a plain form. */
+  /**
+   * The answer to a form: JSON for the client script (with `to`, the page to show with the note),
+   * a redirect with a signed note for a plain form; a failure's note is shown as an error.
+   */
   const reply = (c: Context, result: { ok: boolean; status: number; error?: string }, done: string, back: string) => {
     const message = result.ok ? done : result.error!;
-    if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ ok: result.ok, message }, result.ok ? 200 : (result.status as 400));
-    return c.redirect(`${back}?note=${encodeURIComponent(message)}&sig=${noteSig(message)}`, 303);
+    const to = `${back}?note=${encodeURIComponent(message)}&sig=${noteSig(message, !result.ok)}${result.ok ? "" : "&kind=error"}`;
+    if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ ok: result.ok, message, to }, result.ok ? 200 : (result.status as 400));
+    return c.redirect(to, 303);
   };
 
   // ── sign-in ─────────────────────────────────────────────────────────────────
@@ -127,15 +142,13 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const token = typeof form.token === "string" ? form.token.trim() : "";
     const next = localPath(typeof form.next === "string" ? form.next : undefined);
     // Wrong tokens slow their sender down (token-guard.ts): past the first few, it waits.
-    const wait = token ? tokenGuard.retryAfter(from(c)) : 0;
+    const judged = token ? tokenGuard.weigh(from(c), () => options.tokens.length > 0 && tokenMatches(token, options.tokens)) : { ok: false, wait: 0 };
+    const wait = judged.wait;
     if (wait > 0) {
       c.header("Retry-After", String(wait));
       return c.html(html`<!doctype html>${<LoginPage next={next} error={`Too many wrong tokens from this address: try again in ${wait} s.`} blocked={signInBlocked(c, transport)} />}`, 429);
     }
-    const right = !!token && options.tokens.length > 0 && tokenMatches(token, options.tokens);
-    if (right) tokenGuard.succeeded(from(c));
-    else if (token) tokenGuard.failed(from(c));
-    if (!right) {
+    if (!judged.ok) {
       return c.html(html`<!doctype html>${<LoginPage next={next} error="That is not one of this server's API tokens with the operator role (only those sign in to the console)." blocked={signInBlocked(c, transport)} />}`, 401);
     }
     signIn(c, token);
@@ -172,14 +185,18 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   app.get("/sessions", ...guard, async (c) => {
     const pending = new Map<string, number>();
     for (const r of await host.store.pendingApprovals()) pending.set(r.session_id, (pending.get(r.session_id) ?? 0) + 1);
-    return render(c, { title: "Sessions", section: "sessions", live: "sessions" }, <SessionList sessions={await host.store.listSessions({ limit: 200 })} pendingBySession={pending} />);
+    const triggers = new Map((await host.store.listTriggers()).map((t) => [triggerSessionId(t), t.name]));
+    return render(c, { title: "Sessions", section: "sessions", live: "sessions" }, <SessionList sessions={await host.store.listSessions({ limit: 200 })} pendingBySession={pending} triggers={triggers} />);
   });
 
   app.get("/sessions/:id", ...guard, async (c) => {
     const id = c.req.param("id");
     const rec = await host.store.getSession(id);
     if (!rec) return render(c, { title: "No such session", section: "sessions" }, <p class="empty">There is no session {id}.</p>);
-    return render(c, { title: `Session ${id}`, section: "sessions", live: `session:${id}` }, <Timeline items={await sessionTimeline(host, id)} sessionId={id} />);
+    // A trigger's session is named after its trigger (people never meet the `trg_trg_…` id).
+    const trigger = id.startsWith("trg_") ? (await host.store.listTriggers()).find((t) => triggerSessionId(t) === id) : undefined;
+    const title = trigger ? `Trigger ${trigger.name}` : `Session ${id}`;
+    return render(c, { title, section: "sessions", live: `session:${id}` }, <Timeline items={await sessionTimeline(host, id)} sessionId={id} />);
   });
 
   app.get("/scripts", ...guard, async (c) => {
@@ -205,16 +222,16 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   });
 
   // No live refresh here: it would empty the server forms while a person fills them in.
-  app.get("/servers", ...guard, async (c) =>
+  const renderServers = (c: Context, add: Child) =>
     render(
       c,
       { title: "Servers and tools", section: "servers" },
       <>
-        <AddServer />
+        {add}
         <Servers sources={sourceViews(host)} />
       </>,
-    ),
-  );
+    );
+  app.get("/servers", ...guard, async (c) => renderServers(c, <AddServer />));
 
   // ── live updates and files ──────────────────────────────────────────────────
   app.get("/console/events", ...guard, async (c) =>
@@ -300,27 +317,41 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const id = c.req.param("id");
     const t = await host.store.getTrigger(id);
     if (!t) return reply(c, { ok: false, status: 404, error: `no trigger ${id}` }, "", "/triggers");
+    // A webhook trigger's run may carry a payload, as a delivery would (README "Triggers").
+    const text = String((await c.req.parseBody()).payload ?? "").trim();
+    let payload: unknown = {};
+    try {
+      if (text) payload = JSON.parse(text);
+    } catch (err) {
+      return reply(c, { ok: false, status: 400, error: `The payload is not JSON: ${(err as Error).message}. Nothing ran.` }, "", "/triggers");
+    }
     // The run may take as long as its script: it is started, and the page follows it live.
-    void callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, {}).catch(() => {});
-    return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears below.`, "/triggers");
+    void callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, { payload }).catch(() => {});
+    return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears under Last runs.`, "/triggers");
   });
 
   // Servers: the forms go to /v1/servers, whose checks are those of the config file's entries.
   /** The form's `entry` as JSON, or the reason it is not. */
-  const entryOf = async (c: Context): Promise<{ entry?: unknown; error?: string; name: string }> => {
+  const entryOf = async (c: Context): Promise<{ entry?: unknown; error?: string; name: string; text: string }> => {
     const form = await c.req.parseBody();
     const name = String(form.name ?? c.req.param("name") ?? "").trim();
+    const text = String(form.entry ?? "");
     try {
-      return { name, entry: JSON.parse(String(form.entry ?? "")) };
+      return { name, text, entry: JSON.parse(text) };
     } catch (err) {
-      return { name, error: `the entry of ${name || "the server"} is not JSON: ${(err as Error).message}` };
+      return { name, text, error: `the entry of ${name || "the server"} is not JSON: ${(err as Error).message}` };
     }
   };
 
   app.post("/console/servers", ...guard, async (c) => {
-    const { name, entry, error } = await entryOf(c);
-    if (error) return reply(c, { ok: false, status: 400, error }, "", "/servers");
-    return reply(c, await callApi(c, "POST", "/v1/servers", { name, entry }), `Added server ${name}`, "/servers");
+    const { name, entry, error, text } = await entryOf(c);
+    const result = error ? { ok: false, status: 400, error } : await callApi(c, "POST", "/v1/servers", { name, entry });
+    // Refused, for a plain form: the page again with what was typed and the error under the form.
+    if (!result.ok && !(c.req.header("accept") ?? "").includes("application/json")) {
+      c.status(400);
+      return renderServers(c, <AddServer name={name} entry={text} error={result.error} />);
+    }
+    return reply(c, result, `Added server ${name}`, "/servers");
   });
 
   app.post("/console/servers/:name", ...guard, async (c) => {

@@ -6,18 +6,25 @@
  * answers a server's question there too. Progress comes as MCP progress notifications of the
  * `tools/call` (the client sends a `progressToken`). The session's pending approvals and events
  * are read from the world's store, as `toolshell approvals` and `toolshell events` read them.
+ *
+ * With `era: "2026-07-28"` the client is pinned to that protocol version (no `initialize`, no
+ * `Mcp-Session-Id`): the approval comes as an `input_required` result the SDK fulfils through
+ * the same form handler, and its retry carries the answer. Over HTTP such a client names its
+ * toolshell session in `_meta` (src/gateway/http-modern.ts), within its token's principal.
  */
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client, StreamableHTTPClientTransport, type ElicitResult } from "@modelcontextprotocol/client";
 import type { Decision } from "../../../src/index.js";
 import type { Store } from "../../../src/store/index.js";
+import { modernSessionId, SESSION_META_KEY } from "../../../src/gateway/http-modern.js";
+import { tokenPrincipal } from "../../../src/gateway/request-state.js";
 import { approve } from "../../mcp/oauth-helpers.js";
 import type { ListedEvent, Surface, Turn } from "../paths.js";
 import { TOKEN, type World } from "../world.js";
 import { CLI } from "./cli.js";
 
 /** How the client reaches the gateway: stdio (a process per session) or a running `--http` URL. */
-export type GatewayReach = { stdio: true } | { url: string };
+export type GatewayReach = ({ stdio: true } | { url: string }) & { era?: "2026-07-28" };
 
 interface BashValue {
   stdout?: string;
@@ -28,7 +35,8 @@ interface BashValue {
 
 /** A gateway surface; `close()` ends the client (and a stdio gateway process). */
 export async function gatewaySurface(world: World, store: Store, session: string, reach: GatewayReach): Promise<Surface & { close(): Promise<void> }> {
-  const client = new Client({ name: "junction-client", version: "1.0.0" }, { capabilities: { elicitation: { form: {}, url: {} } } });
+  const era = reach.era;
+  const client = new Client({ name: "junction-client", version: "1.0.0" }, { capabilities: { elicitation: { form: {}, url: {} } }, ...(era ? { versionNegotiation: { mode: { pin: era } } } : {}) });
   let decision: Decision = "allow";
   let content: Record<string, unknown> | undefined;
   let approvals = 0;
@@ -53,16 +61,18 @@ export async function gatewaySurface(world: World, store: Store, session: string
       ? new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--config", world.config, "--session", session], cwd: world.dir, env: world.env as Record<string, string>, stderr: "ignore" })
       : new StreamableHTTPClientTransport(new URL(reach.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
   await client.connect(transport);
-  const sessionId = "stdio" in reach ? session : `mcp_${(transport as StreamableHTTPClientTransport).sessionId}`;
+  const modernHttp = era !== undefined && !("stdio" in reach);
+  const meta = { [SESSION_META_KEY]: session };
+  const sessionId = "stdio" in reach ? session : modernHttp ? modernSessionId(tokenPrincipal(TOKEN), { params: { _meta: meta } }) : `mcp_${(transport as StreamableHTTPClientTransport).sessionId}`;
   const bash = async (script: string, onprogress?: (p: { message?: string }) => void): Promise<BashValue> => {
-    const r = await client.callTool({ name: "bash", arguments: { command: script } }, { timeout: 120_000, ...(onprogress ? { onprogress } : {}) });
+    const r = await client.callTool({ name: "bash", arguments: { command: script }, ...(modernHttp ? { _meta: meta } : {}) }, { timeout: 120_000, ...(onprogress ? { onprogress } : {}) });
     const text = (r.content as Array<{ type: string; text?: string }>).find((c) => c.type === "text")?.text ?? "{}";
     return JSON.parse(text) as BashValue;
   };
   const pending = async () => (await store.pendingApprovals()).filter((r) => r.session_id === sessionId).length;
   const out = async (r: BashValue, asked: number): Promise<Turn> => ({ asked, stdout: r.stdout ?? "", stderr: r.stderr ?? JSON.stringify(r), pending: await pending() });
   return {
-    name: "stdio" in reach ? "gateway over stdio" : "gateway over HTTP",
+    name: `gateway${era ? ` ${era}` : ""} over ${"stdio" in reach ? "stdio" : "HTTP"}`,
     async turn(script, answer) {
       decision = answer;
       approvals = 0;

@@ -66,13 +66,16 @@ interface BashResult {
   tools?: unknown;
 }
 
-/** The API surface: shell calls to `run`, answers and listings to `answer` (the same URL for one process). */
-export async function apiSurface(name: string, session: string, run: string, answer: string): Promise<Surface> {
+/**
+ * The API surface: shell calls to `run`, answers and listings to `answer` (the same URL for one
+ * process). `answerApprovals`, when given, is how the person answers instead (the console's cards).
+ */
+export async function apiSurface(name: string, session: string, run: string, answer: string, answerApprovals?: (ids: string[], decision: Decision) => Promise<unknown>): Promise<Surface> {
   await api(run, "POST", "/v1/sessions", { id: session });
   const s = `/v1/sessions/${encodeURIComponent(session)}`;
   const bash = (script: string, extra: Record<string, unknown> = {}) => api<BashResult>(run, "POST", `${s}/bash`, { script, ...extra });
   const pending = async () => (await api<{ pending: unknown[] }>(answer, "GET", `${s}/tool-approvals`)).pending.length;
-  const answerAll = (ids: string[], decision: Decision) => api(answer, "POST", `${s}/tool-approvals`, { decisions: ids.map((id) => ({ tool_call_id: id, decision })) });
+  const answerAll = answerApprovals ?? ((ids: string[], decision: Decision) => api(answer, "POST", `${s}/tool-approvals`, { decisions: ids.map((id) => ({ tool_call_id: id, decision })) }));
   const events = async () => (await api<{ events: ListedEvent[] }>(answer, "GET", `${s}/events?limit=10000`)).events;
   return {
     name,

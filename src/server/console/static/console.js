@@ -2,7 +2,7 @@
 // The page works without this script (plain links and forms); with it, the page's live region
 // (#live) is fetched again (`?region=1`) when the server-sent event stream says it changed, and
 // the answer buttons send their form in the background.
-/* global document, window, location, fetch, EventSource, FormData, URL, URLSearchParams, setTimeout, clearTimeout, CustomEvent */
+/* global document, window, location, fetch, EventSource, FormData, URL, URLSearchParams, setTimeout, clearTimeout, CustomEvent, CSS */
 
 // The login page: the browser knows best whether it keeps a Secure cookie here (a secure context).
 const insecure = document.getElementById("insecure-origin");
@@ -55,6 +55,7 @@ async function refresh() {
     const text = await res.text();
     const open = new Map();
     for (const d of live.querySelectorAll("details[id]")) open.set(d.id, d.open);
+    const kept = keepForms();
     const active = document.activeElement;
     const focusId = active && live.contains(active) && active.id ? active.id : undefined;
     const lostFocus = active && live.contains(active) && !focusId;
@@ -63,6 +64,7 @@ async function refresh() {
       const d = document.getElementById(id);
       if (d && d.tagName === "DETAILS") d.open = isOpen;
     }
+    kept();
     if (focusId && document.getElementById(focusId)) document.getElementById(focusId).focus();
     else if (lostFocus) document.getElementById("main")?.focus();
     live.dispatchEvent(new CustomEvent("console:updated", { bubbles: true }));
@@ -117,11 +119,47 @@ function listen() {
   });
 }
 
-/** Sends a form in the background and says what happened. */
+/**
+ * What the forms of the live region hold that a refresh would lose (typed values, a form's note),
+ * by form action; the returned function puts it back into the new region's forms.
+ */
+function keepForms() {
+  const saved = [...live.querySelectorAll("form[data-action]")].map((f) => ({
+    action: f.getAttribute("action"),
+    values: [...f.querySelectorAll("textarea, input:not([type=hidden])")].map((el) => [el.name, el.value]),
+    note: f.querySelector(".form-note, .form-error"),
+  }));
+  return () => {
+    for (const s of saved) {
+      const f = live.querySelector(`form[action="${CSS.escape(s.action)}"]`);
+      if (!f) continue;
+      for (const [name, value] of s.values) if (name && f.elements[name]) f.elements[name].value = value;
+      if (s.note) f.append(s.note);
+    }
+  };
+}
+
+/** Shows a form's own note under it: what happened (`note`), what went wrong (`error`), or what it waits for (`pending`). */
+function formNote(form, kind, text) {
+  for (const old of form.querySelectorAll(".form-note, .form-error")) old.remove();
+  form.removeAttribute("aria-busy");
+  if (!kind) return;
+  const p = document.createElement("p");
+  p.className = kind === "error" ? "error form-error" : kind === "pending" ? "pending form-note" : "note form-note";
+  p.setAttribute("role", kind === "error" ? "alert" : "status");
+  p.textContent = text;
+  if (kind === "pending") form.setAttribute("aria-busy", "true");
+  form.append(p);
+}
+
+/** Sends a form in the background and says what happened, beside the form and in the status line. */
 async function send(form, submitter) {
   const data = new FormData(form, submitter || undefined);
   const buttons = [...form.querySelectorAll("button")];
   for (const b of buttons) b.disabled = true;
+  const pending = form.dataset.pending;
+  const name = form.elements.name ? form.elements.name.value : "";
+  formNote(form, pending ? "pending" : undefined, pending ? pending.replace("{name}", name) : "");
   try {
     const res = await fetch(form.action, {
       method: "POST",
@@ -134,11 +172,19 @@ async function send(form, submitter) {
       return;
     }
     const json = await res.json().catch(() => ({ ok: false, message: `the server answered ${res.status}` }));
-    say(json.message || (json.ok ? "Done." : "That did not work."));
-    if (!json.ok) for (const b of buttons) b.disabled = false;
+    const message = json.message || (json.ok ? "Done." : "That did not work.");
+    // A page without a live region (the servers page) is loaded again, with the note.
+    if (json.ok && json.to && !kind) {
+      location.assign(json.to);
+      return;
+    }
+    if ("answer" in form.dataset) say(message);
+    else formNote(form, json.ok ? "note" : "error", message);
+    for (const b of buttons) b.disabled = json.ok && "answer" in form.dataset;
     schedule(0);
   } catch {
     for (const b of buttons) b.disabled = false;
+    formNote(form, "error", "The server could not be reached; nothing was sent.");
     say("The server could not be reached; nothing was sent.");
   }
 }
@@ -152,3 +198,20 @@ document.addEventListener("submit", (ev) => {
 });
 
 if (live) listen();
+
+// The tab bar on a narrow screen scrolls: the active tab is brought into view, and `data-more`
+// says on which side tabs are hidden (start, end, both), which the style sheet shows as a fade.
+const tabs = document.querySelector("header.top nav");
+if (tabs) {
+  const mark = () => {
+    const hiddenStart = tabs.scrollLeft > 1;
+    const hiddenEnd = tabs.scrollLeft + tabs.clientWidth < tabs.scrollWidth - 1;
+    if (hiddenStart || hiddenEnd) tabs.dataset.more = hiddenStart && hiddenEnd ? "both" : hiddenStart ? "start" : "end";
+    else delete tabs.dataset.more;
+  };
+  const current = tabs.querySelector('a[aria-current="page"]');
+  if (current && tabs.scrollWidth > tabs.clientWidth) current.scrollIntoView({ block: "nearest", inline: "nearest" });
+  mark();
+  tabs.addEventListener("scroll", mark, { passive: true });
+  window.addEventListener("resize", mark);
+}

@@ -154,19 +154,45 @@ export const ScriptPage: FC<{ script: ScriptRecord; versions: ScriptVersion[]; f
       ) : null}
       {from && to ? <Diff from={from} to={to} /> : null}
     </section>
-    <section class="card" aria-labelledby="body-h">
-      <h2 id="body-h">
+    <section class="card" aria-labelledby="current-h">
+      <h2 id="current-h">
         v{script.version} {script.archived ? "(archived)" : ""}
       </h2>
       <p>{script.description}</p>
-      <details class="output">
-        <summary>Input schema</summary>
-        <pre>{JSON.stringify(script.input_schema, null, 2)}</pre>
-      </details>
-      <pre class="script-text">{script.body}</pre>
+      <section aria-labelledby="body-h">
+        <h3 id="body-h">Body (v{script.version})</h3>
+        <pre class="script-text">{script.body}</pre>
+      </section>
+      <section aria-labelledby="schema-h">
+        <h3 id="schema-h">Input schema</h3>
+        <details class="output">
+          <summary>Show the input schema (JSON Schema of the script's input)</summary>
+          <pre>{JSON.stringify(script.input_schema, null, 2)}</pre>
+        </details>
+      </section>
     </section>
   </>
 );
+
+/** A `tools` error line's message (`{"error":{"message":…}}`), else the line as it is. */
+function errorMessage(line: string): string {
+  try {
+    const m = (JSON.parse(line) as { error?: { message?: unknown } }).error?.message;
+    return typeof m === "string" ? m : line;
+  } catch {
+    return line;
+  }
+}
+
+/** Why a run failed or stopped, in words: its error, else the exit code and the end of its stderr. */
+const RunFailure: FC<{ run: TriggerRunRecord }> = ({ run }) => {
+  if (run.status === "ok" || run.status === "running") return null;
+  const res = (run.result ?? {}) as { exit_code?: number; stderr?: string; tools?: { stopped?: { reason?: string; message?: string } } };
+  const stopped = res.tools?.stopped;
+  const last = errorMessage(String(res.stderr ?? "").trim().split("\n").pop() ?? "");
+  const text = run.error ?? (stopped ? `${stopped.reason}${stopped.message ? `: ${stopped.message}` : ""}` : [res.exit_code !== undefined ? `exit ${res.exit_code}` : "", last].filter(Boolean).join(": "));
+  return text ? <p class="err run-failure">{text.slice(0, 500)}</p> : null;
+};
 
 function runKind(status: TriggerRunRecord["status"]): string {
   return status === "ok" ? "ok" : status === "running" ? "running" : status === "stopped" ? "stopped" : "failed";
@@ -209,7 +235,7 @@ export const TriggerList: FC<{ triggers: Array<{ trigger: Omit<TriggerRecord, "s
                 <li>
                   <Status kind={runKind(r.status)} text={r.status} /> <Time at={r.started_at} /> ({r.reason}){" "}
                   <a href={`/sessions/${encodeURIComponent(r.session_id)}`}>timeline</a>
-                  {r.error ? <span class="err"> {r.error}</span> : null}
+                  <RunFailure run={r} />
                 </li>
               ))}
             </ul>
@@ -223,7 +249,14 @@ export const TriggerList: FC<{ triggers: Array<{ trigger: Omit<TriggerRecord, "s
                 {t.enabled ? "Disable" : "Enable"}
               </button>
             </form>
-            <form method="post" action={`/console/triggers/${encodeURIComponent(t.id)}/run`} data-action="">
+            <form method="post" action={`/console/triggers/${encodeURIComponent(t.id)}/run`} data-action="" class="run-form">
+              {t.kind === "webhook" ? (
+                <label>
+                  Payload (JSON)
+                  <textarea name="payload" rows={2} placeholder='{ "ref": "main" }' spellcheck={false}></textarea>
+                  <span class="help">Optional: the body a delivery would carry (empty is {"{}"}).</span>
+                </label>
+              ) : null}
               <button type="submit" class="primary">
                 Run now
               </button>

@@ -17,24 +17,36 @@ const STATE: Record<string, { kind: string; text: string }> = {
   failed: { kind: "failed", text: "failed" },
 };
 
+/** What the add and change forms say while the API starts the server (console.js puts the name in). */
+const PENDING = "Adding {name}: the server is started and its tools listed before it is added. A slow server takes a while (up to its start timeout); this page waits.";
+
 const ENTRY_EXAMPLE = '{ "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "load": "on_demand" }';
 
-/** The form that adds an MCP server: a name and its entry as JSON (the config file's `mcpServers` format). */
-export const AddServer: FC = () => (
+/**
+ * The form that adds an MCP server: a name and its entry as JSON (the config file's `mcpServers`
+ * format). A refused form comes back with what was typed and the error (without the client script).
+ */
+export const AddServer: FC<{ name?: string; entry?: string; error?: string }> = ({ name, entry, error }) => (
   <section class="card server-form" aria-labelledby="add-server-title">
     <h2 id="add-server-title">Add an MCP server</h2>
     <p class="help">
-      Checked like an <code>mcpServers</code> entry of the config file; the next shell call of every session sees it. It lasts until the host
-      stops or its config file changes (<code>toolshell servers add</code> also writes it to the file).
+      Checked like an <code>mcpServers</code> entry of the config file, and kept in the store, not in the file: every replica on the store
+      runs it within about a second, it outlasts a restart, and a later edit of the config file keeps it (docs/deployment.md). The next shell
+      call of every session sees it.
     </p>
-    <form method="post" action="/console/servers">
+    <form method="post" action="/console/servers" data-action="" data-pending={PENDING}>
       <label>
-        Name <input name="name" required pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" autocomplete="off" />
+        Name <input name="name" required pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" autocomplete="off" value={name} />
       </label>
       <label>
-        Entry (JSON) <textarea name="entry" rows={3} required placeholder={ENTRY_EXAMPLE} spellcheck={false}></textarea>
+        Entry (JSON) <textarea name="entry" rows={3} required placeholder={ENTRY_EXAMPLE} spellcheck={false}>{entry}</textarea>
       </label>
       <button type="submit">Add server</button>
+      {error ? (
+        <p class="error form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </form>
   </section>
 );
@@ -45,14 +57,14 @@ const ServerActions: FC<{ name: string }> = ({ name }) => {
   return (
     <details class="server-actions">
       <summary>Change or remove {name}</summary>
-      <form method="post" action={path}>
+      <form method="post" action={path} data-action="" data-pending={PENDING.replace("Adding {name}", `Changing ${name}`)}>
         <label>
           New entry for {name} (JSON; replaces the whole entry, and its process restarts)
           <textarea name="entry" rows={3} required placeholder={ENTRY_EXAMPLE} spellcheck={false}></textarea>
         </label>
         <button type="submit">Save entry</button>
       </form>
-      <form method="post" action={`${path}/remove`}>
+      <form method="post" action={`${path}/remove`} data-action="">
         <button type="submit" class="danger">
           Remove {name}
         </button>

@@ -14,8 +14,8 @@ import { whyText } from "../data.js";
 import { InputLine, SafeLine, SafeText } from "./input.js";
 import { duration, Folded, nestedStatusText, Status, Time } from "./parts.js";
 
-/** The sessions list. */
-export const SessionList: FC<{ sessions: SessionRecord[]; pendingBySession: Map<string, number> }> = ({ sessions, pendingBySession }) =>
+/** The sessions list; a trigger's session is named after its trigger (`triggers`: session id → trigger name). */
+export const SessionList: FC<{ sessions: SessionRecord[]; pendingBySession: Map<string, number>; triggers?: Map<string, string> }> = ({ sessions, pendingBySession, triggers }) =>
   sessions.length ? (
     <div class="table-wrap">
       <table class="list">
@@ -33,7 +33,7 @@ export const SessionList: FC<{ sessions: SessionRecord[]; pendingBySession: Map<
           {sessions.map((s) => (
             <tr>
               <th scope="row" data-label="Session">
-                <a href={`/sessions/${encodeURIComponent(s.id)}`}>{s.id}</a>
+                <a href={`/sessions/${encodeURIComponent(s.id)}`}>{triggers?.has(s.id) ? `Trigger ${triggers.get(s.id)}` : s.id}</a>
               </th>
               <td data-label="Agent">{s.agent_id}</td>
               <td data-label="Shell calls">{s.shell_calls}</td>

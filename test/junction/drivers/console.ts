@@ -1,0 +1,50 @@
+/**
+ * The console of `toolshell serve` (README "Console"), in Debian's Chromium driven by
+ * playwright-core: the agent runs its script through the HTTP API, and the person answers each
+ * approval on the console's Approvals page, by the card's button (Allow once, Allow always,
+ * Reject, Reject always); the agent then runs the script again, as over the API. Everything
+ * else (events, questions, progress, steps) is the API surface's, which the console reads too.
+ */
+import { chromium, type Browser, type Page } from "playwright-core";
+import type { Decision } from "../../../src/index.js";
+import type { Surface } from "../paths.js";
+import { TOKEN } from "../world.js";
+import { apiSurface } from "./http-api.js";
+
+export const CHROMIUM = "/usr/bin/chromium";
+
+const BUTTON: Record<Decision, string> = { allow: "Allow once", allow_always: "Allow always", reject: "Reject", reject_always: "Reject always" };
+
+/** Chromium as the console tests start it (test/server/console.test.ts). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+/** A page signed in to the console at `url` with the world's token. */
+export async function consolePage(browser: Browser, url: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  context.setDefaultTimeout(30_000);
+  const page = await context.newPage();
+  await page.goto(url + "/");
+  await page.getByLabel("API token").fill(TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForFunction(() => document.documentElement.dataset.live === "connected");
+  return page;
+}
+
+/** The console surface of session `session` on the serve at `url`, answered on `page`. */
+export async function consoleSurface(session: string, url: string, page: Page): Promise<Surface> {
+  const answerOnPage = async (ids: string[], decision: Decision) => {
+    for (const id of ids) {
+      const card = page.locator(`article.approval[data-request="${id}"]`);
+      await card.getByRole("button", { name: BUTTON[decision], exact: true }).click();
+      await card.waitFor({ state: "detached" });
+    }
+  };
+  // Steps are the API's (`step_id`), not the console's: the surface has none.
+  const { step: _step, ...surface } = await apiSurface("console", session, url, url, answerOnPage);
+  return surface;
+}

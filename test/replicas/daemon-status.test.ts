@@ -1,0 +1,42 @@
+/**
+ * `toolshell daemon status` beside two real `toolshell serve` replicas on one real PostgreSQL
+ * (README "The CLI"; cli/running.ts): it lists each live replica from its serve file with its
+ * URL, and a replica killed with SIGKILL is shown as not running once, its file removed.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+import { CLI, deployment, kill } from "./helpers.js";
+
+const run = promisify(execFile);
+
+test("daemon status lists the live serve replicas and prunes the file of one killed with SIGKILL", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
+  const sockets = mkdtempSync(path.join(tmpdir(), "toolshell-sockets-"));
+  t.after(() => rmSync(sockets, { recursive: true, force: true }));
+  const status = async () => {
+    const r = await run(process.execPath, [CLI, "daemon", "status", "--config", d.config], { cwd: d.dir, env: { ...process.env, TOOLSHELL_DAEMON_DIR: sockets } }).catch((e: { stdout: string; code: number }) => e);
+    return { stdout: r.stdout, code: "code" in r ? r.code : 0 };
+  };
+  const both = await status();
+  assert.equal(both.code, 0, both.stdout);
+  assert.match(both.stdout, /^not running/m, "no warm host runs");
+  for (const r of [a, b]) assert.ok(both.stdout.includes(`serve: pid ${r.child.pid} at ${r.url}, since `), both.stdout);
+
+  await kill(a);
+  const ownFile = path.join(d.dir, ".toolshell", `serve.toolshell.config.json.${a.child.pid}.json`);
+  assert.ok(existsSync(ownFile), "SIGKILL leaves the serve file");
+  const after = await status();
+  assert.equal(after.code, 0, after.stdout);
+  assert.match(after.stdout, new RegExp(`^serve: pid ${a.child.pid} not running`, "m"));
+  assert.ok(after.stdout.includes(`serve: pid ${b.child.pid} at ${b.url}`), after.stdout);
+  assert.ok(!existsSync(ownFile), "the stale file is removed");
+  const again = await status();
+  assert.ok(!again.stdout.includes(`pid ${a.child.pid}`), again.stdout);
+  assert.ok(again.stdout.includes(`serve: pid ${b.child.pid} at ${b.url}`), again.stdout);
+});

@@ -1,0 +1,130 @@
+/**
+ * Who acts for whom, for saved scripts and triggers (`/v1/agents/{agent_id}/…`): an agent token
+ * reaches only the agent its principal names, and a trigger only when it acts for that principal
+ * — the rule sessions follow (`mayReach`, src/server/http.ts). An operator token reaches every
+ * agent. Each attack has a control: the owner's token, and the operator's, do the same request.
+ * Real API on 127.0.0.1, a real SQLite store. See docs/security.md ("Who acts for whom").
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test, type TestContext } from "node:test";
+import { openHost, parseServerConfig, startApi } from "../../src/server/index.js";
+
+const OPS = "carol-operator-0123456789ab";
+const ALICE = "alice-token-0123456789abcdef";
+const BOB = "bob-token-0123456789abcdef00";
+
+async function start(t: TestContext) {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-agent-scripts-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const host = await openHost({
+    store: path.join(dir, "state.db"),
+    config: { manageScripts: true, server: { tokens: [{ name: "carol", token: OPS, role: "operator" }, { name: "alice", token: ALICE, role: "agent" }, { name: "bob", token: BOB }] } },
+  });
+  t.after(() => host.close());
+  const api = await startApi(host, { host: "127.0.0.1", port: 0 });
+  t.after(() => api.close());
+  const as = (token: string) => async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(api.url + p, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const text = await res.text();
+    return { status: res.status, json: text ? (JSON.parse(text) as any) : undefined };
+  };
+  return { alice: as(ALICE), bob: as(BOB), carol: as(OPS) };
+}
+
+const script = (name: string, body = "echo hi") => ({ name, description: "Says hi.", body });
+
+test("an agent token cannot read, save, change or archive another agent's saved scripts; control: the owner and the operator can", async (t) => {
+  const { alice, bob, carol } = await start(t);
+  assert.equal((await alice("POST", "/v1/agents/alice/scripts", script("greet"))).status, 201);
+  const attacks: Array<[string, string, unknown?]> = [
+    ["GET", "/v1/agents/alice/scripts"],
+    ["GET", "/v1/agents/alice/scripts/greet"],
+    ["GET", "/v1/agents/alice/scripts/greet/versions"],
+    ["POST", "/v1/agents/alice/scripts", script("planted", "tools memory delete-entities")],
+    ["PUT", "/v1/agents/alice/scripts/greet", { description: "Says hi.", body: "rm -rf /data" }],
+    ["PATCH", "/v1/agents/alice/scripts/greet", { body: "rm -rf /data" }],
+    ["PATCH", "/v1/agents/alice/scripts/greet", { archived: true }],
+    ["DELETE", "/v1/agents/alice/scripts/greet"],
+    // Other spellings of the agent and the default agent every CLI session serves.
+    ["POST", "/v1/agents/default/scripts", script("planted")],
+    ["PUT", "/v1/agents/carol/scripts/x", script("x")],
+  ];
+  for (const [method, p, body] of attacks) {
+    const r = await bob(method, p, body);
+    assert.equal(r.status, 403, `${method} ${p}: ${JSON.stringify(r.json)}`);
+    assert.match(r.json.error.message, /cannot reach/);
+  }
+  const still = await alice("GET", "/v1/agents/alice/scripts/greet");
+  assert.equal(still.json.body, "echo hi", "the script is unchanged");
+  assert.equal(still.json.version, 1);
+  assert.equal((await alice("GET", "/v1/agents/alice/scripts/planted")).status, 404);
+  // Controls: the owner changes hers, bob his own, the operator anyone's.
+  assert.equal((await alice("PATCH", "/v1/agents/alice/scripts/greet", { body: "echo hello" })).status, 200);
+  assert.equal((await bob("POST", "/v1/agents/bob/scripts", script("mine"))).status, 201);
+  assert.equal((await carol("PUT", "/v1/agents/alice/scripts/greet", script("greet", "echo hey"))).status, 200);
+  assert.equal((await carol("POST", "/v1/agents/default/scripts", script("shared"))).status, 201);
+  assert.equal((await carol("GET", "/v1/agents/alice/scripts")).json.scripts.length, 1);
+});
+
+test("an agent token cannot make, see, change, run or read the runs of another principal's triggers; control: the owner and the operator can", async (t) => {
+  const { alice, bob, carol } = await start(t);
+  assert.equal((await alice("POST", "/v1/agents/alice/scripts", script("greet"))).status, 201);
+  const made = await alice("POST", "/v1/agents/alice/triggers", { name: "hourly", kind: "webhook", script: "greet", input: {}, enabled: true });
+  assert.equal(made.status, 201, JSON.stringify(made.json));
+  const tid = made.json.id as string;
+  const run = await alice("POST", `/v1/agents/alice/triggers/${tid}/run`, {});
+  assert.equal(run.status, 201, JSON.stringify(run.json));
+  const attacks: Array<[string, string, unknown?]> = [
+    ["GET", "/v1/agents/alice/triggers"],
+    ["POST", "/v1/agents/alice/triggers", { name: "planted", kind: "webhook", script: "greet", input: {} }],
+    ["GET", `/v1/agents/alice/triggers/${tid}`],
+    ["PATCH", `/v1/agents/alice/triggers/${tid}`, { enabled: false }],
+    ["DELETE", `/v1/agents/alice/triggers/${tid}`],
+    ["POST", `/v1/agents/alice/triggers/${tid}/run`, {}],
+    ["GET", `/v1/agents/alice/triggers/${tid}/runs`],
+    ["GET", `/v1/agents/alice/triggers/${tid}/runs/${run.json.id}`],
+  ];
+  for (const [method, p, body] of attacks) {
+    const r = await bob(method, p, body);
+    assert.equal(r.status, 403, `${method} ${p}: ${JSON.stringify(r.json)}`);
+  }
+  // A trigger the operator made in bob's own agent acts for the operator: bob does not see or run it.
+  assert.equal((await carol("POST", "/v1/agents/bob/scripts", script("greet"))).status, 201);
+  const ops = await carol("POST", "/v1/agents/bob/triggers", { name: "ops", kind: "webhook", script: "greet", input: {} });
+  assert.equal(ops.json.principal, "carol");
+  assert.equal((await bob("POST", `/v1/agents/bob/triggers/${ops.json.id}/run`, {})).status, 403);
+  assert.equal((await bob("GET", `/v1/agents/bob/triggers/${ops.json.id}/runs`)).status, 403);
+  assert.deepEqual((await bob("GET", "/v1/agents/bob/triggers")).json.triggers, [], "the list leaves out what bob cannot reach");
+  // Controls: the owner sees and runs hers, bob his own, the operator every one.
+  assert.equal((await alice("GET", `/v1/agents/alice/triggers/${tid}/runs`)).json.runs.length, 1);
+  assert.equal((await bob("POST", "/v1/agents/bob/triggers", { name: "mine", kind: "webhook", script: "greet", input: {} })).status, 201);
+  assert.deepEqual((await bob("GET", "/v1/agents/bob/triggers")).json.triggers.map((x: { name: string }) => x.name), ["mine"]);
+  assert.equal((await carol("GET", `/v1/agents/alice/triggers/${tid}/runs`)).json.runs.length, 1);
+  assert.equal((await carol("PATCH", `/v1/agents/alice/triggers/${tid}`, { enabled: false })).status, 200);
+  assert.equal((await carol("GET", "/v1/agents/bob/triggers")).json.triggers.length, 2);
+});
+
+test("a token from the environment carries a name and a role by the config's rule: an agent one reaches only its own; control: an operator one from the environment reaches every agent", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-env-roles-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { TOOLSHELL_API_TOKENS: JSON.stringify([{ name: "carol", token: OPS, role: "operator" }, { name: "alice", token: ALICE, role: "agent" }]), TOOLSHELL_API_TOKEN: BOB };
+  const host = await openHost({ store: path.join(dir, "state.db"), env, config: { manageScripts: true } });
+  t.after(() => host.close());
+  assert.deepEqual(host.server.tokenNames, ["carol", "alice", "token-3"]);
+  assert.deepEqual(host.server.tokenRoles, ["operator", "agent", "agent"]);
+  const api = await startApi(host, { host: "127.0.0.1", port: 0 });
+  t.after(() => api.close());
+  const call = (token: string, method: string, p: string, body?: unknown) => fetch(api.url + p, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined }).then((r) => r.status);
+  // The attacks: the agent token from the environment on another agent's scripts and the servers.
+  assert.equal(await call(ALICE, "POST", "/v1/agents/default/scripts", script("planted")), 403);
+  assert.equal(await call(BOB, "POST", "/v1/agents/alice/scripts", script("planted")), 403);
+  assert.equal(await call(ALICE, "POST", "/v1/servers", { name: "x", entry: { command: "true" } }), 403);
+  // Controls: its own agent; the operator from the environment everywhere.
+  assert.equal(await call(ALICE, "POST", "/v1/agents/alice/scripts", script("mine")), 201);
+  assert.equal(await call(OPS, "POST", "/v1/agents/default/scripts", script("shared")), 201);
+  // A wrong entry is refused by the config's rule, naming the variable.
+  assert.throws(() => parseServerConfig({ server: { tokens: [], tokenNames: [], tokenRoles: [] } as never }, { TOOLSHELL_API_TOKENS: JSON.stringify([{ name: "x", token: OPS, role: "root" }]) }), /TOOLSHELL_API_TOKENS.*operator or agent/);
+});
