@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { openHost, parseServerConfig, startApi } from "../../src/server/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
 
 const OPS = "carol-operator-0123456789ab";
 const ALICE = "alice-token-0123456789abcdef";
@@ -26,11 +27,7 @@ async function start(t: TestContext) {
   t.after(() => host.close());
   const api = await startApi(host, { host: "127.0.0.1", port: 0 });
   t.after(() => api.close());
-  const as = (token: string) => async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(api.url + p, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
-    const text = await res.text();
-    return { status: res.status, json: text ? (JSON.parse(text) as any) : undefined };
-  };
+  const as = (token: string) => apiCaller(api.url, token);
   return { alice: as(ALICE), bob: as(BOB), carol: as(OPS) };
 }
 

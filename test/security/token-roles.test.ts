@@ -13,6 +13,7 @@ import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { openHost, startApi } from "../../src/server/index.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
 
 const OPS = "carol-operator-0123456789ab";
 const ALICE = "alice-token-0123456789abcdef";
@@ -34,11 +35,7 @@ async function start(t: TestContext, tokens: unknown[]) {
   t.after(() => host.close());
   const api = await startApi(host, { host: "127.0.0.1", port: 0 });
   t.after(() => api.close());
-  const as = (token: string) => async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(api.url + p, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
-    const text = await res.text();
-    return { status: res.status, json: text ? (JSON.parse(text) as any) : undefined };
-  };
+  const as = (token: string) => apiCaller(api.url, token);
   const login = (token: string) => fetch(`${api.url}/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${encodeURIComponent(token)}&next=/` });
   return { dir, api, as, login };
 }
