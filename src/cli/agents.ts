@@ -275,7 +275,7 @@ export async function runListTokens(common: CommonOptions): Promise<void> {
       `  bash tool              ${toolTokens(bash)}  (description ${bash.description.length} characters)`,
       `  direct tools           ${direct.length ? `${toolListTokens(direct)}  (${direct.map((d) => `${d.name} ${toolTokens(d)}`).join(", ")})` : "0  (none)"}`,
       `  the model's tool list  ${seen}`,
-      `  all ${loaded.length} loaded tools listed directly instead: ${listed}${listed > 0 ? `  (toolshell: ${Math.round((1 - seen / listed) * 1000) / 10}% fewer)` : ""}${notLoaded.length ? `; not loaded, not counted: ${notLoaded.join(", ")}` : ""}`,
+      `  all ${loaded.length} loaded tools listed directly instead: ${listed}${listed > 0 ? `  (toolshell: ${savings(seen, listed)})` : ""}${notLoaded.length ? `; not loaded, not counted: ${notLoaded.join(", ")}` : ""}`,
     ];
     await out(process.stdout, lines.join("\n") + "\n");
   } catch (err) {
@@ -285,4 +285,13 @@ export async function runListTokens(common: CommonOptions): Promise<void> {
     await opened?.close().catch(() => {});
   }
   process.exit(code);
+}
+
+/**
+ * How the model's tool list compares with listing every tool directly: "N% fewer", or, with few
+ * tools (where the `bash` tool's own description outweighs them), "N% more".
+ */
+function savings(seen: number, listed: number): string {
+  const pct = Math.round(Math.abs(1 - seen / listed) * 1000) / 10;
+  return seen <= listed ? `${pct}% fewer` : `${pct}% more: with this few tools, listing them directly is smaller`;
 }

@@ -147,7 +147,7 @@ export function openDatabase(file: string, driver: SqliteDriverName = sqliteDriv
   try {
     Better = require("better-sqlite3");
   } catch (err) {
-    throw new Error(`the store needs node:sqlite (Node 22.13 or later) or the better-sqlite3 package, which is not installed here (npm install better-sqlite3@12): ${(err as Error).message}`, { cause: err });
+    throw new Error(`the store needs node:sqlite (Node 22.13 or later) or the better-sqlite3 package, which is not installed here (npm install better-sqlite3@12): ${(err as Error).message.split("\n")[0]}`, { cause: err });
   }
   const db = new Better(file);
   return {

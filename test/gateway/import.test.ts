@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { clientConfigFiles, importClientServers, isToolshellGateway, mergeImported } from "../../src/gateway/index.js";
 import { NPM_SERVERS, tsxCommand } from "../fixtures/mcp/index.js";
@@ -111,6 +111,21 @@ test("toolshell list --tokens prints the bash tool's size in o200k tokens", () =
   assert.ok(tokens > 100 && tokens < 1000, `bash tool: ${tokens} tokens`);
   assert.ok(tokens < Number(m[2]) / 2, "tokens are counted, not characters");
   assert.match(r.stdout, /^  all 27 loaded tools listed directly instead: \d+ +\(toolshell: [\d.]+% fewer\); not loaded, not counted: everything$/m);
+});
+
+test("toolshell list --tokens with two local tools says the direct list is smaller, never a negative saving", (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-tokens-few-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(path.join(dir, "agent/tools"), { recursive: true });
+  for (const name of ["lookup_user", "ping"]) {
+    const lib = pathToFileURL(path.join(root, "dist/index.js")).href;
+    writeFileSync(path.join(dir, `agent/tools/${name}.mjs`), `import { defineTool } from "${lib}";\nexport default defineTool({ description: "${name}", inputSchema: { type: "object" }, execute: () => "ok" });\n`);
+  }
+  writeFileSync(path.join(dir, "toolshell.config.json"), "{}");
+  const r = cli(["list", "--tokens", "--config", path.join(dir, "toolshell.config.json"), "--store", path.join(dir, "state.db")], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^  all 2 loaded tools listed directly instead: \d+ +\(toolshell: [\d.]+% more: with this few tools, listing them directly is smaller\)$/m);
+  assert.doesNotMatch(r.stdout, /-[\d.]+% fewer/);
 });
 
 test("toolshell mcp --http 0 serves a real MCP client on 127.0.0.1 until stopped, with the token it keeps", async () => {
