@@ -14,6 +14,7 @@ import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
+import { stopChild } from "../fixtures/child.js";
 
 const run = promisify(execFile);
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
@@ -35,12 +36,7 @@ async function serveTls(t: TestContext): Promise<{ dir: string; config: string; 
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  t.after(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await gone;
-  });
+  t.after(() => stopChild(child));
   let err = "";
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d));

@@ -17,6 +17,7 @@ import path from "node:path";
 import { after, before, test, type TestContext } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
+import { stopChild } from "../fixtures/child.js";
 
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
 const CHROMIUM = "/usr/bin/chromium";
@@ -54,12 +55,7 @@ async function serve(t: TestContext, args: string[]): Promise<{ stderr: () => st
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...base, TOOLSHELL_API_TOKEN: TOKEN, TOOLSHELL_STORE: path.join(dir, `state-${Math.random().toString(36).slice(2)}.db`) },
   });
-  t.after(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await gone;
-  });
+  t.after(() => stopChild(child));
   let err = "";
   const consoleUrl = await new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (d: Buffer) => {
