@@ -45,7 +45,9 @@ export function modernHandler(shell: ToolShell, options: GatewayOptions, store?:
   const keys = requestStateKeys(store?.listShared && store.putShared ? (store as Pick<Store, "listShared" | "putShared">) : undefined);
   const handler = createMcpHandler(
     async ({ authInfo }) => {
-      const session = shell.session(String(authInfo?.extra?.session ?? "mcp_anonymous"));
+      // An agent token's session acts for its name (http-server.ts actingFor); an operator's as the config's person.
+      const acting = typeof authInfo?.extra?.acting === "string" ? authInfo.extra.acting : undefined;
+      const session = shell.session(String(authInfo?.extra?.session ?? "mcp_anonymous"), acting ? { principal: acting, agent_id: acting } : undefined);
       await session.ready;
       return createGatewayServer(shell, session, { ...options, era: "modern", codec: gatewayCodec(await keys()) });
     },
@@ -62,6 +64,6 @@ export function modernHandler(shell: ToolShell, options: GatewayOptions, store?:
 }
 
 /** The authInfo a 2026 request is served with: its principal and its toolshell session. */
-export function modernAuthInfo(principal: string, session: string): AuthInfo {
-  return { token: principal, clientId: principal, scopes: [], extra: { session } };
+export function modernAuthInfo(principal: string, session: string, acting?: string): AuthInfo {
+  return { token: principal, clientId: principal, scopes: [], extra: { session, ...(acting ? { acting } : {}) } };
 }
