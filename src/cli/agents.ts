@@ -3,7 +3,7 @@
  * with `--import` of other clients' servers), `toolshell check` (advisory findings, always exit
  * 0) and `toolshell list --tokens` (the size of what the model sees).
  *
- * Rule source: docs/agents.md → MCP gateway, Checks and configuration, What the model sees.
+ * See docs/agents.md → With an MCP client, `toolshell check`, What the model sees.
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -7,9 +7,9 @@
  * request names one in `_meta["toolshell/session"]`. Questions for the person are
  * `input_required` answers whose `requestState` every replica can verify (request-state.ts).
  *
- * Rule source: MCP spec 2026-07-28 "Transports" → Streamable HTTP (no sessions; the version and
- * the client's capabilities in each request's `_meta`), "Multi Round-Trip Requests";
- * docs/mcp.md → "Gateway, 2026-07-28 clients".
+ * See MCP spec 2026-07-28 "Transports" → Streamable HTTP (no sessions; the version and the
+ * client's capabilities in each request's `_meta`) and "Multi Round-Trip Requests"; docs/mcp.md →
+ * Gateway, 2026-07-28 clients.
  */
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from "@modelcontextprotocol/server";
 import type { ToolShell } from "../runtime/index.js";

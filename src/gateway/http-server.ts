@@ -4,10 +4,10 @@
  * Host and Origin headers checked against DNS rebinding, and a bounded number of sessions that
  * expire when idle.
  *
- * Rule source: MCP spec 2025-06-18 "Transports" → Streamable HTTP (servers SHOULD bind to
- * localhost and MUST validate the Origin header; session management: a server MAY end a session
- * at any time, after which it answers requests with that session id with 404 and the client
- * starts a new session with an initialize request).
+ * See MCP spec 2025-06-18 "Transports" → Streamable HTTP: servers SHOULD bind to localhost and
+ * MUST validate the Origin header; a server MAY end a session at any time, after which it answers
+ * requests with that session id with 404 and the client starts a new session with an initialize
+ * request.
  *
  * Several replicas (docs/deployment.md → The MCP gateway): with a store, an MCP session's id maps
  * to the toolshell session `mcp_<id>` in the store, whose metadata keeps the client's

@@ -8,8 +8,8 @@
  * trigger's own secret (or an API token). `/openapi.json` and `/healthz` are open.
  *
  * Sessions, shell calls, events, steps, approvals and sign-ins are here; saved scripts,
- * triggers and webhooks are in agents-api.ts; request helpers in http.ts. Rule source:
- * docs/sessions.md "HTTP API".
+ * triggers and webhooks are in agents-api.ts; request helpers in http.ts. See docs/sessions.md →
+ * HTTP API.
  */
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
