@@ -239,7 +239,7 @@ const UNPROVEN: Array<[string, string, string]> = [
   ["a pipe through a group", `echo '{"id":1}' | { tools del; }`, `echo '{}' | { tools note; }`],
   ["$(…) as an input word", `tools del --id "$(echo 1)"`, `tools note "$(echo '{}')"`],
   ["$var as an input word", `x=1; tools del --id "$x"`, `x='{}'; tools note "$x"`],
-  ["\${x:-…} as an input word", `tools del --id "${D}{x:-1}"`, `tools note "${D}{x:-{\}}"`],
+  ["${x:-…} as an input word", `tools del --id "${D}{x:-1}"`, `tools note "${D}{x:-{}}"`],
   ["arithmetic as an input word", `tools del --id $((0 + 1))`, `tools note "$(printf '{}')"`],
   ["process substitution as stdin", `tools del < <(echo '{"id":1}')`, `tools note < <(echo '{}')`],
   ["process substitution as a word", `tools del --id "$(cat <(echo 1))"`, `tools note "$(cat <(echo '{}'))"`],
