@@ -5,9 +5,9 @@
  * (`ctx.reportProgress`, `ctx.ask`). Progress is also recorded as a `tool.progress` session
  * event; questions as `question.asked` / `question.answered`.
  *
- * Rule source: docs/mcp.md ("Progress", "Elicitation relay"); MCP spec 2025-11-25 "Utilities" →
- * Progress, "Client Features" → Elicitation ("Clients MUST … decline or cancel" when they
- * cannot ask; the content returned MUST match the requested schema).
+ * See docs/mcp.md → Progress, Elicitation relay; MCP spec 2025-11-25 "Utilities" → Progress and
+ * "Client Features" → Elicitation (a client that cannot ask declines; the content returned must
+ * match the requested schema).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";

@@ -29,8 +29,7 @@
  * - `store.unavailable` — warning, completeness: the store the config names (where ratings are
  *   kept) cannot be opened, so `tools.unrated` counts every unannotated tool (see `checkStoreError`).
  *
- * Rule source: docs/agents.md → Checks and configuration; README → Tool search (Agent
- * Checks report the redundant capability as a `capabilities.superseded` suggestion).
+ * See docs/agents.md → `toolshell check`.
  */
 import path from "node:path";
 import { ConfigError } from "../config/index.js";

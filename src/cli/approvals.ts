@@ -4,7 +4,7 @@
  *
  * People see the tool, the input (through `showInput`, every hidden character escaped and
  * flagged), the session and why; never internal keys (`subject`, the tool bound to its server's
- * identity, nor `scope`). Rule source: README "The CLI"; docs/security.md.
+ * identity, nor `scope`). See README → The CLI; docs/security.md.
  */
 import { checkDecision, describeFlags, showInput, showName, type ApprovalRequest } from "../policy/index.js";
 import type { Host } from "../server/host.js";

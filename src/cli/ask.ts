@@ -4,7 +4,7 @@
  * when every call asked about was allowed (as the gateway does); a script that stopped midway is
  * not resumed, and the person is told to run it again.
  *
- * Rule source: README "Approvals" → The person's side ("`toolshell run` on a terminal asks y / n / always").
+ * See README → Approvals.
  */
 import { userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";

@@ -7,7 +7,7 @@
  *
  * Tokens go to the store (`.toolshell/state.db`, created 0600), never to the terminal.
  *
- * Rule source: README "Sign-in"; MCP spec 2025-11-25 "Authorization".
+ * See README → Sign-in; MCP spec 2025-11-25 "Authorization".
  */
 import { spawn } from "node:child_process";
 import path from "node:path";

@@ -2,7 +2,7 @@
  * What each `toolshell` subcommand does. Kept apart from argument parsing so the work can be
  * tested and so start-up loads only what a command needs.
  *
- * Rule source: README "The CLI and the demo".
+ * See README → The CLI.
  */
 import { terminalJson, terminalText } from "../policy/show-input.js";
 import { existsSync, readFileSync, statSync } from "node:fs";

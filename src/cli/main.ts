@@ -24,7 +24,7 @@
  * stopped for a person's approval (without a terminal the stop report is printed on stderr as
  * JSON; on a terminal the person is asked y / a / n / r).
  *
- * Rule source: README "The CLI and the demo"; README "Approvals" "The person's side".
+ * See README → The CLI, Approvals.
  */
 import { Argument, Command, Option } from "commander";
 import { createRequire } from "node:module";

@@ -9,7 +9,7 @@
  * Both read the store named by the config (`store`, default `<config dir>/.toolshell/state.db`)
  * or `--store FILE`.
  *
- * Rule source: docs/sessions.md → Events (`toolshell events SESSION`, `--json`), HTTP API (`toolshell serve`).
+ * See docs/sessions.md → Events, HTTP API.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";

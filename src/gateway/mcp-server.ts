@@ -10,10 +10,9 @@
  * answer. That is the 2025 era; a 2026-07-28 client is asked through the call's
  * `input_required` answer instead (modern.ts).
  *
- * Rule source: docs/agents.md → MCP gateway; MCP spec 2025-06-18 "Tools" (tools/list, tools/call,
- * content blocks, isError, structuredContent), "Elicitation" (form requests, accept / decline /
- * cancel), "Transports" (stdio; Streamable HTTP: one MCP session per `Mcp-Session-Id`, servers
- * SHOULD bind to localhost and MUST validate the Origin header against DNS rebinding).
+ * See docs/agents.md → With an MCP client; MCP spec 2025-06-18 "Tools", "Elicitation",
+ * "Transports" (stdio; Streamable HTTP: one MCP session per `Mcp-Session-Id`, servers SHOULD bind
+ * to localhost and MUST validate the Origin header against DNS rebinding).
  */
 import { randomUUID } from "node:crypto";
 import { serveStdio as serveStdioEras } from "@modelcontextprotocol/server/stdio";

@@ -15,9 +15,8 @@
  *   result, carried in the `requestState`, with a note (as the 2025 era does, the script is not
  *   run again).
  *
- * Rule source: MCP spec 2026-07-28 "Multi Round-Trip Requests" (`input_required`, `inputRequests`,
- * `inputResponses`, `requestState`), "Elicitation" (form and URL mode); docs/mcp.md → "Gateway,
- * 2026-07-28 clients".
+ * See MCP spec 2026-07-28 "Multi Round-Trip Requests" (`input_required`, `inputRequests`,
+ * `inputResponses`, `requestState`) and "Elicitation"; docs/mcp.md → Gateway, 2026-07-28 clients.
  */
 import { randomUUID } from "node:crypto";
 import { inputRequired, inputResponse } from "@modelcontextprotocol/server";

@@ -12,9 +12,9 @@
  * the key kept in the store (`shared_state`, kind `gateway`), so a question asked by one replica
  * is answered on another.
  *
- * Rule source: MCP spec 2026-07-28 "Multi Round-Trip Requests" (server requirements: the server
- * MUST protect the integrity of state that influences authorization and MUST reject state that
- * fails verification; state is bound to the user); docs/mcp.md → "Gateway, 2026-07-28 clients".
+ * See MCP spec 2026-07-28 "Multi Round-Trip Requests" (the server MUST protect the integrity of
+ * state that influences authorization and MUST reject state that fails verification; state is
+ * bound to the user); docs/mcp.md → Gateway, 2026-07-28 clients.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";

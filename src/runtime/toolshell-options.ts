@@ -1,7 +1,7 @@
 /**
  * The options of `createToolShell` and the ToolShell it returns (runtime/toolshell.ts).
  *
- * Rule source: README "The tools command"; README "Changing servers while running".
+ * See README → Use it from code, Changing servers while running.
  */
 import type { Command } from "just-bash";
 import type { CallPipeline, Hooks, Redactor, SessionEvent } from "../call/index.js";

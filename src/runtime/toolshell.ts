@@ -3,8 +3,7 @@
  * pipeline, and the sessions that run shell calls over them. `buildToolShell` is the composition
  * root: the one place a loaded config becomes a running host (docs/architecture.md).
  *
- * Rule source: README "The tools command" (one `tools` command over every source; the list
- * rebuilt on every shell call).
+ * See docs/architecture.md → The composition root.
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";

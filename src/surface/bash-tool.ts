@@ -3,8 +3,7 @@
  * input schema, its description with the one-line list of sources, its result), the direct tools
  * and their names, and the approvals a `bash` call is held for.
  *
- * Rule source: README → The tools command, Which tools move into the shell,
- * Approvals (the `bash` result and its `tools` report); docs/agents.md → What the model sees.
+ * See docs/agents.md → What the model sees; README → Approvals.
  */
 import type { Person } from "../call/index.js";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";

@@ -17,8 +17,7 @@
  * Name rules (turn control, images, file editing) apply to top-level tools only: an MCP server's
  * `read_file` is an MCP tool and moves behind `tools` like every MCP tool.
  *
- * Rule source: README → Which tools move into the shell, Configuration
- * (`keep_visible`); docs/agents.md → What the model sees.
+ * See docs/agents.md → What the model sees; README → Configuration (`keepVisible`).
  */
 import { entryNames, foldName } from "../catalog/index.js";
 import type { CatalogTool, SourceState, ToolCallError, ToolSource } from "../tool/index.js";

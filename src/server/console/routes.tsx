@@ -7,7 +7,7 @@
  * Each page answers `?region=1` with only its live region (`<div id="live">`), which the client
  * script (static/console.js) fetches again when a live message concerns it.
  *
- * Rule source: README "Console".
+ * See README → Console.
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { Hono as HonoApp } from "hono";

@@ -5,8 +5,8 @@
  * The text comes from `showInput` (policy/show-input.ts), which writes each such character as a
  * JSON escape; this view marks those escapes and lists the flags.
  *
- * Rule source: README "Console"; Unicode Technical Report 36 (UTR36) "Unicode Security
- * Considerations" (bidirectional and invisible characters that make text read differently).
+ * See README → Console; Unicode Technical Report 36 "Unicode Security Considerations"
+ * (bidirectional and invisible characters that make text read differently).
  */
 import type { Child, FC } from "hono/jsx";
 import { describeFlags, showInput, showText, type ShownInput } from "../../../policy/index.js";
