@@ -14,7 +14,8 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { withDisplay, type Decision } from "../policy/index.js";
+import type { Decision } from "../policy/index.js";
+import { withDisplay } from "../display/show-input.js";
 import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
