@@ -176,13 +176,13 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       const sessionIdleMs = whole(opts.sessionIdle, "--session-idle");
       // The HTTP API's tokens (config `server.tokens`, TOOLSHELL_API_TOKEN(S)) guard the gateway too.
       const { parseServerConfig } = await import("../config/index.js");
-      const tokens = parseServerConfig(shell.config).tokens;
+      const { tokens, tokenNames, tokenRoles } = parseServerConfig(shell.config);
       // Never without a token, even on 127.0.0.1: every local user could run and approve calls.
       const { gatewayToken } = await import("./gateway-token.js");
       const made = tokens.length ? undefined : gatewayToken(shell.config.baseDir);
       if (made) tokens.push(made.token);
       // MCP sessions live in the store, so replicas on one database share them (docs/deployment.md).
-      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens, ...(opened.store ? { store: opened.store } : {}) });
+      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens, tokenNames, tokenRoles, ...(opened.store ? { store: opened.store } : {}) });
       // The gateway follows its config file and the store like every host (Host.follow; README
       // "Changing servers while running"), listed as a live replica of the store.
       await opened.follow?.({ kind: "mcp", url: running.url });
