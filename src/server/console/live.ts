@@ -10,8 +10,7 @@
  * page and the HTTP API's event stream (`GET /v1/sessions/{id}/events` as `text/event-stream`,
  * server/event-stream.ts) of this replica.
  *
- * Rule source: README "Console"; the SSE format is the WHATWG HTML standard's
- * "Server-sent events" (`text/event-stream`).
+ * See README → Console; the WHATWG HTML standard's "Server-sent events" (`text/event-stream`).
  */
 import type { SSEStreamingApi } from "hono/streaming";
 import type { Host } from "../host.js";

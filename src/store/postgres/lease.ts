@@ -11,8 +11,7 @@
  * Waiting is bounded: for a connection of the lease pool by its connection timeout, for the lock
  * by `waitMs`; past either the lease rejects with an error saying which.
  *
- * Rule source: src/runtime/durable.ts (`SessionStore.lease`, `SessionLease`); docs/sessions.md
- * "The store" (leases and fences).
+ * See docs/sessions.md → The store; src/runtime/durable.ts (`SessionStore.lease`, `SessionLease`).
  */
 import type { Pool, PoolClient } from "pg";
 import type { SessionLease } from "../../runtime/index.js";
