@@ -11,7 +11,7 @@
  * See README → The CLI.
  */
 import type { Store } from "../store/index.js";
-import { terminalJson, terminalText } from "../policy/show-input.js";
+import { terminalJson, terminalText } from "../display/show-input.js";
 import { ToolCallError } from "../tool/index.js";
 import type { CommonOptions } from "./commands.js";
 

@@ -9,7 +9,7 @@
  */
 import { createInterface } from "node:readline/promises";
 import { describeQuestion, progressLine, type AskedQuestion, type CallProgress, type Person } from "../call/index.js";
-import { showName, terminalText } from "../policy/index.js";
+import { showName, terminalText } from "../display/show-input.js";
 import type { QuestionAnswer } from "../tool/index.js";
 
 /** Terminal streams a question is asked on. */

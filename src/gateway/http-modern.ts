@@ -14,7 +14,7 @@
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from "@modelcontextprotocol/server";
 import type { ToolShell } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
-import { createGatewayServer, type GatewayOptions } from "./mcp-server.js";
+import { createGatewayServer, followGatewayTools, type GatewayOptions } from "./mcp-server.js";
 import { gatewayCodec, requestStateKeys } from "./request-state.js";
 
 /** The `_meta` key a 2026 request may name its toolshell session with (within its principal's). */
@@ -53,8 +53,9 @@ export function modernHandler(shell: ToolShell, options: GatewayOptions, store?:
     },
     { legacy: "reject" },
   );
-  // Clients listening (`subscriptions/listen`) hear of servers added, changed or removed.
-  const off = shell.onServersChanged(() => handler.notify.toolsChanged());
+  // Clients listening (`subscriptions/listen`) hear of servers added, changed or removed, of a
+  // server's own tool list changing, and of a server loaded at start being up.
+  const off = followGatewayTools(shell, () => handler.notify.toolsChanged());
   return Object.assign(handler, {
     stop: async () => {
       off();

@@ -20,6 +20,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { RequestStateCodec, ServerContext } from "@modelcontextprotocol/server";
 import type { Store } from "../store/index.js";
+import type { BashToolResult } from "../surface/index.js";
 
 /** How long a question the gateway asks a 2026 client may wait for its answer (seconds). */
 export const REQUEST_STATE_TTL_S = 15 * 60;
@@ -43,6 +44,8 @@ export interface GatewayState {
   request?: string;
   /** The servers whose sign-in was asked, in the order of the input requests `sign_in_<i>`. */
   servers?: string[];
+  /** With sign-ins: the call's result (its output bounded as every `bash` result is), answered on the retry. */
+  result?: BashToolResult;
 }
 
 /** The principal of a request: the HTTP client's (from its validated token), else the stdio process. */
