@@ -17,8 +17,8 @@
  *   the held call runs, with the answer covering the approved calls.
  * `toModelOutput` of direct tools is honoured; images of direct tools reach the model as files.
  *
- * Rule source: docs/agents.md → AI SDK adapter; README → Approvals; README "Use it from code" →
- * toModelOutput; AI SDK 7 tool approval (`needsApproval`, `tool-approval-request`/`-response`).
+ * See docs/agents.md → With the AI SDK; README → Approvals. AI SDK 7 tool approval:
+ * `needsApproval`, `tool-approval-request`/`-response`.
  */
 import { jsonSchema, tool, type JSONValue, type ModelMessage, type Tool, type ToolSet } from "ai";
 import {

@@ -3,8 +3,7 @@
  * and the console are checked against it. Each event carries `session_id` and `at` (ISO time),
  * added when it is recorded.
  *
- * Rule source: README "Events" and docs/sessions.md "Events" (`tool.nested_call` under its
- * `bash` call, with command, input preview, status and duration).
+ * See docs/sessions.md → Events.
  */
 import type { ErrorCode } from "../tool/index.js";
 import type { CallStatus, StopReason } from "./call.js";

@@ -5,13 +5,13 @@
  * (`ctx.reportProgress`, `ctx.ask`). Progress is also recorded as a `tool.progress` session
  * event; questions as `question.asked` / `question.answered`.
  *
- * Rule source: docs/mcp.md ("Progress", "Elicitation relay"); MCP spec 2025-11-25 "Utilities" →
- * Progress, "Client Features" → Elicitation ("Clients MUST … decline or cancel" when they
- * cannot ask; the content returned MUST match the requested schema).
+ * See docs/mcp.md → Progress, Elicitation relay; MCP spec 2025-11-25 "Utilities" → Progress and
+ * "Client Features" → Elicitation (a client that cannot ask declines; the content returned must
+ * match the requested schema).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import { describeFlags, showInput, showName } from "../policy/index.js";
+import { describeFlags, showInput, showName } from "../display/show-input.js";
 import { checkAnswer, type InvokeContext, type JsonSchema, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
 import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
@@ -186,7 +186,7 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
  * A question as a person is shown it, on every surface: who asks (the server's name and the
  * call's command, escaped) and the server's message — as is when plain, else as a JSON string
  * with every hidden or control character escaped — then one warning line per flagged character.
- * The same escaping as tool names and inputs on an approval prompt (policy/show-input.ts).
+ * The same escaping as tool names and inputs on an approval prompt (display/show-input.ts).
  */
 export function describeQuestion(question: Pick<Question, "server" | "command" | "message" | "url">): { text: string; warnings: string[] } {
   const server = showName(question.server);

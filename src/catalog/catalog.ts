@@ -2,8 +2,7 @@
  * The catalog: all sources as one shell call sees them. Resolves `tools` words to a tool or a
  * source, loads on-demand sources when named, searches.
  *
- * Rule source: README → The tools command (names, grouping, rebuilt on every shell
- * call, on-demand servers loaded by the first command that names one or a matching search).
+ * See README → The `tools` command.
  */
 import { ToolCallError, type CatalogTool, type MaybePromise, type ToolSource } from "../tool/index.js";
 import { closest, displayName, findByName, foldName, namesakes } from "./names.js";

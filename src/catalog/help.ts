@@ -2,15 +2,14 @@
  * Help pages of the `tools` command: the index (`tools --help`), one source (`tools <server>
  * --help`), one tool (`tools [<server>] <tool> --help`), and search results. All bounded in size.
  *
- * Rule source: README → The tools command (table of commands); README (help is
- * bounded: a server with 300 tools still prints a readable page).
+ * See README → The `tools` command.
  */
 import type { CatalogTool, ToolSource } from "../tool/index.js";
 import type { Catalog, SearchHit } from "./catalog.js";
 import { displayName } from "./names.js";
 import { objectFields } from "./schema.js";
 import { signature, typeOf } from "./signature.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 
 /** Lines with a description in a source page before the rest are listed by name only. */
 export const SOURCE_PAGE_DESCRIBED = 60;

@@ -1,8 +1,7 @@
 /**
  * Tool and source names as the `tools` command spells them.
  *
- * Rule source: README → The tools command ("Hyphens and underscores are
- * interchangeable"; `mcp_github__list_pulls` is `tools github list-pulls`).
+ * See README → The `tools` command (Names).
  */
 
 import { displayName, editDistance, foldName, nameWords, spellsExactly } from "../tool/index.js";

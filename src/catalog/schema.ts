@@ -5,9 +5,9 @@
  * `key=value` typing and the unknown-field check all read schemas through {@link effectiveSchema}
  * so they agree on every field's type.
  *
- * Rule source: JSON Schema 2020-12 Core §8.2.3 (`$ref` applies alongside sibling keywords) and
- * §10.2.1.1 (`allOf`); the README section "The tools command" (help shows every field's type).
- * Only what it displays is changed: validation still runs on the schema as the server gave it.
+ * See JSON Schema 2020-12 Core §8.2.3 (`$ref` applies alongside sibling keywords) and §10.2.1.1
+ * (`allOf`). Only what it displays is changed: validation still runs on the schema as the server
+ * gave it.
  */
 import type { JsonSchema } from "../tool/index.js";
 

@@ -1,7 +1,7 @@
 /**
  * Compact signatures of a tool's input, e.g. `get-pull({ number: integer, repo?: string })`.
  *
- * Rule source: README "The tools command" (help shows a compact signature).
+ * See README → The `tools` command.
  */
 import type { JsonSchema } from "../tool/index.js";
 import { displayName } from "./names.js";

@@ -29,16 +29,14 @@
  * - `store.unavailable` — warning, completeness: the store the config names (where ratings are
  *   kept) cannot be opened, so `tools.unrated` counts every unannotated tool (see `checkStoreError`).
  *
- * Rule source: docs/agents.md → Checks and configuration; README → Tool search (Agent
- * Checks report the redundant capability as a `capabilities.superseded` suggestion).
+ * See docs/agents.md → `toolshell check`.
  */
 import path from "node:path";
 import { ConfigError } from "../config/index.js";
-import { foldName, RESERVED_WORDS } from "../catalog/index.js";
+import { foldName, namesTool, RESERVED_WORDS } from "../catalog/index.js";
 import { bashToolSpec, commandOf, directTools, directToolName, toolListTokens, countTokens } from "../surface/index.js";
 import { ratingKey, type RatingCache } from "../policy/index.js";
 import type { ToolShell } from "../runtime/index.js";
-import { namesTool } from "../surface/index.js";
 import type { CatalogTool, ToolSource } from "../tool/index.js";
 
 /** How much a finding matters. */

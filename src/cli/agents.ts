@@ -3,13 +3,13 @@
  * with `--import` of other clients' servers), `toolshell check` (advisory findings, always exit
  * 0) and `toolshell list --tokens` (the size of what the model sees).
  *
- * Rule source: docs/agents.md → MCP gateway, Checks and configuration, What the model sees.
+ * See docs/agents.md → With an MCP client, `toolshell check`, What the model sees.
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ToolShell, ToolShellOptions } from "../runtime/index.js";
 import type { CommonOptions } from "./commands.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 
 /** Options of `toolshell mcp`. */
 export interface McpCliOptions {
@@ -176,13 +176,13 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       const sessionIdleMs = whole(opts.sessionIdle, "--session-idle");
       // The HTTP API's tokens (config `server.tokens`, TOOLSHELL_API_TOKEN(S)) guard the gateway too.
       const { parseServerConfig } = await import("../config/index.js");
-      const tokens = parseServerConfig(shell.config).tokens;
+      const { tokens, tokenNames, tokenRoles } = parseServerConfig(shell.config);
       // Never without a token, even on 127.0.0.1: every local user could run and approve calls.
       const { gatewayToken } = await import("./gateway-token.js");
       const made = tokens.length ? undefined : gatewayToken(shell.config.baseDir);
       if (made) tokens.push(made.token);
       // MCP sessions live in the store, so replicas on one database share them (docs/deployment.md).
-      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens, ...(opened.store ? { store: opened.store } : {}) });
+      const running = await serveHttp(shell, { ...gatewayOptions, port, host: opts.host ?? "127.0.0.1", maxSessions, sessionIdleMs, tokens, tokenNames, tokenRoles, ...(opened.store ? { store: opened.store } : {}) });
       // The gateway follows its config file and the store like every host (Host.follow; README
       // "Changing servers while running"), listed as a live replica of the store.
       await opened.follow?.({ kind: "mcp", url: running.url });

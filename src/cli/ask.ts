@@ -4,11 +4,12 @@
  * when every call asked about was allowed (as the gateway does); a script that stopped midway is
  * not resumed, and the person is told to run it again.
  *
- * Rule source: README "Approvals" → The person's side ("`toolshell run` on a terminal asks y / n / always").
+ * See README → Approvals.
  */
 import { userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
-import { describeFlags, describeScripts, showInput, showName, type ApprovalRequest } from "../policy/index.js";
+import { describeScripts, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, showInput, showName } from "../display/show-input.js";
 import type { StopReport } from "../runtime/index.js";
 
 /** Records a person's answer (on this process's session, or through the warm host). */

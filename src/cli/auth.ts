@@ -7,14 +7,14 @@
  *
  * Tokens go to the store (`.toolshell/state.db`, created 0600), never to the terminal.
  *
- * Rule source: README "Sign-in"; MCP spec 2025-11-25 "Authorization".
+ * See README → Sign-in; MCP spec 2025-11-25 "Authorization".
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
 import type { ServerConfig } from "../config/index.js";
 import { resolveConfigFile } from "../config/locate.js";
 import { DEFAULT_PRINCIPAL, type SignInStatus } from "../mcp/index.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 import { openToolShell, type CommonOptions } from "./commands.js";
 
 // What an authorization server or an MCP server says (a URL, an error, a server's name) reaches

@@ -2,9 +2,9 @@
  * What each `toolshell` subcommand does. Kept apart from argument parsing so the work can be
  * tested and so start-up loads only what a command needs.
  *
- * Rule source: README "The CLI and the demo".
+ * See README → The CLI.
  */
-import { terminalJson, terminalText } from "../policy/show-input.js";
+import { terminalJson, terminalText } from "../display/show-input.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -138,7 +138,7 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
   }
   if (req.kind === "approve") {
     const answered = await (await import("./approvals.js")).approveById(host, req.requestId, req.decision, { session: req.options.session });
-    const { showInput, showName } = await import("../policy/index.js");
+    const { showInput, showName } = await import("../display/show-input.js");
     return { stdout: `${answered.decision}: ${showName(answered.tool).text} ${showInput(answered.input).text} (session ${showName(answered.session_id).text})\n`, stderr: "", code: 0 };
   }
   const result = await cliSession(sessionId).bash(script ?? "", { person });

@@ -6,7 +6,7 @@
  * random token once and keeps it in `.toolshell/mcp-http.token` beside the config (0600 in a
  * 0700 folder), the same one at every start, so a client is configured once.
  *
- * Rule source: docs/agents.md "Over HTTP"; docs/security.md "Who acts for whom".
+ * See docs/agents.md → With an MCP client; docs/security.md → Who acts for whom.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";

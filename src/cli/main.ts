@@ -24,7 +24,7 @@
  * stopped for a person's approval (without a terminal the stop report is printed on stderr as
  * JSON; on a terminal the person is asked y / a / n / r).
  *
- * Rule source: README "The CLI and the demo"; README "Approvals" "The person's side".
+ * See README → The CLI, Approvals.
  */
 import { Argument, Command, Option } from "commander";
 import { createRequire } from "node:module";
@@ -36,7 +36,7 @@ import { oneOf, someOf } from "./usage.js";
 import { COMPLETION_SHELLS } from "./completion.js";
 import { CLIENTS } from "../gateway/clients.js";
 import { DECISIONS } from "../policy/decisions.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 
 
 

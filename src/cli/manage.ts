@@ -8,10 +8,10 @@
  * Exit codes: 0 done; 1 bad input or nothing found (the error says which); 2 the store or
  * config could not be opened; 3 a run stopped for a person's approval.
  *
- * Rule source: README "The CLI" (exit codes, the store beside the config).
+ * See README → The CLI.
  */
 import type { Store } from "../store/index.js";
-import { terminalJson, terminalText } from "../policy/show-input.js";
+import { terminalJson, terminalText } from "../display/show-input.js";
 // The leaf module, not tool/index.js: the CLI registers these commands on every run, a warm `exec` too.
 import { ToolCallError } from "../tool/types.js";
 import type { CommonOptions } from "./commands.js";

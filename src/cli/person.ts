@@ -3,13 +3,13 @@
  * (2/5)`), and an upstream server's question asked on the terminal (only when stdin and stderr
  * are a terminal; otherwise nobody can answer and the question is declined).
  *
- * Rule source: docs/mcp.md ("Progress", "Elicitation relay"); README "The CLI"; MCP spec
- * 2025-11-25 "Client Features" → Elicitation (form mode: flat properties of type string,
- * number, integer, boolean, or a string enum).
+ * See docs/mcp.md → Progress, Elicitation relay; MCP spec 2025-11-25 "Client Features" →
+ * Elicitation (form mode: flat properties of type string, number, integer, boolean, or a string
+ * enum).
  */
 import { createInterface } from "node:readline/promises";
 import { describeQuestion, progressLine, type AskedQuestion, type CallProgress, type Person } from "../call/index.js";
-import { showName, terminalText } from "../policy/index.js";
+import { showName, terminalText } from "../display/show-input.js";
 import type { QuestionAnswer } from "../tool/index.js";
 import type { Terminal } from "./terminal.js";
 

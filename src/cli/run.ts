@@ -3,8 +3,7 @@
  * store, MCP servers) the way `toolshell exec` does, make one shell call, and exit with its
  * outcome.
  *
- * Rule source: README "The CLI" (exit code 3 for a run stopped for approval; the stop report as
- * one JSON line on stderr without a terminal).
+ * See README → The CLI.
  */
 import type { ShellResult } from "../runtime/index.js";
 import type { Host } from "../server/host.js";

@@ -7,7 +7,7 @@
  * same config (`server.tokens`, `TOOLSHELL_API_TOKEN(S)`). Replicas on other machines are listed
  * from the store (server/shared-state.ts).
  *
- * Rule source: README "The CLI"; docs/sessions.md → HTTP API (bearer tokens).
+ * See README → The CLI; docs/sessions.md → HTTP API.
  */
 import { X509Certificate } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";

@@ -14,7 +14,7 @@
  * HTTP API, it is the operator's door: the config's `manageScripts` (which governs saving from
  * inside the shell) does not apply here.
  *
- * Rule source: docs/sessions.md → Commands (saved scripts and triggers from the command line).
+ * See docs/sessions.md → Commands.
  */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";

@@ -14,7 +14,7 @@
  * nothing is written. Hosts that watch the file (`toolshell mcp`, `serve`) and the warm host (a
  * new fingerprint) follow the file.
  *
- * Rule source: README "Changing servers while running"; docs/agents.md "Configuration".
+ * See README → Changing servers while running; docs/agents.md → Configuration.
  */
 import type { Command } from "commander";
 import type { CommonOptions } from "./commands.js";

@@ -9,12 +9,12 @@
  * Both read the store named by the config (`store`, default `<config dir>/.toolshell/state.db`)
  * or `--store FILE`.
  *
- * Rule source: docs/sessions.md → Events (`toolshell events SESSION`, `--json`), HTTP API (`toolshell serve`).
+ * See docs/sessions.md → Events, HTTP API.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isPostgresUrl as isStoreUrl } from "../config/store-location.js";
-import { terminalJson, terminalText } from "../policy/show-input.js";
+import { terminalJson, terminalText } from "../display/show-input.js";
 import { hostOf, isLoopbackHost } from "../server/reach.js";
 
 /** Exit code when the session is unknown or the store is missing. */

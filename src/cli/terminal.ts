@@ -3,7 +3,7 @@
  * from person.ts so a warm run decides this without loading the call pipeline (README
  * "Performance").
  *
- * Rule source: README "The CLI"; docs/mcp.md "Elicitation relay".
+ * See README → The CLI; docs/mcp.md → Elicitation relay.
  */
 
 /** Terminal streams a question is asked on. */

@@ -16,7 +16,7 @@
  * HTTP API. A running `toolshell serve` on the same store sees deletions and disabling at the
  * next time a schedule fires; a new or rescheduled schedule starts there at its next start.
  *
- * Rule source: docs/sessions.md → Commands and Triggers; README "The CLI".
+ * See docs/sessions.md → Commands, Triggers.
  */
 import type { Command } from "commander";
 import type { TriggerRecord, TriggerRunRecord } from "../store/index.js";

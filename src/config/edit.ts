@@ -7,7 +7,7 @@
  * and written atomically (a temporary file renamed over it), so a bad entry leaves the file as it
  * was.
  *
- * Rule source: README "Configuration" and "Changing servers while running".
+ * See README → Configuration, Changing servers while running.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -4,8 +4,7 @@
  * (the config file's folder), and VS Code's `${workspaceFolder}` and `${userHome}`. VS Code's
  * `${input:…}` asks the person in the editor; toolshell cannot, so it is an error naming it.
  *
- * Rule source: README "Configuration" (`${VAR}`, `${VAR:-default}`, `${TOOLSHELL_CONFIG_DIR}`,
- * `${workspaceFolder}`, `${userHome}`); VS Code's "Variables reference".
+ * See README → Configuration; VS Code's "Variables reference".
  */
 import os from "node:os";
 import path from "node:path";

@@ -3,8 +3,7 @@
  * from the environment), and a trigger posted to the API, checked by the config's own trigger
  * schema.
  *
- * Rule source: docs/sessions.md (bearer tokens from the config, `TOOLSHELL_API_TOKENS` and
- * `TOOLSHELL_API_TOKEN`; triggers).
+ * See docs/sessions.md → HTTP API, Config keys.
  */
 import { ConfigError, parseWith } from "./messages.js";
 import { defaultRole, MIN_TOKEN_LENGTH, triggerSchema, type HttpApiConfig, type TokenRole, type TriggerSpec } from "./schema.js";

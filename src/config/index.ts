@@ -2,7 +2,7 @@
  * The config folder's public face: the one schema of the config file, the types derived from it,
  * and reading, checking and resolving a config (a whole file or one server entry).
  *
- * Rule source: README "Configuration"; docs/agents.md "Configuration".
+ * See README → Configuration; docs/agents.md → Configuration.
  */
 export {
   configSchema,

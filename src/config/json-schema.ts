@@ -3,7 +3,7 @@
  * editors read and the checks toolshell runs cannot drift apart. `npm run schema` writes it; a
  * test fails while the committed file differs.
  *
- * Rule source: docs/agents.md "Configuration"; zod's `z.toJSONSchema` (JSON Schema draft-07, the
+ * See docs/agents.md → Configuration. Built with zod's `z.toJSONSchema` (JSON Schema draft-07, the
  * input side: what a person writes, with defaults).
  */
 import * as z from "zod";

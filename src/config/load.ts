@@ -4,8 +4,7 @@
  * with variables expanded and paths resolved. Read by the host only; nothing a script passes to
  * `tools` can point it at another config, server or credential.
  *
- * Rule source: README "Configuration" and "The CLI" (file look-up order, `TOOLSHELL_CONFIG`,
- * other clients' keys kept with a note).
+ * See README → Configuration, The CLI.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -3,8 +3,7 @@
  * with "did you mean" for a key that is one or two letters from a known one. The zod schema
  * (schema.ts) finds the mistakes; this file words them.
  *
- * Rule source: README "Configuration" (errors name the file and the key; a near-miss key is an
- * error, other clients' keys are kept).
+ * See README → Configuration.
  */
 import * as z from "zod";
 import type * as zc from "zod/v4/core";

@@ -4,8 +4,7 @@
  * a server or a person said, or a credential: a folder 0700, a file 0600, and one made earlier
  * (by an older version, or under a looser umask) is narrowed when it is next written.
  *
- * Rule source: docs/security.md "Who acts for whom" (every local door and file is owner-only,
- * as the daemon socket and the store are).
+ * See docs/security.md → Who acts for whom.
  */
 import { chmodSync, closeSync, fchmodSync, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";

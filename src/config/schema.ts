@@ -8,9 +8,8 @@
  * keys of other clients (kept and noted) and near misses (errors) beside, relative paths and
  * folders that must exist after.
  *
- * Rule source: README "Configuration"; docs/agents.md "Configuration"; docs/sessions.md (the
- * HTTP API and triggers); MCP specification 2025-11-25 "Transports" (stdio, Streamable HTTP, the
- * HTTP+SSE fallback) and "Authorization" (OAuth for remote servers).
+ * See README → Configuration; docs/agents.md → Configuration; docs/sessions.md → Config keys; MCP
+ * spec 2025-11-25 "Transports" and "Authorization".
  */
 import { Cron } from "croner";
 import * as z from "zod";

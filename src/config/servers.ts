@@ -3,8 +3,7 @@
  * `mcpServers` / `servers` objects of a config (`parseServersConfig`), checked by the schema's
  * {@link serverEntrySchema} and resolved against the config's folder.
  *
- * Rule source: README "Configuration" (formats, `${VAR}`, paths, near-miss keys are errors and
- * other clients' keys are kept); MCP specification 2025-11-25 "Transports".
+ * See README → Configuration; MCP spec 2025-11-25 "Transports".
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";

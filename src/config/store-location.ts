@@ -3,7 +3,7 @@
  * PostgreSQL database (kept as written, after `${VAR}` expansion); anything else is a SQLite
  * file (resolved against the config's folder) or `:memory:`.
  *
- * Rule source: README "Configuration" (`store`); docs/sessions.md "The store".
+ * See README → Configuration; docs/sessions.md → The store.
  */
 
 /** True when `location` is a PostgreSQL URL (`postgres://…` or `postgresql://…`, any case). */

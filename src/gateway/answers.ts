@@ -3,8 +3,8 @@
  * with structuredContent, a direct call's content blocks), the approval form, how an approval is
  * answered without elicitation, and recording the person's answer.
  *
- * Rule source: MCP spec 2025-06-18 "Tools" (content blocks, isError, structuredContent),
- * "Elicitation" (form requests, accept / decline / cancel); docs/agents.md → MCP gateway.
+ * See MCP spec 2025-06-18 "Tools" (content blocks, isError, structuredContent) and "Elicitation";
+ * docs/agents.md → With an MCP client.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ApprovalRequest, Decision } from "../policy/index.js";

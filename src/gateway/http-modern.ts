@@ -7,14 +7,14 @@
  * request names one in `_meta["toolshell/session"]`. Questions for the person are
  * `input_required` answers whose `requestState` every replica can verify (request-state.ts).
  *
- * Rule source: MCP spec 2026-07-28 "Transports" → Streamable HTTP (no sessions; the version and
- * the client's capabilities in each request's `_meta`), "Multi Round-Trip Requests";
- * docs/mcp.md → "Gateway, 2026-07-28 clients".
+ * See MCP spec 2026-07-28 "Transports" → Streamable HTTP (no sessions; the version and the
+ * client's capabilities in each request's `_meta`) and "Multi Round-Trip Requests"; docs/mcp.md →
+ * Gateway, 2026-07-28 clients.
  */
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from "@modelcontextprotocol/server";
 import type { ToolShell } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
-import { createGatewayServer, type GatewayOptions } from "./mcp-server.js";
+import { createGatewayServer, followGatewayTools, type GatewayOptions } from "./mcp-server.js";
 import { gatewayCodec, requestStateKeys } from "./request-state.js";
 
 /** The `_meta` key a 2026 request may name its toolshell session with (within its principal's). */
@@ -45,14 +45,17 @@ export function modernHandler(shell: ToolShell, options: GatewayOptions, store?:
   const keys = requestStateKeys(store?.listShared && store.putShared ? (store as Pick<Store, "listShared" | "putShared">) : undefined);
   const handler = createMcpHandler(
     async ({ authInfo }) => {
-      const session = shell.session(String(authInfo?.extra?.session ?? "mcp_anonymous"));
+      // An agent token's session acts for its name (http-server.ts actingFor); an operator's as the config's person.
+      const acting = typeof authInfo?.extra?.acting === "string" ? authInfo.extra.acting : undefined;
+      const session = shell.session(String(authInfo?.extra?.session ?? "mcp_anonymous"), acting ? { principal: acting, agent_id: acting } : undefined);
       await session.ready;
       return createGatewayServer(shell, session, { ...options, era: "modern", codec: gatewayCodec(await keys()) });
     },
     { legacy: "reject" },
   );
-  // Clients listening (`subscriptions/listen`) hear of servers added, changed or removed.
-  const off = shell.onServersChanged(() => handler.notify.toolsChanged());
+  // Clients listening (`subscriptions/listen`) hear of servers added, changed or removed, of a
+  // server's own tool list changing, and of a server loaded at start being up.
+  const off = followGatewayTools(shell, () => handler.notify.toolsChanged());
   return Object.assign(handler, {
     stop: async () => {
       off();
@@ -62,6 +65,6 @@ export function modernHandler(shell: ToolShell, options: GatewayOptions, store?:
 }
 
 /** The authInfo a 2026 request is served with: its principal and its toolshell session. */
-export function modernAuthInfo(principal: string, session: string): AuthInfo {
-  return { token: principal, clientId: principal, scopes: [], extra: { session } };
+export function modernAuthInfo(principal: string, session: string, acting?: string): AuthInfo {
+  return { token: principal, clientId: principal, scopes: [], extra: { session, ...(acting ? { acting } : {}) } };
 }

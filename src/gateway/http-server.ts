@@ -4,10 +4,10 @@
  * Host and Origin headers checked against DNS rebinding, and a bounded number of sessions that
  * expire when idle.
  *
- * Rule source: MCP spec 2025-06-18 "Transports" → Streamable HTTP (servers SHOULD bind to
- * localhost and MUST validate the Origin header; session management: a server MAY end a session
- * at any time, after which it answers requests with that session id with 404 and the client
- * starts a new session with an initialize request).
+ * See MCP spec 2025-06-18 "Transports" → Streamable HTTP: servers SHOULD bind to localhost and
+ * MUST validate the Origin header; a server MAY end a session at any time, after which it answers
+ * requests with that session id with 404 and the client starts a new session with an initialize
+ * request.
  *
  * Several replicas (docs/deployment.md → The MCP gateway): with a store, an MCP session's id maps
  * to the toolshell session `mcp_<id>` in the store, whose metadata keeps the client's
@@ -34,9 +34,11 @@ import type { ToolShell } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
 import { createGatewayServer, type GatewayOptions, type RunningGateway } from "./mcp-server.js";
 import { loadKeptServers } from "../surface/index.js";
-import { TokenGuard, tokenMatches } from "../server/token-guard.js";
+import { TokenGuard, tokenIndex, tokenMatches } from "../server/token-guard.js";
 import { isModernRequest, modernAuthInfo, modernHandler, modernSessionId } from "./http-modern.js";
 import { tokenPrincipal } from "./request-state.js";
+import { roleAt, tokenName } from "../server/http.js";
+import type { TokenRole } from "../config/index.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
@@ -75,6 +77,15 @@ export interface HttpGatewayOptions extends GatewayOptions {
    * person. Required when `host` is not a loopback address.
    */
   tokens?: readonly string[];
+  /**
+   * Who each token is, as `server.tokens[]` says (`{ name, token, role }`, docs/security.md "Who
+   * acts for whom"): an `agent` token's sessions act for its name (its own OAuth sign-ins, its
+   * own agent's saved scripts) and it reaches no other token's session; an `operator` token acts
+   * as the config's person and reaches every session. A token without a role: operator when it is
+   * the only one, else agent.
+   */
+  tokenNames?: readonly string[];
+  tokenRoles?: ReadonlyArray<TokenRole | undefined>;
   /** Wrong tokens per source address (server/token-guard.ts); default: one for this gateway. */
   tokenGuard?: TokenGuard;
   /**
@@ -137,7 +148,7 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
   // 2026-07-28 clients: stateless, one server per request (http-modern.ts). Their questions are
   // answered on any replica, so they are asked even over a store with a session lease.
   const modern = modernHandler(shell, options, options.store);
-  type Live = { transport: WebStandardStreamableHTTPServerTransport; server: Server; lastSeen: number; inFlight: number };
+  type Live = { transport: WebStandardStreamableHTTPServerTransport; server: Server; lastSeen: number; inFlight: number; acting?: string };
   const live = new Map<string, Live>();
   let opening = 0;
   /** Closes sessions idle past the limit (none with a request or stream open). */
@@ -164,14 +175,25 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
   };
   /**
-   * The server and transport of MCP session `id` (a new one, or one rebuilt from the store);
-   * listed in `live` once its initialize is answered.
+   * Whom a request's token acts for: undefined for an operator (the config's person, every
+   * session), else its name as principal and agent (the HTTP API's rule, server/http.ts).
    */
-  const openSession = async (id: string, init: Record<string, unknown>): Promise<Live> => {
-    const session = shell.session(`mcp_${id}`, { mcp_initialize: init });
+  const actingFor = (req: IncomingMessage): string | undefined => {
+    if (!tokens.length) return undefined;
+    const presented = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ""))?.[1] ?? "";
+    const i = tokenIndex(presented, tokens);
+    const names = { tokens, tokenRoles: options.tokenRoles, tokenNames: options.tokenNames ? [...options.tokenNames] : undefined };
+    return roleAt(i, names) === "operator" ? undefined : tokenName(i, names);
+  };
+  /**
+   * The server and transport of MCP session `id` (a new one, or one rebuilt from the store);
+   * listed in `live` once its initialize is answered. `acting`: the agent token's name it acts for.
+   */
+  const openSession = async (id: string, init: Record<string, unknown>, acting?: string): Promise<Live> => {
+    const session = shell.session(`mcp_${id}`, { mcp_initialize: init, ...(acting ? { principal: acting, agent_id: acting } : {}) });
     await session.ready;
     const server = createGatewayServer(shell, session, gatewayOptions);
-    const fresh = { server, lastSeen: now(), inFlight: 0 } as Live;
+    const fresh = { server, lastSeen: now(), inFlight: 0, acting } as Live;
     fresh.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: (sessionId) => {
@@ -199,7 +221,8 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
     const rec = await store.getSession(`mcp_${id}`);
     const params = rec?.metadata.mcp_initialize;
     if (!params || typeof params !== "object" || (await store.getStep(`mcp_${id}`, CLOSED_STEP))) return undefined;
-    const e = await openSession(id, params as Record<string, unknown>);
+    const acting = typeof rec?.metadata.principal === "string" ? rec.metadata.principal : undefined;
+    const e = await openSession(id, params as Record<string, unknown>, acting);
     const post = async (message: Record<string, unknown>, headers: Record<string, string> = {}) => {
       const req = new Request(`http://127.0.0.1${route}`, {
         method: "POST",
@@ -259,7 +282,7 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
               return fail(res, 400, (err as Error).message);
             }
             const body = parsedBody;
-            return await getRequestListener((webRequest) => modern.fetch(webRequest, { parsedBody: body, authInfo: modernAuthInfo(principal, session) }), { overrideGlobalObjects: false })(req, res);
+            return await getRequestListener((webRequest) => modern.fetch(webRequest, { parsedBody: body, authInfo: modernAuthInfo(principal, session, actingFor(req)) }), { overrideGlobalObjects: false })(req, res);
           }
         }
         if (entry && id && options.store && (await options.store.getStep(`mcp_${id}`, CLOSED_STEP))) {
@@ -290,8 +313,11 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
           opening++;
           counted = true;
           const init = (parsedBody as { params?: unknown }).params;
-          entry = await openSession(randomUUID(), init && typeof init === "object" ? (init as Record<string, unknown>) : {});
+          entry = await openSession(randomUUID(), init && typeof init === "object" ? (init as Record<string, unknown>) : {}, actingFor(req));
         }
+        // An agent token reaches only its own sessions; an operator's reaches every one.
+        const acting = actingFor(req);
+        if (acting !== undefined && entry.acting !== acting) return fail(res, 403, `this MCP session acts for ${entry.acting === undefined ? "the operator" : JSON.stringify(entry.acting)}; this token acts for ${JSON.stringify(acting)} and cannot reach it`);
         // A session with a request or a stream open is never idle.
         const e = entry;
         e.inFlight++;

@@ -20,8 +20,7 @@
  * note naming the key, never passed on with another meaning. `${env:NAME}` and `${NAME}` are kept:
  * toolshell expands them from the environment when it reads the config.
  *
- * Rule source: docs/agents.md → MCP gateway ("imports the configs of Claude Desktop, Cursor, Claude Code
- * and VS Code … paths per platform documented").
+ * See docs/agents.md → Importing other clients' servers.
  */
 import { existsSync } from "node:fs";
 import os from "node:os";

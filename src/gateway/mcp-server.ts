@@ -10,10 +10,9 @@
  * answer. That is the 2025 era; a 2026-07-28 client is asked through the call's
  * `input_required` answer instead (modern.ts).
  *
- * Rule source: docs/agents.md → MCP gateway; MCP spec 2025-06-18 "Tools" (tools/list, tools/call,
- * content blocks, isError, structuredContent), "Elicitation" (form requests, accept / decline /
- * cancel), "Transports" (stdio; Streamable HTTP: one MCP session per `Mcp-Session-Id`, servers
- * SHOULD bind to localhost and MUST validate the Origin header against DNS rebinding).
+ * See docs/agents.md → With an MCP client; MCP spec 2025-06-18 "Tools", "Elicitation",
+ * "Transports" (stdio; Streamable HTTP: one MCP session per `Mcp-Session-Id`, servers SHOULD bind
+ * to localhost and MUST validate the Origin header against DNS rebinding).
  */
 import { randomUUID } from "node:crypto";
 import { serveStdio as serveStdioEras } from "@modelcontextprotocol/server/stdio";
@@ -125,34 +124,25 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     (modern ? ctx?.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] : server.getClientCapabilities()) as { elicitation?: Record<string, unknown> } | undefined;
   const canElicit = (ctx?: ServerContext) => options.elicitation !== false && supportsFormElicitation(capabilities(ctx));
 
-  // What the last tools/list said; when it changes (a server loaded on demand), the client is told.
+  // What the last tools/list said; when it changes (a server loaded on demand), a 2025 client is
+  // told. A 2026-07-28 client hears of changes on its `subscriptions/listen` stream, which the
+  // serving entry holds (serveStdio below, http-modern.ts): this instance sends nothing unasked.
   let listed = "";
   const listKey = () => `${bashToolSpec(shell, session).description}\n${safeDirect(shell).map((d) => d.name).join(",")}`;
   const notifyIfChanged = async () => {
     try {
-      if (listed && listKey() !== listed) {
+      if (!modern && listed && listKey() !== listed) {
         listed = listKey();
         await server.sendToolListChanged();
       }
     } catch {}
   };
-
-  // A server added, changed or removed while the gateway runs changes the sources line: the
-  // client is told (README "Changing servers while running").
-  const offServers = shell.onServersChanged(() => {
-    void notifyIfChanged();
-  });
+  const offTools = followGatewayTools(shell, () => void notifyIfChanged());
   const closing = server.onclose;
   server.onclose = () => {
-    offServers();
+    offTools();
     closing?.();
   };
-
-  // Servers still starting (`toolshell mcp` answers `initialize` before they are up): the client
-  // is told when their tools are there (MCP spec "Tools" → List Changed Notification).
-  for (const s of shell.sources) {
-    if (s instanceof McpServerSource && s.config.load === "eager" && s.state() === "not_loaded") void s.load().then(notifyIfChanged, notifyIfChanged);
-  }
 
   server.setRequestHandler('tools/list', async (_req, ctx) => {
     listed = listKey();
@@ -289,6 +279,27 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
   return server;
 }
 
+/**
+ * Calls `listener` whenever the tools a gateway client sees may have changed: a server added,
+ * changed or removed, or a server's own tool list changed (README "Changing servers while
+ * running"), and when a server loaded at start is up (`toolshell mcp` answers before it is; MCP
+ * spec "Tools" → List Changed Notification). Returns the function that stops it.
+ */
+export function followGatewayTools(shell: ToolShell, listener: () => void): () => void {
+  let on = true;
+  const off = shell.onServersChanged(listener);
+  const loaded = () => {
+    if (on) listener();
+  };
+  for (const s of shell.sources) {
+    if (s instanceof McpServerSource && s.config.load === "eager" && s.state() === "not_loaded") void s.load().then(loaded, loaded);
+  }
+  return () => {
+    on = false;
+    off();
+  };
+}
+
 function safeDirect(shell: ToolShell) {
   try {
     return directTools(shell, [BASH_TOOL_NAME, APPROVE_TOOL_NAME]);
@@ -319,6 +330,19 @@ export async function serveStdio(shell: ToolShell, options: GatewayOptions & { s
     process.stdin.once("end", () => resolve());
     process.stdin.once("close", () => resolve());
   });
-  const handle = serveStdioEras(({ era }) => createGatewayServer(shell, session, { ...options, era, codec }));
+  const handle = serveStdioEras(({ era }) => {
+    const server = createGatewayServer(shell, session, { ...options, era, codec });
+    if (era !== "modern") return server;
+    // A 2026-07-28 client's `subscriptions/listen` is held by the SDK's stdio entry, which routes
+    // the instance's change notifications onto the open subscriptions (none open: nothing is
+    // sent); told on every change, as the HTTP face's listen streams are (http-modern.ts).
+    const off = followGatewayTools(shell, () => void server.sendToolListChanged().catch(() => {}));
+    const closing = server.onclose;
+    server.onclose = () => {
+      off();
+      closing?.();
+    };
+    return server;
+  });
   return { closed, close: () => handle.close() };
 }

@@ -12,11 +12,11 @@
  *   finds the step completed and gets its recorded result: nothing runs twice.
  * - a direct tool: the retry records the answer and, when allowed, calls the tool.
  * - sign-in: the retry waits for the sign-in the person opened to finish and returns the call's
- *   recorded result with a note (as the 2025 era does, the script is not run again).
+ *   result, carried in the `requestState`, with a note (as the 2025 era does, the script is not
+ *   run again).
  *
- * Rule source: MCP spec 2026-07-28 "Multi Round-Trip Requests" (`input_required`, `inputRequests`,
- * `inputResponses`, `requestState`), "Elicitation" (form and URL mode); docs/mcp.md → "Gateway,
- * 2026-07-28 clients".
+ * See MCP spec 2026-07-28 "Multi Round-Trip Requests" (`input_required`, `inputRequests`,
+ * `inputResponses`, `requestState`) and "Elicitation"; docs/mcp.md → Gateway, 2026-07-28 clients.
  */
 import { randomUUID } from "node:crypto";
 import { inputRequired, inputResponse } from "@modelcontextprotocol/server";
@@ -81,7 +81,11 @@ async function recordAnswer(c: ModernCall, state: GatewayState): Promise<Record<
   return { request_id: state.request, asked: true, action, ...(decision ? { decision } : {}) };
 }
 
-/** Asks, through URL mode, about the sign-ins this session's calls left pending. */
+/**
+ * Asks, through URL mode, about the sign-ins this session's calls left pending. The state carries
+ * the call's result: a sign-in resumes nothing, and the retry answers with that result and the
+ * notes, with or without a store to replay the step from.
+ */
 async function askSignIns(c: ModernCall, state: Omit<GatewayState, "kind">): Promise<InputRequiredResult | undefined> {
   const pending = c.shell.oauth.broker.pending({ sessionId: c.session.id });
   if (!pending.length) return undefined;
@@ -115,6 +119,10 @@ export async function modernBash(c: ModernCall, args: Record<string, unknown>): 
   const base = { s: c.session.id, t: BASH_TOOL_NAME, h: inputHash(args) };
   const step = state?.step ?? `mcp:${randomUUID()}`;
   const notes: Record<string, unknown> = {};
+  if (state?.kind === "sign_in" && state.result) {
+    const signIn = await finishSignIns(c, state);
+    return textResult({ ...state.result, sign_in: signIn }, !state.result.success);
+  }
   if (state?.kind === "approval") notes.approval = await recordAnswer(c, state);
   const result = await runBashTool(c.session, c.shell, args, { signal: c.ctx.mcpReq.signal, maxOutputChars: c.options.maxOutputChars, person: c.person, stepId: step });
   const stopped = result.tools?.stopped;
@@ -127,9 +135,8 @@ export async function modernBash(c: ModernCall, args: Record<string, unknown>): 
     }
     if (!c.form) notes.approval = { request_id: stopped.request_id, how: approvalHow(c.options, stopped.request_id) };
   }
-  if (state?.kind === "sign_in") notes.sign_in = await finishSignIns(c, state);
-  else if (c.url && c.options.elicitation !== false) {
-    const asked = await askSignIns(c, { ...base, step });
+  if (c.url && c.options.elicitation !== false) {
+    const asked = await askSignIns(c, { ...base, step, result: { ...result, ...notes } });
     if (asked) return asked;
   }
   return textResult(Object.keys(notes).length ? { ...result, ...notes } : result, !result.success);

@@ -4,9 +4,8 @@
  * `progressToken`), and an upstream server's question as `elicitation/create` to the client
  * (when it declared form elicitation).
  *
- * Rule source: docs/mcp.md ("Progress", "Elicitation relay"); MCP spec 2025-11-25 "Utilities" →
- * Progress (the value MUST increase with each notification; `message` optional), "Client
- * Features" → Elicitation.
+ * See docs/mcp.md → Progress, Elicitation relay; MCP spec 2025-11-25 "Utilities" → Progress (the
+ * value MUST increase with each notification; `message` optional).
  */
 import type { ServerContext } from "@modelcontextprotocol/server";
 import { describeQuestion, progressLine, showSchema, type Person } from "../call/index.js";

@@ -12,14 +12,15 @@
  * the key kept in the store (`shared_state`, kind `gateway`), so a question asked by one replica
  * is answered on another.
  *
- * Rule source: MCP spec 2026-07-28 "Multi Round-Trip Requests" (server requirements: the server
- * MUST protect the integrity of state that influences authorization and MUST reject state that
- * fails verification; state is bound to the user); docs/mcp.md → "Gateway, 2026-07-28 clients".
+ * See MCP spec 2026-07-28 "Multi Round-Trip Requests" (the server MUST protect the integrity of
+ * state that influences authorization and MUST reject state that fails verification; state is
+ * bound to the user); docs/mcp.md → Gateway, 2026-07-28 clients.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { RequestStateCodec, ServerContext } from "@modelcontextprotocol/server";
 import type { Store } from "../store/index.js";
+import type { BashToolResult } from "../surface/index.js";
 
 /** How long a question the gateway asks a 2026 client may wait for its answer (seconds). */
 export const REQUEST_STATE_TTL_S = 15 * 60;
@@ -43,6 +44,8 @@ export interface GatewayState {
   request?: string;
   /** The servers whose sign-in was asked, in the order of the input requests `sign_in_<i>`. */
   servers?: string[];
+  /** With sign-ins: the call's result (its output bounded as every `bash` result is), answered on the retry. */
+  result?: BashToolResult;
 }
 
 /** The principal of a request: the HTTP client's (from its validated token), else the stdio process. */

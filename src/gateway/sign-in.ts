@@ -6,9 +6,8 @@
  * `notifications/elicitation/complete`. The script is not run again (part of it may have run):
  * the result says to run it again.
  *
- * Rule source: MCP spec 2025-11-25 "Elicitation" → URL Mode (capability `elicitation.url`,
- * `elicitationId`, completion notification; for "authorization with a third-party service");
- * README "Sign-in".
+ * See MCP spec 2025-11-25 "Elicitation" → URL Mode (capability `elicitation.url`, `elicitationId`,
+ * completion notification); README → Sign-in.
  */
 import { randomUUID } from "node:crypto";
 import type { ServerContext } from "@modelcontextprotocol/server";

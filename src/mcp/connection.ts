@@ -2,9 +2,9 @@
  * One live connection to an MCP server: the SDK client on a stdio, Streamable HTTP or HTTP+SSE
  * transport, and the paged tool listing.
  *
- * Rule source: README "MCP servers"; MCP spec 2025-06-18 "Transports" → stdio, Streamable HTTP,
- * "Backwards Compatibility" (a POST answered with HTTP 4xx means an old HTTP+SSE server: open
- * the SSE stream instead); "Tools" → Listing Tools (pagination), List Changed Notification.
+ * See docs/mcp.md → Client; MCP spec 2025-06-18 "Transports" → Backwards Compatibility (a POST
+ * answered with HTTP 4xx means an old HTTP+SSE server: open the SSE stream instead) and "Tools"
+ * (pagination, list changed).
  */
 import { Client, SSEClientTransport, SseError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { ElicitRequest, ElicitResult, FetchLike, jsonSchemaValidator, OAuthClientProvider, PriorDiscovery, Transport } from "@modelcontextprotocol/client";

@@ -1,10 +1,7 @@
 /**
  * Every failure of an MCP connection or call → one {@link ToolCallError}.
  *
- * Rule source: README "MCP servers" (timeouts answer `unavailable` retryable; a call in flight
- * when the server died answers `unavailable`; HTTP 401/403 answers `connection_required` naming
- * the server; the SDK's own errors become `tool_error`, never a crash); README →
- * Errors.
+ * See README → The `tools` command (Errors).
  */
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError, SUPPORTED_PROTOCOL_VERSIONS, UnauthorizedError } from "@modelcontextprotocol/client";
 import { ToolCallError } from "../tool/types.js";

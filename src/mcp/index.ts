@@ -2,7 +2,7 @@
  * The MCP layer's public face: one {@link McpServerSource} per configured server (src/config/),
  * and helpers to create and start them.
  *
- * Rule source: README "MCP servers"; docs/architecture.md (mcp/).
+ * See docs/mcp.md; docs/architecture.md.
  */
 import type { ServerConfig } from "../config/index.js";
 import { McpServerSource, type McpSourceOptions } from "./source.js";

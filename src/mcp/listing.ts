@@ -4,8 +4,7 @@
  * a name, only that tool out; the server's other tools are unaffected. The SDK's own listing
  * refuses the whole page for one such tool.
  *
- * Rule source: MCP spec 2025-11-25 "Tools" → Tool (`name`, `inputSchema` as a JSON Schema object),
- * "Utilities" → Pagination; README "MCP servers".
+ * See MCP spec 2025-11-25 "Tools" → Tool and "Utilities" → Pagination; docs/mcp.md → Client.
  */
 import { ToolSchema } from "@modelcontextprotocol/core";
 import type { Client, Tool } from "@modelcontextprotocol/client";

@@ -1,8 +1,7 @@
 /**
  * One MCP server's log file: its stderr and our connection events, never the script's output.
  *
- * Rule source: README "MCP servers" ("Server stderr goes to a log file, never into the
- * script's output").
+ * See README → Configuration (`logDir`).
  */
 import { createWriteStream, type WriteStream } from "node:fs";
 import { openPrivateLog } from "../config/private-files.js";

@@ -2,10 +2,10 @@
  * Following `nextCursor` through a paged list (`tools/list`, `resources/list`,
  * `resources/templates/list`, `prompts/list`), one rule for every list of a server.
  *
- * Rule source: MCP spec 2025-11-25 "Utilities" → Pagination (the cursor is opaque; a missing
- * `nextCursor` ends the results). A server that gives back a cursor it gave before would page
- * forever and repeat items, so a repeated cursor ends the listing with an error, as does a list
- * longer than {@link MAX_PAGES} pages.
+ * See MCP spec 2025-11-25 "Utilities" → Pagination (the cursor is opaque; a missing `nextCursor`
+ * ends the results). A server that gives back a cursor it gave before would page forever and
+ * repeat items, so a repeated cursor ends the listing with an error, as does a list longer than
+ * {@link MAX_PAGES} pages.
  */
 
 /** Most pages one listing follows before the server's paging is called broken. */

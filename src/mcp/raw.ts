@@ -9,8 +9,8 @@
  * body is read as it streams) and the answer's text lands in the slot before the SDK parses it.
  * Only answers that hold such an integer are kept.
  *
- * Rule source: docs/mcp.md "Integers beyond 2^53"; RFC 8259 §6 (numbers beyond IEEE 754
- * double precision: "good interoperability" only within it, so digits are kept as text).
+ * See docs/mcp.md → Integers beyond 2^53; RFC 8259 §6 (numbers beyond IEEE 754 double precision
+ * interoperate poorly, so digits are kept as text).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

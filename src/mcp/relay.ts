@@ -10,11 +10,10 @@
  * is, and it is declined. A question declined because nobody could answer is named in the
  * call's `tool_error` when the server then fails the call.
  *
- * Rule source: docs/mcp.md ("Progress", "Elicitation relay", "Integers beyond 2^53"); MCP spec
- * 2025-11-25 "Utilities" → Progress (`resetTimeoutOnProgress` is the SDK's), "Client Features" →
- * Elicitation (decline when the client cannot ask; content MUST match the requested schema;
- * URL mode: the URL goes to the person only, after the safe-URL checks); MCP spec 2026-07-28
- * "Multi Round-Trip Requests" (the SDK retries with the answers and the `requestState`).
+ * See docs/mcp.md → Progress, Elicitation relay, Integers beyond 2^53; MCP spec 2025-11-25 "Client
+ * Features" → Elicitation (URL mode: the URL goes to the person only, after the safe-URL checks);
+ * MCP spec 2026-07-28 "Multi Round-Trip Requests" (the SDK retries with the answers and the
+ * `requestState`).
  */
 import type { Client, RequestOptions, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { displayName } from "../tool/text.js";

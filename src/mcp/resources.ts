@@ -5,9 +5,7 @@
  * policy (read-only: they declare `readOnlyHint`), are recorded as events and work through the
  * gateway, with no path of their own.
  *
- * Rule source: MCP spec 2025-11-25 "Server Features" → Resources (`resources/list`,
- * `resources/templates/list`, `resources/read`: text or base64 `blob` contents) and Prompts
- * (`prompts/list`, `prompts/get`: string arguments, messages); README "Resources and prompts".
+ * See MCP spec 2025-11-25 "Server Features" → Resources and Prompts; README → The `tools` command.
  */
 import type { Client, RequestOptions, Tool } from "@modelcontextprotocol/client";
 import { allPages, PagingError } from "./paging.js";

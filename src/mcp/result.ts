@@ -1,9 +1,7 @@
 /**
  * An MCP `tools/call` result → a {@link ToolOutput}, or the `tool_error` it stands for.
  *
- * Rule source: README "MCP servers" → Results; README → Output ("a text result
- * as is, anything else as JSON; images … saved under `tool-images/`"); MCP spec 2025-06-18
- * "Tools" → Tool Result (content blocks, `structuredContent`, `isError`).
+ * See README → The `tools` command (Output); MCP spec 2025-06-18 "Tools" → Tool Result.
  */
 import { ToolCallError, type MediaBlock, type ToolOutput } from "../tool/types.js";
 

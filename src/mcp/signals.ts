@@ -7,7 +7,7 @@
  * and, on abort, cancel requests that already answered (the spec forbids cancelling
  * `initialize`). So each request gets its own child signal, unlinked when it settles.
  *
- * Rule source: MCP spec 2025-06-18 "Cancellation".
+ * See MCP spec 2025-06-18 "Cancellation".
  */
 import { ToolCallError } from "../tool/types.js";
 

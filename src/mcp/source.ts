@@ -1,6 +1,6 @@
 /**
  * One MCP server as a {@link ToolSource}: loads on demand or at start, lists its tools, calls them with timeouts, restarts a server that died, follows `tools/list_changed`.
- * Rule source: README "MCP servers"; README → "Load tools on demand", Errors; MCP spec 2025-06-18 "Tools" (list, call, list_changed), "Lifecycle" (initialize, shutdown).
+ * See docs/mcp.md → Client; MCP spec 2025-06-18 "Tools" and "Lifecycle".
  */
 import path from "node:path";
 import { displayName } from "../tool/text.js";

@@ -8,8 +8,8 @@
  * exits). Framing and parsing are the SDK's (`serializeMessage`, `deserializeMessage`), and the
  * environment is the SDK's default one plus the config's, as the SDK's transport does.
  *
- * Rule source: MCP spec 2025-11-25 "Transports" → stdio ("newline-delimited", the client "SHOULD
- * close the input stream … wait for the server to exit, or send SIGTERM … then SIGKILL").
+ * See MCP spec 2025-11-25 "Transports" → stdio (newline-delimited; on shutdown close the input
+ * stream, wait for the server to exit, then SIGTERM, then SIGKILL).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";

@@ -6,11 +6,10 @@
  * with `tasks/update`, and `tasks/cancel` sent when the shell call stops first. The SDK (2.4.0)
  * does not carry the extension, so the messages are written here from its specification.
  *
- * Rule source: Tasks extension specification 2026-07-28 (modelcontextprotocol/ext-tasks,
- * `specification/2026-07-28/tasks.md`): Capability Negotiation, Polymorphic Results, Task
- * Polling ("Clients SHOULD respect the pollIntervalMs"), Task Update Requests (deduplicate
- * `inputRequests` keys), Task Cancellation (`notifications/cancelled` MUST NOT be used), Error
- * Handling (`failed` carries the JSON-RPC error; a tool error is `completed` with `isError`).
+ * See the Tasks extension specification 2026-07-28 (modelcontextprotocol/ext-tasks): Capability
+ * Negotiation, Polymorphic Results, Task Polling (respect `pollIntervalMs`), Task Update Requests,
+ * Task Cancellation (`notifications/cancelled` MUST NOT be used), Error Handling (`failed` carries
+ * the JSON-RPC error; a tool error is `completed` with `isError`).
  */
 import { ProtocolError, type Client, type ElicitRequest, type ElicitResult, type Transport } from "@modelcontextprotocol/client";
 import type { McpCallResult } from "./result.js";

@@ -1,9 +1,8 @@
 /**
  * One MCP tool definition (from `tools/list`) → a {@link CatalogTool} of its server.
  *
- * Rule source: README "MCP servers"; docs/architecture.md (hints); MCP spec 2025-06-18 "Tools" →
- * Tool (name, description, inputSchema, outputSchema, annotations) and Structured Content
- * ("clients SHOULD validate structured results against this schema").
+ * See MCP spec 2025-06-18 "Tools" → Tool and Structured Content (clients SHOULD validate
+ * structured results against the output schema).
  */
 import type { Tool } from "@modelcontextprotocol/client";
 import { compileJsonSchema } from "../tool/schema.js";

@@ -3,8 +3,7 @@
  * declares nothing about its risk changes or deletes anything outside the session, and reads a
  * probability from its structured answer.
  *
- * Rule source: README "Approvals" → Ratings ("an adapter for an AI SDK model"); README →
- * Approvals (the decision service question).
+ * See README → Approvals.
  */
 import type { DecisionService, RatedTool } from "./rating.js";
 

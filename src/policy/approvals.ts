@@ -17,11 +17,9 @@
  * `reject_always`) hold for the whole session: refusing more than was shown is safe. An answer
  * given outside any saved script holds for the whole session, scripts included — except in a
  * trigger's run, whose scope is exclusive: only answers given to requests its runs raised hold
- * there, never one given to another shell call of its session. See docs/security.md.
+ * there, never one given to another shell call of its session.
  *
- * Rule source: docs/architecture.md (approval answer); README → Approvals ("A
- * one-off approval covers that exact call (the tool and its input) once"); README "Approvals" → Answers,
- * `once()` semantics.
+ * See README → Approvals; docs/security.md → Answers are bound to what was shown.
  */
 import { randomUUID } from "node:crypto";
 import { allowSubject, callKey } from "./canonical.js";

@@ -1,8 +1,7 @@
 /**
  * Canonical JSON: object keys sorted at every depth, so `{a,b}` and `{b,a}` are one call.
  *
- * Rule source: README "Approvals" → Answers ("`allow` covers one exact call (tool + input, object keys in
- * any order)").
+ * See README → Approvals.
  */
 import { createHash } from "node:crypto";
 import { canonicalJson, type CatalogTool } from "../tool/index.js";

@@ -1,7 +1,7 @@
 /**
  * The policy's answer for one call, and the interface the runtime asks it through.
  *
- * Rule source: README → Approvals (`risk` values and `why` reasons).
+ * See README → Approvals.
  */
 import type { MaybePromise, ToolCall } from "../tool/index.js";
 

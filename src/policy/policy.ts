@@ -2,12 +2,11 @@
  * Tool Approval: the risk of every call, from hints, config overrides, the tool's own policy,
  * ratings and the person's answers.
  *
- * Rule source: README "Approvals"; MCP spec 2025-06-18 "Tools" → annotations ("clients MUST
- * consider tool annotations to be untrusted unless they come from trusted servers"; defaults
- * readOnlyHint false, destructiveHint true, openWorldHint true). By default the servers the
- * person configured are trusted (their declared annotations are taken; tools that declare
- * nothing are rated); `approval.trustAnnotations: false` or a server's `"trust": false` opts
- * into the stricter reading, where claims that lower caution are not taken.
+ * See README → Approvals; MCP spec 2025-06-18 "Tools" → annotations (untrusted unless from trusted
+ * servers; defaults readOnlyHint false, destructiveHint true, openWorldHint true). By default the
+ * servers the person configured are trusted (their declared annotations are taken; tools that
+ * declare nothing are rated); `approval.trustAnnotations: false` or a server's `"trust": false`
+ * opts into the stricter reading, where claims that lower caution are not taken.
  */
 import { entryNames, foldName } from "../catalog/index.js";
 import { isPromiseLike, type ApprovalPolicy, type ApprovalVerdict, type CatalogTool, type MaybePromise, type ToolCall } from "../tool/index.js";

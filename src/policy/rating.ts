@@ -3,8 +3,7 @@
  * tool change or delete anything outside the session?" with a probability; ≥ 0.5 makes the tool
  * `rated_changes`. Rated once per tool name + hash of description and schema, cached.
  *
- * Rule source: README → Approvals ("such a tool is rated once the first time a
- * script calls it … A rating only ever adds a question"); README "Approvals" → Ratings.
+ * See README → Approvals.
  */
 import type { CatalogTool } from "../tool/index.js";
 import { hashOf } from "./canonical.js";

@@ -18,9 +18,7 @@
  *
  * The runtime defines this port; `store/` implements it (layering rule of docs/architecture.md).
  *
- * Rule source: docs/sessions.md → Durable steps; README "Use it from code" ("Completed steps never re-run; the
- * recorded result is replayed. A step interrupted mid-execution re-runs"); README →
- * Approvals ("after they answer the agent can run the same script again").
+ * See docs/sessions.md → Durable steps.
  */
 import { createHash } from "node:crypto";
 import type { IFileSystem } from "just-bash";

@@ -6,7 +6,7 @@
  * same literal words and nothing hidden (no `eval`, dynamic command names); otherwise it is refused
  * before anything runs, exit 2.
  *
- * Rule source: docs/shell.md; README "Approvals" (the check before the start reads what will run).
+ * See docs/shell.md; docs/security.md → The preflight.
  */
 import { createBashkitEngine } from "../shell/bashkit-engine.js";
 import { createEngine, type Engine, type EngineOptions } from "../shell/index.js";

@@ -8,7 +8,7 @@
  *
  * Without `lease` (SQLite: one process owns the store) nothing is held and `fn` just runs.
  *
- * Rule source: docs/deployment.md → "What is shared"; docs/sessions.md → Durable steps.
+ * See docs/deployment.md → What is shared; docs/sessions.md → Durable steps.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { SessionStore } from "./durable.js";

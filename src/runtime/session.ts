@@ -2,8 +2,7 @@
  * A session: durable state across shell calls — the sandbox filesystem, events, approvals — and
  * `bash(script)`, one shell call end to end (preflight → exec → budget → stop report).
  *
- * Rule source: README (the list is rebuilt on every shell call; variables do not
- * persist, files do; the `bash` result and its report); docs/architecture.md.
+ * See docs/architecture.md → One shell call.
  */
 import { personContext, withPerson, type CallSession, type Person, type SessionEvent, type SessionEventInput } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";

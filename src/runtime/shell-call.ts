@@ -4,8 +4,7 @@
  * scope: the budget, the stop state, the replay of an earlier attempt and the `done` list are
  * this object's data.
  *
- * Rule source: README "Errors" (`call_limit`: more than 50 tool calls in one shell call) and
- * "Approvals" (stop, done, read-only calls counted); docs/architecture.md.
+ * See docs/architecture.md → One shell call; README → Approvals.
  */
 import { trimResult, type CallPipeline, type CallScope, type CallState, type Replayed, type StopState } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";

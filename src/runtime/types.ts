@@ -2,7 +2,7 @@
  * Shapes of the runtime: the result of a shell call and its stop report. Events and hooks are
  * the call pipeline's (src/call/), re-exported here.
  *
- * Rule source: README "Approvals" (the `bash` result and its `tools` report).
+ * See README → Approvals.
  */
 import type { StopReason } from "../call/index.js";
 import type { ErrorCode } from "../tool/index.js";

@@ -8,9 +8,7 @@
  *   tools scripts archive NAME | unarchive NAME      (needs manageScripts)
  *   tools scripts NAME k=v | '{…}' | -               run one (the normal nested-call path)
  *
- * Rule source: README → Saved scripts ("tools scripts save … --description …
- * --input-schema …", "Saving needs the `manage_scripts` setting"); docs/sessions.md → Saved scripts
- * (`denied` without manageScripts; versioned; archived).
+ * See docs/sessions.md → Saved scripts.
  */
 import type { Session } from "../runtime/index.js";
 import { errorLine, type SubcommandHandler, type SubcommandResult } from "../shell/index.js";

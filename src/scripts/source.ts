@@ -4,11 +4,7 @@
  * budget, approvals, stop state). The input is checked against the script's schema and arrives
  * on stdin as JSON; what the script prints is its result.
  *
- * Rule source: README → Saved scripts ("runs with the tools and identity of the
- * agent turn that runs it … the 50-call limit of the shell call it runs in. A call that needs
- * approval stops the caller's script too"; "Its shell has the shell builtins and `tools`; `curl`
- * … not available inside it"; "Saved scripts can call each other,
- * up to four deep"); docs/sessions.md → Saved scripts.
+ * See docs/sessions.md → Saved scripts.
  */
 import { createHash } from "node:crypto";
 import type { ApprovalScope, ScriptVersionRef } from "../policy/index.js";

@@ -2,8 +2,7 @@
  * Checks of what a saved script is made of: its name, description, input schema and body.
  * Shared by `tools scripts save` and the HTTP API, so both refuse the same things.
  *
- * Rule source: README → Saved scripts; docs/architecture.md (`_` and `-` are
- * interchangeable); docs/sessions.md → Saved scripts.
+ * See docs/sessions.md → Saved scripts.
  */
 import { jsonSchemaValidator, ToolCallError } from "../tool/index.js";
 

@@ -8,13 +8,14 @@
  * trigger's own secret (or an API token). `/openapi.json` and `/healthz` are open.
  *
  * Sessions, shell calls, events, steps, approvals and sign-ins are here; saved scripts,
- * triggers and webhooks are in agents-api.ts; request helpers in http.ts. Rule source:
- * docs/sessions.md "HTTP API".
+ * triggers and webhooks are in agents-api.ts; request helpers in http.ts. See docs/sessions.md →
+ * HTTP API.
  */
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { withDisplay, type Decision } from "../policy/index.js";
+import type { Decision } from "../policy/index.js";
+import { withDisplay } from "../display/show-input.js";
 import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
@@ -24,7 +25,7 @@ import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
 import { createConsole } from "./console/index.js";
 import type { Host } from "./host.js";
-import { actorOf, ApiError, bearer, body, guardedCheck, id, mayReach, principalOfToken, requireOperator, roleAt, roleOf, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, tokenName, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, guardedCheck, id, mayReach, principalOfToken, requireOperator, requireReach, roleAt, roleOf, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, tokenName, type AppOptions } from "./http.js";
 import { signedInToken } from "./console/auth.js";
 import { principalOf } from "../mcp/index.js";
 import { TokenGuard } from "./token-guard.js";
@@ -182,13 +183,17 @@ export function createApp(host: Host, options: AppOptions): Hono {
   app.post("/v1/sessions", async (c) => {
     const b = await body(c);
     const sid = b.id === undefined ? `ses_${randomUUID().replace(/-/g, "").slice(0, 20)}` : id(str(b, "id"), "id");
-    const agent = b.agent_id === undefined ? DEFAULT_AGENT : id(str(b, "agent_id"), "agent_id");
+    // Who the session acts for comes from the token that creates it, never from what it sends.
+    const principal = principalOfToken(c, options);
+    // An agent token serves its own agent only (its saved scripts act for it; requireReach, as on
+    // `/v1/agents/{id}/…`); an operator's may serve any agent (docs/security.md "Who acts for whom").
+    const own = roleOf(c, options) === "operator" ? DEFAULT_AGENT : principal;
+    const agent = b.agent_id === undefined ? own : id(str(b, "agent_id"), "agent_id");
+    requireReach(c, options, principalOf({ agent_id: agent }), `agent ${agent}`);
     const metadata = b.metadata ?? {};
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) throw new ApiError(400, "invalid_request", '"metadata" must be an object');
     const reserved = reservedSession(sid);
     if (reserved) throw new ApiError(409, "conflict", `session id ${sid} is reserved for ${reserved}`);
-    // Who the session acts for comes from the token that creates it, never from what it sends.
-    const principal = principalOfToken(c, options);
     const given = metadata as Record<string, unknown>;
     if (given.principal !== undefined && given.principal !== principal) {
       throw new ApiError(403, "forbidden", `a session acts for the principal of the API token that creates it (${principal}): "metadata.principal" cannot name another`);

@@ -8,8 +8,7 @@
  * session, what "Allow always" and "Reject always" cover, and what happens after the answer.
  * No internal ids: people get names, lines and times.
  *
- * Rule source: README → Approvals (the four answers and their scope; "A one-off approval covers
- * that exact call"); docs/sessions.md → Triggers and Durable steps; docs/security.md.
+ * See README → Approvals; docs/sessions.md → The approval card.
  */
 import { canonicalJson, type ApprovalRequest } from "../policy/index.js";
 import type { RecordedCall, ShellResult, StepRecord } from "../runtime/index.js";

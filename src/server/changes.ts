@@ -5,7 +5,7 @@
  * the console shows it as that session's timeline. Answers to approvals are recorded in their own
  * session (`approval.answered`, with `by` and `surface`).
  *
- * Rule source: docs/sessions.md "Who acted".
+ * See docs/sessions.md → Who acted.
  */
 import type { SessionEvent } from "../call/index.js";
 

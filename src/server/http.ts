@@ -2,7 +2,7 @@
  * Request helpers of the HTTP API: the error shape, bearer tokens (compared in constant time),
  * JSON bodies, ids, and the conversion of a tool error into an API error.
  *
- * Rule source: docs/sessions.md "HTTP API" (bearer tokens, error bodies, ids).
+ * See docs/sessions.md → HTTP API.
  */
 import type { Context } from "hono";
 import { ToolCallError } from "../tool/index.js";

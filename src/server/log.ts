@@ -4,7 +4,7 @@
  * approvals asked and answered, trigger runs, changes, and what replicas do with durable steps
  * (resumed, replayed, waiting) are logged; every line goes through the host's redactor.
  *
- * Rule source: docs/deployment.md "Logs".
+ * See docs/deployment.md → Logs.
  */
 import type { SessionEvent } from "../call/index.js";
 

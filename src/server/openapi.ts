@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of the HTTP API, served at `/openapi.json`. Written by hand next to
  * the routes in app.ts; the server tests check that every route answers as documented.
  *
- * Rule source: docs/sessions.md → HTTP API ("An OpenAPI document served at `/openapi.json`").
+ * See docs/sessions.md → HTTP API.
  */
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -8,9 +8,8 @@
  * `POST /v1/sessions/{id}/questions` with `{question_id, action, content?}`; an accepted
  * answer's content must match the question's schema (400 otherwise, and the question still waits).
  *
- * Rule source: docs/mcp.md "Elicitation relay"; docs/sessions.md "HTTP API"; docs/deployment.md
- * "What is shared"; MCP spec 2025-11-25
- * "Client Features" → Elicitation (accept with content, decline, cancel).
+ * See docs/mcp.md → Elicitation relay; docs/sessions.md → HTTP API; docs/deployment.md → What is
+ * shared; MCP spec 2025-11-25 "Client Features" → Elicitation.
  */
 import type { Context, Hono } from "hono";
 import { describeQuestion, type AskedQuestion, type Person } from "../call/index.js";

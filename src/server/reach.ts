@@ -4,8 +4,8 @@
  * cookie. A TLS proxy's `X-Forwarded-Proto` and `X-Forwarded-For` count only when the config
  * says a proxy is in front (`server.trustProxy`); anyone can send those headers otherwise.
  *
- * Rule source: docs/deployment.md "TLS and the console"; RFC 6265bis (Secure cookies, `__Host-`);
- * the Secure Contexts specification (loopback hosts are potentially trustworthy).
+ * See docs/deployment.md → TLS and the console; RFC 6265bis (Secure cookies, `__Host-`); the
+ * Secure Contexts specification (loopback hosts are potentially trustworthy).
  */
 import type { Context } from "hono";
 

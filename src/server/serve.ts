@@ -2,8 +2,7 @@
  * Starts the HTTP API on Node (`@hono/node-server`) over a host, and the triggers: plain HTTP,
  * or HTTPS with the config's `server.tls` certificate and key.
  *
- * Rule source: docs/sessions.md → HTTP API (`toolshell serve`, Hono on Node); docs/deployment.md
- * (TLS, addresses people can reach).
+ * See docs/sessions.md → HTTP API; docs/deployment.md → TLS and the console.
  */
 import type { TokenGuard } from "./token-guard.js";
 import { readFileSync } from "node:fs";

@@ -17,7 +17,7 @@
  *   5 s; one not seen for 15 s is not live (a replica killed with SIGKILL), and its record is
  *   removed after an hour.
  *
- * Rule source: docs/deployment.md; README "Changing servers while running".
+ * See docs/deployment.md → What is shared; README → Changing servers while running.
  */
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";

@@ -10,8 +10,7 @@
  * Paths are dot-separated names; array items by number (`payload.commits.0.id` or
  * `payload.commits[0].id`).
  *
- * Rule source: docs/sessions.md → Triggers ("input strings are templates over the trigger's payload (a
- * string that is one placeholder keeps the JSON type)").
+ * See docs/sessions.md → Triggers.
  */
 
 const ONE = /^\{\{\s*([^{}]+?)\s*\}\}$/;

@@ -12,8 +12,7 @@
  * for 15 minutes is forgotten. Nobody is locked out for longer than the longest wait.
  *
  * IPv6 addresses count by their /64 (one host is usually given a whole /64). The table is bounded
- * (the oldest addresses are forgotten first). Rule source: docs/security.md "The console and the
- * person".
+ * (the oldest addresses are forgotten first). See docs/security.md → The console and the person.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIPv6 } from "node:net";

@@ -15,7 +15,7 @@
  *   answer) whichever replica takes; its step resumes with the completed calls replayed.
  * - **Missed**: due times that passed while every replica was down run once (pg-boss `missed: "once"`).
  *
- * Rule source: docs/deployment.md → Triggers; docs/sessions.md → Triggers and Durable steps.
+ * See docs/deployment.md → Triggers; docs/sessions.md → Triggers, Durable steps.
  */
 import { createHash } from "node:crypto";
 import type { Job, PgBoss } from "pg-boss";

@@ -8,7 +8,7 @@
  * whose `next_run_at` has passed (the process was down then) runs once, with reason `missed`,
  * however many times it was due; then it follows its schedule.
  *
- * Rule source: docs/sessions.md → Triggers; docs/deployment.md → Triggers.
+ * See docs/sessions.md → Triggers; docs/deployment.md → Triggers.
  */
 import { Cron } from "croner";
 import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";

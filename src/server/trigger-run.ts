@@ -9,7 +9,7 @@
  * the same way once the answer comes (`RunRequest.resume`): the same run, the same step, the calls
  * completed before the stop replayed from its record — never made twice.
  *
- * Rule source: docs/sessions.md → Triggers and Durable steps; docs/deployment.md → Triggers.
+ * See docs/sessions.md → Triggers, Durable steps; docs/deployment.md → Triggers.
  */
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";

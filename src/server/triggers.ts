@@ -11,8 +11,7 @@
  * `next_run_at` has passed (the process was down then) runs once, with reason `missed`, however
  * many times it was due; then it follows its schedule.
  *
- * Rule source: docs/sessions.md → Triggers; README → Saved scripts ("A schedule or webhook
- * trigger can run a saved script without a model call").
+ * See docs/sessions.md → Triggers.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { Cron } from "croner";

@@ -6,7 +6,7 @@
  * fail with status 1 (its stderr is the thrown message), so jq's statuses 2–5 and `tools`' own
  * cannot come through; a run takes no stdin; files are text.
  *
- * Rule source: docs/shell.md; docs/architecture.md (the shell behind shell/engine.ts).
+ * See docs/shell.md → The other road: bashkit.
  */
 import { createRequire } from "node:module";
 import path from "node:path";

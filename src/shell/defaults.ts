@@ -3,7 +3,7 @@
  * make `jq`, `xargs` and bash behave like the real ones, and the few lines an agent reads about
  * the shell.
  *
- * Rule source: docs/shell.md (jq and bash that behave like the real ones).
+ * See docs/shell.md.
  */
 import type { Command } from "just-bash";
 import { compatCommands, SHELL_NOTES as COMPAT_NOTES } from "./commands/index.js";

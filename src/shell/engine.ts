@@ -4,9 +4,7 @@
  * the `tools` command and the compatibility commands, runs scripts with a time limit and an
  * abort signal, and turns everything the engine throws into an exit code and stderr.
  *
- * Rule source: docs/architecture.md (the shell via just-bash behind shell/engine.ts); README "The tools
- * command (inside the shell)"; README (the filesystem persists across shell calls of
- * a session, variables do not).
+ * See docs/architecture.md → One shell call; README → The shell.
  */
 import { assertEngine, Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "./just-bash.js";
 import { HALT_LINE, installHaltAtYield } from "./halt.js";

@@ -6,8 +6,7 @@
  * before that point with exit code 126. Aborting the exec signal would stop it too, but drops the
  * output. We use the documented `CommandExecutionBudget.consumeLimited` with a maximum of zero.
  *
- * Rule source: README → Approvals ("it is not made and the script stops there.
- * Nothing after it runs").
+ * See README → Approvals.
  */
 import type { ToolCallError } from "../tool/index.js";
 import { currentScope } from "./scope.js";

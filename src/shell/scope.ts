@@ -3,7 +3,7 @@
  * implements `ShellScope`; the command finds the scope of the shell call that runs it through
  * async context, so one engine serves many shell calls and sessions at once.
  *
- * Rule source: docs/architecture.md.
+ * See docs/architecture.md.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { IFileSystem } from "just-bash";

@@ -3,8 +3,7 @@
  * client, discovery state, the PKCE verifier of a sign-in in progress). The store file is
  * private to its owner (0600, see sqlite.ts); nothing here is logged.
  *
- * Rule source: README "Sign-in"; MCP spec 2025-11-25 "Authorization" → Token Handling
- * ("implement secure token storage").
+ * See README → Sign-in; MCP spec 2025-11-25 "Authorization" → Token Handling.
  */
 import type { SqlDatabase, SqlStatement } from "./driver.js";
 import type { CredentialStore, OAuthCredentials } from "../mcp/auth/index.js";

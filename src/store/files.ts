@@ -3,8 +3,7 @@
  * and write it back into a fresh filesystem. A real folder mounted as the workspace is left out
  * (it persists by itself); only what lives in memory is saved.
  *
- * Rule source: docs/sessions.md → Store ("their virtual filesystems (or a reference to them)"); README
- * (files persist across shell calls of a session).
+ * See docs/sessions.md → The store.
  */
 import { createHash } from "node:crypto";
 import type { IFileSystem } from "just-bash";

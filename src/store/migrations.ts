@@ -3,7 +3,7 @@
  * number of migrations applied; each runs in its own transaction, in order, once. Never edit a
  * shipped migration: add the next one.
  *
- * Rule source: docs/sessions.md → Store ("schema migrations versioned in code").
+ * See docs/sessions.md → The store.
  */
 import type { SqlDatabase } from "./driver.js";
 

@@ -2,7 +2,7 @@
  * One way to open a store from its location: a `postgres://` or `postgresql://` URL opens the
  * PostgreSQL store (postgres/), anything else the SQLite file (or `:memory:`).
  *
- * Rule source: docs/sessions.md "The store"; README "Configuration" (`store`).
+ * See docs/sessions.md → The store; README → Configuration.
  */
 import { isPostgresUrl, openPostgresStore, type PostgresStoreOptions } from "./postgres/index.js";
 import { openSqliteStore } from "./sqlite.js";

@@ -4,7 +4,7 @@
  * is a span (`toolshell.shell_call`); each nested call is a child span (`toolshell.tool`) with
  * the start time its duration gives.
  *
- * Rule source: docs/sessions.md → Events ("Optional OpenTelemetry spans through `@opentelemetry/api`").
+ * See docs/sessions.md → Events.
  */
 import { createRequire } from "node:module";
 import type { Span } from "@opentelemetry/api";

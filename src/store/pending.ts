@@ -4,8 +4,8 @@
  * the store writes both in one transaction, so a crash never keeps a call's replay record without
  * its event or the other way round. A step's end writes the calls still waiting.
  *
- * Rule source: docs/sessions.md "The store" ("a nested call's replay record is written with its
- * `tool.nested_call` event"); src/runtime/durable.ts (`SessionStore.appendEvent`, `recordCall`).
+ * See docs/sessions.md → The store; src/runtime/durable.ts (`SessionStore.appendEvent`,
+ * `recordCall`).
  */
 import type { RecordedCall, SessionEvent } from "../runtime/index.js";
 

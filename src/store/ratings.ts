@@ -6,8 +6,7 @@
  * tool at once, the first one kept wins and both answer with it. That makes remembering a
  * rating safe for as long as the process lives.
  *
- * Rule source: docs/sessions.md "The store" (ratings); README "Approvals" → Ratings (a tool is
- * rated once); src/policy/rating.ts (`RatingCache`).
+ * See docs/sessions.md → The store; src/policy/rating.ts (`RatingCache`).
  */
 import type { Rating, RatingCache } from "../policy/index.js";
 import type { Row } from "./rows.js";

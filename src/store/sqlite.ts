@@ -9,8 +9,7 @@
  *
  * One process writes a store file at a time; other processes may read it (`toolshell events`).
  *
- * Rule source: docs/sessions.md → Store; docs/architecture.md engineering rules (SQLite via better-sqlite3 12.x, or
- * node:sqlite where Node has it).
+ * See docs/sessions.md → The store.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";

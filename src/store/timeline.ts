@@ -2,9 +2,7 @@
  * The session timeline as text: one line per shell call with its nested calls indented under
  * it, approvals, saved scripts, trigger runs and steps in between. Used by `toolshell events`.
  *
- * Rule source: docs/sessions.md → Events ("`toolshell events SESSION` prints the timeline (nested calls
- * under their shell call)"); README → In the session timeline ("The chat shows
- * these as rows under the shell call").
+ * See docs/sessions.md → Events.
  */
 import type { StoredEvent } from "./types.js";
 

@@ -3,9 +3,7 @@
  * implements (the SQLite default in sqlite.ts, `:memory:` for tests and benchmarks; PostgreSQL in
  * postgres/ for several processes on one database).
  *
- * Rule source: docs/sessions.md → Store ("sessions, their virtual filesystems, approval requests and
- * answers, ratings, events, recorded steps, saved scripts, triggers and trigger runs"); docs/sessions.md
- * → Saved scripts (versioned, archived; the `/v1/agents/{agent_id}/scripts` API).
+ * See docs/sessions.md → The store, Saved scripts.
  */
 import type { ApprovalBook, RatingCache } from "../policy/index.js";
 import type { SessionEvent, SessionStore, StepRecord } from "../runtime/index.js";

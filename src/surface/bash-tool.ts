@@ -3,12 +3,12 @@
  * input schema, its description with the one-line list of sources, its result), the direct tools
  * and their names, and the approvals a `bash` call is held for.
  *
- * Rule source: README → The tools command, Which tools move into the shell,
- * Approvals (the `bash` result and its `tools` report); docs/agents.md → What the model sees.
+ * See docs/agents.md → What the model sees; README → Approvals.
  */
 import type { Person } from "../call/index.js";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
-import { describeFlags, describeScripts, showInput, showName, type ApprovalRequest } from "../policy/index.js";
+import { describeScripts, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, showInput, showName } from "../display/show-input.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
 // The shell's own notes for agents (docs/shell.md); the CLI reads them from the same file.
 import { SHELL_NOTES } from "../shell/defaults.js";

@@ -3,9 +3,7 @@
  * through the same checks as a nested call — schema, policy with the session's answers, hooks
  * before and after — then the tool's `toModelOutput` shapes what the model sees.
  *
- * Rule source: README → Which tools move into the shell ("Every call from a script
- * goes through the same checks as a direct call"); README "Use it from code" → toModelOutput; README "Approvals" → Hooks
- * ("exactly as for a direct call"); docs/agents.md (`toModelOutput` of direct tools honoured).
+ * See docs/agents.md → What the model sees; README → Use it from code.
  */
 import { withPerson, type CallScope, type Person } from "../call/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";

@@ -8,8 +8,7 @@
  * Providers add a few framing tokens per tool of their own; those are the same on both sides of
  * a comparison and are left out.
  *
- * Rule source: docs/agents.md → What the model sees ("Measure its size in tokens with a real
- * tokenizer"), Context economy figure.
+ * See docs/agents.md → What the model sees, Context economy.
  */
 import { createRequire } from "node:module";
 import type { ToolSpec } from "./bash-tool.js";

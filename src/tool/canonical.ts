@@ -1,8 +1,7 @@
 /**
  * Canonical JSON: object keys sorted at every depth, so `{a,b}` and `{b,a}` are one value.
  *
- * Rule source: README "Approvals" → Answers ("`allow` covers one exact call (tool + input, object keys in
- * any order)"); JSON Schema `uniqueItems` (items equal as JSON values, key order aside).
+ * See README → Approvals; JSON Schema `uniqueItems` (items equal as JSON values, key order aside).
  */
 
 /** JSON text with object keys sorted at every depth; `undefined` members dropped as JSON does. */

@@ -1,8 +1,7 @@
 /**
  * `defineTool` and the approval helpers `always()`, `once()`, `never()`.
  *
- * Rule source: README "Use it from code" → Define a tool, The ctx parameter, Gate a tool on human approval,
- * Shape what the model sees with toModelOutput; README "Defining tools"; README "Approvals" (helpers).
+ * See README → Use it from code.
  */
 import type { ApprovalPolicy, ApprovalRequestInfo, ApprovalVerdict, Hints, InvokeContext, JsonSchema } from "./types.js";
 import type { SchemaInput, StandardSchemaLike } from "./schema.js";

@@ -2,8 +2,7 @@
  * Loading `agent/tools/*.ts|.js` (file slug = tool name, default export = the tool) and reading
  * packaged skills `agent/skills/<id>/SKILL.md`.
  *
- * Rule source: README "Use it from code" → Define a tool ("The filename is the tool name the model sees"),
- * authored tools never run during discovery; README "Defining tools" (jiti, skills).
+ * See README → Use it from code.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";

@@ -1,8 +1,7 @@
 /**
  * The local source: the agent's own typed tools as top-level `tools` commands.
  *
- * Rule source: README → The tools command ("every other tool is a top-level
- * command"); README "Use it from code" → execute(input, ctx), toModelOutput.
+ * See README → The `tools` command, Use it from code.
  */
 import { assertToolName, type ToolDefinition } from "./define.js";
 import { normalizeSchema, type NormalizedSchema } from "./schema.js";

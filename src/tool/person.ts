@@ -3,10 +3,9 @@
  * (an upstream MCP server's `elicitation/create`, relayed). The shapes only; who answers is the
  * surface's business (the gateway's client, the HTTP API, the terminal).
  *
- * Rule source: docs/mcp.md ("Progress", "Elicitation relay"); MCP spec 2025-11-25 "Utilities" →
- * Progress (`progress`, optional `total` and `message`), "Client Features" → Elicitation (form
- * mode: `message` and a flat `requestedSchema`; the answer is `accept` with `content`,
- * `decline` or `cancel`).
+ * See docs/mcp.md → Progress, Elicitation relay; MCP spec 2025-11-25 "Client Features" →
+ * Elicitation (form mode: `message` and a flat `requestedSchema`; the answer is `accept` with
+ * `content`, `decline` or `cancel`).
  */
 import { jsonSchemaValidator } from "./schema.js";
 import type { JsonSchema } from "./types.js";
@@ -25,7 +24,7 @@ export interface Question {
   server: string;
   /** The command of the call that asked, e.g. `tools github create-issue`. */
   command: string;
-  /** The server's message, as it sent it (show it escaped: see policy/show-input.ts). */
+  /** The server's message, as it sent it (show it escaped: see display/show-input.ts). */
   message: string;
   /** The flat object schema the answer's `content` must match (MCP "Requested Schema"). */
   requestedSchema: JsonSchema;

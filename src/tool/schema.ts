@@ -2,8 +2,8 @@
  * Schema adapters: Zod 4, any Standard Schema that can give a JSON Schema, or a plain JSON
  * Schema object → one JSON Schema (for help, signatures and plans) and one validator (for calls).
  *
- * Rule source: README "Use it from code" → Define a tool ("a Zod schema (or any Standard Schema, or a plain
- * JSON Schema object)"); Standard Schema v1 and Standard JSON Schema (`~standard.jsonSchema`).
+ * See README → Use it from code; Standard Schema v1 and Standard JSON Schema
+ * (`~standard.jsonSchema`).
  */
 import { createRequire } from "node:module";
 import { canonicalJson } from "./canonical.js";

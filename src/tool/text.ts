@@ -2,8 +2,7 @@
  * Small text helpers shared by the catalog ("did you mean", command words), the MCP config (typo
  * checks) and MCP sources (one command, one tool).
  *
- * Rule source: README → The tools command ("Hyphens and underscores are
- * interchangeable").
+ * See README → The `tools` command (Names).
  */
 
 /** Levenshtein distance between two strings (for "did you mean"). */

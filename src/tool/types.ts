@@ -2,8 +2,8 @@
  * The shapes every source of tools shares: a tool as the catalog sees it, what invoking it
  * returns, the error a call can end in, and a source of tools.
  *
- * Rule sources: docs/architecture.md; README (Output, Errors); MCP spec
- * 2025-06-18 "Tools" (annotations, content blocks).
+ * See docs/architecture.md; README → The `tools` command (Output, Errors); MCP spec 2025-06-18
+ * "Tools" (annotations, content blocks).
  */
 
 import type { ProgressUpdate, Question, QuestionAnswer } from "./person.js";

@@ -63,8 +63,8 @@ test("an API caller cannot pick the principal: metadata.principal, agent_id and 
   // Control: alice's own session runs as alice.
   const own = await alice("POST", "/v1/sessions/alice-s/bash", { script: "tools tracker whoami | jq -r .user" });
   assert.equal(own.json.stdout, "alice@example.com\n", JSON.stringify(own.json));
-  // A session alice's token makes acts for alice whatever it is called or whichever agent it serves.
-  assert.equal((await alice("POST", "/v1/sessions", { id: "alice-2", agent_id: "reports", metadata: { principal: "alice" } })).status, 201);
+  // A session alice's token makes acts for alice whatever it is called.
+  assert.equal((await alice("POST", "/v1/sessions", { id: "alice-2", agent_id: "alice", metadata: { principal: "alice" } })).status, 201);
   assert.equal((await alice("POST", "/v1/sessions/alice-2/bash", { script: "tools tracker whoami | jq -r .user" })).json.stdout, "alice@example.com\n");
 
   // The attacks: bob's token names alice every way a body can.
@@ -78,8 +78,12 @@ test("an API caller cannot pick the principal: metadata.principal, agent_id and 
     assert.equal(r.status, 403, `${JSON.stringify(b)}: ${JSON.stringify(r.json)}`);
     assert.match(r.json.error.message, /principal of the API token/);
   }
-  // Fields that used to decide the principal now only choose what they name (the agent's scripts).
-  for (const b of [{ id: "b4", agent_id: "alice" }, { id: "b5", metadata: { agent_id: "alice" } }, { id: "b6", agent_id: "alice", metadata: { user: "alice", sub: "alice@example.com" } }]) {
+  // An agent token's session serves its own agent only (agent-sessions.test.ts has the forms).
+  for (const b of [{ id: "b4", agent_id: "alice" }, { id: "b6", agent_id: "alice", metadata: { user: "alice", sub: "alice@example.com" } }]) {
+    assert.equal((await bob("POST", "/v1/sessions", b)).status, 403, JSON.stringify(b));
+  }
+  // Fields in metadata decide nothing: the session acts for bob.
+  for (const b of [{ id: "b5", metadata: { agent_id: "alice" } }, { id: "b7", metadata: { user: "alice", sub: "alice@example.com" } }]) {
     assert.equal((await bob("POST", "/v1/sessions", b)).status, 201, JSON.stringify(b));
     const r = await bob("POST", `/v1/sessions/${b.id}/bash`, { script: "tools tracker whoami" });
     assert.ok(!usedAlice(r), `${JSON.stringify(b)} used alice's sign-in: ${JSON.stringify(r.json)}`);

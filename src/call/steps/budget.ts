@@ -2,8 +2,7 @@
  * The `budget` step: a nested call after its shell call stopped does not run (`stopped`), and
  * one past the shell call's budget stops it (`call_limit`).
  *
- * Rule source: README "Errors" (`stopped`, `call_limit`: more than 50 tool calls in one shell
- * call, counted however the call is made — saved scripts' calls included).
+ * See README → The `tools` command (`call_limit`).
  */
 import { ToolCallError } from "../../tool/index.js";
 import type { CallState, Step } from "../call.js";

@@ -4,7 +4,7 @@
  * checked again and becomes the given input. After-hooks see the outcome (success or failure)
  * and may replace the output.
  *
- * Rule source: README "Hooks".
+ * See docs/architecture.md → One call, one path: the pipeline (before- and after-hooks).
  */
 import { refuseUnsafeInput } from "../../shell/index.js";
 import { ToolCallError } from "../../tool/index.js";

@@ -3,7 +3,7 @@
  * no `__proto__` / `constructor` / `prototype` field names, no numbers that are not finite, at
  * most 64 levels deep — before anything looks at it.
  *
- * Rule source: README "Errors" (`invalid_input`); docs/security.md ("Inputs").
+ * See README → The `tools` command (Input, Errors).
  */
 import { refuseUnsafeInput } from "../../shell/index.js";
 import { ToolCallError } from "../../tool/index.js";

@@ -4,7 +4,7 @@
  * pending one for the same exact call reused), the call answers `needs_approval`, and a shell
  * call stops there.
  *
- * Rule source: README "Approvals"; the risk rules are the policy's (src/policy/policy.ts).
+ * See README → Approvals; the risk rules are the policy's (src/policy/policy.ts).
  */
 import type { Judgement } from "../../policy/index.js";
 import { isPromiseLike, ToolCallError, type ToolCall } from "../../tool/index.js";

@@ -3,7 +3,7 @@
  * checks (and may coerce) the input; `call.input` becomes what the tool will receive. A refusal
  * names every problem found first and the tool's signature.
  *
- * Rule source: README "Input" (unknown or mistyped fields are refused, never dropped).
+ * See README → The `tools` command (Input: unknown or mistyped fields are refused, never dropped).
  */
 import { signature } from "../../catalog/index.js";
 import { checkKnownFields } from "../../shell/index.js";

@@ -4,9 +4,8 @@
  * allowed around `=`, the value a token or a quoted-string with `\` escapes), challenges separated
  * by commas too. Every place toolshell reads a challenge uses {@link bearerChallenge}.
  *
- * Rule source: MCP spec "Authorization" → Protected Resource Metadata Discovery, Scope Selection
- * Strategy, Step-Up Authorization Flow (the `resource_metadata`, `scope` and `error` parameters of
- * the Bearer challenge, RFC 6750 §3).
+ * See MCP spec "Authorization" → Protected Resource Metadata Discovery, Scope Selection Strategy,
+ * Step-Up Authorization Flow; RFC 6750 §3 (the Bearer challenge's parameters).
  */
 
 /** One challenge: its scheme (lower-cased), its parameters (names lower-cased) or its token68. */

@@ -4,10 +4,9 @@
  * console and HTTP API's pending sign-ins, a `connection_required` message): the authorization
  * URL, PKCE, and the issuer an authorization response must name.
  *
- * Rule source: MCP spec "Authorization" → Authorization Code Protection (PKCE S256 required; a
- * client must refuse an authorization server whose metadata does not list it), Authorization
- * Server Metadata Discovery; RFC 9207 (the `iss` authorization response parameter); RFC 8252 §8.3
- * (loopback); README "Sign-in"; docs/security.md "Authorization-server data".
+ * See MCP spec "Authorization" → Authorization Code Protection (PKCE S256 required; refuse an
+ * authorization server whose metadata does not list it); RFC 9207 (`iss`); RFC 8252 §8.3
+ * (loopback); docs/security.md → Authorization-server data.
  */
 import type { AuthorizationServerMetadata } from "@modelcontextprotocol/client";
 

@@ -7,8 +7,7 @@
  * this one unless told otherwise). Two principals never share tokens: a gateway or HTTP API that
  * serves several people holds one sign-in per person.
  *
- * Rule source: MCP spec 2025-11-25 "Authorization" (OAuth 2.1 with PKCE, protected resource
- * metadata, dynamic client registration, token audience binding); README "Sign-in".
+ * See MCP spec 2025-11-25 "Authorization"; README → Sign-in.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { OAuthDiscoveryState, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/client";

@@ -1,8 +1,7 @@
 /**
  * Signing in to an MCP server (`toolshell auth <server>`), through the MCP SDK's client auth.
  *
- * Rule source: MCP spec 2025-11-25 "Authorization" → Authorization Flow, Protected Resource
- * Metadata Discovery, Scope Selection Strategy; README "Sign-in".
+ * See MCP spec 2025-11-25 "Authorization"; README → Sign-in.
  */
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { HttpServerConfig, ServerConfig } from "../../config/index.js";

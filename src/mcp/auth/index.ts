@@ -3,7 +3,7 @@
  * (credential store, sign-in broker), the state of each sign-in (`toolshell auth --list`) and
  * signing out. Signing in is in flow.ts (`toolshell auth <server>`).
  *
- * Rule source: MCP spec 2025-11-25 "Authorization"; README "Sign-in".
+ * See MCP spec 2025-11-25 "Authorization"; README → Sign-in.
  */
 import type { HttpServerConfig, ServerConfig } from "../../config/index.js";
 import { expiresAt, oauthSettings, type CredentialStore } from "./credentials.js";

@@ -11,9 +11,9 @@
  *   and then give up; {@link StoredOAuthProvider.fetch} notes the challenge so the next
  *   authorization asks for the scopes the server named.
  *
- * Rule source: MCP spec 2025-11-25 "Authorization" → Authorization Flow, Dynamic Client
- * Registration, Resource Parameter Implementation (RFC 8707), Scope Selection Strategy, Step-Up
- * Authorization Flow, Token Handling; RFC 8252 §7.3 (loopback redirect).
+ * See MCP spec 2025-11-25 "Authorization" (Dynamic Client Registration, Resource Parameter
+ * Implementation per RFC 8707, Scope Selection Strategy, Step-Up Authorization Flow, Token
+ * Handling); RFC 8252 §7.3 (loopback redirect).
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -9,8 +9,8 @@
  * (through the SDK) and the sign-in is done. The listener binds 127.0.0.1 only, answers only
  * `GET /callback` with a `state` it issued, and stops with the host.
  *
- * Rule source: MCP spec 2025-11-25 "Authorization" → Authorization Code Protection (PKCE, the
- * `state` parameter), "Elicitation" → URL mode; RFC 8252 §7.3 (loopback redirect on any port).
+ * See MCP spec 2025-11-25 "Authorization" → Authorization Code Protection (PKCE, `state`) and
+ * "Elicitation" → URL mode; RFC 8252 §7.3 (loopback redirect on any port).
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

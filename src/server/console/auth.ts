@@ -7,8 +7,8 @@
  * token. Forms that change something are also refused when the browser says they came from
  * another site (`Origin`, `Sec-Fetch-Site`).
  *
- * Rule source: README "Console"; RFC 6265bis (cookie prefixes, SameSite); the Fetch standard
- * (`Sec-Fetch-Site`).
+ * See README → Console; docs/security.md → The console and the person; RFC 6265bis (cookie
+ * prefixes, SameSite); the Fetch standard (`Sec-Fetch-Site`).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";

@@ -3,9 +3,7 @@
  * timeline (shell calls with their nested calls under them), scripts, triggers, servers.
  * Read-only; every change the console makes goes through the HTTP API (see routes.tsx).
  *
- * Rule source: README "Console"; README → In the session timeline ("Each tool the
- * script called through `tools` is also recorded in the session as a `tool.nested_call` event
- * under that `bash` call … The chat shows these as rows under the shell call").
+ * See README → Console.
  */
 import { readFileSync, statSync, openSync, readSync, closeSync } from "node:fs";
 import { signature } from "../../catalog/index.js";

@@ -7,8 +7,7 @@
  * two seconds, so an answer given in another process (`toolshell approve`) or a question asked on
  * another replica reaches the pages too.
  *
- * Rule source: README "Console"; the SSE format is the WHATWG HTML standard's
- * "Server-sent events" (`text/event-stream`).
+ * See README → Console; the WHATWG HTML standard's "Server-sent events" (`text/event-stream`).
  */
 import type { Host } from "../host.js";
 

@@ -7,14 +7,14 @@
  * Each page answers `?region=1` with only its live region (`<div id="live">`), which the client
  * script (static/console.js) fetches again when a live message concerns it.
  *
- * Rule source: README "Console".
+ * See README → Console.
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { Hono as HonoApp } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import { streamSSE } from "hono/streaming";
-import { showInput } from "../../policy/index.js";
+import { showInput } from "../../display/show-input.js";
 import { CONSOLE_ENV, tokenMatches } from "../http.js";
 import { clientAddress, signInBlocked, type Transport } from "../reach.js";
 import { TokenGuard } from "../token-guard.js";

@@ -3,7 +3,7 @@
  * `src/server/console/static/` when running from source, from `dist/server/console/static/`
  * after `npm run build` (which copies them there). Nothing is loaded from a CDN.
  *
- * Rule source: README "Console".
+ * See README → Console.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

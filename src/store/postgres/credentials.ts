@@ -3,8 +3,7 @@
  * the SQLite store (../credentials.ts), read from the database each time so a sign-in made by
  * another process is seen at once. Nothing here is logged.
  *
- * Rule source: README "Sign-in"; MCP spec 2025-11-25 "Authorization" → Token Handling
- * ("implement secure token storage").
+ * See README → Sign-in; MCP spec 2025-11-25 "Authorization" → Token Handling.
  */
 import type { Pool } from "pg";
 import type { CredentialStore, OAuthCredentials } from "../../mcp/auth/index.js";

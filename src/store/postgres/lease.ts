@@ -15,8 +15,7 @@
  * Waiting is bounded by the caller's deadline (the shell call's own wait) and by `waitMs`, for a
  * connection and the lock together; past it the lease rejects with an error saying which.
  *
- * Rule source: src/runtime/durable.ts (`SessionStore.lease`, `SessionLease`); docs/sessions.md
- * "The store" (leases and fences).
+ * See docs/sessions.md → The store; src/runtime/durable.ts (`SessionStore.lease`, `SessionLease`).
  */
 import type { Pool, PoolClient } from "pg";
 import type { SessionLease } from "../../runtime/index.js";

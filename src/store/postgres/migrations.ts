@@ -9,8 +9,7 @@
  * a session's steps and files), `session_leases` (the fence of each session's lease) and `ord`
  * columns that keep insertion order where SQLite uses its rowid.
  *
- * Rule source: docs/sessions.md "The store" (migrations in code; a database newer than the code
- * is refused).
+ * See docs/sessions.md → The store.
  */
 import type { Pool } from "pg";
 

@@ -6,7 +6,7 @@
  * `changedElsewhere()` reports once and {@link ChangeListener.next} awaits. While the listening
  * connection is down a change may be missed, so losing it counts as a change, and it reconnects.
  *
- * Rule source: src/store/types.ts (`Store.changedElsewhere`); docs/sessions.md "The store".
+ * See docs/sessions.md → The store; src/store/types.ts (`Store.changedElsewhere`).
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";

@@ -9,8 +9,8 @@
  * a connection lost, a deadlock or serialization failure — is tried again a few times, with a
  * growing pause, before it counts as failed.
  *
- * Rule source: src/runtime/durable.ts (`appendEvent` and `recordCall` are synchronous and must
- * not throw); docs/sessions.md "The store" (one transaction per step; close waits for writes).
+ * See docs/sessions.md → The store; src/runtime/durable.ts (`appendEvent` and `recordCall` are
+ * synchronous and must not throw).
  */
 import type { Pool, PoolClient } from "pg";
 

@@ -12,7 +12,7 @@
  *   since it last read or wrote the session reads the saved files again (`refreshSession`,
  *   and before diffing files at a step's end).
  *
- * Rule source: docs/sessions.md "The store", "Durable steps"; src/runtime/durable.ts.
+ * See docs/sessions.md → The store, Durable steps.
  */
 import type { Pool, PoolClient } from "pg";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";

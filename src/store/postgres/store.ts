@@ -13,8 +13,7 @@
  * - Ratings (../ratings.ts): a key this process has not seen is read from the database, so one
  *   another process kept is found; the first rating kept for a key stays.
  *
- * Rule source: docs/sessions.md "The store"; src/store/types.ts (`Store`); src/runtime/durable.ts
- * (`SessionStore`, `lease`, `refreshSession`).
+ * See docs/sessions.md → The store; src/store/types.ts (`Store`).
  */
 import type pg from "pg";
 import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "../../policy/index.js";

@@ -3,8 +3,7 @@
  * (`postgres://user:password@host:5432/database`, query options as libpq and node-postgres read
  * them, e.g. `?sslmode=require`, or `?host=/run/postgresql` for a unix socket).
  *
- * Rule source: docs/sessions.md "The store" (config `store`: a SQLite file, `:memory:`, or a
- * PostgreSQL URL).
+ * See docs/sessions.md → The store.
  */
 import { isPostgresUrl } from "../../config/index.js";
 

@@ -1,9 +1,7 @@
 /**
  * The approvals inbox: one card per pending request, newest first, with the four answers.
  *
- * Rule source: README → Approvals (the answers allow, allow_always, reject,
- * reject_always; "the person is asked about the stopped call in the same step"); README
- * "Approvals" and "Console".
+ * See README → Approvals, Console.
  */
 import type { FC } from "hono/jsx";
 import type { RanCall } from "../../approval-card.js";

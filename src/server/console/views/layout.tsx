@@ -2,8 +2,8 @@
  * The page frame of the console: header, navigation with the count of pending approvals, the
  * status line screen readers announce, and the region live updates replace.
  *
- * Rule source: README "Console"; WAI-ARIA Authoring Practices (landmarks, `aria-current`,
- * `role="status"` live regions).
+ * See README → Console; WAI-ARIA Authoring Practices (landmarks, `aria-current`, `role="status"`
+ * live regions).
  */
 import type { Child, FC } from "hono/jsx";
 import { assetUrl } from "../static.js";

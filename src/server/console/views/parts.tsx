@@ -1,7 +1,7 @@
 /**
  * Small pieces the console's pages share: times, durations, folded text, status labels.
  *
- * Rule source: README "Console".
+ * See README → Console.
  */
 import type { FC } from "hono/jsx";
 

@@ -4,7 +4,7 @@
  * with one field per property of its schema. Form mode's schema is a flat object of strings,
  * numbers, integers, booleans and enums (MCP spec 2025-11-25 "Elicitation" → Requested Schema).
  *
- * Rule source: README "Console"; docs/mcp.md "Elicitation relay".
+ * See README → Console; docs/mcp.md → Elicitation relay.
  */
 import type { FC } from "hono/jsx";
 import type { PendingQuestion } from "../../questions.js";

@@ -2,8 +2,7 @@
  * Saved scripts (versions, a diff between two versions) and triggers (schedule or webhook, last
  * runs, enable/disable, run now).
  *
- * Rule source: README → Saved scripts (versioned, archived); README "Triggers"
- * and "Console".
+ * See README → Console; docs/sessions.md → Saved scripts, Triggers.
  */
 import { diffLines } from "diff";
 import type { FC } from "hono/jsx";

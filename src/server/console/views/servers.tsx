@@ -3,8 +3,7 @@
  * tools with signature, hints and risk; forms to add an MCP server, change its entry or remove it
  * (sent on to `/v1/servers`, checked like the config file's entries).
  *
- * Rule source: README → Configuration (servers, on-demand loading) and Approvals
- * (risk from annotations); README "Console".
+ * See README → Console, Configuration, Approvals.
  */
 import type { FC } from "hono/jsx";
 import type { SourceView } from "../data.js";

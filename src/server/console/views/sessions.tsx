@@ -3,8 +3,7 @@
  * exit code, duration, output, stop report, the images tools saved, and its nested calls as
  * rows under it; other events (approvals, saved scripts, trigger runs) on rows of their own.
  *
- * Rule source: README → In the session timeline ("The chat shows these as rows
- * under the shell call"); README "Console".
+ * See README → Console.
  */
 import type { FC } from "hono/jsx";
 import type { StopReport } from "../../../runtime/index.js";

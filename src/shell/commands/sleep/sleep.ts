@@ -4,8 +4,7 @@
  * same way a stopping `tools` call halts it, so the stop report still carries stdout and stderr.
  * Durations as GNU sleep: numbers with an optional s/m/h/d suffix, summed.
  *
- * Rule source: README "Approvals" → While it runs (the stop report carries `stdout`, `stderr`; the same
- * report when a shell call ends on a time limit).
+ * See README → Approvals.
  */
 import { defineCommand, type Command } from "../../just-bash.js";
 import { ToolCallError } from "../../../tool/index.js";

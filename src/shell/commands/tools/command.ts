@@ -2,7 +2,7 @@
  * The `tools` command inside the shell: argv → help / search / subcommand / a nested call;
  * output on stdout; errors as one JSON line on stderr with exit code 1.
  *
- * Rule source: README → The tools command, Input, Output, Errors.
+ * See README → The `tools` command.
  */
 import { decodeBytesToUtf8, defineCommand, type Command } from "../../just-bash.js";
 import { renderSource, renderTool } from "../../../catalog/index.js";

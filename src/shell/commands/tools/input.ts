@@ -1,11 +1,8 @@
 /**
  * Builds a tool's input from the words and stdin of one `tools` call.
  *
- * Rule source: README → The tools command, Input: "the same JSON object the tool
- * takes as a direct call … from stdin (or `-`), from a JSON argument, or from `key=value` and
- * `--key value` pairs, which merge over the JSON. `--flag` alone is `true`. A value is read as JSON
- * unless the tool's schema says the key is a string." Kebab and snake case map to the same
- * field; unknown or mistyped fields are refused with the tool's signature, never dropped.
+ * See README → The `tools` command (Input). Kebab and snake case map to the same field; unknown or
+ * mistyped fields are refused with the tool's signature, never dropped.
  */
 import { effectiveSchema, objectFields, signature } from "../../../catalog/index.js";
 import { ToolCallError, type CatalogTool, type JsonSchema } from "../../../tool/index.js";

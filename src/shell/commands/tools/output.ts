@@ -1,9 +1,7 @@
 /**
  * Renders a tool's output for the script: stdout text, and images/audio written to files.
  *
- * Rule source: README → Output ("a text result as is, anything else as JSON. Images
- * a tool returns are saved under `tool-images/` in the working directory, and stderr names the
- * files"); Errors (one JSON line on stderr, exit code 1).
+ * See README → The `tools` command (Output, Errors).
  */
 import { randomBytes } from "node:crypto";
 import type { IFileSystem } from "just-bash";

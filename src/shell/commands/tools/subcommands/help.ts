@@ -1,8 +1,7 @@
 /**
  * `tools`, `tools --help`, `tools -h`, `tools help`: the index of every source.
  *
- * Rule source: README "The tools command" (`tools --help` lists MCP servers with their tool
- * counts and the other tools).
+ * See README → The `tools` command.
  */
 import { renderIndex } from "../../../../catalog/index.js";
 import type { ShellScope, SubcommandHandler } from "../../../scope.js";

@@ -2,7 +2,7 @@
  * `tools search <words>`: finds tools by name and description; a server loaded on demand that the
  * words name is loaded and searched in the same shell call.
  *
- * Rule source: README "The tools command".
+ * See README → The `tools` command.
  */
 import { renderSearch } from "../../../../catalog/index.js";
 import { ToolCallError } from "../../../../tool/index.js";
