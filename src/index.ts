@@ -8,5 +8,7 @@ export type { ToolshellConfig, ConfigFile, ServerConfig, OAuthConfig } from "./c
 export { defineTool, always, once, never, ToolCallError } from "./tool/index.js";
 export type { ToolDefinition, ToolDefinitionOptions, CatalogTool, ToolOutput, InvokeContext, SandboxHandle, Skill, Hints, ErrorCode, ToolSource, ApprovalPolicy, ApprovalVerdict, ApprovalRequestInfo, JsonSchema, ToolCall, CallVia, ProgressUpdate, Question, QuestionAnswer } from "./tool/index.js";
 export type { Person, CallProgress, AskedQuestion } from "./call/index.js";
-export { aiSdkDecisionService, offlineRater, Policy, ApprovalBook, planScript, showInput } from "./policy/index.js";
-export type { Decision, ApprovalRequest, DecisionService, RatedTool, Plan, PlanCall, ApprovalMode, ShownInput, InputFlag, ShowInputOptions } from "./policy/index.js";
+export { aiSdkDecisionService, offlineRater, Policy, ApprovalBook, planScript } from "./policy/index.js";
+export { showInput } from "./display/show-input.js";
+export type { Decision, ApprovalRequest, DecisionService, RatedTool, Plan, PlanCall, ApprovalMode } from "./policy/index.js";
+export type { ShownInput, InputFlag, ShowInputOptions } from "./display/show-input.js";

@@ -11,7 +11,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import { describeFlags, showInput, showName } from "../policy/index.js";
+import { describeFlags, showInput, showName } from "../display/show-input.js";
 import { checkAnswer, type InvokeContext, type JsonSchema, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
 import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
@@ -186,7 +186,7 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
  * A question as a person is shown it, on every surface: who asks (the server's name and the
  * call's command, escaped) and the server's message — as is when plain, else as a JSON string
  * with every hidden or control character escaped — then one warning line per flagged character.
- * The same escaping as tool names and inputs on an approval prompt (policy/show-input.ts).
+ * The same escaping as tool names and inputs on an approval prompt (display/show-input.ts).
  */
 export function describeQuestion(question: Pick<Question, "server" | "command" | "message" | "url">): { text: string; warnings: string[] } {
   const server = showName(question.server);

@@ -9,7 +9,7 @@ import type { Catalog, SearchHit } from "./catalog.js";
 import { displayName } from "./names.js";
 import { objectFields } from "./schema.js";
 import { signature, typeOf } from "./signature.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 
 /** Lines with a description in a source page before the rest are listed by name only. */
 export const SOURCE_PAGE_DESCRIBED = 60;

@@ -33,11 +33,10 @@
  */
 import path from "node:path";
 import { ConfigError } from "../config/index.js";
-import { foldName, RESERVED_WORDS } from "../catalog/index.js";
+import { foldName, namesTool, RESERVED_WORDS } from "../catalog/index.js";
 import { bashToolSpec, commandOf, directTools, directToolName, toolListTokens, countTokens } from "../surface/index.js";
 import { ratingKey, type RatingCache } from "../policy/index.js";
 import type { ToolShell } from "../runtime/index.js";
-import { namesTool } from "../surface/index.js";
 import type { CatalogTool, ToolSource } from "../tool/index.js";
 
 /** How much a finding matters. */

@@ -9,7 +9,7 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ToolShell, ToolShellOptions } from "../runtime/index.js";
 import type { CommonOptions } from "./commands.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 
 /** Options of `toolshell mcp`. */
 export interface McpCliOptions {

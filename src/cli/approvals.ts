@@ -6,7 +6,8 @@
  * flagged), the session and why; never internal keys (`subject`, the tool bound to its server's
  * identity, nor `scope`). See README → The CLI; docs/security.md.
  */
-import { checkDecision, describeFlags, showInput, showName, type ApprovalRequest } from "../policy/index.js";
+import { checkDecision, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, showInput, showName } from "../display/show-input.js";
 import type { Host } from "../server/host.js";
 import { ApprovalDetailsReader, type RanCall } from "../server/approval-card.js";
 import { cliActor } from "./ask.js";

@@ -8,7 +8,8 @@
  */
 import { userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
-import { describeFlags, describeScripts, showInput, showName, type ApprovalRequest } from "../policy/index.js";
+import { describeScripts, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, showInput, showName } from "../display/show-input.js";
 import type { StopReport } from "../runtime/index.js";
 
 /** Records a person's answer (on this process's session, or through the warm host). */

@@ -14,7 +14,7 @@ import path from "node:path";
 import type { ServerConfig } from "../config/index.js";
 import { resolveConfigFile } from "../config/locate.js";
 import { DEFAULT_PRINCIPAL, type SignInStatus } from "../mcp/index.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 import { openToolShell, type CommonOptions } from "./commands.js";
 
 // What an authorization server or an MCP server says (a URL, an error, a server's name) reaches

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { resolveConfigFile } from "../config/locate.js";
 import type { CommonOptions } from "./commands.js";
 import { hostKey, hostsOf, idleSeconds, stopSocket, takeHostStore } from "./daemon-client.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 
 /** A line of `toolshell daemon`: paths and errors through the terminal escaping (docs/security.md "Text on the terminal"). */
 const say = (stream: NodeJS.WriteStream, text: string) => stream.write(terminalText(text));

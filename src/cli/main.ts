@@ -36,7 +36,7 @@ import { oneOf, someOf } from "./usage.js";
 import { COMPLETION_SHELLS } from "./completion.js";
 import { CLIENTS } from "../gateway/clients.js";
 import { DECISIONS } from "../policy/decisions.js";
-import { terminalText } from "../policy/show-input.js";
+import { terminalText } from "../display/show-input.js";
 
 
 

@@ -14,7 +14,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isPostgresUrl as isStoreUrl } from "../config/store-location.js";
-import { terminalJson, terminalText } from "../policy/show-input.js";
+import { terminalJson, terminalText } from "../display/show-input.js";
 import { hostOf, isLoopbackHost } from "../server/reach.js";
 
 /** Exit code when the session is unknown or the store is missing. */

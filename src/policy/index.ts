@@ -13,5 +13,3 @@ export type { Plan, PlanCall, PlannedCall } from "./plan.js";
 export { canonicalJson, hashOf, callKey, approvalSubject, definitionHash, allowSubject } from "./canonical.js";
 export { aiSdkDecisionService, RATING_QUESTION } from "./ai-rater.js";
 export type { AiDecisionOptions } from "./ai-rater.js";
-export { showInput, showName, showText, terminalText, terminalJson, describeFlags, withDisplay } from "./show-input.js";
-export type { ShownInput, ShownPart, InputFlag, ShowInputOptions } from "./show-input.js";

@@ -5,7 +5,7 @@
  */
 import type { Command } from "just-bash";
 import type { CallPipeline, Hooks, Redactor, SessionEvent } from "../call/index.js";
-import type { Catalog } from "../catalog/index.js";
+import type { Catalog, SplitRules, ToolSplit } from "../catalog/index.js";
 import type { OAuthContext, ServerWait } from "../mcp/index.js";
 import type { ApprovalBook, ApprovalScope, DecisionService, Policy, RatingCache } from "../policy/index.js";
 import type { ToolDefinition, ToolSource } from "../tool/index.js";
@@ -14,7 +14,6 @@ import type { SessionStore } from "./durable.js";
 import type { RuntimeSubcommand } from "./host.js";
 import type { PreflightOutcome } from "./plan-command.js";
 import type { Session } from "./session.js";
-import type { SplitRules, ToolSplit } from "../surface/index.js";
 
 /** Options of `createToolShell`. Everything is optional. */
 export interface ToolShellOptions {
@@ -78,7 +77,7 @@ export interface ToolShellOptions {
   env?: Record<string, string | undefined>;
   /** Tools the model keeps as direct tools, added to the config's `keepVisible` (docs/agents.md). */
   keepVisible?: string[];
-  /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (surface/split.ts). */
+  /** The tools the agent may use at all (names or a predicate); `tools` reaches no other (catalog/split.ts). */
   allowedTools?: SplitRules["allowed"];
   /** Replaces the preflight that stops a script before it starts (tests and embedders). */
   preflight?: (script: string, catalog: Catalog, session: Session, signal?: AbortSignal) => Promise<PreflightOutcome>;
@@ -108,7 +107,7 @@ export interface ToolShell {
   readonly redactor: Redactor;
   /** The same listing as `tools --help`. */
   listing(): string;
-  /** What decides which tools are direct and which sit behind `tools` (surface/split.ts). */
+  /** What decides which tools are direct and which sit behind `tools` (catalog/split.ts). */
   readonly splitRules: SplitRules;
   /** The tools known now, split into direct, behind `tools`, and hidden (docs/agents.md). */
   split(): ToolSplit;

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { CallPipeline, configSecrets, createRedactor } from "../call/index.js";
-import { Catalog, foldName, namesakes, renderIndex } from "../catalog/index.js";
+import { Catalog, FilteredSource, foldName, namesakes, reachableFromShell, renderIndex, splitTools, type SplitRules } from "../catalog/index.js";
 import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
@@ -16,7 +16,6 @@ import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } f
 import { loadConfig, parseServerEntry, type ServerConfig, type ToolshellConfig } from "../config/index.js";
 import { ShellHost } from "./host.js";
 import { Session } from "./session.js";
-import { FilteredSource, reachableFromShell, splitTools, type SplitRules } from "../surface/index.js";
 import { checkWorkspace } from "./workspace-guard.js";
 import type { ToolShell, ToolShellOptions } from "./toolshell-options.js";
 

@@ -14,7 +14,8 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { withDisplay, type Decision } from "../policy/index.js";
+import type { Decision } from "../policy/index.js";
+import { withDisplay } from "../display/show-input.js";
 import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import type { StepRecord } from "../runtime/index.js";
@@ -22,7 +23,8 @@ import { DEFAULT_AGENT } from "../store/index.js";
 import type { SessionEvent } from "../call/index.js";
 import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
-import { createConsole } from "./console/index.js";
+import { createConsole, LiveHub } from "./console/index.js";
+import { mountEventStream } from "./event-stream.js";
 import type { Host } from "./host.js";
 import { actorOf, ApiError, bearer, body, guardedCheck, id, mayReach, principalOfToken, requireOperator, requireReach, roleAt, roleOf, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, tokenName, type AppOptions } from "./http.js";
 import { signedInToken } from "./console/auth.js";
@@ -149,7 +151,9 @@ export function createApp(host: Host, options: AppOptions): Hono {
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
   // The console is the deployment's people's: only operator tokens sign in (docs/security.md "Who acts for whom").
   const operatorTokens = options.tokens.filter((_, i) => roleAt(i, options) === "operator");
-  app.route("/", createConsole(host, { tokens: operatorTokens, api: app, transport, guard, questions }));
+  // One live hub for the console's pages and the API's event streams (console/live.ts).
+  const hub = new LiveHub(host, async () => (await questions.pending()).map((q) => q.question_id));
+  app.route("/", createConsole(host, { tokens: operatorTokens, api: app, transport, guard, questions, hub }));
   // What the host runs (its MCP servers) changes only with an operator token.
   app.on(["POST", "PUT", "DELETE", "PATCH"], ["/v1/servers", "/v1/servers/*"], async (c, next) => {
     requireOperator(c, options, `${c.req.method} ${c.req.path} (changing what the host runs)`);
@@ -245,6 +249,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return c.json(result);
   });
 
+  // `Accept: text/event-stream`: the events pushed as they are written (event-stream.ts).
+  mountEventStream(app, host, hub, sessionOr404);
   app.get("/v1/sessions/:id/events", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
     const after = Number(c.req.query("after") ?? 0);

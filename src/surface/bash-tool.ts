@@ -7,7 +7,8 @@
  */
 import type { Person } from "../call/index.js";
 import { Catalog, shortDescription, sourceSummary } from "../catalog/index.js";
-import { describeFlags, describeScripts, showInput, showName, type ApprovalRequest } from "../policy/index.js";
+import { describeScripts, type ApprovalRequest } from "../policy/index.js";
+import { describeFlags, showInput, showName } from "../display/show-input.js";
 import type { Session, ShellResult, StopReport, ToolShell } from "../runtime/index.js";
 // The shell's own notes for agents (docs/shell.md); the CLI reads them from the same file.
 import { SHELL_NOTES } from "../shell/defaults.js";

@@ -1,7 +1,7 @@
 /**
- * The surface folder's public face: what the model sees — the split of tools into direct ones and
- * those behind `tools`, the `bash` tool, direct tool calls, token counts. The AI SDK adapter
- * (ai/) and the MCP gateway (gateway/) both build on it.
+ * The surface folder's public face: what the model sees — the `bash` tool, direct tool calls,
+ * token counts. The split of tools into direct ones and those behind `tools` is the catalog's
+ * (catalog/split.ts). The AI SDK adapter (ai/) and the MCP gateway (gateway/) both build on it.
  */
 export {
   BASH_TOOL_NAME,
@@ -27,5 +27,3 @@ export type { BashToolInput, BashToolResult, ToolSpec, DirectTool } from "./bash
 export { callDirect, directApprovalNeeded, modelView } from "./direct.js";
 export type { DirectOutcome, DirectCallOptions, ModelView } from "./direct.js";
 export { countTokens, toolTokens, toolListTokens, toolDefinitionJson } from "./tokens.js";
-export { placeTool, explainPlacement, splitTools, reachableFromShell, callableDirectly, namesTool, FilteredSource, TURN_CONTROL_NAMES, IMAGE_RESULT_NAMES, FILE_EDIT_NAMES } from "./split.js";
-export type { Placement, PlacementReason, SplitRules, ToolSplit } from "./split.js";

@@ -24,7 +24,7 @@ export interface Question {
   server: string;
   /** The command of the call that asked, e.g. `tools github create-issue`. */
   command: string;
-  /** The server's message, as it sent it (show it escaped: see policy/show-input.ts). */
+  /** The server's message, as it sent it (show it escaped: see display/show-input.ts). */
   message: string;
   /** The flat object schema the answer's `content` must match (MCP "Requested Schema"). */
   requestedSchema: JsonSchema;

@@ -1,7 +1,7 @@
 /**
  * The shape of the code, checked from its source: each rule of the call path is applied in one
- * place (the pipeline's steps), no module imports itself back through a cycle, and no file in
- * `src/` grows past 400 lines. See docs/architecture.md.
+ * place (the pipeline's steps), no module imports itself back through a cycle, no two folders of
+ * `src/` depend on each other, and no file in `src/` grows past 400 lines. See docs/architecture.md.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -42,42 +42,95 @@ test("the policy judge, the redaction of call results and the call event are eac
   assert.deepEqual(where(/export function (as|to)[A-Za-z]*CallError\(/), ["mcp/errors.ts", "tool/types.ts"]);
 });
 
-test("no circular imports between modules of src/ (type-only imports aside)", () => {
-  const graph = new Map<string, string[]>();
+/** One import of a file of src/: where it points, and whether it brings in types only. */
+interface Import {
+  target: string;
+  typeOnly: boolean;
+}
+
+/**
+ * Every relative import of every file of src/: static imports and re-exports, `import("…")` calls
+ * and `import("…")` types. Type-only ones (`import type`, all names `type`, type positions) are
+ * marked so.
+ */
+function imports(): Map<string, Import[]> {
+  const graph = new Map<string, Import[]>();
   for (const f of files()) {
     const sf = ts.createSourceFile(f, readFileSync(f, "utf8"), ts.ScriptTarget.Latest, false, f.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
-    const deps: string[] = [];
-    for (const st of sf.statements) {
-      let spec: ts.Expression | undefined;
-      if (ts.isImportDeclaration(st) && !st.importClause?.isTypeOnly) {
-        const named = st.importClause?.namedBindings;
-        const allTypes = named && ts.isNamedImports(named) && !st.importClause?.name && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
-        if (!allTypes) spec = st.moduleSpecifier;
-      } else if (ts.isExportDeclaration(st) && !st.isTypeOnly && st.moduleSpecifier) spec = st.moduleSpecifier;
-      if (spec && ts.isStringLiteral(spec) && spec.text.startsWith(".")) {
-        const target = path.resolve(path.dirname(f), spec.text.replace(/\.js$/, ".ts"));
-        deps.push(existsSync(target) ? target : target.replace(/\.ts$/, ".tsx"));
+    const found: Import[] = [];
+    const add = (spec: ts.Node | undefined, typeOnly: boolean): void => {
+      if (!spec || !ts.isStringLiteral(spec) || !spec.text.startsWith(".")) return;
+      const target = path.resolve(path.dirname(f), spec.text.replace(/\.js$/, ".ts"));
+      found.push({ target: existsSync(target) ? target : target.replace(/\.ts$/, ".tsx"), typeOnly });
+    };
+    const walk = (n: ts.Node): void => {
+      if (ts.isImportDeclaration(n)) {
+        const named = n.importClause?.namedBindings;
+        const allTypes = !!named && ts.isNamedImports(named) && !n.importClause?.name && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+        add(n.moduleSpecifier, !!n.importClause?.isTypeOnly || allTypes);
+      } else if (ts.isExportDeclaration(n)) {
+        const named = n.exportClause;
+        const allTypes = !!named && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+        add(n.moduleSpecifier, n.isTypeOnly || allTypes);
+      } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        add(n.arguments[0], false);
+      } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) {
+        add(n.argument.literal, true);
       }
-    }
-    graph.set(f, deps);
+      ts.forEachChild(n, walk);
+    };
+    walk(sf);
+    graph.set(f, found);
   }
-  const cycles: string[] = [];
+  return graph;
+}
+
+/** The cycles of a graph, each written `a → b → a`. */
+function cycles(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
   const state = new Map<string, "open" | "done">();
   const stack: string[] = [];
-  const visit = (f: string): void => {
-    if (state.get(f) === "done") return;
-    if (state.get(f) === "open") {
-      cycles.push([...stack.slice(stack.indexOf(f)), f].map(rel).join(" → "));
+  const visit = (n: string): void => {
+    if (state.get(n) === "done") return;
+    if (state.get(n) === "open") {
+      found.push([...stack.slice(stack.indexOf(n)), n].join(" → "));
       return;
     }
-    state.set(f, "open");
-    stack.push(f);
-    for (const d of graph.get(f) ?? []) visit(d);
+    state.set(n, "open");
+    stack.push(n);
+    for (const d of graph.get(n) ?? []) visit(d);
     stack.pop();
-    state.set(f, "done");
+    state.set(n, "done");
   };
-  for (const f of graph.keys()) visit(f);
-  assert.deepEqual(cycles, []);
+  for (const n of graph.keys()) visit(n);
+  return found;
+}
+
+test("no circular imports between modules of src/ (type-only imports aside: they vanish at run time)", () => {
+  const graph = new Map([...imports()].map(([f, deps]) => [rel(f), deps.filter((d) => !d.typeOnly).map((d) => rel(d.target))]));
+  assert.deepEqual(cycles(graph), []);
+});
+
+test("no two folders of src/ import each other, even through type-only imports", () => {
+  // A folder is a top-level folder of src/ (`call`, `runtime`, …), subfolders included; files at
+  // the root of src/ are the folder ".". Within a folder, files may depend on each other freely.
+  const folderOf = (f: string) => (rel(f).includes(path.sep) ? rel(f).split(path.sep)[0] : ".");
+  const graph = new Map<string, string[]>();
+  const why = new Map<string, string>();
+  for (const [f, deps] of imports()) {
+    const from = folderOf(f);
+    for (const d of deps) {
+      const to = folderOf(d.target);
+      if (to === from) continue;
+      graph.set(from, [...new Set([...(graph.get(from) ?? []), to])]);
+      if (!why.has(`${from} ${to}`)) why.set(`${from} ${to}`, `${rel(f)} imports ${rel(d.target)}`);
+    }
+  }
+  const found = cycles(graph).map((c) => {
+    const steps = c.split(" → ");
+    return `${c} (${steps.slice(1).map((to, i) => why.get(`${steps[i]} ${to}`)).join("; ")})`;
+  });
+  assert.deepEqual(found, []);
 });
 
 test("no file in src/ is over 400 lines", () => {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { showInput } from "../../src/policy/index.js";
+import { showInput } from "../../src/display/show-input.js";
 
 test("showInput: invisible and bidirectional characters are escaped and flagged", async () => {
   // The attack: a path that reads "invoice.pdf" on screen but names "fdp.exe" backwards.

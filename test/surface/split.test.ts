@@ -11,7 +11,7 @@ import { after, test } from "node:test";
 import { z } from "zod";
 import { describeSources, directTools } from "../../src/gateway/index.js";
 import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
-import { explainPlacement, namesTool, placeTool, type SplitRules } from "../../src/surface/index.js";
+import { explainPlacement, namesTool, placeTool, type SplitRules } from "../../src/catalog/index.js";
 import type { CatalogTool } from "../../src/tool/index.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
 

@@ -14,14 +14,14 @@ import { Hono as HonoApp } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import { streamSSE } from "hono/streaming";
-import { showInput } from "../../policy/index.js";
+import { showInput } from "../../display/show-input.js";
 import { CONSOLE_ENV, tokenMatches } from "../http.js";
 import { clientAddress, signInBlocked, type Transport } from "../reach.js";
 import { TokenGuard } from "../token-guard.js";
 import type { Host } from "../host.js";
 import { localPath, noteSig, requireSignIn, signedInToken, signedNote, signIn, signOut, crossSite } from "./auth.js";
 import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } from "./data.js";
-import { LiveHub } from "./live.js";
+import { holdOpen, LiveHub } from "./live.js";
 import { assets } from "./static.js";
 import { ANSWERS, Inbox } from "./views/inbox.js";
 import { contentOf, Questions } from "./views/questions.js";
@@ -44,10 +44,9 @@ export interface ConsoleOptions {
   guard?: TokenGuard;
   /** Questions MCP servers asked during the API's shell calls, on any replica (questions.ts). */
   questions?: QuestionBox;
+  /** The live updates, shared with the API's event streams (default: the console's own). */
+  hub?: LiveHub;
 }
-
-/** How long a streamed page waits between keep-alive comments, in milliseconds. */
-const KEEPALIVE_MS = 20_000;
 
 /** Content types of the images tools save (shell/commands/tools/output.ts). */
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml" };
@@ -70,7 +69,7 @@ const secure: MiddlewareHandler = async (c, next) => {
 export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const app = new HonoApp();
   const questions = options.questions;
-  const hub = new LiveHub(host, questions ? async () => (await questions.pending()).map((q) => q.question_id) : undefined);
+  const hub = options.hub ?? new LiveHub(host, questions ? async () => (await questions.pending()).map((q) => q.question_id) : undefined);
   const transport: Transport = options.transport ?? { tls: false, trustProxy: false };
   const tokenGuard = options.guard ?? new TokenGuard();
   const from = (c: Context) => clientAddress(c, transport);
@@ -234,27 +233,19 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   app.get("/servers", ...guard, async (c) => renderServers(c, <AddServer />));
 
   // ── live updates and files ──────────────────────────────────────────────────
+  // `?session=ID`: the session page also hears of events another replica wrote (LiveHub.watch).
   app.get("/console/events", ...guard, async (c) =>
     streamSSE(c, async (stream) => {
-      let wake: () => void = () => {};
-      stream.onAbort(() => wake());
       const off = hub.subscribe((msg) => {
         void stream.writeSSE({ event: "change", data: JSON.stringify(msg) }).catch(() => {});
       });
+      const sid = c.req.query("session");
+      const unwatch = sid && (await host.store.getSession(sid)) ? hub.watch(sid) : undefined;
       try {
         await stream.writeSSE({ event: "change", data: JSON.stringify({ kind: "hello", pending: await hub.pendingCount() }) });
-        while (!stream.aborted && !stream.closed) {
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, KEEPALIVE_MS);
-            wake = () => {
-              clearTimeout(t);
-              resolve();
-            };
-          });
-          if (stream.aborted || stream.closed) break;
-          await stream.write(": keep-alive\n\n");
-        }
+        await holdOpen(stream);
       } finally {
+        unwatch?.();
         off();
       }
     }),

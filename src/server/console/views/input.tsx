@@ -2,14 +2,14 @@
  * A call's input as a person must see it before answering: pretty JSON, long values folded,
  * and every invisible or bidirectional control character shown and listed with where it is.
  *
- * The text comes from `showInput` (policy/show-input.ts), which writes each such character as a
+ * The text comes from `showInput` (display/show-input.ts), which writes each such character as a
  * JSON escape; this view marks those escapes and lists the flags.
  *
  * See README → Console; Unicode Technical Report 36 "Unicode Security Considerations"
  * (bidirectional and invisible characters that make text read differently).
  */
 import type { Child, FC } from "hono/jsx";
-import { describeFlags, showInput, showText, type ShownInput } from "../../../policy/index.js";
+import { describeFlags, showInput, showText, type ShownInput } from "../../../display/show-input.js";
 
 export type { ShownInput };
 

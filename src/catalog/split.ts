@@ -9,8 +9,8 @@
  * - direct only (`direct`): turn-control tools (ask-user, approvals, subagents, todo lists), tools
  *   whose result the model must see as an image, structured file editing, and any tool marked
  *   `staysDirect` — calling them from a script makes no sense or loses what they are for;
- * - both (`both`): tools listed in `keepVisible` ("Tools the model can still call directly. They
- *   stay callable from the shell too.");
+ * - both (`both`): tools listed in `keepVisible`: the model still calls them directly, and they
+ *   stay callable from the shell too;
  * - neither (`none`): tools the agent may not use at all (outside `allowed`).
  * The `bash` tool itself is not a catalog tool; the adapters add it.
  *
@@ -19,7 +19,7 @@
  *
  * See docs/agents.md → What the model sees; README → Configuration (`keepVisible`).
  */
-import { entryNames, foldName } from "../catalog/index.js";
+import { entryNames, foldName } from "./names.js";
 import type { CatalogTool, SourceState, ToolCallError, ToolSource } from "../tool/index.js";
 
 /** Where a tool goes. */
