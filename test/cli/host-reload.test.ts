@@ -2,7 +2,7 @@
  * A running host acts on the settings the person has now, on each host kind through the built
  * CLI: `toolshell serve` reloads approval rules and tool files written while it runs (and says
  * so on stderr); the warm CLI host is replaced when a local tool file changes or is deleted.
- * (The library watcher: test/runtime/config-reload.test.ts.)
+ * (The library watcher: test/runtime/config-reload.unit.test.ts.)
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
