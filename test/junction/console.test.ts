@@ -4,10 +4,10 @@
  * the person answers an approval, for a local tool and an MCP server's tool over stdio; the other
  * rows and kinds go through the same API calls the HTTP API suite (http-api.test.ts) runs.
  */
-import { existsSync } from "node:fs";
 import { after } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { CHROMIUM, consolePage, consoleSurface, launchChromium } from "./drivers/console.js";
+import { launchChromium } from "../fixtures/chromium.js";
+import { consolePage, consoleSurface } from "./drivers/console.js";
 import { startServe, type Served } from "./drivers/http-api.js";
 import { junctionMatrix, type Opened } from "./paths.js";
 import { readyWorld, type World } from "./world.js";
@@ -15,7 +15,6 @@ import { readyWorld, type World } from "./world.js";
 let opened: Promise<Opened & { world: World; served: Served; browser: Browser; page: Page }> | undefined;
 const open = () =>
   (opened ??= (async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)`);
     const { world, store } = await readyWorld();
     await store.close();
     const served = await startServe(world);

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestContext } from "node:test";
 import { defineTool, type ToolDefinition } from "../../src/index.js";
+import { apiCaller, type ApiAnswer } from "../fixtures/api-call.js";
 import { freshDatabase } from "../fixtures/postgres.js";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
 
@@ -96,18 +97,8 @@ export async function kill(r: Replica): Promise<void> {
 }
 
 /** One HTTP API call to a replica with the test token. */
-export async function api(r: Replica, method: string, p: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(r.url + p, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {}
-  return { status: res.status, json };
+export function api(r: Replica, method: string, p: string, body?: unknown): Promise<ApiAnswer> {
+  return apiCaller(r.url, TOKEN)(method, p, body);
 }
 
 /** Calls `check` until it returns a value (not undefined), pausing `everyMs` between tries, at most `tries` times. */

@@ -7,14 +7,13 @@
  * is not listed once its marks lapse.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../fixtures/chromium.js";
 import { FEATURE_SERVER, REPO_ROOT, tsxCommand } from "../fixtures/mcp/index.js";
 import { api, deployment, kill, TOKEN, until } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = path.join(REPO_ROOT, "test/out/console");
 
 test("a question asked on replica A is listed and answered on replica B; the answer reaches A's call", async (t) => {
@@ -52,10 +51,8 @@ test("a question asked on replica A is listed and answered on replica B; the ans
   ]);
 
   // In B's console: the question asked on A shows in the inbox with its form; the answer reaches A's call.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
   mkdirSync(SHOTS, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
-  t.after(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.setDefaultTimeout(20_000);
   await page.goto(b.url + "/");

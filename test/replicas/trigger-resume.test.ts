@@ -6,12 +6,10 @@
  * every time; the tool logs each real refund.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { test, type TestContext } from "node:test";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../fixtures/chromium.js";
 import { api, deployment, TOKEN, until, type Deployment, type Replica } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 
 type Run = { id: string; status: string; request_id?: string; result?: { stdout?: string } };
 type Pending = { id: string; session_id: string; input: Record<string, unknown>; tool_call_id: string };
@@ -22,9 +20,7 @@ async function pendingOf(r: Replica, session: string): Promise<Pending[]> {
 
 /** The console's card of a pending request, in Chromium, signed in to `r`; answered with `answer` when given. */
 async function consoleCard(t: TestContext, r: Replica, requestId: string, answer?: string): Promise<string> {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
-  t.after(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await (await browser.newContext()).newPage();
   page.setDefaultTimeout(20_000);
   await page.goto(r.url + "/");

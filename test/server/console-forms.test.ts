@@ -7,17 +7,18 @@
  * named after their trigger, and the Approvals badge counting servers' questions.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { always, defineTool } from "../../src/index.js";
 import { openHost, startApi, type Host, type RunningApi } from "../../src/server/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
+import { launchChromium } from "../fixtures/chromium.js";
 import { FEATURE_SERVER, NPM_SERVERS, REPO_ROOT, tsxCommand } from "../fixtures/mcp/index.js";
 
 const TOKEN = "console-forms-token-0123456789ab";
-const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = path.join(REPO_ROOT, "test/out/console");
 
 let dir: string;
@@ -27,7 +28,6 @@ let browser: Browser;
 let signedIn: BrowserContext;
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
   mkdirSync(SHOTS, { recursive: true });
   dir = mkdtempSync(path.join(tmpdir(), "toolshell-console-forms-"));
   host = await openHost({
@@ -45,7 +45,7 @@ before(async () => {
     },
   });
   api = await startApi(host, { host: "127.0.0.1", port: 0, triggers: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  browser = await launchChromium();
   signedIn = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   signedIn.setDefaultTimeout(15_000);
   const page = await signedIn.newPage();
@@ -63,8 +63,7 @@ after(async () => {
 });
 
 async function v1(method: string, p: string, body?: unknown): Promise<any> {
-  const res = await fetch(api.url + p, { method, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return res.status === 204 ? {} : res.json();
+  return (await apiCaller(api.url, TOKEN)(method, p, body)).json;
 }
 
 async function open(t: { after: (fn: () => unknown) => void }, p: string, ctx: BrowserContext = signedIn): Promise<Page> {

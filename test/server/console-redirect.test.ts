@@ -5,11 +5,11 @@
  * URL standard, as Node's URL implements it), and Chromium follows the tab form for real.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../fixtures/chromium.js";
 import { openHost, startApi, type Host, type RunningApi } from "../../src/server/index.js";
 
 const TOKEN = "redirect-token-0123456789ab";
@@ -68,9 +68,7 @@ test("next after sign-in stays on the site in every spelling; a local path is ke
 });
 
 test("Chromium signing in from /login?next=/%09/evil.example/ lands on the console", async (t) => {
-  if (!existsSync("/usr/bin/chromium")) throw new Error("/usr/bin/chromium is missing");
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu"] });
-  t.after(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await browser.newPage();
   await page.goto(api.url + "/login?next=/%09/evil.example/");
   await page.getByLabel("API token").fill(TOKEN);

@@ -4,26 +4,24 @@
  * entries refused with the config file's messages, and the sign-in and cross-site rules.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { chromium } from "playwright-core";
 import { openHost, startApi } from "../../src/server/index.js";
+import { launchChromium } from "../fixtures/chromium.js";
 import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
 
 const TOKEN = "console-servers-token-0123456789";
-const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = path.join(REPO_ROOT, "test/out/console");
 
 test("the servers page adds, changes and removes an MCP server through /v1/servers; a trust false added there is judged by the policy", async (t) => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
   mkdirSync(SHOTS, { recursive: true });
   const dir = mkdtempSync(path.join(tmpdir(), "toolshell-console-servers-"));
   // Protective: a call asks unless it is read-only, and a read-only claim counts only when trusted.
   const host = await openHost({ store: path.join(dir, "state.db"), config: { server: { tokens: [TOKEN] }, logDir: path.join(dir, "logs"), mcpServers: {}, approval: { mode: "protective" } } });
   const api = await startApi(host, { host: "127.0.0.1", port: 0, triggers: false });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const browser = await launchChromium();
   t.after(async () => {
     await browser.close();
     await api.close();

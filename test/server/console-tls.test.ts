@@ -15,12 +15,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test, type TestContext } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../fixtures/chromium.js";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
 import { stopChild } from "../fixtures/child.js";
 
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "tls-console-token-0123456789";
 
 let browser: Browser;
@@ -28,7 +28,6 @@ let dir: string;
 
 before(async () => {
   assert.ok(existsSync(CLI), "run `npm run build` first");
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium`);
   dir = mkdtempSync(path.join(tmpdir(), "toolshell-tls-"));
   writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ store: "${TOOLSHELL_STORE}" }));
   // A certificate for this machine's names and addresses, made here.
@@ -37,10 +36,7 @@ before(async () => {
     "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"), "-subj", "/CN=toolshell-test",
     "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
   ], { stdio: "ignore" });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

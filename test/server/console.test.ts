@@ -4,18 +4,19 @@
  * Screenshots go to test/out/console/ (git-ignored); docs/images/ holds the ones the README shows.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { always, defineTool } from "../../src/index.js";
 import { openHost, startApi, type Host, type RunningApi } from "../../src/server/index.js";
 import { TokenGuard } from "../../src/server/token-guard.js";
+import { apiCaller } from "../fixtures/api-call.js";
+import { launchChromium } from "../fixtures/chromium.js";
 import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
 
 const TOKEN = "console-token-0123456789abcdef";
-const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = path.join(REPO_ROOT, "test/out/console");
 
 let dir: string;
@@ -28,7 +29,6 @@ let openGate: () => void = () => {};
 const gate = new Promise<void>((resolve) => (openGate = resolve));
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)`);
   mkdirSync(SHOTS, { recursive: true });
   dir = mkdtempSync(path.join(tmpdir(), "toolshell-console-"));
   host = await openHost({
@@ -80,10 +80,7 @@ before(async () => {
   // Many forms of a wrong token are tried below from one address; the slow-down they would meet
   // is tested apart (test/security/console-person.test.ts), so here it starts late.
   api = await startApi(host, { host: "127.0.0.1", port: 0, triggers: false, guard: new TokenGuard({ free: 1000 }) });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   openGate();
@@ -95,12 +92,7 @@ after(async () => {
 
 /** The HTTP API with the bearer token. */
 async function v1(method: string, p: string, body?: unknown): Promise<any> {
-  const res = await fetch(api.url + p, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
+  return (await apiCaller(api.url, TOKEN)(method, p, body)).json;
 }
 
 async function newSession(id: string): Promise<void> {

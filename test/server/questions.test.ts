@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { openHost, startApi } from "../../src/server/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
 import { FEATURE_SERVER, tsxCommand } from "../fixtures/mcp/index.js";
 
 const TOKEN = "test-token-questions-0123456789";
@@ -21,10 +22,7 @@ test("a server's question waits over the HTTP API and is answered there; progres
   t.after(() => host.close());
   const api = await startApi(host, { host: "127.0.0.1", port: 0 });
   t.after(() => api.close());
-  const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(api.url + p, { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
-    return { status: res.status, json: (await res.json()) as any };
-  };
+  const call = apiCaller(api.url, TOKEN);
   assert.equal((await call("POST", "/v1/sessions", { id: "s1" })).status, 201);
 
   const running = call("POST", "/v1/sessions/s1/bash", { script: "tools feature steps n=2 >/dev/null\ntools feature ask message=$'Which name?\\x1b[2J'" });

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
+import { apiCaller } from "../fixtures/api-call.js";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
 
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
@@ -37,10 +38,7 @@ async function serve(t: TestContext, dir: string, args: string[]) {
     });
     child.once("exit", (code) => reject(new Error(`serve exited (${code}):\n${err}`)));
   });
-  const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(url + p, { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, json: (await res.json()) as any };
-  };
+  const call = apiCaller(url, TOKEN);
   const stop = async () => {
     child.kill("SIGTERM");
     await exited;

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { openHost, startApi } from "../../src/server/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
 
 const TOKEN = "test-token-0123456789abcdef";
@@ -21,11 +22,7 @@ test("GET/POST/PUT/DELETE /v1/servers manage the servers of a running host", asy
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const call = async (method: string, p: string, body?: unknown, token = TOKEN) => {
-    const res = await fetch(api.url + p, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : undefined };
-  };
+  const call = (method: string, p: string, body?: unknown, token = TOKEN) => apiCaller(api.url, token)(method, p, body);
 
   assert.equal((await call("GET", "/v1/servers", undefined, "wrong")).status, 401);
   const doc = (await call("GET", "/openapi.json")).json;

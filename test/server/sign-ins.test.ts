@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { openHost, startApi } from "../../src/server/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
 import { startOAuthServer } from "../fixtures/mcp/oauth-server.js";
 
 const TOKEN = "test-token-sign-ins-0123456789";
@@ -22,10 +23,7 @@ test("GET /v1/sign-ins lists the pending sign-in of a session's principal; after
   t.after(() => host.close());
   const api = await startApi(host, { host: "127.0.0.1", port: 0 });
   t.after(() => api.close());
-  const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(api.url + p, { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
-    return { status: res.status, json: (await res.json()) as any };
-  };
+  const call = apiCaller(api.url, TOKEN);
 
   // The session acts for the principal of the token that creates it: its name, carol.
   assert.equal((await call("POST", "/v1/sessions", { id: "s1" })).status, 201);

@@ -10,6 +10,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { defineTool } from "../../src/index.js";
 import { openHost, startApi } from "../../src/server/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
 
 const TOKEN = "test-token-0123456789abcdef";
 
@@ -27,10 +28,7 @@ test("a step id with / (turn-3/bash-1) is a durable step over HTTP; a malformed 
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const call = async (p: string, body: unknown) => {
-    const res = await fetch(api.url + p, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-    return { status: res.status, json: (await res.json()) as any };
-  };
+  const call = (p: string, body: unknown) => apiCaller(api.url, TOKEN)("POST", p, body);
   assert.equal((await call("/v1/sessions", { id: "s1" })).status, 201);
   const first = await call("/v1/sessions/s1/bash", { script: "tools bump", step_id: "turn-3/bash-1" });
   assert.equal(first.status, 200, JSON.stringify(first.json));

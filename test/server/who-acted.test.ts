@@ -6,33 +6,25 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 import { test } from "node:test";
-import { chromium } from "playwright-core";
+import { apiCaller, type ApiAnswer } from "../fixtures/api-call.js";
+import { launchChromium } from "../fixtures/chromium.js";
 import { CLI, deployment, TOKEN, until, type Replica } from "../replicas/helpers.js";
 
 const BOB = "bob-token-0123456789abcdefgh";
-const CHROMIUM = "/usr/bin/chromium";
 
-async function as(token: string, r: Replica, method: string, p: string, body?: unknown, retried = false): Promise<{ status: number; json: any }> {
-  let res: Response;
+async function as(token: string, r: Replica, method: string, p: string, body?: unknown, retried = false): Promise<ApiAnswer> {
   try {
-    res = await fetch(r.url + p, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    return await apiCaller(r.url, token)(method, p, body);
   } catch (err) {
     // A kept-alive socket the server closed while a CLI command ran: the request never arrived.
     if (retried || !["UND_ERR_SOCKET", "ECONNRESET"].includes(String((err as { cause?: { code?: string } }).cause?.code))) throw err;
     return as(token, r, method, p, body, true);
   }
-  return { status: res.status, json: await res.json() };
 }
 
 test("answers and changes say who and through which surface: API (token names), console, CLI; toolshell events and the console show it", async (t) => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing`);
   const d = await deployment(t, { server: { tokens: [{ name: "alice", token: TOKEN, role: "operator" }, { name: "bob", token: BOB, role: "operator" }] } });
   const r = await d.start("a");
   const me = userInfo().username;
@@ -57,8 +49,7 @@ test("answers and changes say who and through which surface: API (token names), 
 
   // 2. Alice answers in the console.
   const second = await stopOnce("ben");
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
-  t.after(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await browser.newPage();
   page.setDefaultTimeout(20_000);
   await page.goto(r.url + "/");

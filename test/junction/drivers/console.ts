@@ -5,23 +5,13 @@
  * Reject, Reject always); the agent then runs the script again, as over the API. Everything
  * else (events, questions, progress, steps) is the API surface's, which the console reads too.
  */
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import type { Decision } from "../../../src/index.js";
 import type { Surface } from "../paths.js";
 import { TOKEN } from "../world.js";
 import { apiSurface } from "./http-api.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
-
 const BUTTON: Record<Decision, string> = { allow: "Allow once", allow_always: "Allow always", reject: "Reject", reject_always: "Reject always" };
-
-/** Chromium as the console tests start it (test/server/console.test.ts). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-}
 
 /** A page signed in to the console at `url` with the world's token. */
 export async function consolePage(browser: Browser, url: string): Promise<Page> {
