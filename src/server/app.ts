@@ -18,7 +18,6 @@ import type { Decision } from "../policy/index.js";
 import { withDisplay } from "../display/show-input.js";
 import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
-import type { StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import type { SessionEvent } from "../call/index.js";
 import { mountAgentRoutes } from "./agents-api.js";
@@ -34,36 +33,12 @@ import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
 import { serversRoutes } from "./servers-api.js";
+import { sessionSteps } from "./steps.js";
 
 export { ApiError, ID, tokenMatches } from "./http.js";
 export type { AppOptions } from "./http.js";
 
 const DECISIONS = new Set<string>(ALL_DECISIONS);
-
-/** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
-/**
- * A step as the API shows it. A step waiting for approval whose request was answered is
- * `answered`: it runs (resumes) when the same step_id is sent again, and nothing runs until then
- * (docs/sessions.md → Durable steps).
- */
-function stepJson(s: StepRecord, answered?: ReadonlySet<string>): Record<string, unknown> {
-  const waitsNoMore = s.status === "waiting_approval" && !!s.requestId && !!answered?.has(s.requestId);
-  return {
-    session_id: s.sessionId,
-    step_id: s.stepId,
-    kind: s.kind,
-    tool_call_id: s.toolCallId,
-    request_hash: s.requestHash,
-    request: s.request,
-    status: waitsNoMore ? "answered" : s.status,
-    ...(waitsNoMore ? { note: "the approval was answered; send the same step_id again to run it (what already ran is replayed)" } : {}),
-    attempt: s.attempt,
-    result: s.result,
-    request_id: s.requestId,
-    started_at: s.startedAt,
-    ended_at: s.endedAt,
-  };
-}
 
 /**
  * The Hono app over a host. Shell calls of one session run one after another (requests for the
@@ -262,11 +237,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/sessions/:id/steps", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    const steps = await store.listSteps(rec.id);
-    const asked = steps.filter((s) => s.status === "waiting_approval" && s.requestId).map((s) => s.requestId!);
-    const book = asked.length ? await store.approvalBook(rec.id) : undefined;
-    const answered = new Set(asked.filter((id) => book?.get(id)?.status === "answered"));
-    return c.json({ steps: steps.map((s) => stepJson(s, answered)) });
+    return c.json({ steps: await sessionSteps(store, rec.id) });
   });
 
   // ── approvals ───────────────────────────────────────────────────────────────

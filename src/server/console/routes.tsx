@@ -31,6 +31,8 @@ import { ScriptList, ScriptPage, TriggerList } from "./views/scripts.js";
 import { AddServer, Servers } from "./views/servers.js";
 import { triggerSessionId } from "../trigger-run.js";
 import { SessionList, Timeline } from "./views/sessions.js";
+import { StepList } from "./views/steps.js";
+import { sessionSteps } from "../steps.js";
 
 /** Options of {@link createConsole}. */
 export interface ConsoleOptions {
@@ -195,7 +197,14 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     // A trigger's session is named after its trigger (people never meet the `trg_trg_…` id).
     const trigger = id.startsWith("trg_") ? (await host.store.listTriggers()).find((t) => triggerSessionId(t) === id) : undefined;
     const title = trigger ? `Trigger ${trigger.name}` : `Session ${id}`;
-    return render(c, { title, section: "sessions", live: `session:${id}` }, <Timeline items={await sessionTimeline(host, id)} sessionId={id} />);
+    return render(
+      c,
+      { title, section: "sessions", live: `session:${id}` },
+      <>
+        <StepList steps={await sessionSteps(host.store, id)} />
+        <Timeline items={await sessionTimeline(host, id)} sessionId={id} />
+      </>,
+    );
   });
 
   app.get("/scripts", ...guard, async (c) => {
