@@ -310,7 +310,9 @@ test("the timeline shows a running script's nested calls as they arrive, then al
   await call.getByText("exit 0").waitFor();
   const rows = call.locator("tr.nested-row");
   assert.equal(await rows.count(), 3);
-  const texts = await rows.allInnerTexts();
+  // Each row read cell by cell: on a narrow page the table lays its rows out as cards (data-label),
+  // and a row's innerText then has no separators between cells.
+  const texts = await Promise.all([0, 1, 2].map(async (i) => (await rows.nth(i).locator("th, td").allTextContents()).map((c) => c.trim()).join(" ")));
   assert.match(texts[0], /tools counter\s+\{"n":1\}\s+completed\s+\d+ ms/);
   assert.match(texts[1], /tools gate[\s\S]*completed/);
   assert.match(texts[2], /tools everything get-tiny-image[\s\S]*completed/);
