@@ -1,6 +1,6 @@
 /**
  * Writes schema/toolshell.config.schema.json from the config's zod schema (src/config/schema.ts).
- * Run `npm run schema` after changing the schema; test/config/schema.test.ts fails while the
+ * Run `npm run schema` after changing the schema; test/config/schema.unit.test.ts fails while the
  * committed file differs.
  */
 import { writeFileSync } from "node:fs";

@@ -11,6 +11,7 @@ import path from "node:path";
 import type { AskedQuestion, Person } from "../call/index.js";
 import type { ToolshellConfig } from "../config/index.js";
 import { resolveConfigFile } from "../config/locate.js";
+import { processTerminal } from "./terminal.js";
 import type { ApprovalRequest } from "../policy/index.js";
 import type { StopReport } from "../runtime/index.js";
 import type { Host, HostOptions } from "../server/host.js";
@@ -170,10 +171,10 @@ export async function runCli(req: CliRequest): Promise<void> {
     let outcome: CliOutcome;
     let answer: (requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always") => Promise<unknown>;
     let pending: (() => Promise<ApprovalRequest[]>) | undefined;
-    // Progress lines on stderr; an upstream server's question asked on the terminal, if there is one (person.ts).
-    const { askQuestion, cliPerson, processTerminal } = await import("./person.js");
+    // Progress lines on stderr; an upstream server's question asked on the terminal, if there is
+    // one (person.ts, loaded only when asked or run here: a warm run loads no call pipeline).
     const terminal = processTerminal();
-    const relay = { line: (text: string) => process.stderr.write(terminalText(`tools: ${text}\n`)), ...(terminal ? { ask: (q: AskedQuestion) => askQuestion(q, terminal) } : {}) };
+    const relay = { line: (text: string) => process.stderr.write(terminalText(`tools: ${text}\n`)), ...(terminal ? { ask: async (q: AskedQuestion) => (await import("./person.js")).askQuestion(q, terminal) } : {}) };
     // A script held before it started runs again once the person allowed every call (ask.ts).
     for (let round = 0; ; round++) {
       // A run that went in-process stays there (the warm host may still be starting).
@@ -183,7 +184,7 @@ export async function runCli(req: CliRequest): Promise<void> {
       } else {
         host ??= await openToolShell(req.options);
         const h = host;
-        outcome = await runOnHost(h, req, script, cliPerson(process.stderr, terminal));
+        outcome = await runOnHost(h, req, script, (await import("./person.js")).cliPerson(process.stderr, terminal));
         answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision, (await import("./ask.js")).cliActor());
         pending = () => h.session(req.options.session ?? CLI_SESSION).pendingApprovals();
       }

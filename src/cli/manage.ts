@@ -12,7 +12,8 @@
  */
 import type { Store } from "../store/index.js";
 import { terminalJson, terminalText } from "../display/show-input.js";
-import { ToolCallError } from "../tool/index.js";
+// The leaf module, not tool/index.js: the CLI registers these commands on every run, a warm `exec` too.
+import { ToolCallError } from "../tool/types.js";
 import type { CommonOptions } from "./commands.js";
 
 /** Options every `scripts` / `triggers` subcommand takes. */

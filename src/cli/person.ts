@@ -11,12 +11,8 @@ import { createInterface } from "node:readline/promises";
 import { describeQuestion, progressLine, type AskedQuestion, type CallProgress, type Person } from "../call/index.js";
 import { showName, terminalText } from "../display/show-input.js";
 import type { QuestionAnswer } from "../tool/index.js";
+import type { Terminal } from "./terminal.js";
 
-/** Terminal streams a question is asked on. */
-export interface Terminal {
-  input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
-}
 
 /**
  * The person of a CLI run: progress lines go to `stderr` (upstream progress only; a call's start
@@ -44,10 +40,6 @@ export function cliProgressLine(report: CallProgress): string | undefined {
   return undefined;
 }
 
-/** The terminal of this process when stdin and stderr are one, else undefined. */
-export function processTerminal(): Terminal | undefined {
-  return process.stdin.isTTY && process.stderr.isTTY ? { input: process.stdin, output: process.stderr } : undefined;
-}
 
 interface Field {
   name: string;

@@ -49,7 +49,8 @@ export async function runScriptCall(options: CommonOptions, o: ManageOptions, sc
     const known = await host.store.getSession(sessionId);
     if (known && known.agent_id !== agentName) throw new ManageError("conflict", `session ${sessionId} belongs to agent ${known.agent_id}, not ${agentName} (--session names another)`);
     const session = host.session(sessionId, { agent_id: agentName });
-    const { cliPerson, processTerminal } = await import("./person.js");
+    const { cliPerson } = await import("./person.js");
+    const { processTerminal } = await import("./terminal.js");
     const result = await session.bash(script, { person: cliPerson(process.stderr, processTerminal()) });
     if (o.json) {
       await write(process.stdout, JSON.stringify(result, null, 2) + "\n");

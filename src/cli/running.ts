@@ -57,11 +57,14 @@ export function servingProcesses(configFile: string): Array<{ pid: number; url: 
 
 /**
  * Removes the serve files of `configFile` whose process is gone (a replica killed with SIGKILL
- * leaves its file). @returns the process ids whose files were removed.
+ * leaves its file). The "latest" file (`serve.<config>.json`) of a gone process is rewritten to
+ * name the live replica started last, when one runs, as a replica that stops does (announceServe).
+ * @returns the process ids whose files were removed.
  */
 export function pruneServeFiles(configFile: string): number[] {
   const pruned: number[] = [];
-  for (const f of serveFiles(configFile)) {
+  const [latest, ...own] = serveFiles(configFile);
+  for (const f of own) {
     try {
       const a = JSON.parse(readFileSync(f, "utf8")) as Announced;
       if (typeof a.pid !== "number" || alive(a.pid)) continue;
@@ -69,6 +72,15 @@ export function pruneServeFiles(configFile: string): number[] {
       if (!pruned.includes(a.pid)) pruned.push(a.pid);
     } catch {}
   }
+  try {
+    const a = JSON.parse(readFileSync(latest, "utf8")) as Announced;
+    if (typeof a.pid !== "number" || !alive(a.pid)) {
+      const next = servingProcesses(configFile).sort((x, y) => y.started_at.localeCompare(x.started_at))[0];
+      if (next) writePrivateFile(latest, readFileSync(latest.replace(/\.json$/, `.${next.pid}.json`), "utf8"));
+      else rmSync(latest, { force: true });
+      if (typeof a.pid === "number" && !pruned.includes(a.pid)) pruned.push(a.pid);
+    }
+  } catch {}
   return pruned;
 }
 

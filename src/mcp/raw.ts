@@ -13,6 +13,7 @@
  * interoperate poorly, so digits are kept as text).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { isLosslessNumber, parse, stringify } from "lossless-json";
 
 /** Where the raw text of one call's answer goes. */
 export interface RawSlot {
@@ -48,131 +49,22 @@ export function mayHoldUnsafeInteger(text: string): boolean {
 }
 
 /**
- * The text of the JSON value at `path` (object keys) inside `text`, with the whitespace between
- * tokens removed and everything else (digits, string escapes) as written; undefined when `text`
- * is not valid JSON there, the path is absent, or an object in the value has a key twice (the
- * text would then stand for more than the parsed value). Never throws.
+ * The text of the JSON value at `path` (object keys) inside `text`, written compactly with every
+ * number's digits as sent (`lossless-json`); undefined when `text` is not valid JSON, the path is
+ * absent, or an object has a key twice with different values (the text would then stand for
+ * more than the parsed value: what hooks, redaction and the policy saw). Never throws.
  */
 export function jsonAt(text: string, path: readonly string[]): string | undefined {
   try {
-    const reader = new Reader(text);
-    return reader.find(path);
+    let value: unknown = parse(text);
+    for (const key of path) {
+      if (typeof value !== "object" || value === null || Array.isArray(value) || isLosslessNumber(value) || !Object.hasOwn(value, key)) return undefined;
+      value = (value as Record<string, unknown>)[key];
+    }
+    return stringify(value);
   } catch {
     return undefined;
   }
-}
-
-/** A JSON scanner that finds one value's span; it builds no values. */
-class Reader {
-  #at = 0;
-  constructor(readonly text: string) {}
-
-  find(path: readonly string[]): string | undefined {
-    this.#ws();
-    for (const key of path) {
-      if (this.text[this.#at] !== "{") return undefined;
-      if (!this.#member(key)) return undefined;
-    }
-    const start = this.#at;
-    this.#value();
-    return compact(this.text.slice(start, this.#at));
-  }
-
-  /** Inside an object at `{`: moves to the value of `key` (the last one, as JSON.parse keeps). */
-  #member(key: string): boolean {
-    let found = -1;
-    this.#at++;
-    this.#ws();
-    if (this.text[this.#at] === "}") return false;
-    for (;;) {
-      const k = this.#string();
-      this.#ws();
-      if (this.text[this.#at++] !== ":") throw new Error("expected :");
-      this.#ws();
-      if (JSON.parse(k) === key) found = this.#at;
-      this.#value();
-      this.#ws();
-      const c = this.text[this.#at++];
-      if (c === "}") break;
-      if (c !== ",") throw new Error("expected , or }");
-      this.#ws();
-    }
-    if (found < 0) return false;
-    this.#at = found;
-    return true;
-  }
-
-  #ws(): void {
-    while (/[ \t\n\r]/.test(this.text[this.#at] ?? "")) this.#at++;
-  }
-
-  #string(): string {
-    const start = this.#at;
-    if (this.text[this.#at] !== '"') throw new Error("expected a string");
-    this.#at++;
-    while (this.#at < this.text.length) {
-      const c = this.text[this.#at++];
-      if (c === "\\") this.#at++;
-      else if (c === '"') return this.text.slice(start, this.#at);
-    }
-    throw new Error("unterminated string");
-  }
-
-  #value(): void {
-    const c = this.text[this.#at];
-    if (c === '"') {
-      this.#string();
-    } else if (c === "{" || c === "[") {
-      const close = c === "{" ? "}" : "]";
-      // A key written twice: JSON.parse keeps the last, so the text would show what the value
-      // does not hold (what hooks, redaction and the policy saw). Such text is not kept.
-      const keys = c === "{" ? new Set<string>() : undefined;
-      this.#at++;
-      this.#ws();
-      if (this.text[this.#at] === close) {
-        this.#at++;
-        return;
-      }
-      for (;;) {
-        if (keys) {
-          const key = JSON.parse(this.#string()) as string;
-          if (keys.has(key)) throw new Error("a key written twice");
-          keys.add(key);
-          this.#ws();
-          if (this.text[this.#at++] !== ":") throw new Error("expected :");
-          this.#ws();
-        }
-        this.#value();
-        this.#ws();
-        const d = this.text[this.#at++];
-        if (d === close) return;
-        if (d !== ",") throw new Error("expected , or the end");
-        this.#ws();
-      }
-    } else {
-      const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(this.text.slice(this.#at, this.#at + 4096));
-      if (!m) throw new Error("expected a value");
-      this.#at += m[0].length;
-    }
-  }
-}
-
-/** `text` (valid JSON) without whitespace between tokens. */
-function compact(text: string): string {
-  let out = "";
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      out += c;
-      if (c === "\\") out += text[++i];
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") out += c;
-  }
-  return out;
 }
 
 /**

@@ -65,6 +65,8 @@ export async function planScript(
   const found = await readScript(script, turns, ctx.stdin);
   const calls: PlannedCall[] = [];
   let complete = found.hidden.length === 0;
+  /** Calls whose input the reading cannot prove and that may be gated (reasons for `hidden`). */
+  const unproven: string[] = [];
   // Something may run text as code: every call spelled out in the script's text is asked about too.
   const all: Array<FoundCall & { inText?: boolean }> = [...found.calls];
   if (!complete) {
@@ -118,6 +120,13 @@ export async function planScript(
       // into the call is left to the run-time check (docs/security.md "The preflight").
       const unseen = stdinText === undefined && c.stdin.kind === "unknown" && (c.stdin.enclosing || c.stdin.why !== "a pipe");
       if (unseen && c.words && resolved?.kind === "tool" && !c.via) complete = false;
+      // A call whose input the reading cannot prove (a pipe into it, an input word built at run
+      // time) cannot be asked before the start: unless no input could make it gated, the plan is
+      // incomplete, naming the call (docs/security.md "The preflight").
+      if (!c.via && (!resolved || resolved.kind !== "tool" || (await mayBeGated(policy, resolved.tool, command, ctx, c.line)))) {
+        complete = false;
+        unproven.push(`${command} (line ${c.line}): ${!resolved ? "does not resolve before the run" : !c.words ? "its input is built while the script runs" : `its input comes from ${c.stdin.kind === "unknown" ? c.stdin.why : "stdin"}`}, and it may need approval`);
+      }
       calls.push(
         runTime(
           !resolved
@@ -177,7 +186,22 @@ export async function planScript(
   const plan: Plan = {
     calls: calls.map(({ resolved: _r, invalid: _i, ...rest }) => rest),
     complete: complete && !calls.some((c) => c.risk === "checked_at_run_time" && c.note?.startsWith("called through")),
-    ...(found.hidden.length ? { hidden: found.hidden } : {}),
+    ...(found.hidden.length || unproven.length ? { hidden: [...found.hidden, ...unproven] } : {}),
   };
   return { plan, calls };
+}
+
+/**
+ * Whether some input could make a call of `tool` need approval (or be blocked): an approval
+ * predicate judges each input; otherwise the policy's answer for the tool does not depend on the
+ * input, so asking with none tells (an `allow_always` covering the tool counts as ungated).
+ */
+async function mayBeGated(policy: Policy, tool: CatalogTool, command: string, ctx: { sessionId: string; sessionMetadata: Record<string, unknown> }, line: number): Promise<boolean> {
+  if (tool.approval?.kind === "predicate") return true;
+  try {
+    const j = await policy.peek({ tool, command, given: {}, input: {}, sessionId: ctx.sessionId, sessionMetadata: ctx.sessionMetadata, callId: `plan:${line}` });
+    return j.risk === "blocked" || j.rejected === true || (j.risk === "needs_approval" && !j.approved);
+  } catch {
+    return true;
+  }
 }

@@ -122,9 +122,10 @@ export interface SessionStore {
    * Holds a session for one shell call across processes (several replicas on one database,
    * docs/deployment.md): waits while another process holds it; a holder that dies lets go.
    * Writes of the session made under a lease that was lost are refused (the fence). Absent when
-   * one process owns the store (SQLite): the session's own queue is enough.
+   * one process owns the store (SQLite): the session's own queue is enough. Waits at most until
+   * `deadline` (epoch ms), when given.
    */
-  lease?(sessionId: string): Promise<SessionLease>;
+  lease?(sessionId: string, deadline?: number): Promise<SessionLease>;
   /**
    * Under a lease: when another process ran the session since this one last read or wrote it,
    * restores the newer files into `files.fs` and returns the newer snapshot; else undefined.

@@ -75,7 +75,7 @@ export async function holdSession<T>(
   turns.set(owner, tail);
   try {
     await before(prev, deadline, sessionId, waitMs);
-    const lease = await before(store.lease(sessionId), deadline, sessionId, waitMs, (late) => void late.release().catch(() => {}));
+    const lease = await before(store.lease(sessionId, deadline), deadline, sessionId, waitMs, (late) => void late.release().catch(() => {}));
     try {
       await onTaken();
       const held = new Set(holding.getStore() ?? []);

@@ -18,12 +18,12 @@ import type { Decision } from "../policy/index.js";
 import { withDisplay } from "../display/show-input.js";
 import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
-import type { StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import type { SessionEvent } from "../call/index.js";
 import { mountAgentRoutes } from "./agents-api.js";
 import { CHANGES_SESSION, changeEvent, describeChange } from "./changes.js";
-import { createConsole } from "./console/index.js";
+import { createConsole, LiveHub } from "./console/index.js";
+import { mountEventStream } from "./event-stream.js";
 import type { Host } from "./host.js";
 import { actorOf, ApiError, bearer, body, guardedCheck, id, mayReach, principalOfToken, requireOperator, requireReach, roleAt, roleOf, RESERVED_METADATA, reservedSession, stepIdOf, str, tokenIndex, tokenMatches, tokenName, type AppOptions } from "./http.js";
 import { signedInToken } from "./console/auth.js";
@@ -33,36 +33,12 @@ import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
 import { serversRoutes } from "./servers-api.js";
+import { sessionSteps } from "./steps.js";
 
 export { ApiError, ID, tokenMatches } from "./http.js";
 export type { AppOptions } from "./http.js";
 
 const DECISIONS = new Set<string>(ALL_DECISIONS);
-
-/** A durable step as the API shows it: snake_case like every other answer (docs/sessions.md). */
-/**
- * A step as the API shows it. A step waiting for approval whose request was answered is
- * `answered`: it runs (resumes) when the same step_id is sent again, and nothing runs until then
- * (docs/sessions.md → Durable steps).
- */
-function stepJson(s: StepRecord, answered?: ReadonlySet<string>): Record<string, unknown> {
-  const waitsNoMore = s.status === "waiting_approval" && !!s.requestId && !!answered?.has(s.requestId);
-  return {
-    session_id: s.sessionId,
-    step_id: s.stepId,
-    kind: s.kind,
-    tool_call_id: s.toolCallId,
-    request_hash: s.requestHash,
-    request: s.request,
-    status: waitsNoMore ? "answered" : s.status,
-    ...(waitsNoMore ? { note: "the approval was answered; send the same step_id again to run it (what already ran is replayed)" } : {}),
-    attempt: s.attempt,
-    result: s.result,
-    request_id: s.requestId,
-    started_at: s.startedAt,
-    ended_at: s.endedAt,
-  };
-}
 
 /**
  * The Hono app over a host. Shell calls of one session run one after another (requests for the
@@ -150,7 +126,9 @@ export function createApp(host: Host, options: AppOptions): Hono {
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
   // The console is the deployment's people's: only operator tokens sign in (docs/security.md "Who acts for whom").
   const operatorTokens = options.tokens.filter((_, i) => roleAt(i, options) === "operator");
-  app.route("/", createConsole(host, { tokens: operatorTokens, api: app, transport, guard, questions }));
+  // One live hub for the console's pages and the API's event streams (console/live.ts).
+  const hub = new LiveHub(host, async () => (await questions.pending()).map((q) => q.question_id));
+  app.route("/", createConsole(host, { tokens: operatorTokens, api: app, transport, guard, questions, hub }));
   // What the host runs (its MCP servers) changes only with an operator token.
   app.on(["POST", "PUT", "DELETE", "PATCH"], ["/v1/servers", "/v1/servers/*"], async (c, next) => {
     requireOperator(c, options, `${c.req.method} ${c.req.path} (changing what the host runs)`);
@@ -246,6 +224,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
     return c.json(result);
   });
 
+  // `Accept: text/event-stream`: the events pushed as they are written (event-stream.ts).
+  mountEventStream(app, host, hub, sessionOr404);
   app.get("/v1/sessions/:id/events", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
     const after = Number(c.req.query("after") ?? 0);
@@ -257,11 +237,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/sessions/:id/steps", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    const steps = await store.listSteps(rec.id);
-    const asked = steps.filter((s) => s.status === "waiting_approval" && s.requestId).map((s) => s.requestId!);
-    const book = asked.length ? await store.approvalBook(rec.id) : undefined;
-    const answered = new Set(asked.filter((id) => book?.get(id)?.status === "answered"));
-    return c.json({ steps: steps.map((s) => stepJson(s, answered)) });
+    return c.json({ steps: await sessionSteps(store, rec.id) });
   });
 
   // ── approvals ───────────────────────────────────────────────────────────────

@@ -52,9 +52,29 @@ export function openApiDocument(): Record<string, unknown> {
       },
       "/v1/sessions/{id}/events": {
         get: {
-          summary: "The session's events in order",
-          parameters: [pathParam("id", "Session id"), query("after", { type: "integer" }, "Only events with seq greater than this"), query("limit", { type: "integer" }, "At most this many (≤ 10000)")],
-          responses: { "200": json({ type: "object", properties: { events: { type: "array", items: ref("Event") }, next_after: { type: "integer" } } }), "404": err("No such session"), ...common },
+          summary: "The session's events in order, as one page or pushed as they are written",
+          description:
+            "With Accept: text/event-stream the answer is a server-sent event stream: each event is one message whose id is its seq and whose data is the event as JSON. " +
+            "It starts after Last-Event-ID (sent by an EventSource when it reconnects) or after, sends what is stored, then each new event as it is written — on any replica of the store (another replica's within about two seconds). " +
+            "A comment line every 20 s keeps it open until the client goes away.",
+          parameters: [
+            pathParam("id", "Session id"),
+            query("after", { type: "integer" }, "Only events with seq greater than this"),
+            query("limit", { type: "integer" }, "At most this many (≤ 10000); not for the stream"),
+            { name: "Last-Event-ID", in: "header", required: false, schema: { type: "integer" }, description: "The stream starts after this seq (over after)" },
+          ],
+          responses: {
+            "200": {
+              description: "OK",
+              content: {
+                "application/json": { schema: { type: "object", properties: { events: { type: "array", items: ref("Event") }, next_after: { type: "integer" } } } },
+                "text/event-stream": { schema: { type: "string", description: "id: <seq>\ndata: <the event as JSON>\n\n, one per event" } },
+              },
+            },
+            "403": err("The token's principal is not the session's"),
+            "404": err("No such session"),
+            ...common,
+          },
         },
       },
       "/v1/sessions/{id}/steps": {

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
+import { pathToFileURL } from "node:url";
 import { KIT_SERVER, NPM_SERVERS, REPO_ROOT, tsxCommand } from "../fixtures/mcp/index.js";
 import { freshDatabase } from "../fixtures/postgres.js";
 
@@ -47,7 +48,7 @@ function setup(t: TestContext, config?: object, flags: string[] = []) {
 const pidOf = (status: string) => Number(/pid (\d+)/.exec(status)?.[1]);
 
 test("the first run starts the warm host, later runs reuse it and its servers", async (t) => {
-  const { sockets, cli, serverStarts } = setup(t);
+  const { work, sockets, cli, serverStarts } = setup(t);
   assert.equal(cli(["daemon", "status"]).status, 1, "no host before the first run");
   // The first run works in-process (its own server) and leaves a host starting for the next.
   const first = cli(["exec", "tools kit pid"]);
@@ -74,6 +75,16 @@ test("the first run starts the warm host, later runs reuse it and its servers", 
   // A script's exit code and both streams come through.
   const failing = cli(["exec", "echo out; echo err >&2; exit 7"]);
   assert.deepEqual([failing.status, failing.stdout, failing.stderr], [7, "out\n", "err\n"]);
+  // A warm run loads none of the runtime (README "Performance": a warm exec costs little more than
+  // Node's start): the modules it loads, recorded by a loader hook.
+  const loaded = path.join(work, "loaded.txt");
+  writeFileSync(path.join(work, "hooks.mjs"), `import { appendFileSync } from "node:fs";\nexport async function load(url, c, next) { appendFileSync(${JSON.stringify(loaded)}, url + "\\n"); return next(url, c); }\n`);
+  writeFileSync(path.join(work, "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(path.join(work, "hooks.mjs")).href)});\n`);
+  const hooked = spawnSync(process.execPath, ["--import", pathToFileURL(path.join(work, "register.mjs")).href, CLI, "exec", "tools kit pid"], { cwd: work, encoding: "utf8", timeout: 60_000, env: { ...process.env, TOOLSHELL_DAEMON_DIR: sockets } });
+  assert.equal(hooked.stdout, third.stdout, "the warm host answered");
+  const ours = readFileSync(loaded, "utf8").split("\n").filter((u) => u.includes("/dist/")).map((u) => u.slice(u.indexOf("/dist/") + 6));
+  assert.ok(ours.includes("cli/daemon-client.js"), ours.join(" "));
+  assert.deepEqual(ours.filter((m) => /^(call|shell|engine|runtime|server|mcp|store|catalog|surface)\/|^policy\/index/.test(m)), [], "a warm run loads no part of the runtime");
 });
 
 /** True once process `pid` has exited (it closes its servers first), looking for up to 20 s. */

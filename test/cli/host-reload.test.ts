@@ -2,7 +2,7 @@
  * A running host acts on the settings the person has now, on each host kind through the built
  * CLI: `toolshell serve` reloads approval rules and tool files written while it runs (and says
  * so on stderr); the warm CLI host is replaced when a local tool file changes or is deleted.
- * (The library watcher: test/runtime/config-reload.test.ts.)
+ * (The library watcher: test/runtime/config-reload.unit.test.ts.)
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -12,6 +12,7 @@ import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
 import { toolFile } from "../fixtures/tool-file.js";
+import { eventually } from "../fixtures/eventually.js";
 
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
 const TOKEN = "reload-test-token-0123456789";
@@ -24,14 +25,6 @@ function workdir(t: TestContext) {
   mkdirSync(path.join(dir, "agent/tools"), { recursive: true });
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-async function waitFor(ok: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 test("toolshell serve: approval rules and tool files written while it runs judge the next call; stderr says what was reloaded", async (t) => {
@@ -62,23 +55,23 @@ test("toolshell serve: approval rules and tool files written while it runs judge
   assert.equal((await bash("tools mark")).stdout, "marked\n", "control: it runs without asking");
 
   write({ mode: "normal", tools: { mark: "always" } });
-  await waitFor(() => /reloaded: approval\.tools changed/.test(err), "the reload line");
+  await eventually("the reload line", () => /reloaded: approval\.tools changed/.test(err));
   assert.equal((await bash("tools mark")).tools?.stopped?.reason, "needs_approval");
 
   write({ mode: "normal", servers: {}, tools: { mark: "block" } });
-  await waitFor(() => (err.match(/reloaded: approval\.tools changed/g) ?? []).length >= 2, "the second reload line");
+  await eventually("the second reload line", () => (err.match(/reloaded: approval\.tools changed/g) ?? []).length >= 2);
   const blocked = await bash("tools mark");
   assert.notEqual(blocked.exit_code, 0);
   assert.doesNotMatch(blocked.stdout, /marked/);
 
   write({ mode: "normal" });
-  await waitFor(async () => (await bash("tools mark")).stdout === "marked\n", "the rule taken away");
+  await eventually("the rule taken away", async () => (await bash("tools mark")).stdout === "marked\n");
   writeFileSync(path.join(dir, "agent/tools/mark.mjs"), toolFile(DESTRUCTIVE));
-  await waitFor(() => /reloaded: tool mark changed/.test(err), "the tool reload line");
+  await eventually("the tool reload line", () => /reloaded: tool mark changed/.test(err));
   assert.equal((await bash("tools mark")).tools?.stopped?.reason, "needs_approval");
 
   writeFileSync(cfg, "{ broken");
-  await waitFor(() => /not reloaded, the last good one is kept/.test(err), "the refused reload line");
+  await eventually("the refused reload line", () => /not reloaded, the last good one is kept/.test(err));
 });
 
 test("warm CLI host: a tool file that gains a destructive hint, or is deleted, is not run by the old host", async (t) => {

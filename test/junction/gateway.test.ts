@@ -67,7 +67,8 @@ junctionMatrix("gateway over HTTP", surface((url) => ({ url })), { notApplicable
 // `input_required` result instead of a request on the call's stream, and the retry resumes the
 // script as a durable step; approving, a one-off reject (the resumed step's held call is denied
 // by the answer given for it, and the same call's next try is refused too, as everywhere) and the
-// events listed come out the same.
-const era2026 = (row: { name: string }) => /^(approve once|reject|events listed):/.test(row.name);
-junctionMatrix("gateway 2026-07-28 over stdio", surface(() => ({ stdio: true, era: "2026-07-28" })), { notApplicable, cells: (k, row) => k.name === "MCP over stdio" && era2026(row) });
+// events listed come out the same. Sign-in comes as a URL-mode `input_required` the SDK fulfils
+// through the same handler (test/gateway/sign-in-2026.test.ts).
+const era2026 = (row: { name: string; needs?: string }) => /^(approve once|reject|events listed):/.test(row.name) || row.needs === "sign-in";
+junctionMatrix("gateway 2026-07-28 over stdio", surface(() => ({ stdio: true, era: "2026-07-28" })), { notApplicable, cells: (k, row) => (k.name === "MCP over stdio" || row.needs === "sign-in") && era2026(row) });
 junctionMatrix("gateway 2026-07-28 over HTTP", surface((url) => ({ url, era: "2026-07-28" })), { notApplicable, cells: (_k, row) => era2026(row) });

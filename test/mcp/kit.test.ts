@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 import { ToolCallError } from "../../src/tool/types.js";
+import { eventually } from "../fixtures/eventually.js";
 import { KIT_SERVER, tsxCommand } from "../fixtures/mcp/index.js";
 import { call, closeAll, ctx, rejection, sourceFor, tempDir, tool } from "./helpers.js";
 
@@ -141,16 +142,19 @@ test("a server that fails to start is failed with the reason; the next load afte
   // Right away: the same failure, no new process (a script looping over a broken server).
   assert.equal(await rejection(() => source.load()), error);
   assert.equal(readFileSync(starts, "utf8").trim().split("\n").length, 1);
-  // After the back-off (1 s after the first failure) the next load starts it again.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-  await rejection(() => source.load());
-  assert.equal(readFileSync(starts, "utf8").trim().split("\n").length, 2);
+  // After the back-off (1 s after the first failure) a load starts it again.
+  await eventually("a load after the back-off starting the server again", async () => {
+    await rejection(() => source.load());
+    return readFileSync(starts, "utf8").trim().split("\n").length === 2;
+  });
 });
 
 test("close() ends a start in progress at once", async () => {
-  const source = sourceFor("slowstart", { command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"], connectTimeoutMs: 60_000 });
+  // The server writes a mark once its process runs, then never answers initialize.
+  const mark = path.join(tempDir(), "running");
+  const source = sourceFor("slowstart", { command: process.execPath, args: ["-e", "require('fs').writeFileSync(process.env.MARK, ''); setTimeout(() => {}, 60000)"], env: { MARK: mark }, connectTimeoutMs: 60_000 });
   const loading = rejection(() => source.load());
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await eventually("the server's process running", () => existsSync(mark));
   await source.close();
   const error = await loading;
   assert.ok(error instanceof ToolCallError);

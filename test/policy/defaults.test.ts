@@ -7,25 +7,18 @@
  * Against the reference memory server, over stdio, with no `trust` written.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { createToolShell } from "../../src/index.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
+import { tempDir } from "../fixtures/temp.js";
 
 const entity = (name: string) => `{"entities":[{"name":"${name}","entityType":"t","observations":[]}]}`;
-
-function tempDir(t: { after(fn: () => void): void }): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-defaults-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 const memory = (dir: string, extra: Record<string, unknown> = {}) => ({ command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") }, ...extra });
 
 test("a new user's first hour: writes to the memory server run without asking, delete-entities still stops", async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "toolshell-defaults-");
   const shell = await createToolShell({ baseDir: dir, config: { mcpServers: { memory: memory(dir) } } });
   t.after(() => shell.close());
   const session = shell.session("user-42");
@@ -56,7 +49,7 @@ EOF`);
 });
 
 test("approval.trustAnnotations: false takes no claim that lowers caution; a server's trust: true still wins", async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "toolshell-defaults-");
   const strict = await createToolShell({ baseDir: dir, config: { mcpServers: { memory: memory(dir) }, approval: { trustAnnotations: false } } });
   t.after(() => strict.close());
   const plan = await strict.session().bash(`echo 'tools memory read-graph' | tools plan`);
@@ -64,7 +57,7 @@ test("approval.trustAnnotations: false takes no claim that lowers caution; a ser
   const s = await strict.session().bash(`tools memory create-entities '${entity("a")}'`);
   assert.equal(s.tools?.stopped?.why, "rated_changes", "destructive: false dropped, so the tool is rated");
 
-  const dir2 = tempDir(t);
+  const dir2 = tempDir(t, "toolshell-defaults-");
   const trusted = await createToolShell({ baseDir: dir2, config: { mcpServers: { memory: memory(dir2, { trust: true }) }, approval: { trustAnnotations: false } } });
   t.after(() => trusted.close());
   const ok = await trusted.session().bash(`tools memory create-entities '${entity("b")}' >/dev/null && echo ok`);
@@ -72,7 +65,7 @@ test("approval.trustAnnotations: false takes no claim that lowers caution; a ser
 });
 
 test("a server's trust: false opts into the stricter reading while the others keep the default", async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "toolshell-defaults-");
   const shell = await createToolShell({
     baseDir: dir,
     config: { mcpServers: { strict: memory(dir, { trust: false }), plain: { ...memory(dir), env: { MEMORY_FILE_PATH: path.join(dir, "plain.jsonl") } } } },
@@ -91,7 +84,7 @@ EOF`);
 
 test("toolshell check agrees: it names the claims the stricter reading does not take, and nothing by default", async (t) => {
   const { checkToolShell } = await import("../../src/check/index.js");
-  const dir = tempDir(t);
+  const dir = tempDir(t, "toolshell-defaults-");
   const strict = await createToolShell({ baseDir: dir, config: { mcpServers: { memory: memory(dir, { trust: false }) } } });
   t.after(() => strict.close());
   const found = (await checkToolShell(strict)).filter((f) => f.rule_id === "servers.annotations_not_taken");
@@ -99,7 +92,7 @@ test("toolshell check agrees: it names the claims the stricter reading does not 
   assert.equal(found[0]!.location, "mcpServers.memory");
   assert.match(found[0]!.message, /^server memory is read with the stricter reading .*: the claims of \d+ of its tools that lower caution .* are not taken/);
 
-  const dir2 = tempDir(t);
+  const dir2 = tempDir(t, "toolshell-defaults-");
   const plain = await createToolShell({ baseDir: dir2, config: { mcpServers: { memory: memory(dir2) } } });
   t.after(() => plain.close());
   assert.deepEqual((await checkToolShell(plain)).filter((f) => f.rule_id === "servers.annotations_not_taken"), []);

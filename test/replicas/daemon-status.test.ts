@@ -1,11 +1,12 @@
 /**
  * `toolshell daemon status` beside two real `toolshell serve` replicas on one real PostgreSQL
  * (README "The CLI"; cli/running.ts): it lists each live replica from its serve file with its
- * URL, and a replica killed with SIGKILL is shown as not running once, its file removed.
+ * URL, and a replica killed with SIGKILL is shown as not running once, its file removed; the
+ * "latest" file that named it is rewritten to name the live replica (the CLI calls it).
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -14,9 +15,15 @@ import { CLI, deployment, kill } from "./helpers.js";
 
 const run = promisify(execFile);
 
-test("daemon status lists the live serve replicas and prunes the file of one killed with SIGKILL", async (t) => {
+test("daemon status lists the live serve replicas, prunes the file of one killed with SIGKILL and points the latest file at the live one", async (t) => {
   const d = await deployment(t);
-  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
+  const started = await Promise.all([d.start("A"), d.start("B")]);
+  // The replica the "latest" file names (the one that announced last) is the one killed.
+  const latest = path.join(d.dir, ".toolshell", "serve.toolshell.config.json.json");
+  const named = (JSON.parse(readFileSync(latest, "utf8")) as { pid: number }).pid;
+  const a = started.find((r) => r.child.pid === named)!;
+  const b = started.find((r) => r.child.pid !== named)!;
+  assert.ok(a && b, `the latest file names one of the replicas (pid ${named})`);
   const sockets = mkdtempSync(path.join(tmpdir(), "toolshell-sockets-"));
   t.after(() => rmSync(sockets, { recursive: true, force: true }));
   const status = async () => {
@@ -36,6 +43,8 @@ test("daemon status lists the live serve replicas and prunes the file of one kil
   assert.match(after.stdout, new RegExp(`^serve: pid ${a.child.pid} not running`, "m"));
   assert.ok(after.stdout.includes(`serve: pid ${b.child.pid} at ${b.url}`), after.stdout);
   assert.ok(!existsSync(ownFile), "the stale file is removed");
+  const now = JSON.parse(readFileSync(latest, "utf8")) as { pid: number; url: string };
+  assert.deepEqual([now.pid, now.url], [b.child.pid, b.url], "the latest file names the live replica");
   const again = await status();
   assert.ok(!again.stdout.includes(`pid ${a.child.pid}`), again.stdout);
   assert.ok(again.stdout.includes(`serve: pid ${b.child.pid} at ${b.url}`), again.stdout);

@@ -1,15 +1,16 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { createToolShell } from "../../src/index.js";
 import type { McpServerSource } from "../../src/mcp/index.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
 import { watchConfigFile } from "../../src/runtime/config-watch.js";
+import { eventually } from "../fixtures/eventually.js";
+import { tempDir } from "../fixtures/temp.js";
 
 test("addServer / updateServer / removeServer: the next shell call sees the change; bad input changes nothing", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const dir = tempDir(t, "toolshell-servers-");
   const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {}, approval: { mode: "off" } }, tools: { hello: { name: "hello", description: "hi", inputSchema: { type: "object" }, execute: () => "hi" } } as never });
   t.after(() => ts.close());
   const s = ts.session();
@@ -45,19 +46,28 @@ test("addServer / updateServer / removeServer: the next shell call sees the chan
 });
 
 test("a shell call already running keeps the catalog it started with", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
-  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {}, approval: { mode: "off" } } });
+  const dir = tempDir(t, "toolshell-servers-");
+  // The running call holds in a local tool until the server is added, then lists the catalog.
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const hold = { name: "hold", description: "Waits until the test lets it go.", inputSchema: { type: "object" }, execute: async () => (entered(), await released, "held") };
+  const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {}, approval: { mode: "off" } }, tools: { hold } as never });
   t.after(() => ts.close());
   const s = ts.session();
-  const running = s.bash("sleep 1; tools --help");
-  await new Promise((r) => setTimeout(r, 200));
+  const running = s.bash("tools hold; tools --help");
+  await inside;
   await ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
-  assert.doesNotMatch((await running).stdout, /memory/);
+  release();
+  const ran = await running;
+  assert.match(ran.stdout, /^held$/m, ran.stderr);
+  assert.doesNotMatch(ran.stdout, /memory/);
   assert.match((await s.bash("tools --help")).stdout, /memory/);
 });
 
 test("allow_always for a removed server's tool does not cover a different server added later under the same name", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const dir = tempDir(t, "toolshell-servers-");
   const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {} } });
   t.after(() => ts.close());
   const env = { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") };
@@ -86,7 +96,7 @@ test("allow_always for a removed server's tool does not cover a different server
 });
 
 test("a watched config file: a change reaches the next shell call; a broken edit is reported and the last good config kept", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const dir = tempDir(t, "toolshell-servers-");
   const file = path.join(dir, "toolshell.config.json");
   const memory = { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } };
   writeFileSync(file, JSON.stringify({ mcpServers: {}, approval: { mode: "off" } }));
@@ -98,27 +108,27 @@ test("a watched config file: a change reaches the next shell call; a broken edit
     await ts.close();
   });
   const s = ts.session();
-  const waitFor = async (ok: () => boolean) => {
-    for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+  const waitFor = async (what: string, ok: () => boolean) => {
+    await eventually(what, ok);
     await w.settled();
   };
   writeFileSync(file, JSON.stringify({ mcpServers: { memory }, approval: { mode: "off" } }));
-  await waitFor(() => ts.config.servers.length === 1 && (ts.sources.find((x) => x.name === "memory") as McpServerSource | undefined)?.state() === "ready");
+  await waitFor("the memory server loaded from the file", () => ts.config.servers.length === 1 && (ts.sources.find((x) => x.name === "memory") as McpServerSource | undefined)?.state() === "ready");
   assert.equal((await s.bash("tools memory read_graph")).exit_code, 0);
 
   writeFileSync(file, "{ broken");
-  await waitFor(() => reported.length > 0);
+  await waitFor("the broken file reported", () => reported.length > 0);
   assert.equal(w.errors().length, 1);
   assert.equal((await s.bash("tools memory read_graph")).exit_code, 0, "the last good config is kept");
 
   writeFileSync(file, JSON.stringify({ mcpServers: {}, approval: { mode: "off" } }));
-  await waitFor(() => ts.config.servers.length === 0);
+  await waitFor("the server removed by the file", () => ts.config.servers.length === 0);
   assert.deepEqual(w.errors(), []);
   assert.match((await s.bash("tools memory read_graph")).stderr, /"code":"unknown_command"/);
 });
 
 test("trust of a server added or changed at run time: trust false (or approval.trustAnnotations false) is judged as if it had been in the file", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const dir = tempDir(t, "toolshell-servers-");
   const file = path.join(dir, "toolshell.config.json");
   const memory = (name: string, trust?: boolean) => ({ command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, `${name}.jsonl`) }, ...(trust === undefined ? {} : { trust }) });
   // Protective: a call asks unless it is read-only, and a read-only claim counts only when trusted.
@@ -146,13 +156,13 @@ test("trust of a server added or changed at run time: trust false (or approval.t
 
   // The config file path: a reload carrying `trust: false` is seen the same way.
   writeFileSync(file, JSON.stringify({ mcpServers: { reloaded: memory("reloaded", false) }, approval: { mode: "protective" } }));
-  for (let i = 0; i < 200 && !ts.config.servers.some((x) => x.name === "reloaded"); i++) await new Promise((r) => setTimeout(r, 50));
+  await eventually("the reloaded server in the config", () => ts.config.servers.some((x) => x.name === "reloaded"));
   await w.settled();
   assert.deepEqual(ts.config.servers.map((x) => x.name), ["reloaded"]);
   assert.equal(await asks("reloaded"), true, "a reloaded trust false");
 
   // approval.trustAnnotations false: a server added at run time without `trust` gets the stricter reading.
-  const dir2 = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+  const dir2 = tempDir(t, "toolshell-servers-");
   const strictAll = await createToolShell({ baseDir: dir2, config: { mcpServers: {}, approval: { mode: "protective", trustAnnotations: false } } });
   t.after(() => strictAll.close());
   await strictAll.addServer("plain", memory("plain"));
@@ -162,8 +172,8 @@ test("trust of a server added or changed at run time: trust false (or approval.t
   assert.equal((await s2.bash("tools vouched read_graph")).exit_code, 0, "trust true wins over trustAnnotations false");
 });
 
-test("close while a server is being added: the server that change starts is closed too, and a change after close is refused", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-"));
+test("close while a server is being added: the server that change starts is closed too, and a change after close is refused", async (t) => {
+  const dir = tempDir(t, "toolshell-servers-");
   const ts = await createToolShell({ baseDir: dir, config: { mcpServers: {} } });
   const adding = ts.addServer("memory", { command: NPM_SERVERS.memory, env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } });
   // One turn of the event loop: the change has begun starting the server (it cannot be up yet).

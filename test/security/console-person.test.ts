@@ -18,6 +18,7 @@ import { openHost, startApi } from "../../src/server/index.js";
 import { addressKey, TokenGuard } from "../../src/server/token-guard.js";
 import { freshDatabase } from "../fixtures/postgres.js";
 import { apiCaller } from "../fixtures/api-call.js";
+import { eventually } from "../fixtures/eventually.js";
 
 const TOKEN = "security-token-0123456789";
 
@@ -60,14 +61,6 @@ function manualClock() {
   return { now: () => t, pass: (seconds: number) => void (t += seconds * 1000 + 1) };
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 for (const kind of ["SQLite", "PostgreSQL"] as const) {
   test(`a disabled webhook trigger runs nothing, not even a delivery queued before it was disabled (${kind}); control: enabled, the same deliveries run`, async (t) => {
     const { call, host, marks } = await start(t, kind === "PostgreSQL" ? await freshDatabase(t) : undefined);
@@ -84,17 +77,17 @@ for (const kind of ["SQLite", "PostgreSQL"] as const) {
     const b = await deliver();
     assert.equal(a.status, 202);
     assert.equal(b.status, 202);
-    await until("both control runs", async () => (await runs()).filter((r) => r.status === "ok").length === 2);
+    await eventually("both control runs", async () => (await runs()).filter((r) => r.status === "ok").length === 2);
     assert.equal(marks.length, 2);
 
     // The attack: the first delivery starts, the second is queued behind it, then the trigger is disabled.
     const first = await deliver();
     const queued = await deliver();
     assert.equal(queued.status, 202);
-    await until("the first run to start", () => marks.length === 3);
+    await eventually("the first run to start", () => marks.length === 3);
     const off = await call("PATCH", `/v1/agents/default/triggers/${id}`, { enabled: false });
     assert.equal(off.json.enabled, false);
-    await until("both runs to end", async () => {
+    await eventually("both runs to end", async () => {
       const all = await runs();
       return [first.json.run_id, queued.json.run_id].every((rid) => all.some((r) => r.id === rid && r.status !== "running"));
     });

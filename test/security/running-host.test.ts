@@ -18,20 +18,13 @@ import { createToolShell } from "../../src/index.js";
 import { watchConfigFile } from "../../src/runtime/config-watch.js";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
 import { toolFile } from "../fixtures/tool-file.js";
+import { eventually } from "../fixtures/eventually.js";
 
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
 const TOKEN = "running-host-token-0123456789";
 const SAFE = "hints: { readOnly: false, destructive: false, openWorld: false },";
 const DESTRUCTIVE = "hints: { readOnly: false, destructive: true, openWorld: false },";
 const NEEDS_APPROVAL = "needsApproval: () => true, hints: { readOnly: false, destructive: false, openWorld: false },";
-
-async function waitFor(ok: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 /** A folder with a config and two safe tool files (`mark`, `note`). */
 function project(t: TestContext, extra: Record<string, unknown> = {}) {
@@ -61,40 +54,40 @@ async function attack(p: ReturnType<typeof project>, bash: Bash, err: () => stri
 
   let seen = reloads();
   p.write({ mode: "normal", tools: { mark: "always" } });
-  await waitFor(() => reloads() > seen, "the reload of an always rule");
+  await eventually("the reload of an always rule", () => reloads() > seen);
   assert.ok(await asks("mark"), "an always rule written while the gateway runs was ignored");
   assert.ok(await runs("note"), "control: the other tool still runs");
 
   seen = reloads();
   p.write({ mode: "normal", tools: { "Mark ": "block" } });
-  await waitFor(() => reloads() > seen, "the reload of a block rule");
+  await eventually("the reload of a block rule", () => reloads() > seen);
   const blocked = await bash("tools mark");
   assert.notEqual(blocked.exit_code, 0);
   assert.doesNotMatch(blocked.stdout, /marked/, "a block rule written while the gateway runs was ignored");
 
   seen = reloads();
   p.write({ mode: "protective" });
-  await waitFor(() => reloads() > seen, "the reload of mode protective");
+  await eventually("the reload of mode protective", () => reloads() > seen);
   assert.ok(await asks("note"), "mode: protective written while the gateway runs was ignored");
 
   seen = reloads();
   p.write({ mode: "normal" });
-  await waitFor(() => reloads() > seen, "the rules taken away");
+  await eventually("the rules taken away", () => reloads() > seen);
   assert.ok(await runs("note"), "control: with the rules gone, note runs again");
 
   // Tool files: one gains a destructive hint, one needsApproval; then one is deleted.
   p.tool("mark", DESTRUCTIVE);
-  await waitFor(async () => !(await runs("mark")), "the destructive hint");
+  await eventually("the destructive hint", async () => !(await runs("mark")));
   assert.ok(await asks("mark"), "a tool file that gained a destructive hint ran without asking");
   p.tool("note", NEEDS_APPROVAL);
-  await waitFor(async () => !(await runs("note")), "needsApproval");
+  await eventually("needsApproval", async () => !(await runs("note")));
   assert.ok(await asks("note"), "a tool file that gained needsApproval ran without asking");
   p.remove("note");
-  await waitFor(async () => /unknown_command/.test((await bash("tools note")).stderr), "the deleted tool gone");
+  await eventually("the deleted tool gone", async () => /unknown_command/.test((await bash("tools note")).stderr));
 
   // A part the gateway cannot take in while it runs is reported, naming it.
   p.write({ mode: "normal" }, restartPart.more);
-  await waitFor(() => new RegExp(`${restartPart.name} changed but cannot be reloaded`).test(err()), `the report that ${restartPart.name} needs a restart`);
+  await eventually(`the report that ${restartPart.name} needs a restart`, () => new RegExp(`${restartPart.name} changed but cannot be reloaded`).test(err()));
 }
 
 function bashOf(client: Client): Bash {
@@ -163,7 +156,7 @@ test("library watcher: a changed part that needs a restart is reported, with its
     await shell.close();
   });
   const settle = async (ok: () => boolean) => {
-    for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually("the config change seen", ok);
     await w.settled();
   };
   p.write({ mode: "protective" });

@@ -13,6 +13,7 @@ import { after, test } from "node:test";
 import { always, defineTool } from "../../src/index.js";
 import { fillTemplates, openHost, type Host } from "../../src/server/index.js";
 import type { TriggerRunRecord } from "../../src/store/index.js";
+import { eventually } from "../fixtures/eventually.js";
 
 const dirs: string[] = [];
 after(() => {
@@ -33,16 +34,6 @@ const tools = {
   }),
   danger: defineTool({ description: "Needs a person.", inputSchema: { type: "object", properties: {} }, approval: always(), execute: () => "done" }),
 };
-
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, limitMs = 20_000): Promise<T> {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function saveScript(host: Host, agent: string, name: string, body: string, schema: Record<string, unknown> = { type: "object" }): Promise<void> {
   await host.store.saveScript(agent, { name, description: `Script ${name}.`, input_schema: schema, body });
@@ -66,11 +57,11 @@ test("a schedule trigger fires on its cron and runs the saved script as one shel
     await host.startTriggers();
     const { trigger } = await host.triggers.create("default", { name: "every-second", kind: "schedule", cron: "* * * * * *", timezone: "UTC", script: "tick", input: { n: "{{payload.missing}}" }, enabled: true, wake_agent_on_failure: false });
     assert.ok(trigger.next_run_at);
-    const run = await until("a scheduled run", async () => (await host.store.listTriggerRuns(trigger.id)).find((r) => r.reason === "schedule" && r.status !== "running"));
+    const run = await eventually("a scheduled run", async () => (await host.store.listTriggerRuns(trigger.id)).find((r) => r.reason === "schedule" && r.status !== "running"));
     assert.equal(run.status, "failed"); // n is missing: `tools counter n=null` fails the counter's schema
     const r2 = await host.triggers.update(trigger.id, { name: "every-second", kind: "schedule", cron: "* * * * * *", timezone: "UTC", script: "tick", input: { n: 5 }, enabled: true, wake_agent_on_failure: false });
     assert.ok(r2);
-    const ok = await until("a good scheduled run", async () => (await host.store.listTriggerRuns(trigger.id)).find((r) => r.status === "ok"));
+    const ok = await eventually("a good scheduled run", async () => (await host.store.listTriggerRuns(trigger.id)).find((r) => r.status === "ok"));
     assert.deepEqual(JSON.parse((ok.result as { stdout: string }).stdout), { n: 5 });
     // The run is one shell call of the trigger's session, with its nested calls.
     const events = await host.store.listEvents(ok.session_id);
@@ -96,7 +87,7 @@ test("a schedule missed while the process was down runs once on start, however m
   const second = await openHost({ store: db, tools });
   try {
     await second.startTriggers();
-    const run = await until("the missed run", async () => (await second.store.listTriggerRuns(trigger.id)).find((r) => r.id !== "run_stale" && r.status !== "running"));
+    const run = await eventually("the missed run", async () => (await second.store.listTriggerRuns(trigger.id)).find((r) => r.id !== "run_stale" && r.status !== "running"));
     assert.equal(run.reason, "missed");
     assert.equal(run.status, "ok", JSON.stringify(run.result));
     await second.triggers.stop();

@@ -5,17 +5,47 @@
  * Messages come from the host's events (shell calls, nested calls, approvals, trigger runs) and,
  * while a page is open, from a check of the store's pending approvals and servers' questions every
  * two seconds, so an answer given in another process (`toolshell approve`) or a question asked on
- * another replica reaches the pages too.
+ * another replica reaches the pages too. The same check reads the stored events of each watched
+ * session ({@link LiveHub.watch}): an event another replica wrote reaches the console's session
+ * page and the HTTP API's event stream (`GET /v1/sessions/{id}/events` as `text/event-stream`,
+ * server/event-stream.ts) of this replica.
  *
  * See README → Console; the WHATWG HTML standard's "Server-sent events" (`text/event-stream`).
  */
+import type { SSEStreamingApi } from "hono/streaming";
 import type { Host } from "../host.js";
 
 /** What changed: the pending approvals (with their count), or one session's timeline. */
 export type LiveMessage = { kind: "approvals"; pending: number } | { kind: "session"; session_id: string; type: string };
 
-/** How often the pending approvals are compared while a page listens, in milliseconds. */
+/** How often the pending approvals (and watched sessions' events) are compared while a page listens, in milliseconds. */
 export const PENDING_CHECK_MS = 2000;
+
+/** How long an event stream waits between keep-alive comments, in milliseconds. */
+const KEEPALIVE_MS = 20_000;
+
+/** Events read from the store at once. */
+const PAGE = 1000;
+
+/**
+ * Keeps an SSE stream open until the client goes away, writing a keep-alive comment every 20 s
+ * (proxies close idle connections).
+ */
+export async function holdOpen(stream: SSEStreamingApi): Promise<void> {
+  let wake: () => void = () => {};
+  stream.onAbort(() => wake());
+  while (!stream.aborted && !stream.closed) {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, KEEPALIVE_MS);
+      wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    if (stream.aborted || stream.closed) break;
+    await stream.write(": keep-alive\n\n");
+  }
+}
 
 /** Fans host events out to the open pages. */
 export class LiveHub {
@@ -24,6 +54,8 @@ export class LiveHub {
   #unsubscribe?: () => void;
   #timer?: NodeJS.Timeout;
   #fingerprint = "";
+  /** Sessions whose stored events are checked: how many watch each, and the last `seq` seen. */
+  readonly #watched = new Map<string, { count: number; seq?: number }>();
 
   readonly #questions?: () => Promise<string[]>;
 
@@ -58,6 +90,54 @@ export class LiveHub {
     };
   }
 
+  /**
+   * Checks `sessionId`'s stored events too on every check while it is watched, so an event another
+   * replica (or process) wrote reaches the listeners as a `session` message. `seq`: the last event
+   * the watcher has (default: the first check only notes where the session is).
+   * @returns the function that stops watching.
+   */
+  watch(sessionId: string, seq?: number): () => void {
+    const w = this.#watched.get(sessionId) ?? { count: 0, seq };
+    w.count++;
+    if (seq !== undefined && (w.seq === undefined || seq < w.seq)) w.seq = seq;
+    this.#watched.set(sessionId, w);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--w.count === 0 && this.#watched.get(sessionId) === w) this.#watched.delete(sessionId);
+    };
+  }
+
+  #reading = false;
+
+  async #sessionsChanged(): Promise<void> {
+    if (this.#reading) return;
+    this.#reading = true;
+    try {
+      await this.#readWatched();
+    } finally {
+      this.#reading = false;
+    }
+  }
+
+  async #readWatched(): Promise<void> {
+    for (const [sid, w] of [...this.#watched]) {
+      try {
+        const first = w.seq === undefined;
+        let last: { seq: number; type: string } | undefined;
+        for (;;) {
+          const fresh = await this.#host.store.listEvents(sid, { after: w.seq ?? 0, limit: PAGE });
+          if (fresh.length) last = fresh[fresh.length - 1];
+          if (last) w.seq = last.seq;
+          else w.seq ??= 0;
+          if (fresh.length < PAGE) break;
+        }
+        if (last && !first) this.#send({ kind: "session", session_id: sid, type: last.type });
+      } catch {}
+    }
+  }
+
   #send(msg: LiveMessage): void {
     for (const l of this.#listeners) {
       try {
@@ -87,7 +167,10 @@ export class LiveHub {
       this.#send({ kind: "session", session_id: e.session_id, type: e.type });
       if (e.type.startsWith("approval.") || e.type.startsWith("question.")) void this.#pendingChanged();
     });
-    this.#timer = setInterval(() => void this.#pendingChanged(), PENDING_CHECK_MS);
+    this.#timer = setInterval(() => {
+      void this.#pendingChanged();
+      void this.#sessionsChanged();
+    }, PENDING_CHECK_MS);
     this.#timer.unref();
   }
 

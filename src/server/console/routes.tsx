@@ -21,7 +21,7 @@ import { TokenGuard } from "../token-guard.js";
 import type { Host } from "../host.js";
 import { localPath, noteSig, requireSignIn, signedInToken, signedNote, signIn, signOut, crossSite } from "./auth.js";
 import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } from "./data.js";
-import { LiveHub } from "./live.js";
+import { holdOpen, LiveHub } from "./live.js";
 import { assets } from "./static.js";
 import { ANSWERS, Inbox } from "./views/inbox.js";
 import { contentOf, Questions } from "./views/questions.js";
@@ -31,6 +31,8 @@ import { ScriptList, ScriptPage, TriggerList } from "./views/scripts.js";
 import { AddServer, Servers } from "./views/servers.js";
 import { triggerSessionId } from "../trigger-run.js";
 import { SessionList, Timeline } from "./views/sessions.js";
+import { StepList } from "./views/steps.js";
+import { sessionSteps } from "../steps.js";
 
 /** Options of {@link createConsole}. */
 export interface ConsoleOptions {
@@ -44,10 +46,9 @@ export interface ConsoleOptions {
   guard?: TokenGuard;
   /** Questions MCP servers asked during the API's shell calls, on any replica (questions.ts). */
   questions?: QuestionBox;
+  /** The live updates, shared with the API's event streams (default: the console's own). */
+  hub?: LiveHub;
 }
-
-/** How long a streamed page waits between keep-alive comments, in milliseconds. */
-const KEEPALIVE_MS = 20_000;
 
 /** Content types of the images tools save (shell/commands/tools/output.ts). */
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml" };
@@ -70,7 +71,7 @@ const secure: MiddlewareHandler = async (c, next) => {
 export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   const app = new HonoApp();
   const questions = options.questions;
-  const hub = new LiveHub(host, questions ? async () => (await questions.pending()).map((q) => q.question_id) : undefined);
+  const hub = options.hub ?? new LiveHub(host, questions ? async () => (await questions.pending()).map((q) => q.question_id) : undefined);
   const transport: Transport = options.transport ?? { tls: false, trustProxy: false };
   const tokenGuard = options.guard ?? new TokenGuard();
   const from = (c: Context) => clientAddress(c, transport);
@@ -196,7 +197,14 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     // A trigger's session is named after its trigger (people never meet the `trg_trg_…` id).
     const trigger = id.startsWith("trg_") ? (await host.store.listTriggers()).find((t) => triggerSessionId(t) === id) : undefined;
     const title = trigger ? `Trigger ${trigger.name}` : `Session ${id}`;
-    return render(c, { title, section: "sessions", live: `session:${id}` }, <Timeline items={await sessionTimeline(host, id)} sessionId={id} />);
+    return render(
+      c,
+      { title, section: "sessions", live: `session:${id}` },
+      <>
+        <StepList steps={await sessionSteps(host.store, id)} />
+        <Timeline items={await sessionTimeline(host, id)} sessionId={id} />
+      </>,
+    );
   });
 
   app.get("/scripts", ...guard, async (c) => {
@@ -234,27 +242,19 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   app.get("/servers", ...guard, async (c) => renderServers(c, <AddServer />));
 
   // ── live updates and files ──────────────────────────────────────────────────
+  // `?session=ID`: the session page also hears of events another replica wrote (LiveHub.watch).
   app.get("/console/events", ...guard, async (c) =>
     streamSSE(c, async (stream) => {
-      let wake: () => void = () => {};
-      stream.onAbort(() => wake());
       const off = hub.subscribe((msg) => {
         void stream.writeSSE({ event: "change", data: JSON.stringify(msg) }).catch(() => {});
       });
+      const sid = c.req.query("session");
+      const unwatch = sid && (await host.store.getSession(sid)) ? hub.watch(sid) : undefined;
       try {
         await stream.writeSSE({ event: "change", data: JSON.stringify({ kind: "hello", pending: await hub.pendingCount() }) });
-        while (!stream.aborted && !stream.closed) {
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, KEEPALIVE_MS);
-            wake = () => {
-              clearTimeout(t);
-              resolve();
-            };
-          });
-          if (stream.aborted || stream.closed) break;
-          await stream.write(": keep-alive\n\n");
-        }
+        await holdOpen(stream);
       } finally {
+        unwatch?.();
         off();
       }
     }),

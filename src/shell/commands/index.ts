@@ -37,7 +37,7 @@ export function compatBashOptions(): Partial<BashOptions> {
  * What an agent is told about the shell, in a few lines: used in the `bash` tool's
  * description and the footer of `tools --help`. It names what works like bash, what is
  * absent, and the workaround for each known gap (docs/shell.md has the evidence).
- * Measured with gpt-tokenizer (o200k_base); test/shell/bash-compat.test.ts bounds it.
+ * Measured with gpt-tokenizer (o200k_base); test/shell/bash-compat.unit.test.ts bounds it.
  */
 export const SHELL_NOTES = [
   "Shell: bash 5 emulated in-process (just-bash) on a virtual filesystem; no network, no host programs (git, python, curl), no job control (& runs in order), no coproc/select.",

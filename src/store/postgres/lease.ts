@@ -8,8 +8,12 @@
  * connection was lost (and whose lease another process has since taken) cannot write over the
  * newer holder's work.
  *
- * Waiting is bounded: for a connection of the lease pool by its connection timeout, for the lock
- * by `waitMs`; past either the lease rejects with an error saying which.
+ * A lease holds one connection of the lease pool for as long as it lasts (one shell call). When
+ * every lease connection is held, further leases queue here in order (first come, first served)
+ * instead of failing on the pool's connection timeout: more sessions may run a shell call at once
+ * than there are lease connections, the rest wait their turn (docs/deployment.md → Sizing).
+ * Waiting is bounded by the caller's deadline (the shell call's own wait) and by `waitMs`, for a
+ * connection and the lock together; past it the lease rejects with an error saying which.
  *
  * See docs/sessions.md → The store; src/runtime/durable.ts (`SessionStore.lease`, `SessionLease`).
  */
@@ -32,6 +36,8 @@ interface Held {
   fence: number;
   client: PoolClient;
   released: boolean;
+  /** Gives the lease's connection slot back. */
+  free: () => void;
 }
 
 /** Unlocks and returns the lease's connection (dropped when the unlock fails); once only. */
@@ -41,10 +47,24 @@ async function letGo(h: Held): Promise<void> {
   let broken = false;
   await h.client.query("SELECT pg_advisory_unlock($1::int, hashtext($2))", [LEASE_LOCK_CLASS, h.sessionId]).catch(() => (broken = true));
   h.client.release(broken);
+  h.free();
+}
+
+const ignore = (): void => {};
+
+/** A lease waiting for a connection of the lease pool. */
+interface Waiter {
+  grant: () => void;
+  refuse: (err: Error) => void;
+  timer?: NodeJS.Timeout;
 }
 
 /** The leases this process holds. */
 export class Leases {
+  /** Leases holding (or opening) a connection of the lease pool. */
+  #busy = 0;
+  /** Leases waiting for one, in order of arrival. */
+  readonly #queue: Waiter[] = [];
   /** The newest lease of each session held here. */
   readonly #held = new Map<string, Held>();
   /** Every lease held here and not yet let go. */
@@ -53,7 +73,49 @@ export class Leases {
   constructor(
     private readonly pool: Pool,
     private readonly waitMs: number,
+    /** Connections of the lease pool (its `max`). */
+    private readonly size: number,
   ) {}
+
+  /** Leases waiting for a connection of the lease pool now. */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  /**
+   * Waits for a free connection slot of the lease pool, in order of arrival, until `deadline`.
+   * @throws Error past the deadline.
+   */
+  async #slot(sessionId: string, deadline: number): Promise<void> {
+    if (this.#busy < this.size && this.#queue.length === 0) {
+      this.#busy++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const w: Waiter = {
+        grant: () => {
+          clearTimeout(w.timer);
+          this.#busy++;
+          resolve();
+        },
+        refuse: (err) => {
+          clearTimeout(w.timer);
+          const i = this.#queue.indexOf(w);
+          if (i >= 0) this.#queue.splice(i, 1);
+          reject(err);
+        },
+      };
+      const ms = Math.min(2 ** 31 - 1, Math.max(0, deadline - Date.now()));
+      w.timer = setTimeout(() => w.refuse(new Error(`could not get a database connection to hold session ${sessionId}'s lease: all ${this.size} lease connections stayed busy for ${ms} ms (storePool.leases, docs/deployment.md → Sizing)`)), ms);
+      this.#queue.push(w);
+    });
+  }
+
+  /** Gives a connection slot back: to the first lease waiting, if any. */
+  #free(): void {
+    this.#busy--;
+    this.#queue.shift()?.grant();
+  }
 
   /** The fence of the lease this process holds on `sessionId`, if any. */
   fenceOf(sessionId: string): number | undefined {
@@ -61,25 +123,33 @@ export class Leases {
   }
 
   /**
-   * Takes the lease of `sessionId`, waiting while another connection holds it.
+   * Takes the lease of `sessionId`, waiting (until `deadline`, epoch ms, and at most `waitMs`)
+   * for a lease connection and while another connection holds the session.
    * @throws Error when no connection is free in time, the lock is not had within the wait, or
    *   the database fails.
    */
-  async take(sessionId: string): Promise<SessionLease> {
+  async take(sessionId: string, deadline = Infinity): Promise<SessionLease> {
+    const start = Date.now();
+    const waitMs = Math.max(0, Math.min(this.waitMs, deadline - start));
+    const until = start + waitMs;
+    await this.#slot(sessionId, until);
     let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (err) {
+      this.#free();
       throw new Error(`could not get a database connection to hold session ${sessionId}'s lease: ${(err as Error).message}`, { cause: err });
     }
-    client.on("error", () => {});
+    // A pooled connection serves many leases: one listener each, so a break never crashes the process.
+    if (!client.listeners("error").includes(ignore)) client.on("error", ignore);
     let fence: number;
     try {
-      await client.query(`SET statement_timeout = ${Math.max(1, Math.floor(this.waitMs))}`);
+      const lockMs = Math.max(1, Math.floor(until - Date.now()));
+      await client.query(`SET statement_timeout = ${lockMs}`);
       try {
         await client.query("SELECT pg_advisory_lock($1::int, hashtext($2))", [LEASE_LOCK_CLASS, sessionId]);
       } catch (err) {
-        if ((err as { code?: string }).code === "57014") throw new Error(`session ${sessionId} is held by another process: waited ${this.waitMs} ms for its lease`, { cause: err });
+        if ((err as { code?: string }).code === "57014") throw new Error(`session ${sessionId} is held by another process: waited ${Math.round(waitMs)} ms for its lease`, { cause: err });
         throw err;
       }
       await client.query("RESET statement_timeout");
@@ -91,9 +161,10 @@ export class Leases {
       fence = Number(r.rows[0].fence);
     } catch (err) {
       client.release(true);
+      this.#free();
       throw err;
     }
-    const held: Held = { sessionId, fence, client, released: false };
+    const held: Held = { sessionId, fence, client, released: false, free: () => this.#free() };
     this.#held.set(sessionId, held);
     this.#all.add(held);
     return {
@@ -121,6 +192,7 @@ export class Leases {
 
   /** Lets every lease go (the store closes). Never rejects. */
   async releaseAll(): Promise<void> {
+    for (const w of [...this.#queue]) w.refuse(new Error("the store is closing: no session lease is taken"));
     const all = [...this.#all];
     this.#all.clear();
     this.#held.clear();

@@ -46,6 +46,8 @@ export interface PostgresStoreOptions {
   onWriteError?: (err: Error) => void;
 }
 
+const leasePoolSize = (o: PostgresStoreOptions): number => o.leasePoolSize ?? 20;
+
 /**
  * Opens the PostgreSQL store at `url`: checks the URL, connects, migrates the schema and starts
  * listening for changes.
@@ -59,7 +61,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // Loaded here, so a host on SQLite never loads the PostgreSQL client.
   const { default: pg } = await import("pg");
   const pool = new pg.Pool({ ...base, max: options.poolSize ?? 10 });
-  const leasePool = new pg.Pool({ ...base, max: options.leasePoolSize ?? 20, idleTimeoutMillis: 5_000 });
+  const leasePool = new pg.Pool({ ...base, max: leasePoolSize(options), idleTimeoutMillis: 5_000 });
   // An idle connection that breaks is dropped by the pool; without a listener it would crash the process.
   pool.on("error", () => {});
   leasePool.on("error", () => {});
@@ -97,7 +99,7 @@ export class PostgresStore implements Store {
     this.#listener = o.listener;
     const report = o.options.onWriteError ?? ((err: Error) => process.stderr.write(`toolshell: the PostgreSQL store at ${o.location} could not write: ${err.message}\n`));
     this.#queue = new WriteQueue(o.pool, (_lane, err) => report(err));
-    this.#leases = new Leases(o.leasePool, o.options.leaseWaitMs ?? 120_000);
+    this.#leases = new Leases(o.leasePool, o.options.leaseWaitMs ?? 120_000, leasePoolSize(o.options));
     this.#data = new SessionData(o.pool, this.#queue, this.#leases);
     this.credentials = new PostgresCredentialStore(o.pool);
     const read = async (key: string): Promise<Rating | undefined> => {
@@ -146,12 +148,14 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * See SessionStore.lease: holds `sessionId` for one shell call across processes.
-   * @throws Error when another process holds it past `leaseWaitMs`, or no connection can be had.
+   * See SessionStore.lease: holds `sessionId` for one shell call across processes. While every
+   * lease connection is held, waits its turn for one (lease.ts).
+   * @throws Error when another process holds it or no lease connection is free past `deadline`
+   *   or `leaseWaitMs`, or no connection can be opened.
    */
-  async lease(sessionId: string): Promise<SessionLease> {
+  async lease(sessionId: string, deadline?: number): Promise<SessionLease> {
     this.#open();
-    const lease = await this.#leases.take(sessionId);
+    const lease = await this.#leases.take(sessionId, deadline);
     return {
       fence: lease.fence,
       // What was queued under the lease (events, an approval answer) is committed before the

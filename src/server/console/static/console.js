@@ -97,7 +97,9 @@ function concerns(msg) {
 }
 
 function listen() {
-  const es = new EventSource("/console/events");
+  // A session page asks to hear of that session's events written on other replicas too.
+  const watched = kind.startsWith("session:") ? `?session=${encodeURIComponent(kind.slice("session:".length))}` : "";
+  const es = new EventSource(`/console/events${watched}`);
   es.addEventListener("change", (ev) => {
     let msg;
     try {

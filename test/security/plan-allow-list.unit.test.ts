@@ -226,7 +226,56 @@ test("stdin the reading cannot see around a call makes the plan incomplete (chec
     assert.equal(r.tools?.stopped?.reason, "needs_approval", `${form}: still asked at run time (${r.stderr})`);
     assert.ok(!ran.includes("del 1") && !ran.includes("del 2"), form);
   }
-  const control = await planOf(`echo '{"id":1}' | tools del`);
+  // Control: a pipe straight into a call no input makes gated stays complete.
+  const control = await planOf(`echo '{}' | tools note`);
   assert.equal(control.complete, true, JSON.stringify(control));
-  assert.deepEqual(control.calls.map((c) => [c.tool, c.risk]), [["tools del", "checked_at_run_time"]]);
+  assert.deepEqual(control.calls.map((c) => [c.tool, c.risk]), [["tools note", "checked_at_run_time"]]);
+});
+
+/** [form, a gated call whose input the reading cannot prove, the same form into a call no input makes gated]. */
+const UNPROVEN: Array<[string, string, string]> = [
+  ["a pipe", `echo '{"id":1}' | tools del`, `echo '{}' | tools note`],
+  ["a pipe into '-'", `printf '{"id":1}' | tools del -`, `printf '{}' | tools note -`],
+  ["a pipe through a group", `echo '{"id":1}' | { tools del; }`, `echo '{}' | { tools note; }`],
+  ["$(…) as an input word", `tools del --id "$(echo 1)"`, `tools note "$(echo '{}')"`],
+  ["$var as an input word", `x=1; tools del --id "$x"`, `x='{}'; tools note "$x"`],
+  ["${x:-…} as an input word", `tools del --id "${D}{x:-1}"`, `tools note "${D}{x:-{}}"`],
+  ["arithmetic as an input word", `tools del --id $((0 + 1))`, `tools note "$(printf '{}')"`],
+  ["process substitution as stdin", `tools del < <(echo '{"id":1}')`, `tools note < <(echo '{}')`],
+  ["process substitution as a word", `tools del --id "$(cat <(echo 1))"`, `tools note "$(cat <(echo '{}'))"`],
+  ["a here-document with expansion", 'x=1; tools del <<E\n{"id":$x}\nE', "x='{}'; tools note <<E\n$x\nE"],
+  ["a here-string with expansion", `x=1; tools del <<< '{"id":'"$x"'}'`, `x='{}'; tools note <<< "$x"`],
+  ["xargs", `echo 1 | xargs tools del --id`, `echo '{}' | tools note`],
+];
+
+/** Forms an older rule makes incomplete for any call: xargs, stdin around a call or from a redirection built at run time. */
+const ALWAYS_INCOMPLETE = new Set(["xargs", "a pipe through a group", "process substitution as stdin", "a here-document with expansion", "a here-string with expansion"]);
+
+test("a gated call whose input the reading cannot prove makes the plan incomplete, naming the call, and is asked when reached; control: the same form into an ungated call is complete and runs", async () => {
+  for (const [form, attack, control] of UNPROVEN) {
+    const body = attack.replace(/\\n/g, "\n");
+    const plan = await planOf(body);
+    assert.equal(plan.complete, false, `${form}: ${JSON.stringify(plan)}`);
+    assert.ok(plan.hidden?.some((h) => /tools del|xargs/.test(h)), `${form}: the reason names the call: ${JSON.stringify(plan.hidden)}`);
+    ran.length = 0;
+    const r = await ts.session().bash(body);
+    assert.equal(r.tools?.stopped?.reason, "needs_approval", `${form}: asked when reached (${r.stderr})`);
+    assert.deepEqual(ran, [], form);
+    const inert = control.replace(/\\n/g, "\n");
+    // xargs, and stdin around a call, make any plan incomplete (the rules above): the control runs.
+    if (!ALWAYS_INCOMPLETE.has(form)) {
+      const ok = await planOf(inert);
+      assert.equal(ok.complete, true, `${form} (control): ${JSON.stringify(ok)}`);
+    }
+    ran.length = 0;
+    const done = await ts.session().bash(inert);
+    assert.equal(done.exit_code, 0, `${form} (control): ${done.stderr}`);
+    assert.deepEqual(ran, ["note"], `${form} (control)`);
+  }
+  // Control: once an answer covers every input of the tool, its piped call is complete again.
+  const s = ts.session();
+  const first = await s.bash(`echo '{"id":7}' | tools del`);
+  await s.answer(first.tools!.stopped!.request_id!, "allow_always");
+  const plan = JSON.parse((await s.bash(`tools plan <<'PLAN'\necho '{"id":8}' | tools del\nPLAN`)).stdout);
+  assert.equal(plan.complete, true, JSON.stringify(plan));
 });

@@ -4,7 +4,7 @@
  * checked with the file's rules, `oauth`, the tri-state `trust`, and tokens from the environment.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -18,12 +18,7 @@ import {
   type HttpServerConfig,
   type StdioServerConfig,
 } from "../../src/config/index.js";
-
-function tempDir(t: { after(fn: () => void): void }): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "ts-config-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempDir } from "../fixtures/temp.js";
 
 const message = (fn: () => unknown): string => {
   try {
@@ -35,7 +30,7 @@ const message = (fn: () => unknown): string => {
 };
 
 test("a Claude Desktop file's other keys are kept with one note; server keys of other clients too", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   const config = parseConfig(
     { globalShortcut: "Ctrl+Space", preferences: { menuBarEnabled: false }, mcpServers: { mem: { command: "/bin/true", alwaysAllow: ["read"] } } },
     { baseDir: dir, file: path.join(dir, "claude_desktop_config.json"), env: {} },
@@ -50,7 +45,7 @@ test("a Claude Desktop file's other keys are kept with one note; server keys of 
 });
 
 test("VS Code's ${workspaceFolder} and ${userHome} expand; ${input:…} is an error naming it", (t) => {
-  const project = tempDir(t);
+  const project = tempDir(t, "ts-config-");
   mkdirSync(path.join(project, ".vscode"));
   const vscode = path.join(project, ".vscode", "mcp.json");
   writeFileSync(
@@ -71,7 +66,7 @@ test("VS Code's ${workspaceFolder} and ${userHome} expand; ${input:…} is an er
   writeFileSync(other, JSON.stringify({ mcpServers: { fs: { command: "/usr/bin/env", args: ["${workspaceFolder}", "${TOOLSHELL_CONFIG_DIR}"] } } }));
   assert.deepEqual((readConfigFile(other, {}).servers[0] as StdioServerConfig).args, [project, project]);
   // A file named mcp.json elsewhere is VS Code's user file: its own folder.
-  const user = tempDir(t);
+  const user = tempDir(t, "ts-config-");
   writeFileSync(path.join(user, "mcp.json"), JSON.stringify({ servers: { fs: { command: "/usr/bin/env", args: ["${workspaceFolder}"] } } }));
   assert.deepEqual((readConfigFile(path.join(user, "mcp.json"), {}).servers[0] as StdioServerConfig).args, [user]);
   const err = message(() => parseConfig({ servers: { gh: { type: "http", url: "https://api.example/mcp", headers: { Authorization: "Bearer ${input:github-token}" } } } }, { baseDir: project, env: {} }));
@@ -79,7 +74,7 @@ test("VS Code's ${workspaceFolder} and ${userHome} expand; ${input:…} is an er
 });
 
 test("a JSON syntax error names the line and the column; comments are JSON errors outside mcp.json", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   const file = path.join(dir, "toolshell.config.json");
   const cases: Array<[string, string]> = [
     ['{\n  "mcpServers": {},\n  "callLimit": 5\n  "timeoutMs": 1000\n}\n', 'line 4, column 3: expected "," or a closing bracket'],
@@ -97,7 +92,7 @@ test("a JSON syntax error names the line and the column; comments are JSON error
 });
 
 test("the CLI's config: --config, else TOOLSHELL_CONFIG, else toolshell.config.json then .mcp.json", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   assert.equal(resolveConfigFile({ env: {}, cwd: dir }), undefined);
   writeFileSync(path.join(dir, ".mcp.json"), "{}");
   assert.equal(resolveConfigFile({ env: {}, cwd: dir }), path.join(dir, ".mcp.json"));
@@ -112,7 +107,7 @@ test("the CLI's config: --config, else TOOLSHELL_CONFIG, else toolshell.config.j
 });
 
 test("parseServerEntry checks one entry with the rules of the file", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   const opts = { baseDir: dir, env: { TOKEN: "s3cret-token" } };
   const http = parseServerEntry("api", { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${TOKEN}" }, autoApprove: [] }, opts) as HttpServerConfig;
   assert.deepEqual(http, {
@@ -153,7 +148,7 @@ test("parseServerEntry checks one entry with the rules of the file", (t) => {
 });
 
 test("oauth: an object of optional settings or false, on URL servers only", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   const opts = { baseDir: dir, env: { SECRET: "client-secret-1" } };
   const signIn = parseServerEntry("gh", { url: "https://example.com/mcp", oauth: { clientId: "toolshell", clientSecret: "${SECRET}", scope: "repo read:org", callbackPort: 33418 } }, opts) as HttpServerConfig;
   assert.deepEqual(signIn.oauth, { clientId: "toolshell", clientSecret: "client-secret-1", scope: "repo read:org", callbackPort: 33418 });
@@ -175,7 +170,7 @@ test("oauth: an object of optional settings or false, on URL servers only", (t) 
 });
 
 test("trust stays as written: absent, true or false", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   const servers = parseConfig({ mcpServers: { a: { command: "/bin/true" }, b: { command: "/bin/true", trust: true }, c: { command: "/bin/true", trust: false } } }, { baseDir: dir }).servers;
   assert.deepEqual(
     servers.map((s) => [s.name, "trust" in s, s.trust]),
@@ -189,7 +184,7 @@ test("trust stays as written: absent, true or false", (t) => {
 });
 
 test("server: defaults, config tokens checked at load, tokens from the environment named when too short", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   const config = parseConfig({ server: { tokens: ["${API_TOKEN}", "${UNSET:-}"] } }, { baseDir: dir, env: { API_TOKEN: "0123456789abcdef" } });
   assert.deepEqual(config.server, { host: "127.0.0.1", port: 8787, tokens: ["0123456789abcdef"], tokenNames: ["token-1"], tokenRoles: [undefined], maxBodyBytes: 1_048_576, trustProxy: false });
   const api = parseServerConfig(config, { TOOLSHELL_API_TOKENS: " aaaaaaaaaaaaaaaa , ", TOOLSHELL_API_TOKEN: "0123456789abcdef" });
@@ -200,7 +195,7 @@ test("server: defaults, config tokens checked at load, tokens from the environme
 });
 
 test("server.tokens: strings or { name, token } (names unique, tokens checked); env tokens named by place; tls paths from the config's folder", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   const file = path.join(dir, "c.json");
   const config = parseConfig({ server: { tokens: [{ name: "alice", token: "alice-token-0123456789" }, "plain-token-0123456789"], tls: { cert: "tls/c.pem", key: "/k.pem" }, trustProxy: true } }, { baseDir: dir });
   assert.deepEqual(config.server.tokens, ["alice-token-0123456789", "plain-token-0123456789"]);
@@ -225,7 +220,7 @@ test("server.tokens: strings or { name, token } (names unique, tokens checked); 
 });
 
 test("paths resolve against the config's folder; store may be :memory:", (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, "ts-config-");
   mkdirSync(path.join(dir, "agent", "tools"), { recursive: true });
   const config = parseConfig({ store: "state/s.db", logDir: "logs" }, { baseDir: dir });
   assert.equal(config.toolsDir, path.join(dir, "agent", "tools"));
