@@ -99,6 +99,57 @@ const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const PRINTABLE = /^[^\p{Cc}\uFFFD]*$/u;
 
+/** A run of URL text holding percent-escapes (decoded to look for a secret inside). */
+const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+!*'()-])+/g;
+/** A JSON escape (`\uXXXX`, or a backslash and one character). */
+const JSON_ESCAPE = /\\u([0-9A-Fa-f]{4})|\\[\s\S]/g;
+
+/**
+ * `s` with each quoted JSON string token holding an escape that `change` rewrites (given the
+ * decoded text) written again; one pass, so linear in `s` however its quotes pair up.
+ */
+function jsonStrings(s: string, change: (decoded: string) => string | undefined): string {
+  let out = "";
+  let i = 0;
+  while (i < s.length) {
+    const start = s.indexOf('"', i);
+    if (start < 0) break;
+    let j = start + 1;
+    let escaped = false;
+    while (j < s.length && s[j] !== '"' && s[j] !== "\n") {
+      if (s[j] === "\\") {
+        escaped = true;
+        j++;
+      }
+      j++;
+    }
+    if (j >= s.length || s[j] !== '"') {
+      out += s.slice(i, j);
+      i = j;
+      continue;
+    }
+    const token = s.slice(start, j + 1);
+    let next: string | undefined;
+    if (escaped) {
+      try {
+        const d: unknown = JSON.parse(token);
+        const c = typeof d === "string" ? change(d) : undefined;
+        if (c !== undefined) next = JSON.stringify(c);
+      } catch {}
+    }
+    out += s.slice(i, start) + (next ?? token);
+    i = j + 1;
+  }
+  return out + s.slice(i);
+}
+/** Base64 wrapped over two or more lines, from a line's start (so a long line is scanned once). */
+const WRAPPED_BASE64 = /^(?:[A-Za-z0-9+/]{16,}\r?\n)+[A-Za-z0-9+/]*={0,2}/gm;
+
+/** Percent-escapes decoded as UTF-8 bytes (a malformed sequence decodes to U+FFFD, never throws). */
+function percentDecoded(s: string): string {
+  return Buffer.from(s.replace(/%([0-9A-Fa-f]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8");
+}
+
 /**
  * The base64 text a secret shows wherever it sits in encoded data: for each of the three
  * alignments, the characters that depend on the secret's bytes only (RFC 4648 §4, and §5's
@@ -184,7 +235,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     re = alternation([...forms, ...[...known].flatMap(base64Cores)]);
   };
   learn(secrets);
-  const text = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
+  const plain = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
   /** Base64 data with the secrets in its bytes redacted; `s` itself when it is not base64 or holds none. */
   const blob = (s: string): string => {
     if (!bytesRe || s.length < 12) return s;
@@ -195,6 +246,36 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     bytesRe.lastIndex = 0;
     if (!bytesRe.test(latin1)) return s;
     return Buffer.from(latin1.replace(bytesRe, REDACTED), "latin1").toString(url ? "base64url" : "base64");
+  };
+  /**
+   * `s` with every secret replaced, also where the text wraps it in a form the plain match misses:
+   * percent-encoding however written (lower-case hex, every byte encoded, encoded twice; RFC 3986
+   * §2.1); a JSON string written with escapes (`\u0073k_…`, `\/`); base64 wrapped over lines (RFC
+   * 2045 §6.8). Such a run is replaced whole.
+   */
+  const text = (s: string): string => {
+    let out = plain(s);
+    if (!re || !out) return out;
+    const hides = (d: string): boolean => plain(d) !== d;
+    if (out.includes("%")) {
+      out = out.replace(PERCENT_RUN, (run) => {
+        // Runs are matched whole (linear); only those holding an escape are decoded.
+        for (let d = run, i = 0; i < 3 && /%[0-9A-Fa-f]{2}/.test(d); i++) {
+          d = percentDecoded(d);
+          if (hides(d) || hides(d.replace(/\+/g, " "))) return REDACTED;
+        }
+        return run;
+      });
+    }
+    if (out.includes("\\") && hides(out.replace(JSON_ESCAPE, (m, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m[1])))) out = jsonStrings(out, (d) => (hides(d) ? plain(d) : undefined));
+    if (out.includes("\n")) {
+      out = out.replace(WRAPPED_BASE64, (block) => {
+        const compact = block.replace(/\s+/g, "");
+        const b = blob(compact);
+        return b === compact ? block : b;
+      });
+    }
+    return out;
   };
   const str = (s: string): string => text(blob(s));
   const secretNumber = (n: number | bigint): boolean => numbers.has(Number(n)) || text(String(n)) !== String(n);
