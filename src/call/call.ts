@@ -7,7 +7,7 @@
  * earlier attempt and a `done` list; a direct call's scope has none of them. See
  * docs/architecture.md ("One call, one path").
  */
-import type { Judgement, Policy } from "../policy/index.js";
+import type { Decision, Judgement, Policy } from "../policy/index.js";
 import type { ErrorCode, InvokeContext, MaybePromise, ToolCall, ToolCallError, ToolOutput } from "../tool/index.js";
 import type { SessionEventInput } from "./events.js";
 import type { Redactor } from "./redact.js";
@@ -78,6 +78,11 @@ export interface CallScope {
   replay?(index: number, command: string, givenKey: string): Replayed | undefined;
   /** Keeps the outcome (the stop report's `done` list, the durable record). */
   record?(state: CallState): void;
+  /**
+   * In a durable step resumed once its approval was answered: the answer given, for the call the
+   * step held (the first call with that command and input), once; else undefined.
+   */
+  heldAnswer?(call: ToolCall): Decision | undefined;
 }
 
 /** What every surface shares: the one policy, the hooks, the redactor. */

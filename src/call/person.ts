@@ -16,6 +16,7 @@ import { checkAnswer, type InvokeContext, type JsonSchema, type ProgressUpdate, 
 import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
 import { sensitiveRefusal, sensitiveRequest } from "./sensitive-question.js";
+import { KeyedQueue } from "../async/keyed-queue.js";
 
 /**
  * One moment of a nested call the person may see: it started, it reported progress, it ended,
@@ -63,8 +64,8 @@ export const PROGRESS_INTERVAL_MS = 1000;
 /** Questions one call may ask; past them each is declined without reaching the person. */
 export const MAX_QUESTIONS_PER_CALL = 20;
 
-/** The question each person is being asked now (the tail of a chain): one at a time per person. */
-const asking = new WeakMap<Person, Promise<void>>();
+/** The questions each person is being asked: one at a time per person. */
+const asking = new KeyedQueue<Person>();
 
 /** Runs `fn` with `person` as the person of every call made inside it (async context). */
 export function withPerson<T>(person: Person | undefined, fn: () => T): T {
@@ -138,19 +139,11 @@ export function personContext(session: PersonSession, call: Pick<ToolCall, "call
       if (++questions > MAX_QUESTIONS_PER_CALL) return unanswered(question, `the call asked more than ${MAX_QUESTIONS_PER_CALL} questions`);
       // One question at a time: on a terminal, two asked at once would both take what the person
       // types for one of them (an answer covers what the person was shown: docs/security.md).
-      const previous = asking.get(person) ?? Promise.resolve();
-      let done!: () => void;
-      const mine = new Promise<void>((resolve) => (done = resolve));
-      const tail = previous.then(() => mine);
-      asking.set(person, tail);
-      try {
-        await previous;
+      const ask = person.ask.bind(person);
+      return asking.run(person, async (): Promise<QuestionAnswer> => {
         if (signal.aborted) return { action: "cancel" };
-        return await askNow(question, person.ask.bind(person));
-      } finally {
-        done();
-        if (asking.get(person) === tail) asking.delete(person);
-      }
+        return askNow(question, ask);
+      });
     },
   };
   function unanswered(question: Question, reason: string): QuestionAnswer & { unanswered: string } {

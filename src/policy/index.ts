@@ -1,7 +1,7 @@
 /** The policy folder's public face: risk of a call, approvals, ratings, plans. */
 export { permissiveJudge } from "./judge.js";
 export type { Risk, Why, Judgement, JudgeCall, CallJudge } from "./judge.js";
-export { Policy } from "./policy.js";
+export { Policy, refusedMessage } from "./policy.js";
 export type { ApprovalMode, Override, PolicyOptions, Assessment } from "./policy.js";
 export { ApprovalBook, ALLOW_TTL_MS, checkDecision, describeScripts } from "./approvals.js";
 export type { ApprovalRequest, ApprovalSnapshot, ApprovalScope, Decision, ScriptVersionRef } from "./approvals.js";

@@ -89,6 +89,11 @@ function strictest(list: Override[]): Override | undefined {
   return list.includes("block") ? "block" : list.includes("always") ? "always" : list[0];
 }
 
+/** What a call refused by a person's one-off `reject` answers (`denied`). */
+export function refusedMessage(command: string): string {
+  return `${command} with this input was refused by a person (reject)`;
+}
+
 /** The policy: a CallJudge for the runtime, and `assess` for plans. */
 export class Policy implements CallJudge {
   #mode: ApprovalMode = "normal";
@@ -280,7 +285,7 @@ export class Policy implements CallJudge {
     if (book.deniesAlways(subject)) return { risk: "blocked", rejected: true, message: `${call.command} was refused for this session (reject_always)` };
     if (a.risk !== "needs_approval") return { risk: a.risk, why: a.why };
     if (consume ? book.useRefusal(subject, call.given) : book.hasRefusal(subject, call.given)) {
-      return { risk: "needs_approval", why: a.why, rejected: true, message: `${call.command} with this input was refused by a person (reject)` };
+      return { risk: "needs_approval", why: a.why, rejected: true, message: refusedMessage(call.command) };
     }
     // Where the call is made: answers given in a saved script's version hold there; a trigger's run takes only its own.
     const where = this.currentScope();

@@ -15,6 +15,10 @@
  *   asked again while the request is pending, it returns the same report; once answered it runs
  *   again, and the nested calls that completed before the stop are replayed from their record,
  *   as for an interrupted step — the call that asked runs with its answer, the rest after it.
+ *   That call (the held call) sees the answer given to the request the step waited on, once: an
+ *   `allow` is spent on it as on any call; after a one-off `reject` it answers `denied` by that
+ *   answer, and the session's one-off refusal waits for the same call's next try, as it does where
+ *   no step resumes (the person said no to the call; the agent trying it again is refused too).
  *
  * The runtime defines this port; `store/` implements it (layering rule of docs/architecture.md).
  *
@@ -23,7 +27,7 @@
 import { createHash } from "node:crypto";
 import type { IFileSystem } from "just-bash";
 import type { Replayed, SessionEventInput } from "../call/index.js";
-import { canonicalJson } from "../policy/index.js";
+import { canonicalJson, type Decision } from "../policy/index.js";
 import type { ToolOutput } from "../tool/index.js";
 import type { DoneCall, SessionEvent, ShellResult } from "./types.js";
 
@@ -228,6 +232,32 @@ export interface DurableRun {
   replayer?: Replayer;
   /** The completed calls of earlier attempts the replayer answers from (a resumed step). */
   recorded?: RecordedCall[];
+  /** A step resumed once its approval was answered: the request it waited on (see {@link HeldAnswer}). */
+  heldRequestId?: string;
+}
+
+/** The answer a person gave to the request a resumed step waited on, for the call it held. */
+export interface HeldAnswer {
+  /** The held call's command and input as given (the request's). */
+  command: string;
+  input: Record<string, unknown>;
+  decision: Decision;
+}
+
+/** True when `call` is the held call of `held` (same command, same input as given). */
+export function isHeldCall(held: HeldAnswer, command: string, input: unknown): boolean {
+  return command === held.command && canonicalJson(input) === canonicalJson(held.input);
+}
+
+/**
+ * The gated calls a resumed step's preflight does not ask about: those its record replays
+ * ({@link replayedCalls}) and the held call the person refused (it answers `denied` by that answer).
+ */
+export function notAskedAgain(durable: DurableRun | undefined, held: HeldAnswer | undefined): ((command: string, input: Record<string, unknown>) => boolean) | undefined {
+  const replayed = durable?.recorded?.length ? replayedCalls(durable.recorded) : undefined;
+  const refused = held?.decision === "reject" ? held : undefined;
+  if (!refused) return replayed;
+  return (command, input) => isHeldCall(refused, command, input) || (replayed?.(command, input) ?? false);
 }
 
 /**
@@ -247,6 +277,7 @@ export async function runShellStep(
   let attempt = 1;
   let replayer: Replayer | undefined;
   let recorded: RecordedCall[] | undefined;
+  let heldRequestId: string | undefined;
   let result: ShellResult | undefined;
   try {
     if (request.stepId) {
@@ -268,6 +299,7 @@ export async function runShellStep(
         }
         toolCallId = prev.toolCallId;
         attempt = prev.attempt + 1;
+        if (prev.status === "waiting_approval") heldRequestId = prev.requestId;
         // Interrupted, or stopped for an answer that came: what completed before is replayed.
         recorded = await store.recordedCalls(view.id, prev.toolCallId);
         replayer = createReplayer(recorded);
@@ -280,7 +312,7 @@ export async function runShellStep(
       { sessionId: view.id, stepId, kind: "shell", toolCallId, requestHash: hash, request: req, status: "running", attempt, startedAt: new Date().toISOString() },
       view.shellCallCount(),
     );
-    result = await run({ toolCallId, replayer, recorded });
+    result = await run({ toolCallId, replayer, recorded, ...(heldRequestId ? { heldRequestId } : {}) });
     const requestId = waitingRequestId(result);
     await store.endStep({ sessionId: view.id, stepId, status: requestId ? "waiting_approval" : "completed", result, requestId, files: view.files() });
     return result;

@@ -12,6 +12,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { SessionStore } from "./durable.js";
+import { KeyedQueue } from "../async/keyed-queue.js";
 
 /** The session could not be had in time: another shell call of it (here or on another replica) is still running. */
 export class SessionBusyError extends Error {
@@ -22,7 +23,7 @@ export class SessionBusyError extends Error {
 }
 
 const holding = new AsyncLocalStorage<ReadonlySet<object>>();
-const turns = new WeakMap<object, Promise<void>>();
+const turns = new KeyedQueue<object>();
 
 /** Rejects with {@link SessionBusyError} past `deadline`; a value that arrives late goes to `late`. */
 function before<T>(p: Promise<T>, deadline: number, sessionId: string, waitMs: number, late?: (v: T) => void): Promise<T> {
@@ -48,7 +49,7 @@ function before<T>(p: Promise<T>, deadline: number, sessionId: string, waitMs: n
 
 /** True while `owner` holds its session, or waits for it, in this process. */
 export function heldHere(owner: object): boolean {
-  return turns.has(owner);
+  return turns.busy(owner);
 }
 
 /**
@@ -68,13 +69,9 @@ export async function holdSession<T>(
 ): Promise<T> {
   if (!store.lease || holding.getStore()?.has(owner)) return fn();
   const deadline = Date.now() + waitMs;
-  const prev = turns.get(owner) ?? Promise.resolve();
-  let done!: () => void;
-  const mine = new Promise<void>((resolve) => (done = resolve));
-  const tail = prev.then(() => mine);
-  turns.set(owner, tail);
+  const turn = turns.turn(owner);
   try {
-    await before(prev, deadline, sessionId, waitMs);
+    await before(turn.ready, deadline, sessionId, waitMs);
     const lease = await before(store.lease(sessionId, deadline), deadline, sessionId, waitMs, (late) => void late.release().catch(() => {}));
     try {
       await onTaken();
@@ -85,7 +82,6 @@ export async function holdSession<T>(
       await lease.release().catch(() => {});
     }
   } finally {
-    done();
-    if (turns.get(owner) === tail) turns.delete(owner);
+    turn.end();
   }
 }

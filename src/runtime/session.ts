@@ -8,14 +8,15 @@ import { personContext, withPerson, type CallSession, type Person, type SessionE
 import type { Catalog } from "../catalog/index.js";
 import { actingFor } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
-import { currentScope, errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
+import { errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
 import { createSessionEngine } from "./engine-choice.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
-import { replayedCalls, runShellStep, runStep, type DurableRun, type DurableSessionView } from "./durable.js";
+import { notAskedAgain, runShellStep, runStep, type DurableRun, type DurableSessionView, type HeldAnswer } from "./durable.js";
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
 import { authOf, parentsOf } from "./lineage.js";
 import { approvalsBeforeStart, type PreflightOutcome } from "./plan-command.js";
+import { sandboxOf } from "./sandbox.js";
 import { ShellCall } from "./shell-call.js";
 import type { ShellResult, StopReport } from "./types.js";
 
@@ -193,28 +194,15 @@ export class Session implements CallSession {
     });
   }
 
+  /** The answer given to the request `requestId` a resumed step waited on, if answered (durable.ts). */
+  private async heldAnswer(requestId: string | undefined): Promise<HeldAnswer | undefined> {
+    const r = requestId ? (await this.host.policy.openBook(this.id)).get(requestId) : undefined;
+    return r?.decision ? { command: r.tool, input: r.input, decision: r.decision } : undefined;
+  }
+
   /** The sandbox handle tools get through `ctx.getSandbox()`. */
   sandbox(): SandboxHandle {
-    const { fs, cwd } = this.engine;
-    return {
-      cwd,
-      readFile: (p) => fs.readFile(fs.resolvePath(cwd, p)),
-      readFileBytes: (p) => fs.readFileBuffer(fs.resolvePath(cwd, p)),
-      writeFile: async (p, content) => {
-        const full = fs.resolvePath(cwd, p);
-        const dir = full.slice(0, full.lastIndexOf("/")) || "/";
-        await fs.mkdir(dir, { recursive: true });
-        await fs.writeFile(full, content);
-      },
-      exists: (p) => fs.exists(fs.resolvePath(cwd, p)),
-      run: async (command, o = {}) => {
-        // A tool still running after its shell call stopped runs nothing more in the sandbox.
-        if (currentScope()?.isStopped()) {
-          return { stdout: "", stderr: errorLine(new ToolCallError("stopped", "the shell call stopped, so this command did not run")), exitCode: 1 };
-        }
-        return this.engine.exec(command, { stdin: o.stdin, cwd: o.cwd });
-      },
-    };
+    return sandboxOf(this.engine);
   }
 
   /** The context a tool's `execute` receives for one call. */
@@ -281,6 +269,7 @@ export class Session implements CallSession {
       }
     }
     const id = options.durable?.toolCallId ?? `call_bash_${++this.shellCalls}`;
+    const held = await this.heldAnswer(options.durable?.heldRequestId);
     const catalog = await this.freshCatalog();
     this.emit({ type: "shell_call.started", tool_call_id: id, script_preview: script.slice(0, 400) });
     // The time limit covers preflight too (it may start on-demand servers the script names).
@@ -291,8 +280,8 @@ export class Session implements CallSession {
     const preTimer = setTimeout(() => pre.abort(new Error("timeout")), timeoutMs);
     const preSignal = options.signal ? AbortSignal.any([options.signal, pre.signal]) : pre.signal;
     try {
-      // A resumed step: the gated calls that already ran are replayed, not asked again.
-      preflight = await this.host.preflight(script, catalog, this, preSignal, id, options.stdin, options.durable?.recorded?.length ? replayedCalls(options.durable.recorded) : undefined);
+      // A resumed step: the gated calls that already ran are replayed, and a held call refused is denied: neither is asked again.
+      preflight = await this.host.preflight(script, catalog, this, preSignal, id, options.stdin, notAskedAgain(options.durable, held));
     } catch (err) {
       preflight = { lines: [] };
       this.emit({ type: "preflight.failed", tool_call_id: id, message: (err as Error).message });
@@ -341,6 +330,7 @@ export class Session implements CallSession {
       lines: preflight.lines,
       stepId: options.stepId,
       replayer: durable?.replayer,
+      held,
       recordCall: store ? (rec) => store.recordCall(this.id, id, rec) : undefined,
       subcommand: (word, c) => host.subcommand(word, c),
       redactText: host.redactor.active ? (t) => host.redactor.text(t) : undefined,

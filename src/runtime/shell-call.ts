@@ -10,7 +10,8 @@ import { trimResult, type CallPipeline, type CallScope, type CallState, type Rep
 import type { Catalog } from "../catalog/index.js";
 import type { NestedCallRequest, ShellScope, SubcommandHandler } from "../shell/index.js";
 import { canonicalJson, isPromiseLike, ToolCallError, type ToolCall, type ToolOutput } from "../tool/index.js";
-import type { RecordedCall, Replayer } from "./durable.js";
+import type { Decision } from "../policy/index.js";
+import { isHeldCall, type HeldAnswer, type RecordedCall, type Replayer } from "./durable.js";
 import type { Session } from "./session.js";
 import type { DoneCall } from "./types.js";
 
@@ -34,6 +35,8 @@ export interface ShellCallOptions {
   stepId?: string;
   /** A durable step running again: the calls of the earlier attempt. */
   replayer?: Replayer;
+  /** A durable step resumed once its approval was answered: that answer, for the call it held. */
+  held?: HeldAnswer;
   /** Keeps a completed call for replay (durable steps). */
   recordCall?(call: RecordedCall): void;
   /** The `tools <word>` subcommand handler for this shell call, if any. */
@@ -72,6 +75,15 @@ export class ShellCall implements ShellScope, CallScope {
     this.lineKeys = o.lines?.length ? new Map(o.lines.map((l) => [`${l.command}\u0000${canonicalJson(l.input)}`, l.line])) : undefined;
     const replayer = o.replayer;
     if (replayer) this.replay = (index, command, givenKey) => replayer.take(index, command, givenKey);
+    const held = o.held;
+    if (held) {
+      let taken = false;
+      this.heldAnswer = (call) => {
+        if (taken || !isHeldCall(held, call.command, call.given)) return undefined;
+        taken = true;
+        return held.decision;
+      };
+    }
   }
 
   /** Marks the call stopped (first stop wins) and aborts tool calls in flight. */
@@ -107,6 +119,9 @@ export class ShellCall implements ShellScope, CallScope {
 
   /** The pipeline's `replay`: present only inside a durable step that runs again (hot path: no key is computed otherwise). */
   readonly replay?: (index: number, command: string, givenKey: string) => Replayed | undefined;
+
+  /** The pipeline's `heldAnswer`: present only inside a step resumed after its approval was answered (durable.ts). */
+  readonly heldAnswer?: (call: ToolCall) => Decision | undefined;
 
   /** The pipeline's `lineOf`: the script line of a literal call, asked only when a request is raised. */
   lineOf(call: ToolCall): number | undefined {

@@ -34,6 +34,7 @@ import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
 import { serversRoutes } from "./servers-api.js";
 import { sessionSteps } from "./steps.js";
+import { KeyedQueue } from "../async/keyed-queue.js";
 
 export { ApiError, ID, tokenMatches } from "./http.js";
 export type { AppOptions } from "./http.js";
@@ -47,18 +48,9 @@ const DECISIONS = new Set<string>(ALL_DECISIONS);
 export function createApp(host: Host, options: AppOptions): Hono {
   const app = new Hono();
   const { store } = host;
-  const queues = new Map<string, Promise<unknown>>();
+  const sessionTurns = new KeyedQueue<string>();
   // Questions upstream servers ask during this API's shell calls wait for a person here (questions.ts).
   const questions = new QuestionBox(store);
-  const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const prev = queues.get(key) ?? Promise.resolve();
-    const next = prev.catch(() => {}).then(fn);
-    queues.set(key, next);
-    void next.finally(() => {
-      if (queues.get(key) === next) queues.delete(key);
-    }).catch(() => {});
-    return next;
-  };
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json({ error: { code: err.code, message: err.message } }, err.status);
@@ -220,7 +212,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const session = host.session(rec.id);
     // Not tied to the request: a client that goes away does not abort the shell call, and asking
     // again with the same step_id returns its recorded result.
-    const result = await serial(rec.id, () => session.bash(script, { stdin, stepId, timeoutMs, person: questions.person() }));
+    const result = await sessionTurns.run(rec.id, () => session.bash(script, { stdin, stepId, timeoutMs, person: questions.person() }));
     return c.json(result);
   });
 

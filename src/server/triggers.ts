@@ -22,6 +22,7 @@ import { BossScheduler } from "./trigger-boss.js";
 import { CronScheduler, type TriggerScheduler } from "./trigger-cron.js";
 import { newRunId, runTrigger, type RunRequest, type WakeCall } from "./trigger-run.js";
 import { tokenMatches } from "./token-guard.js";
+import { KeyedQueue } from "../async/keyed-queue.js";
 
 export { publicTrigger, triggerSessionId, type WakeCall } from "./trigger-run.js";
 
@@ -105,7 +106,7 @@ function nextRun(spec: TriggerSpec, existing: TriggerRecord | undefined): { next
  * whichever scheduler fires a run, it goes through `runTrigger` (trigger-run.ts).
  */
 export class TriggerService {
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly runs = new KeyedQueue<string>();
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly now: () => number;
   private readonly scheduler: TriggerScheduler;
@@ -234,13 +235,7 @@ export class TriggerService {
 
   /** Runs of one trigger are serialised: each waits for the one before. */
   private enqueue(triggerId: string, reason: TriggerRunRecord["reason"], req: RunRequest): Promise<TriggerRunRecord> {
-    const prev = this.queues.get(triggerId) ?? Promise.resolve();
-    const next = prev.catch(() => {}).then(() => runTrigger({ store: this.o.store, shell: this.o.shell, wakeAgent: this.o.wakeAgent, now: this.now }, triggerId, reason, req));
-    this.queues.set(triggerId, next);
-    void next.finally(() => {
-      if (this.queues.get(triggerId) === next) this.queues.delete(triggerId);
-    }).catch(() => {});
-    return next;
+    return this.runs.run(triggerId, () => runTrigger({ store: this.o.store, shell: this.o.shell, wakeAgent: this.o.wakeAgent, now: this.now }, triggerId, reason, req));
   }
 
   /**

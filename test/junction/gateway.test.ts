@@ -65,10 +65,10 @@ junctionMatrix("gateway over HTTP", surface((url) => ({ url })), { notApplicable
 
 // A client pinned to 2026-07-28 (test/gateway/era-2026.test.ts): the person answers through an
 // `input_required` result instead of a request on the call's stream, and the retry resumes the
-// script as a durable step; approving and the events listed come out the same. (A one-off
-// reject is used up by the resumed step's call itself, so "the same call again" asks anew: not
-// the other surfaces' outcome, and not run here until that is settled.) Sign-in comes as a
-// URL-mode `input_required` the SDK fulfils through the same handler (test/gateway/sign-in-2026.test.ts).
-const era2026 = (row: { name: string; needs?: string }) => /^(approve once|events listed):/.test(row.name) || row.needs === "sign-in";
+// script as a durable step; approving, a one-off reject (the resumed step's held call is denied
+// by the answer given for it, and the same call's next try is refused too, as everywhere) and the
+// events listed come out the same. Sign-in comes as a URL-mode `input_required` the SDK fulfils
+// through the same handler (test/gateway/sign-in-2026.test.ts).
+const era2026 = (row: { name: string; needs?: string }) => /^(approve once|reject|events listed):/.test(row.name) || row.needs === "sign-in";
 junctionMatrix("gateway 2026-07-28 over stdio", surface(() => ({ stdio: true, era: "2026-07-28" })), { notApplicable, cells: (k, row) => (k.name === "MCP over stdio" || row.needs === "sign-in") && era2026(row) });
 junctionMatrix("gateway 2026-07-28 over HTTP", surface((url) => ({ url, era: "2026-07-28" })), { notApplicable, cells: (_k, row) => era2026(row) });

@@ -30,12 +30,9 @@ after(async () => {
 });
 
 // Not run here yet:
-// - reject: a stopped run goes on with the answer, so a "reject" (once) is spent on that run's
-//   call (it answers denied there); the next run of the trigger asks again, where the row expects
-//   the refusal to be remembered. Triggers need their own row for this.
 // - events listed: the resumed run is the same durable step and its shell call keeps its id, so the
 //   session lists call_bash_1 twice (a known defect: the audit timeline should give it a new id).
-const ROWS = PATHS.filter((p) => !/^(reject|events listed)/.test(p.name));
+const ROWS = PATHS.filter((p) => !/^events listed/.test(p.name));
 junctionMatrix("triggers", open, {
   paths: ROWS,
   kinds: TOOL_KINDS.filter((k) => k.name === "saved script"),

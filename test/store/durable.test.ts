@@ -160,6 +160,59 @@ test(name("a session waiting for approval survives a restart and runs once the a
   await c.close();
 });
 
+test(name("a step resumed after a one-off reject: its held call answers denied by that answer, once, and the script goes on; the refusal then waits for the same call's next try"), async (t) => {
+  const db = await kind.location(t);
+  let ran = 0;
+  const tools = {
+    wire_money: defineTool({
+      description: "Wires money.",
+      inputSchema: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
+      approval: always(),
+      execute: ({ amount }) => {
+        ran++;
+        return { wired: amount };
+      },
+    }),
+  };
+  const host = await openHost({ store: db, tools });
+  t.after(() => host.close());
+  const session = host.session("pay");
+  const pending = async () => (await session.pendingApprovals()).length;
+  const stoppedOn = (r: ShellResult) => (r.tools?.stopped?.reason === "needs_approval" ? r.tools.stopped.request_id : undefined);
+
+  // One call: the resumed step's call is refused by the answer given for it and the script goes
+  // on; the agent's next try of the same call is refused too, asking nobody (as where no step
+  // resumes, docs/sessions.md → Durable steps); the try after that asks again.
+  const once = "tools wire-money amount=5 || echo refused\necho went on";
+  const first = await session.bash(once, { stepId: "pay-1" });
+  const requestId = stoppedOn(first);
+  assert.ok(requestId, JSON.stringify(first));
+  await session.answer(requestId, "reject");
+  const resumed = await session.bash(once, { stepId: "pay-1" });
+  assert.equal(resumed.stdout, "refused\nwent on\n", resumed.stderr);
+  assert.match(resumed.stderr, /"code":"denied".*refused by a person \(reject\)/);
+  assert.equal(await pending(), 0);
+  const next = await session.bash("tools wire-money amount=5");
+  assert.equal(stoppedOn(next), undefined, "the next try is refused without asking");
+  assert.match(next.stderr, /"code":"denied"/);
+  assert.equal(await pending(), 0);
+  const after = await session.bash("tools wire-money amount=5");
+  assert.ok(stoppedOn(after), "the refusal covered one try: the next one asks");
+  await session.answer(stoppedOn(after)!, "reject");
+  assert.equal(ran, 0);
+
+  // The same call twice in the step: only the held (first) one takes the held answer; the second
+  // is refused by the one-off refusal, which it spends, so the agent's next try asks.
+  const twice = "tools wire-money amount=7 || echo refused-1\ntools wire-money amount=7 || echo refused-2\necho went on";
+  const stop = stoppedOn(await session.bash(twice, { stepId: "pay-2" }));
+  assert.ok(stop);
+  await session.answer(stop, "reject");
+  const both = await session.bash(twice, { stepId: "pay-2" });
+  assert.equal(both.stdout, "refused-1\nrefused-2\nwent on\n", both.stderr);
+  assert.ok(stoppedOn(await session.bash("tools wire-money amount=7")), "the held answer was taken once; the refusal by the second call");
+  assert.equal(ran, 0);
+});
+
 test(name("session.step records any unit of work: completed once, never run again"), async (t) => {
   const db = await kind.location(t);
   let calls = 0;

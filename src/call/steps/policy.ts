@@ -6,7 +6,7 @@
  *
  * See README → Approvals; the risk rules are the policy's (src/policy/policy.ts).
  */
-import type { Judgement } from "../../policy/index.js";
+import { refusedMessage, type Judgement } from "../../policy/index.js";
 import { isPromiseLike, ToolCallError, type ToolCall } from "../../tool/index.js";
 import type { CallEnv, CallScope, CallState, Step } from "../call.js";
 
@@ -37,6 +37,9 @@ function raiseRequest(env: CallEnv, scope: CallScope, call: ToolCall, why: strin
 export const policy: Step = {
   name: "policy",
   run(s: CallState) {
+    // A resumed step's held call refused by the person: denied by that answer. The session's
+    // one-off refusal is not spent here; it waits for the same call's next try (durable.ts).
+    if (s.scope.heldAnswer?.(s.call) === "reject") return apply(s, { risk: "needs_approval", rejected: true, message: refusedMessage(s.call.command) });
     const judging = s.env.policy.judge(s.call);
     if (isPromiseLike(judging)) return Promise.resolve(judging).then((j) => apply(s, j));
     apply(s, judging);

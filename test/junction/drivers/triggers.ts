@@ -58,12 +58,11 @@ export function triggerSurface(url: string, prefix: string): Surface {
         asked = 1;
         const t = [...triggers.values()].find((x) => x.session === run.session_id)!;
         await api(url, "POST", `${s()}/tool-approvals`, { decisions: [{ tool_call_id: run.request_id, decision }] });
-        // After an answer the same run goes on by itself (a yes runs the call; a no ends it).
+        // After an answer the same run goes on by itself (a yes runs the call; after a no it answers denied).
         for (let i = 0; i < 600; i++) {
           const got = await api<{ run?: Run } & Run>(url, "GET", `/v1/agents/default/triggers/${t.id}/runs/${run.id}`);
           run = got.run ?? got;
           if (run.status !== "stopped" && run.status !== "running") break;
-          if (decision.startsWith("reject") && run.status === "stopped" && i > 20) break;
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       }
