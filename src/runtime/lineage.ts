@@ -50,3 +50,21 @@ export function parentsOf(metadata: Record<string, unknown>): CallOrigin[] {
   const here = currentOrigins();
   return [...here, ...sessionOrigins(metadata).filter((o) => !here.some((h) => h.kind === o.kind && h.id === o.id))];
 }
+
+/** Opening a stored session the caller does not own (docs/security.md "Who acts for whom"). */
+export class SessionOwnerError extends Error {
+  readonly code = "forbidden";
+}
+
+/**
+ * Why `opener` may not open session `id`, whose stored metadata says it acts for another
+ * principal, or undefined when it may. A stored session belongs to the principal that created
+ * it: a surface opening it for anyone else is refused, never handed that principal's answers,
+ * files or events (docs/security.md "Who acts for whom"). `opener` undefined: the surface
+ * checked reach itself (the HTTP API's `mayReach`), so any owner is accepted.
+ */
+export function ownerRefusal(id: string, opener: string | undefined, stored: Record<string, unknown>): SessionOwnerError | undefined {
+  const owner = principalOf(stored);
+  if (opener === undefined || owner === opener) return undefined;
+  return new SessionOwnerError(`session ${id} belongs to principal ${JSON.stringify(owner)}, not ${JSON.stringify(opener)} who opens it: choose another session id (--session)`);
+}

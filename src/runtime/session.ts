@@ -6,7 +6,7 @@
  */
 import { personContext, withPerson, type CallSession, type Person, type SessionEvent, type SessionEventInput } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
-import { actingFor } from "../mcp/index.js";
+import { actingFor, principalOf } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import { errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
 import { createSessionEngine } from "./engine-choice.js";
@@ -14,7 +14,7 @@ import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } 
 import { notAskedAgain, runShellStep, runStep, type DurableRun, type DurableSessionView, type HeldAnswer } from "./durable.js";
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
-import { authOf, parentsOf } from "./lineage.js";
+import { authOf, ownerRefusal, parentsOf, type SessionOwnerError } from "./lineage.js";
 import { approvalsBeforeStart, type PreflightOutcome } from "./plan-command.js";
 import { sandboxOf } from "./sandbox.js";
 import { ShellCall } from "./shell-call.js";
@@ -55,28 +55,41 @@ export class Session implements CallSession {
   readonly events: SessionEvent[] = [];
   private shellCalls = 0;
   private readonly host: ShellHost;
-  /** Resolves when the store has restored the session (at once without a store). Never rejects. */
+  /**
+   * Resolves when the store has restored the session (at once without a store). Rejects only with
+   * a {@link SessionOwnerError}: the store holds the session for another principal than its opener's.
+   */
   readonly ready: Promise<void>;
+  /** The principal the opener acts for; undefined when it checked reach itself (`ownerRefusal`). */
+  readonly opener: string | undefined;
+  /** Set when the store holds this session for another principal: nothing of it is used. */
+  refusal?: SessionOwnerError;
 
-  constructor(id: string, host: ShellHost, metadata: Record<string, unknown> = {}, engine?: Engine) {
+  constructor(id: string, host: ShellHost, metadata: Record<string, unknown> = {}, options: { anyOwner?: boolean } = {}, engine?: Engine) {
     this.id = id;
     this.host = host;
     this.metadata = metadata;
+    this.opener = options.anyOwner ? undefined : principalOf(metadata);
     this.engine = engine ?? createSessionEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000, defenseInDepth: host.defenseInDepth });
     this.ready = this.restore();
+    this.ready.catch(() => {});
   }
 
   /** Opens the session in the store: its metadata, shell-call count and files come back. */
   private async restore(): Promise<void> {
     const store = this.host.store;
     if (!store) return;
+    let snap;
     try {
-      const snap = await store.openSession({ id: this.id, metadata: this.metadata, files: this.durableView().files() });
-      for (const [k, v] of Object.entries(snap.metadata)) if (!(k in this.metadata)) this.metadata[k] = v;
-      this.shellCalls = Math.max(this.shellCalls, snap.shellCalls);
+      snap = await store.openSession({ id: this.id, metadata: this.metadata, files: this.durableView().files() });
     } catch (err) {
       this.emit({ type: "store.failed", message: `restoring the session: ${err instanceof Error ? err.message : String(err)}` });
+      return;
     }
+    this.refusal = snap.created ? undefined : ownerRefusal(this.id, this.opener, snap.metadata);
+    if (this.refusal) throw this.refusal;
+    for (const [k, v] of Object.entries(snap.metadata)) if (!(k in this.metadata)) this.metadata[k] = v;
+    this.shellCalls = Math.max(this.shellCalls, snap.shellCalls);
   }
 
   /**
@@ -159,6 +172,7 @@ export class Session implements CallSession {
   async pendingApprovals(): Promise<ApprovalRequest[]> {
     // Another replica may have raised or answered requests; while this process holds the
     // session (a shell call, a direct call, an answer), its book in memory is the current one.
+    await this.ready;
     const fresh = !!this.host.store?.lease && !heldHere(this);
     return (await this.host.policy.openBook(this.id, { fresh })).pending();
   }
@@ -171,7 +185,8 @@ export class Session implements CallSession {
    * @param toolCallId names the requests (`<toolCallId>:preflight:line_<N>`).
    * @param stepId the durable step it will run as: calls completed in an earlier attempt are not asked again.
    */
-  approvalsBeforeStart(script: string, toolCallId: string, stepId?: string): Promise<ApprovalRequest[]> {
+  async approvalsBeforeStart(script: string, toolCallId: string, stepId?: string): Promise<ApprovalRequest[]> {
+    if (await this.ready.then(() => false, () => true)) return [];
     return actingFor(this, () => approvalsBeforeStart(this, this.host, script, toolCallId, stepId));
   }
 
@@ -255,7 +270,8 @@ export class Session implements CallSession {
       const err = new ToolCallError("invalid_input", `the script must be a string, got ${script === null ? "null" : typeof script}`);
       return { stdout: "", stderr: errorLine(err), exit_code: 2, success: false, tool_call_id: "call_bash_invalid" };
     }
-    await this.ready;
+    await this.ready.catch(() => {});
+    if (this.refusal) return { stdout: "", stderr: errorLine(new ToolCallError("denied", this.refusal.message)), exit_code: 1, success: false, tool_call_id: "call_bash_refused" };
     if (this.host.store && !options.durable) {
       const run = () => runShellStep(this.durableView(), { script, stdin: options.stdin, stepId: options.stepId }, (durable) => this.bash(script, { ...options, durable }));
       try {

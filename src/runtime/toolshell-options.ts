@@ -95,8 +95,15 @@ export interface ToolShell {
   readonly timeoutMs: number;
   /** All sources in order: local tools first, then MCP servers, then extra ones. */
   readonly sources: ToolSource[];
-  /** Opens (or returns) a session by id; a new id when omitted. */
-  session(id?: string, metadata?: Record<string, unknown>): Session;
+  /**
+   * Opens (or returns) a session by id; a new id when omitted. It acts for the principal its
+   * metadata names (`principal`, else `agent_id`, else `default`); a session the store (or this
+   * process) holds for another principal is refused: `session.ready` rejects, its shell calls
+   * answer `denied` (docs/security.md "Who acts for whom"). `anyOwner`: the caller checked reach
+   * itself (the HTTP API) and opens the session for whoever owns it.
+   * @throws SessionOwnerError when a live session of that id belongs to another principal.
+   */
+  session(id?: string, metadata?: Record<string, unknown>, open?: { anyOwner?: boolean }): Session;
   /** A catalog over the current sources. */
   catalog(): Catalog;
   /** How many sessions the ToolShell holds in memory now. */

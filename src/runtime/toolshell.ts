@@ -9,13 +9,14 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { CallPipeline, configSecrets, createRedactor } from "../call/index.js";
 import { Catalog, FilteredSource, foldName, namesakes, reachableFromShell, renderIndex, splitTools, type SplitRules } from "../catalog/index.js";
-import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
+import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, principalOf, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, parseServerEntry, type ServerConfig, type ToolshellConfig } from "../config/index.js";
 import { ShellHost } from "./host.js";
 import { Session } from "./session.js";
+import { ownerRefusal } from "./lineage.js";
 import { checkWorkspace } from "./workspace-guard.js";
 import type { ToolShell, ToolShellOptions } from "./toolshell-options.js";
 
@@ -274,19 +275,27 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
         else if (key(old) !== key(c)) await change(c.name, c, "update");
       }
     },
-    session(id?: string, metadata: Record<string, unknown> = {}) {
+    session(id?: string, metadata: Record<string, unknown> = {}, open: { anyOwner?: boolean } = {}) {
       const key = id ?? `session_${randomUUID()}`;
       // An evicted session still held by someone (a gateway connection) is the same object again:
-      // there is never more than one live Session per id.
+      // there is never more than one live Session per id. One refused to its opener is dropped.
       let s = sessions.get(key) ?? evicted.get(key)?.deref();
+      if (s?.refusal) {
+        sessions.delete(key);
+        evicted.delete(key);
+        s = undefined;
+      }
       if (s) {
+        // A live session belongs to its principal as a stored one does (lineage.ts `ownerRefusal`).
+        const refused = ownerRefusal(key, open.anyOwner ? undefined : principalOf(metadata), s.metadata);
+        if (refused) throw refused;
         evicted.delete(key);
         // Most recently used last (Map order), for eviction.
         sessions.delete(key);
         sessions.set(key, s);
         return s;
       }
-      s = new Session(key, host, metadata);
+      s = new Session(key, host, metadata, open);
       sessions.set(key, s);
       // With a store, an idle session can leave memory: it is restored from the store when asked
       // for again. Without one, its files would be lost, so sessions stay.

@@ -144,6 +144,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
   };
   app.use("/v1/sessions/:id", reach);
   app.use("/v1/sessions/:id/*", reach);
+  /** Routes under `/v1/sessions/{id}` checked reach (`mayReach`) above: they open the session for its owner. */
+  const REACHED = { anyOwner: true };
   /** Whether the request may reach a session, by its id (for lists). */
   const reachable = async (c: Context, sid: string) => {
     const rec = await store.getSession(sid);
@@ -191,7 +193,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.get("/v1/sessions/:id", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    return c.json({ ...rec, pending_approvals: (await host.session(rec.id).pendingApprovals()).length });
+    return c.json({ ...rec, pending_approvals: (await host.session(rec.id, {}, REACHED).pendingApprovals()).length });
   });
 
   app.post("/v1/sessions/:id/bash", async (c) => {
@@ -209,7 +211,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const caller = principalOfToken(c, options);
     const owner = principalOf(rec.metadata);
     if (owner !== caller) throw new ApiError(403, "forbidden", `session ${rec.id} acts for principal ${JSON.stringify(owner)}; this API token acts for ${JSON.stringify(caller)} and cannot run shell calls in it`);
-    const session = host.session(rec.id);
+    const session = host.session(rec.id, {}, REACHED);
     // Not tied to the request: a client that goes away does not abort the shell call, and asking
     // again with the same step_id returns its recorded result.
     const result = await sessionTurns.run(rec.id, () => session.bash(script, { stdin, stepId, timeoutMs, person: questions.person() }));
@@ -235,14 +237,14 @@ export function createApp(host: Host, options: AppOptions): Hono {
   // ── approvals ───────────────────────────────────────────────────────────────
   app.get("/v1/sessions/:id/tool-approvals", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    return c.json({ pending: withDisplay(await host.session(rec.id).pendingApprovals()) });
+    return c.json({ pending: withDisplay(await host.session(rec.id, {}, REACHED).pendingApprovals()) });
   });
 
   app.post("/v1/sessions/:id/tool-approvals", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
     const b = await body(c);
     if (!Array.isArray(b.decisions) || b.decisions.length === 0) throw new ApiError(400, "invalid_request", '"decisions" must be a non-empty array of {tool_call_id, decision}');
-    const session = host.session(rec.id);
+    const session = host.session(rec.id, {}, REACHED);
     const pending = await session.pendingApprovals();
     // Check every decision before applying any: a bad one changes nothing.
     const plan = b.decisions.map((d: unknown, i: number) => {

@@ -44,7 +44,7 @@ export interface Host {
   /** The config file's triggers, parsed (started by {@link Host.startTriggers}). */
   readonly configTriggers: TriggerSpec[];
   /** A session (restored from the store when it exists there). `metadata.agent_id` names its agent. */
-  session(id?: string, metadata?: Record<string, unknown>): Session;
+  session(id?: string, metadata?: Record<string, unknown>, open?: { anyOwner?: boolean }): Session;
   /**
    * Calls `listener` with every session event of this host (after the store recorded it), until
    * the returned function is called. A listener that throws is ignored. The console's live
@@ -175,7 +175,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     server,
     triggers,
     configTriggers,
-    session: (id, metadata) => shell.session(id, metadata),
+    session: (id, metadata, open) => shell.session(id, metadata, open),
     subscribe(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

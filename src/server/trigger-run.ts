@@ -133,7 +133,7 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     const scope = { payload, trigger: { id: t.id, name: t.name, agent_id: t.agent_id }, now: started, scheduled_at: req.scheduled_at ?? started };
     const input = (earlier?.input ?? fillTemplates(t.input, scope)) as Record<string, unknown>;
     run.input = input;
-    const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` });
+    const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` }, { anyOwner: true });
     // A run acts for whoever made the trigger (its API token's principal), else for its agent.
     if (t.principal) session.metadata.principal = t.principal;
     else delete session.metadata.principal;
