@@ -4,13 +4,15 @@
  *
  * People see the tool, the input (through `showInput`, every hidden character escaped and
  * flagged), the session and why; never internal keys (`subject`, the tool bound to its server's
- * identity, nor `scope`). See README → The CLI; docs/security.md.
+ * identity, nor `scope`). See README → The CLI; docs/security.md. An id that is not pending (or
+ * not the `--session`'s) is "not found": exit 1, as docs/sessions.md's exit codes give it.
  */
 import { checkDecision, type ApprovalRequest } from "../policy/index.js";
 import { describeFlags, showInput, showName } from "../display/show-input.js";
 import type { Host } from "../server/host.js";
 import { ApprovalDetailsReader, type RanCall } from "../server/approval-card.js";
 import { cliActor } from "./ask.js";
+import { ManageError } from "./manage.js";
 
 /** A request as `--json` gives it: its meaningful fields, the raw input and `display`. */
 function forMachines(r: ApprovalRequest, display: unknown): Record<string, unknown> {
@@ -60,15 +62,15 @@ export async function listApprovals(host: Host, options: { session?: string; jso
 
 /**
  * Answers the pending request `requestId` in whichever session raised it; with `session`, only
- * when it is that session's. @throws Error for the user when no pending request has that id.
+ * when it is that session's. @throws ManageError `not_found` when no pending request has that id.
  */
 export async function approveById(host: Host, requestId: string, decision: string, options: { session?: string }): Promise<ApprovalRequest> {
   // The decision first: a person who typed `maybe` learns the four answers, whatever the id.
   checkDecision(decision);
   const found = (await host.store.pendingApprovals()).find((r) => r.id === requestId);
-  if (!found) throw new Error(`no pending approval request ${requestId} in the store ${host.store.location} (answered already, or never asked here; \`toolshell approvals\` lists those waiting)`);
+  if (!found) throw new ManageError("not_found", `no pending approval request ${requestId} in the store ${host.store.location} (answered already, or never asked here; \`toolshell approvals\` lists those waiting)`);
   if (options.session !== undefined && found.session_id !== options.session) {
-    throw new Error(`approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
+    throw new ManageError("not_found", `approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
   }
   return host.session(found.session_id).answer(requestId, decision, cliActor());
 }
