@@ -99,9 +99,11 @@ test("a webhook payload or a trigger's input nested too deep is refused with 400
   assert.deepEqual(JSON.parse(now.json.result.stdout), { v: 2 });
 });
 
-test("a tool's input nested too deep through the API is refused; a normal one runs", async () => {
-  assert.equal((await call("POST", "/v1/sessions", { id: "ses-tools" })).status, 201);
-  refused(await call("POST", "/v1/sessions/ses-tools/bash", `{"script":"echo","input":${deepObject(HUGE)}}`), "input");
-  const ok = await call("POST", "/v1/sessions/ses-tools/bash", { script: "tools counter --json '{\"a\":{\"b\":1}}'" });
+test("an approval's answer or a question's body nested too deep is refused; a normal shell call still runs", async () => {
+  assert.equal((await call("POST", "/v1/sessions", { id: "ses-answers" })).status, 201);
+  refused(await call("POST", "/v1/sessions/ses-answers/tool-approvals", `{"request_id":"x","decision":${deepArray(HUGE)}}`), "decision");
+  refused(await call("POST", "/v1/sessions/ses-answers/questions", `{"question":"q","options":${deepObject(HUGE)}}`), "options");
+  const ok = await call("POST", "/v1/sessions/ses-answers/bash", { script: "tools counter a=1" });
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
+  assert.deepEqual(JSON.parse(ok.json.stdout), { a: 1 });
 });
