@@ -74,5 +74,10 @@ export async function approveById(host: Host, requestId: string, decision: strin
   if (options.session !== undefined && found.session_id !== options.session) {
     throw new UnknownRequestError(`approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
   }
-  return host.session(found.session_id).answer(requestId, decision, cliActor());
+  const answered = await host.session(found.session_id).answer(requestId, decision, cliActor());
+  // A trigger's run stopped on this request goes on by the same rule as an answer through the
+  // API (TriggerService.answered, docs/sessions.md → Triggers): waited for here, as this
+  // process may exit right after.
+  await host.triggers.answered(found.session_id, requestId);
+  return answered;
 }
