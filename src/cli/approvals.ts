@@ -4,7 +4,8 @@
  *
  * People see the tool, the input (through `showInput`, every hidden character escaped and
  * flagged), the session and why; never internal keys (`subject`, the tool bound to its server's
- * identity, nor `scope`). See README → The CLI; docs/security.md.
+ * identity, nor `scope`). See README → The CLI; docs/security.md. An id that is not pending (or
+ * not the `--session`'s) is "not found": exit 1, as docs/sessions.md's exit codes give it.
  */
 import { checkDecision, type ApprovalRequest } from "../policy/index.js";
 import { describeFlags, showInput, showName } from "../display/show-input.js";
@@ -58,19 +59,27 @@ export async function listApprovals(host: Host, options: { session?: string; jso
   return blocks.join("\n");
 }
 
+/** No pending request has the id asked for (or not in `--session`): the CLI exits 1, not found. */
+export class UnknownRequestError extends Error {}
+
 /**
  * Answers the pending request `requestId` in whichever session raised it; with `session`, only
- * when it is that session's. @throws Error for the user when no pending request has that id.
+ * when it is that session's. @throws UnknownRequestError when no pending request has that id.
  */
 export async function approveById(host: Host, requestId: string, decision: string, options: { session?: string }): Promise<ApprovalRequest> {
   // The decision first: a person who typed `maybe` learns the four answers, whatever the id.
   checkDecision(decision);
   const found = (await host.store.pendingApprovals()).find((r) => r.id === requestId);
-  if (!found) throw new Error(`no pending approval request ${requestId} in the store ${host.store.location} (answered already, or never asked here; \`toolshell approvals\` lists those waiting)`);
+  if (!found) throw new UnknownRequestError(`no pending approval request ${requestId} in the store ${host.store.location} (answered already, or never asked here; \`toolshell approvals\` lists those waiting)`);
   if (options.session !== undefined && found.session_id !== options.session) {
-    throw new Error(`approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
+    throw new UnknownRequestError(`approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
   }
   // The person at the store answers any session's request, as an operator does through the API
   // (docs/security.md "Who acts for whom"): the session is opened for whoever owns it.
-  return host.session(found.session_id, {}, { anyOwner: true }).answer(requestId, decision, cliActor());
+  const answered = await host.session(found.session_id, {}, { anyOwner: true }).answer(requestId, decision, cliActor());
+  // A trigger's run stopped on this request goes on by the same rule as an answer through the
+  // API (TriggerService.answered, docs/sessions.md → Triggers): waited for here, as this
+  // process may exit right after.
+  await host.triggers.answered(found.session_id, requestId);
+  return answered;
 }

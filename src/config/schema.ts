@@ -42,6 +42,7 @@ export const RESERVED_SERVER_NAMES: readonly string[] = ["search", "plan", "help
 
 /** Why `name` cannot name a server, or undefined when it can (README "Configuration"; `_` and `-` are one letter). */
 export function serverNameProblem(name: string): string | undefined {
+  if (["__proto__", "constructor", "prototype"].includes(name)) return `server name "${name}" is not allowed (it would reach an object's prototype, not name a server): rename it`;
   if (!SERVER_NAME.test(name)) return `${SERVER_NAME_RULE}${name.length > 64 ? ` (this one has ${name.length})` : ""}`;
   if (RESERVED_SERVER_NAMES.includes(foldName(name))) return `server name "${name}" is reserved (${RESERVED_SERVER_NAMES.join(", ")}): rename it`;
   return undefined;

@@ -123,8 +123,9 @@ export function prepareServerGroups(o: Record<string, unknown>, ctx: ExpandConte
     if (typeof servers !== "object" || servers === null || Array.isArray(servers)) continue;
     const out: Record<string, unknown> = {};
     for (const [name, entry] of Object.entries(servers)) {
-      // A badly formed name is the schema's to report (its key regex); a reserved one is found here.
-      const problem = SERVER_NAME.test(name) ? serverNameProblem(name) : undefined;
+      // A badly formed name is the schema's to report (its key regex); a reserved one is found here,
+      // and `__proto__`, which `out[name]` would swallow before the schema sees it.
+      const problem = SERVER_NAME.test(name) || name === "__proto__" ? serverNameProblem(name) : undefined;
       if (problem) issues.push({ path: keyPath([name], group), message: problem });
       const prepared = prepareEntry(entry, keyPath([name], group), ctx);
       out[name] = prepared.value;

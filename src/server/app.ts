@@ -178,7 +178,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
     // These go last: metadata a caller sends cannot claim another client (cli:…, trigger:…) or principal.
     const session = host.session(sid, { ...given, client, agent_id: agent, principal });
     await session.ready;
-    return c.json(await store.getSession(sid), 201);
+    // 201 only for a session the store holds: a failed write (logged as store.failed) is an error.
+    const rec = await store.getSession(sid);
+    if (!rec) throw new ApiError(500, "store_failed", `session ${sid} could not be stored (see the server log's store.failed); nothing was created`);
+    return c.json(rec, 201);
   });
 
   app.get("/v1/sessions", async (c) => {

@@ -11,6 +11,7 @@ import type { Actor } from "./changes.js";
 import type { Logger } from "./log.js";
 import { defaultRole, type TokenRole } from "../config/index.js";
 import { TokenGuard, tokenIndex, tokenMatches } from "./token-guard.js";
+import { refuseDeepInput } from "../shell/index.js";
 
 export { tokenIndex, tokenMatches };
 
@@ -156,6 +157,15 @@ export async function body(c: Context): Promise<Record<string, unknown>> {
     throw new ApiError(400, "invalid_json", `the body is not JSON: ${(err as Error).message}`);
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ApiError(400, "invalid_request", "the body must be a JSON object");
+  // Every body of the API comes through here: each field nests no deeper than a tool's input may
+  // (refuseDeepInput), before anything is accepted or stored.
+  for (const [k, field] of Object.entries(v)) {
+    try {
+      refuseDeepInput(field, JSON.stringify(k));
+    } catch (err) {
+      throw new ApiError(400, "invalid_request", `${(err as Error).message}: send a flatter value`);
+    }
+  }
   return v as Record<string, unknown>;
 }
 

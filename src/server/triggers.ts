@@ -108,6 +108,8 @@ function nextRun(spec: TriggerSpec, existing: TriggerRecord | undefined): { next
 export class TriggerService {
   private readonly runs = new KeyedQueue<string>();
   private readonly inflight = new Set<Promise<unknown>>();
+  /** Answers being handed over to their stopped runs ({@link answered}), by session and request. */
+  private readonly handovers = new Map<string, Promise<string | undefined>>();
   private readonly now: () => number;
   private readonly scheduler: TriggerScheduler;
   private configSynced = false;
@@ -223,6 +225,8 @@ export class TriggerService {
 
   /** Stops every schedule and waits for runs in flight. */
   async stop(): Promise<void> {
+    // Answers being handed over first: pg-boss must still be open to take them.
+    await Promise.allSettled([...this.handovers.values()]);
     await this.scheduler.stop();
     await Promise.allSettled([...this.inflight]);
   }
@@ -265,7 +269,20 @@ export class TriggerService {
    * answer (docs/sessions.md → Triggers). Never throws.
    * @returns the run that goes on, or undefined when none waited on the request.
    */
-  async answered(sessionId: string, requestId: string): Promise<string | undefined> {
+  answered(sessionId: string, requestId: string): Promise<string | undefined> {
+    // One handover per answer, whoever asks for it (the host's answer event, or `toolshell
+    // approve`, which waits for it before its process exits): both wait on the same promise.
+    const key = `${sessionId}\n${requestId}`;
+    let p = this.handovers.get(key);
+    if (!p) {
+      p = this.handOver(sessionId, requestId);
+      this.handovers.set(key, p);
+      void p.finally(() => this.handovers.delete(key));
+    }
+    return p;
+  }
+
+  private async handOver(sessionId: string, requestId: string): Promise<string | undefined> {
     try {
       if (!this.o.shell || !sessionId.startsWith("trg_")) return undefined;
       const t = await this.o.store.getTrigger(sessionId.slice(4));

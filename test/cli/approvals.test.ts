@@ -55,16 +55,20 @@ test("approvals across sessions: listed without internal keys, answered by id in
   assert.equal(cli(["approvals", "--session", "gamma"]).stdout, "no pending approval requests in session gamma\n");
 
   const wrong = cli(["approve", alpha, "allow", "--session", "beta"]);
-  assert.equal(wrong.code, 2);
+  // Not found is exit 1 (README "The CLI"); 2 is for a config or store that could not be opened.
+  assert.equal(wrong.code, 1);
   assert.equal(wrong.stderr, `toolshell: approval request ${alpha} belongs to session alpha, not to session beta (--session)\n`);
   const yes = cli(["approve", alpha, "allow"]);
   assert.equal(yes.code, 0, yes.stderr);
   assert.match(yes.stdout, /^allow: tools memory delete-entities \{"entityNames":\["zz\\u202eq"\]\} \(session alpha\)\n$/);
   const again = cli(["--no-daemon", "approve", alpha, "allow"]);
-  assert.equal(again.code, 2);
+  assert.equal(again.code, 1);
   // Without the warm host the CLI opens the config's servers first; on a busy machine a
   // "waiting for server … to start" line may come before the answer.
   assert.match(again.stderr, new RegExp(`^toolshell: no pending approval request ${alpha} in the store .*state\\.db \\(answered already, or never asked here`, "m"));
+  const unknown = cli(["approve", "apr_unknown", "allow"]);
+  assert.equal(unknown.code, 1, unknown.stderr);
+  assert.match(unknown.stderr, /^toolshell: no pending approval request apr_unknown in the store /m);
   const no = cli(["--no-daemon", "approve", beta, "reject", "--session", "beta"]);
   assert.equal(no.code, 0, no.stderr);
   assert.equal(cli(["--no-daemon", "approvals"]).stdout, "no pending approval requests\n");

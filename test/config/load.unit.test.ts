@@ -147,6 +147,18 @@ test("parseServerEntry checks one entry with the rules of the file", (t) => {
   assert.throws(() => parseServerEntry("x", {}, opts), ConfigError);
 });
 
+test("a server named __proto__, constructor or prototype is refused with a clear error, never dropped", (t) => {
+  const dir = tempDir(t, "ts-config-");
+  for (const name of ["__proto__", "constructor", "prototype"]) {
+    for (const group of ["mcpServers", "servers"]) {
+      const json = JSON.parse(`{"${group}":{"${name}":{"command":"x"},"ok":{"command":"x"}}}`) as unknown;
+      assert.match(message(() => parseConfig(json, { baseDir: dir })), new RegExp(`${group}\\.${name}: server name "${name}" is not allowed`));
+    }
+    assert.match(message(() => parseServerEntry(name, { command: "x" }, { baseDir: dir })), /is not allowed/);
+  }
+  assert.deepEqual(parseConfig(JSON.parse('{"mcpServers":{"ok":{"command":"x"}}}') as unknown, { baseDir: dir }).servers.map((s) => s.name), ["ok"]);
+});
+
 test("oauth: an object of optional settings or false, on URL servers only", (t) => {
   const dir = tempDir(t, "ts-config-");
   const opts = { baseDir: dir, env: { SECRET: "client-secret-1" } };

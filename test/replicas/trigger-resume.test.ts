@@ -6,9 +6,11 @@
  * every time; the tool logs each real refund.
  */
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { test, type TestContext } from "node:test";
+import { promisify } from "node:util";
 import { launchChromium } from "../fixtures/chromium.js";
-import { api, deployment, TOKEN, until, type Deployment, type Replica } from "./helpers.js";
+import { api, CLI, deployment, TOKEN, until, type Deployment, type Replica } from "./helpers.js";
 
 
 type Run = { id: string; status: string; request_id?: string; result?: { stdout?: string } };
@@ -143,4 +145,29 @@ test("PostgreSQL, two replicas: the answer given on either lets the same run go 
   const d = await deployment(t);
   const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
   await refundCase(d, a, b);
+});
+
+test("PostgreSQL, two replicas: `toolshell approve` from the CLI lets the stopped run go on, and a later run asks again", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
+  assert.equal((await api(a, "POST", "/v1/agents/default/scripts", { name: "refund-one", description: "Refunds one charge.", body: "tools refund charge=ch_9001\necho refunded\n" })).status, 201);
+  const id = (await api(a, "POST", "/v1/agents/default/triggers", { name: "refund-hook", webhook: true, script: "refund-one", input: {} })).json.id as string;
+  const session = `trg_${id}`;
+  const first = (await api(a, "POST", `/v1/agents/default/triggers/${id}/run`, {})).json as Run;
+  assert.equal(first.status, "stopped", JSON.stringify(first));
+  // Answered in a CLI process of its own (no warm host), as an operator would from a shell.
+  const cli = await promisify(execFile)(process.execPath, [CLI, "approve", first.request_id!, "allow", "--no-daemon", "--config", d.config], { cwd: d.dir, env: { ...process.env, TOOLSHELL_TEST_LOG: d.log } });
+  assert.match(cli.stdout, /allow: tools refund/);
+  const done = await until(async () => {
+    const r = (await api(b, "GET", `/v1/agents/default/triggers/${id}/runs/${first.id}`)).json as Run;
+    return r.status === "ok" ? r : undefined;
+  }, "the run answered from the CLI to finish");
+  assert.match(done.result?.stdout ?? "", /refunded/);
+  assert.deepEqual(d.lines().map((l) => l.split(" ").slice(1).join(" ")), ["refund ch_9001"]);
+  // The answer was for that run's call: the next run asks again instead of spending it.
+  const second = (await api(b, "POST", `/v1/agents/default/triggers/${id}/run`, {})).json as Run;
+  assert.equal(second.status, "stopped", JSON.stringify(second));
+  assert.notEqual(second.request_id, first.request_id);
+  assert.deepEqual(d.lines().map((l) => l.split(" ").slice(1).join(" ")), ["refund ch_9001"]);
+  assert.equal((await pendingOf(a, session)).length, 1);
 });

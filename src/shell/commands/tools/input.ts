@@ -178,14 +178,37 @@ function refuseUnsafeKey(key: string): void {
  * and keys as `null`: a grant for `null` must not cover Infinity).
  * @throws ToolCallError `invalid_input`.
  */
-export function refuseUnsafeInput(value: unknown, depth = 0): void {
+export function refuseUnsafeInput(value: unknown): void {
+  refuseDeepInput(value);
+  refuseUnsafeParts(value);
+}
+
+/** How deep objects and arrays may nest in a tool's input, and in each field of an HTTP API body. */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * Refuses a value whose objects and arrays nest more than {@link MAX_INPUT_DEPTH} levels, before
+ * anything walks it (recording, hashing, printing would run out of stack). Stops at the limit.
+ * @param what names the value in the message (`the input`, `"metadata"`).
+ * @throws ToolCallError `invalid_input`.
+ */
+export function refuseDeepInput(value: unknown, what = "the input"): void {
+  const walk = (v: unknown, depth: number): void => {
+    if (v === null || typeof v !== "object") return;
+    if (depth > MAX_INPUT_DEPTH) throw new ToolCallError("invalid_input", `${what} is nested more than ${MAX_INPUT_DEPTH} levels deep`);
+    for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x, depth + 1);
+  };
+  walk(value, 0);
+}
+
+/** refuseUnsafeInput's walk, on a value refuseDeepInput let through. */
+function refuseUnsafeParts(value: unknown): void {
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new ToolCallError("invalid_input", `the number ${String(value)} is out of range (numbers must be finite)`);
   }
   if (value === null || typeof value !== "object") return;
-  if (depth > 64) throw new ToolCallError("invalid_input", "the input is nested more than 64 levels deep");
   if (Array.isArray(value)) {
-    for (const v of value) refuseUnsafeInput(v, depth + 1);
+    for (const v of value) refuseUnsafeParts(v);
     return;
   }
   // A field reached through the object's prototype (one set through `__proto__` by a parser that
@@ -195,7 +218,7 @@ export function refuseUnsafeInput(value: unknown, depth = 0): void {
   }
   for (const k of Object.keys(value)) {
     refuseUnsafeKey(k);
-    refuseUnsafeInput((value as Record<string, unknown>)[k], depth + 1);
+    refuseUnsafeParts((value as Record<string, unknown>)[k]);
   }
 }
 
