@@ -55,14 +55,10 @@ export class Session implements CallSession {
   readonly events: SessionEvent[] = [];
   private shellCalls = 0;
   private readonly host: ShellHost;
-  /**
-   * Resolves when the store has restored the session (at once without a store). Rejects only with
-   * a {@link SessionOwnerError}: the store holds the session for another principal than its opener's.
-   */
+  /** Resolves when the store restored the session; rejects with `refusal` (another principal's). */
   readonly ready: Promise<void>;
-  /** The principal the opener acts for; undefined when it checked reach itself (`ownerRefusal`). */
+  /** The opener's principal; undefined when it checked reach itself (lineage.ts `ownerRefusal`). */
   readonly opener: string | undefined;
-  /** Set when the store holds this session for another principal: nothing of it is used. */
   refusal?: SessionOwnerError;
 
   constructor(id: string, host: ShellHost, metadata: Record<string, unknown> = {}, options: { anyOwner?: boolean } = {}, engine?: Engine) {
@@ -71,8 +67,7 @@ export class Session implements CallSession {
     this.metadata = metadata;
     this.opener = options.anyOwner ? undefined : principalOf(metadata);
     this.engine = engine ?? createSessionEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000, defenseInDepth: host.defenseInDepth });
-    this.ready = this.restore();
-    this.ready.catch(() => {});
+    (this.ready = this.restore()).catch(() => {});
   }
 
   /** Opens the session in the store: its metadata, shell-call count and files come back. */
