@@ -12,7 +12,7 @@
  */
 import { Cron } from "croner";
 import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
-import type { RunRequest } from "./trigger-run.js";
+import { newRunId, triggerSessionId, type RunRequest } from "./trigger-run.js";
 
 /** Starts one run of a trigger (queued behind the trigger's earlier runs); settles when it ends. */
 export type TriggerFire = (triggerId: string, reason: TriggerRunRecord["reason"], req: RunRequest) => Promise<unknown>;
@@ -88,7 +88,13 @@ export class CronScheduler implements TriggerScheduler {
   }
 
   async deliver(triggerId: string, req: RunRequest): Promise<void> {
-    void this.fire(triggerId, "webhook", req).catch(() => {});
+    // Accepted only once recorded: the run id the caller gets always finds its run (failed, on
+    // start, if this process dies first). @throws when the store cannot write it.
+    const t = await this.store.getTrigger(triggerId);
+    if (!t) throw new Error(`no trigger ${triggerId}`);
+    const runId = req.runId ?? newRunId();
+    await this.store.putTriggerRun({ id: runId, trigger_id: t.id, agent_id: t.agent_id, reason: "webhook", status: "running", session_id: triggerSessionId(t), payload: req.payload ?? {}, started_at: new Date(this.now()).toISOString() });
+    void this.fire(triggerId, "webhook", { ...req, runId }).catch(() => {});
   }
 
   async resume(triggerId: string, req: RunRequest): Promise<void> {

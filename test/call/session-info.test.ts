@@ -52,14 +52,15 @@ test("ctx.session: turn, auth and parent lineage from the library, a saved scrip
     { kind: "trigger", id: trigger.id, name: "nightly" },
   ]);
 
-  // The HTTP API: the principal is the token that created the session, named by its place.
+  // The HTTP API: the principal is the token that created the session, named by its place; an
+  // agent token (one of several tokens without a role) acts for its own agent only.
   const api = await startApi(host, { host: "127.0.0.1", port: 0 });
   t.after(() => api.close());
   const post = async (p: string, body: unknown) =>
     (await (await fetch(api.url + p, { method: "POST", headers: { authorization: `Bearer ${TOKENS[1]}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as { stdout?: string };
-  await post("/v1/sessions", { id: "api-s", agent_id: "bot" });
+  await post("/v1/sessions", { id: "api-s" });
   const viaApi = JSON.parse((await post("/v1/sessions/api-s/bash", { script: "tools whoami" })).stdout!);
-  assert.deepEqual(viaApi.auth, { principal: "token-2", agentId: "bot", client: "api:token-2" });
+  assert.deepEqual(viaApi.auth, { principal: "token-2", agentId: "token-2", client: "api:token-2" });
   assert.deepEqual(viaApi.parent, []);
 
   // The MCP gateway: the client as it names itself; a direct call has no shell call.

@@ -94,6 +94,10 @@ test("a webhook payload or a trigger's input nested too deep is refused with 400
   assert.equal(hook.status, 200, JSON.stringify(hook.json));
   assert.equal(hook.json.status, "ok", JSON.stringify(hook.json));
   assert.deepEqual(JSON.parse(hook.json.result.stdout), { v: { w: [1] } }, JSON.stringify(hook.json));
+  // A 202 names a run that is already recorded.
+  const accepted = await call("POST", `/v1/webhooks/${id}`, { v: 3 }, by);
+  assert.equal(accepted.status, 202, JSON.stringify(accepted.json));
+  assert.equal((await call("GET", `/v1/agents/agent-d/triggers/${id}/runs/${accepted.json.run_id}`)).status, 200);
   const now = await call("POST", `/v1/agents/agent-d/triggers/${id}/run`, { payload: { v: 2 } });
   assert.equal(now.status, 201, JSON.stringify(now.json));
   assert.deepEqual(JSON.parse(now.json.result.stdout), { v: 2 });
