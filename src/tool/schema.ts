@@ -24,12 +24,13 @@ export interface StandardSchemaLike {
     version: 1;
     vendor: string;
     validate: (value: unknown) => StandardResult | Promise<StandardResult>;
-    jsonSchema?: { input: (options: { target: string }) => JsonSchema };
+    // `| undefined` on optional members: a consumer with `exactOptionalPropertyTypes` (tsc --init's default) still accepts Zod's.
+    jsonSchema?: { input: (options: { target: string }) => JsonSchema } | undefined;
   };
 }
 type StandardResult =
   | { value: unknown; issues?: undefined }
-  | { issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }> };
+  | { issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }> };
 
 /** A normalised schema: its JSON Schema and a validator returning the checked value. */
 export interface NormalizedSchema {

@@ -62,6 +62,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly server: HttpServerConfig;
   readonly principal: string;
   readonly #o: ProviderOptions;
+  /**
+   * The URL of this client's Client ID Metadata Document (`oauth.clientMetadataUrl`), used where the
+   * authorization server supports them (SDK). Absent, not `undefined`, when unset: the SDK's
+   * interface declares it `clientMetadataUrl?: string` (exactOptionalPropertyTypes consumers).
+   */
+  readonly clientMetadataUrl?: string;
   #state: string | undefined;
   /** Scopes a 403 `insufficient_scope` challenge asked for, until new tokens arrive. */
   #stepUp: string | undefined;
@@ -90,6 +96,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.server = server;
     this.principal = options.principal;
     this.#o = options;
+    if (options.settings.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.settings.clientMetadataUrl;
   }
 
   /** The SDK's `auth()` for this server through this provider, its console lines sent to the server's log. */
@@ -136,10 +143,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return (await this.#read())?.clientInformation ?? this.#noClient();
   }
 
-  /** The URL of this client's Client ID Metadata Document (`oauth.clientMetadataUrl`), used where the authorization server supports them (SDK). */
-  get clientMetadataUrl(): string | undefined {
-    return this.#o.settings.clientMetadataUrl;
-  }
 
   /**
    * No client yet: the SDK will use the Client ID Metadata Document or register one. When the
