@@ -6,32 +6,13 @@
  * Real API on 127.0.0.1, a real SQLite store. See docs/security.md ("Who acts for whom").
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { openHost, parseServerConfig, startApi } from "../../src/server/index.js";
-import { apiCaller } from "../fixtures/api-call.js";
+import { ALICE, BOB, OPS, script, startThreeTokens } from "../fixtures/three-tokens.js";
+import { tempDir } from "../fixtures/temp.js";
 
-const OPS = "carol-operator-0123456789ab";
-const ALICE = "alice-token-0123456789abcdef";
-const BOB = "bob-token-0123456789abcdef00";
-
-async function start(t: TestContext) {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-agent-scripts-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const host = await openHost({
-    store: path.join(dir, "state.db"),
-    config: { manageScripts: true, server: { tokens: [{ name: "carol", token: OPS, role: "operator" }, { name: "alice", token: ALICE, role: "agent" }, { name: "bob", token: BOB }] } },
-  });
-  t.after(() => host.close());
-  const api = await startApi(host, { host: "127.0.0.1", port: 0 });
-  t.after(() => api.close());
-  const as = (token: string) => apiCaller(api.url, token);
-  return { alice: as(ALICE), bob: as(BOB), carol: as(OPS) };
-}
-
-const script = (name: string, body = "echo hi") => ({ name, description: "Says hi.", body });
+const start = (t: TestContext) => startThreeTokens(t, "toolshell-agent-scripts-");
 
 test("an agent token cannot read, save, change or archive another agent's saved scripts; control: the owner and the operator can", async (t) => {
   const { alice, bob, carol } = await start(t);
@@ -105,8 +86,7 @@ test("an agent token cannot make, see, change, run or read the runs of another p
 });
 
 test("a token from the environment carries a name and a role by the config's rule: an agent one reaches only its own; control: an operator one from the environment reaches every agent", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-env-roles-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, "toolshell-env-roles-");
   const env = { TOOLSHELL_API_TOKENS: JSON.stringify([{ name: "carol", token: OPS, role: "operator" }, { name: "alice", token: ALICE, role: "agent" }]), TOOLSHELL_API_TOKEN: BOB };
   const host = await openHost({ store: path.join(dir, "state.db"), env, config: { manageScripts: true } });
   t.after(() => host.close());

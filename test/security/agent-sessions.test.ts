@@ -6,32 +6,10 @@
  * 127.0.0.1, a real SQLite store. See docs/security.md ("Who acts for whom").
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { test, type TestContext } from "node:test";
-import { openHost, startApi } from "../../src/server/index.js";
-import { apiCaller } from "../fixtures/api-call.js";
+import { script, startThreeTokens } from "../fixtures/three-tokens.js";
 
-const OPS = "carol-operator-0123456789ab";
-const ALICE = "alice-token-0123456789abcdef";
-const BOB = "bob-token-0123456789abcdef00";
-
-async function start(t: TestContext) {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-agent-sessions-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const host = await openHost({
-    store: path.join(dir, "state.db"),
-    config: { manageScripts: true, server: { tokens: [{ name: "carol", token: OPS, role: "operator" }, { name: "alice", token: ALICE, role: "agent" }, { name: "bob", token: BOB }] } },
-  });
-  t.after(() => host.close());
-  const api = await startApi(host, { host: "127.0.0.1", port: 0 });
-  t.after(() => api.close());
-  const as = (token: string) => apiCaller(api.url, token);
-  return { alice: as(ALICE), bob: as(BOB), carol: as(OPS) };
-}
-
-const script = (name: string, body = "echo hi") => ({ name, description: "Says hi.", body });
+const start = (t: TestContext) => startThreeTokens(t, "toolshell-agent-sessions-");
 
 test("an agent token cannot create a session serving another agent, by any spelling; control: its own agent and the operator's choice work", async (t) => {
   const { alice, bob, carol } = await start(t);
