@@ -22,6 +22,8 @@ export const SCRIPT_VERBS = new Set(["save", "show", "versions", "archive", "una
 
 const ok = (stdout: string): SubcommandResult => ({ stdout, stderr: "", exitCode: 0 });
 const fail = (err: ToolCallError): SubcommandResult => ({ stdout: "", stderr: errorLine(err), exitCode: 1 });
+/** Where a person turns script management on (README "Configuration"), said with every refusal of it. */
+const TURN_ON = ` (a person turns it on with "manageScripts": true in toolshell.config.json, or manageScripts in the library's config)`;
 
 /** Reads `--name value` / `--name=value` options; the rest are positional. @throws ToolCallError on a missing value. */
 function options(args: string[], known: string[]): { opts: Record<string, string | true>; rest: string[] } {
@@ -100,7 +102,7 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
         return ok(`Saved scripts (tools scripts NAME --help shows one's input):\n${lines.join("\n")}\n`);
       }
       if (verb === "save") {
-        if (!o.manageScripts) throw new ToolCallError("denied", "saving scripts needs the manageScripts setting, which is off for this agent");
+        if (!o.manageScripts) throw new ToolCallError("denied", `saving scripts needs the manageScripts setting, which is off for this agent${TURN_ON}`);
         const { opts, rest: pos } = options(rest, ["description", "input-schema"]);
         if (pos.length !== 1) throw new ToolCallError("invalid_input", "usage: cat body.sh | tools scripts save NAME --description '...' --input-schema '{...}'");
         const name = named(pos[0]);
@@ -120,7 +122,7 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
         return ok(JSON.stringify({ saved: saved.name, version: saved.version, ...(before ? { previous_version: before.version } : {}), run: `tools ${SCRIPTS_SOURCE} ${saved.name}` }) + "\n");
       }
       if (verb === "archive" || verb === "unarchive") {
-        if (!o.manageScripts) throw new ToolCallError("denied", `${verb === "archive" ? "archiving" : "unarchiving"} scripts needs the manageScripts setting, which is off for this agent`);
+        if (!o.manageScripts) throw new ToolCallError("denied", `${verb === "archive" ? "archiving" : "unarchiving"} scripts needs the manageScripts setting, which is off for this agent${TURN_ON}`);
         if (rest.length !== 1) throw new ToolCallError("invalid_input", `usage: tools scripts ${verb} NAME`);
         const s = await store.setScriptArchived(agent, named(rest[0]), verb === "archive");
         await o.changed?.();

@@ -50,7 +50,9 @@ after(async () => {
 test("saving needs manageScripts; without it the answer is denied and nothing is saved", async () => {
   const r = await readOnly.session().bash(SAVE_ECHO);
   assert.equal(r.exit_code, 1);
-  assert.equal(JSON.parse(r.stderr.trim().split("\n").pop()!).error.code, "denied");
+  const error = JSON.parse(r.stderr.trim().split("\n").pop()!).error;
+  assert.equal(error.code, "denied");
+  assert.match(error.message, /"manageScripts": true in toolshell\.config\.json/, "the answer says where a person turns it on");
   assert.deepEqual(await readOnly.store.listScripts("default", { includeArchived: true }), []);
 });
 
