@@ -70,6 +70,16 @@ export function eraUnagreed(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
 }
 
+/** True when a network error (a refused connection, an unknown host…) is down the error's cause chain. */
+function unreachable(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++, e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return true;
+  }
+  return false;
+}
+
 /** True for the SDK's "the server wants credentials" errors (HTTP 401/403, UnauthorizedError). */
 export function isAuthError(error: unknown): boolean {
   if (error instanceof UnauthorizedError) return true;
@@ -121,6 +131,7 @@ export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
     return new ToolCallError("unavailable", `${who}: the server refused the MCP protocol version${asked}: ${speaks}; toolshell speaks ${SPOKEN_VERSIONS.join(", ")}`, false);
   }
   if (eraUnagreed(error)) {
+    if (unreachable(error)) return new ToolCallError("unavailable", `${who} could not be reached: ${message}`, true);
     return new ToolCallError("unavailable", `${who}: no MCP protocol version was agreed: ${message}${tail(place)}`, true);
   }
   if (place.phase === "connect") {
@@ -169,10 +180,14 @@ function isTransportError(error: unknown): boolean {
 
 function messageOf(error: unknown): string {
   if (error instanceof Error) {
-    const text = error.message || error.name;
-    // fetch() hides the network reason (ECONNREFUSED, ENOTFOUND…) in `cause`.
-    const cause = error.cause instanceof Error ? error.cause.message : undefined;
-    return cause && !text.includes(cause) ? `${text} (${cause})` : text;
+    // fetch() hides the network reason (ECONNREFUSED, ENOTFOUND…) in `cause`, and the SDK wraps
+    // fetch's error in its own: every cause down the chain that says something new is kept.
+    let text = error.message || error.name;
+    let cause: unknown = error.cause;
+    for (let depth = 0; depth < 4 && cause instanceof Error; depth++, cause = cause.cause) {
+      if (cause.message && !text.includes(cause.message)) text += ` (${cause.message})`;
+    }
+    return text;
   }
   try {
     return typeof error === "string" ? error : JSON.stringify(error);
