@@ -53,14 +53,20 @@ const TYPES = `
 import { createToolShell, defineTool, type ToolShell } from "toolshell";
 import { openHost } from "toolshell/server";
 import * as gateway from "toolshell/gateway";
+import { z } from "zod";
 
+const weather = defineTool({
+  description: "Weather for a city.",
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => ({ city, sky: "sunny" }),
+});
 const tool = defineTool({
   description: "Add two numbers.",
   inputSchema: { type: "object", properties: { a: { type: "number" } } },
   execute: async () => ({ sum: 1 }),
 });
 export async function start(): Promise<ToolShell> {
-  return createToolShell({ config: { mcpServers: {} }, tools: { add: tool } });
+  return createToolShell({ config: { mcpServers: {} }, tools: { add: tool, weather } });
 }
 export const host: typeof openHost = openHost;
 export const surface = gateway;
@@ -152,16 +158,19 @@ test("the packed package works in an empty ESM project with no install script, a
   npmInstall(["install", "just-bash@3.4.2"], proj);
   firstHour();
 
-  // the consumer's TypeScript checks toolshell's types, skipLibCheck off
+  // the consumer's TypeScript checks toolshell's types, skipLibCheck off, with the strictest
+  // settings `tsc --init` writes (exactOptionalPropertyTypes): a Zod tool and the README's example
   writeFileSync(path.join(proj, "types.ts"), TYPES);
+  writeFileSync(path.join(proj, "example.mts"), readmeExample());
   writeFileSync(
     path.join(proj, "tsconfig.json"),
-    JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["types.ts"] }),
+    JSON.stringify({ compilerOptions: { strict: true, exactOptionalPropertyTypes: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["types.ts", "example.mts"] }),
   );
   const tsc = run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], proj);
   assert.equal(tsc.status, 0, `tsc in the consumer:\n${tsc.stdout}${tsc.stderr}`);
 
-  // toolshell/ai and the shipped loop type-check with nothing but `ai` added (no @types/json-schema)
+  // toolshell/ai and the shipped loop type-check with nothing but `ai` added (no @types/json-schema);
+  // not under exactOptionalPropertyTypes: with skipLibCheck off, `ai`'s own declarations fail it
   npmInstall(["install", "ai@7"], proj);
   copyFileSync(path.join(nm, "toolshell", "examples", "ai-sdk-loop.ts"), path.join(proj, "ai-sdk-loop.ts"));
   writeFileSync(path.join(proj, "ai-types.ts"), AI_TYPES);
