@@ -7,16 +7,19 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { isToolDefinition, type ToolDefinition } from "./define.js";
-import type { Skill } from "./types.js";
+import { defineTool, isToolDefinition, type ToolDefinition } from "./define.js";
+import { ToolCallError, type Skill } from "./types.js";
 
 const TOOL_FILE = /^([A-Za-z0-9][A-Za-z0-9_.-]*)\.(ts|mts|js|mjs)$/;
 
 /**
  * Loads every tool file in `dir` (not recursive). Files ending in `.d.ts`, `.test.*` or starting
  * with `_` are skipped. Importing a file runs its module code but never a tool's `execute`.
+ * A file that fails to load (a syntax error, a throwing import, no default export made by
+ * `defineTool`) does not stop the others: its tool is listed with a description saying so, and
+ * every call of it answers an `unavailable` error naming the file and the cause.
  * @returns the definitions keyed by slug (`get_weather.ts` → `get_weather`).
- * @throws Error naming the file when a file has no default export made by `defineTool`, or fails to load.
+ * @throws Error when the folder cannot be read, or two files name the same tool.
  */
 export async function loadToolsDir(dir: string, options: { fresh?: boolean } = {}): Promise<Record<string, ToolDefinition>> {
   let entries: string[];
@@ -46,14 +49,25 @@ export async function loadToolsDir(dir: string, options: { fresh?: boolean } = {
         mod = await jiti!.import(full);
       }
     } catch (err) {
-      throw new Error(`${full}: failed to load: ${(err as Error).message}`, { cause: err });
+      mod = { default: brokenTool(full, `failed to load: ${(err as Error)?.message ?? String(err)}`) };
     }
-    const def = (mod as { default?: unknown }).default;
-    if (!isToolDefinition(def)) throw new Error(`${full}: the default export must be a tool made with defineTool()`);
     if (out[slug]) throw new Error(`${full}: a second file for tool ${slug}`);
-    out[slug] = def;
+    const def = (mod as { default?: unknown } | null)?.default;
+    out[slug] = isToolDefinition(def) ? def : brokenTool(full, "the default export must be a tool made with defineTool()");
   }
   return out;
+}
+
+/** The stand-in for a tool file that did not load: listed as such, every call answers why. */
+function brokenTool(file: string, reason: string): ToolDefinition {
+  const line = reason.split("\n")[0].slice(0, 300);
+  return defineTool({
+    description: `Not available: ${path.basename(file)} did not load (${line}).`,
+    inputSchema: { type: "object" },
+    execute: () => {
+      throw new ToolCallError("unavailable", `${file}: ${line}`, false);
+    },
+  });
 }
 
 /**

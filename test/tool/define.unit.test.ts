@@ -154,7 +154,9 @@ test("loading agent/tools: slug names, jiti for .ts, execute never runs", async 
   assert.ok(side.counter);
   assert.equal(existsSync(marker), false, "loading never runs execute");
 
-  await assert.rejects(loadToolsDir(path.join(fixtures, "tools-bad")), /not_a_tool\.ts: the default export must be a tool made with defineTool/);
+  // A file that is not a tool stands in as a tool that answers why (it stops no other tool).
+  const bad = await loadToolsDir(path.join(fixtures, "tools-bad"));
+  await assert.rejects(async () => bad.not_a_tool.execute({}, {} as never), /not_a_tool\.ts: the default export must be a tool made with defineTool/);
   assert.deepEqual(await loadToolsDir(path.join(fixtures, "no-such-folder")), {});
 });
 

@@ -1,0 +1,69 @@
+/**
+ * A tool file that fails to load stops only its own tool (README → Defining tools): the others
+ * run, the broken one is listed as not available, and calling it answers the JSON error line
+ * naming the file and the cause. Through the library and the CLI (warm host and --no-daemon),
+ * with real tool files in a temp folder: a syntax error, module code that throws, a default
+ * export not made by defineTool.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { test, type TestContext } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createToolShell } from "../../src/index.js";
+import { tempDir } from "../fixtures/temp.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** An agent folder whose tools/ holds one working tool and three broken files. */
+function agentFolder(t: TestContext): string {
+  const dir = tempDir(t, "toolshell-broken-tools-");
+  const tools = path.join(dir, "agent", "tools");
+  mkdirSync(tools, { recursive: true });
+  writeFileSync(path.join(tools, "works.ts"), `import { defineTool } from ${JSON.stringify(path.join(root, "src/index.js"))};\nexport default defineTool({ description: "Answers ok.", inputSchema: { type: "object", properties: {} }, execute: async () => "ok" });\n`);
+  writeFileSync(path.join(tools, "syntax.ts"), "export default {{ not valid;\n");
+  writeFileSync(path.join(tools, "throws.mjs"), 'throw new Error("the weather API key is not configured");\n');
+  writeFileSync(path.join(tools, "not_a_tool.mjs"), 'export default { description: "missing defineTool" };\n');
+  writeFileSync(path.join(dir, "toolshell.config.json"), "{}\n");
+  return dir;
+}
+
+const errorOf = (stderr: string) => JSON.parse(stderr.trim().split("\n").pop()!).error as { code: string; message: string };
+
+test("library: the working tool runs; each broken file's tool answers why, and is listed as not available", async (t) => {
+  const dir = agentFolder(t);
+  const shell = await createToolShell({ toolsDir: path.join(dir, "agent", "tools"), config: { mcpServers: {} } });
+  t.after(() => shell.close());
+  const s = shell.session();
+  assert.equal((await s.bash("tools works")).stdout, "ok\n");
+  const cases: Array<[string, RegExp]> = [
+    ["syntax", /syntax\.ts: failed to load/],
+    ["throws", /throws\.mjs: failed to load: the weather API key is not configured/],
+    ["not_a_tool", /not_a_tool\.mjs: the default export must be a tool made with defineTool/],
+  ];
+  for (const [name, message] of cases) {
+    const r = await s.bash(`tools ${name}`);
+    assert.equal(r.exit_code, 1, name);
+    const e = errorOf(r.stderr);
+    assert.equal(e.code, "unavailable", name);
+    assert.match(e.message, message);
+  }
+  const listed = (await s.bash("tools --help")).stdout;
+  assert.match(listed, /works/);
+  assert.match(listed, /throws[^\n]*Not available: throws\.mjs did not load/);
+});
+
+test("CLI: exec runs the working tool on the warm host and with --no-daemon; the broken tool answers why", async (t) => {
+  const dir = agentFolder(t);
+  const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(root, "dist/cli/main.js"), ...args], { cwd: dir, encoding: "utf8", env: { ...process.env, TOOLSHELL_DAEMON_IDLE: "5" } });
+  t.after(() => cli("daemon", "stop"));
+  for (const mode of [["--no-daemon"], []]) {
+    const ok = cli("exec", ...mode, "tools works");
+    assert.equal(ok.status, 0, `${mode.join(" ")}: ${ok.stderr}`);
+    assert.equal(ok.stdout, "ok\n");
+    const broken = cli("exec", ...mode, "tools throws");
+    assert.equal(broken.status, 1, broken.stderr);
+    assert.match(errorOf(broken.stderr).message, /throws\.mjs: failed to load: the weather API key is not configured/);
+  }
+});
