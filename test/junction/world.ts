@@ -59,7 +59,7 @@ export interface World {
 }
 
 /** The names of the OAuth-protected server left for sign-in rows (one per surface of a world). */
-const SIGN_IN_NAMES = ["jsign1", "jsign2", "jsign3"];
+const SIGN_IN_NAMES = ["jsign1", "jsign2", "jsign3", "jsign4", "jsign5", "jsign6"];
 
 /**
  * Signs each of `principals` in to `joauth` (the person approving at once), the tokens kept in
