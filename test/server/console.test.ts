@@ -322,8 +322,7 @@ test("the timeline shows a running script's nested calls as they arrive, then al
   await page.waitForFunction(() => {
     const i = document.querySelector<HTMLImageElement>(".images img");
     return !!i && i.complete && i.naturalWidth > 0;
-    // A bound, not a timing check: the image loads after the live view re-renders, slowly on a loaded machine.
-  }, undefined, { timeout: 60_000 });
+  });
   assert.equal(await page.evaluate(() => (window as any).notReloaded), true, "everything arrived without a reload");
   await page.screenshot({ path: path.join(SHOTS, "timeline.png"), fullPage: true });
 

@@ -264,7 +264,9 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const sid = c.req.param("session");
     const p = c.req.query("path") ?? "";
     if (!await host.store.getSession(sid) || !isToolImage(p)) return c.text("not found", 404);
-    const session = host.session(sid);
+    // The console is an operator's (signed in with an operator token): it reaches every session,
+    // whoever owns it (docs/security.md "Who acts for whom").
+    const session = host.session(sid, {}, { anyOwner: true });
     await session.ready;
     const { fs, cwd } = session.engine;
     const full = fs.resolvePath(cwd, p);
