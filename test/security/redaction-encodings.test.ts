@@ -10,10 +10,9 @@
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
-import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { createToolshellTools } from "../../src/ai/index.js";
-import { createGatewayServer } from "../../src/gateway/index.js";
+import { linkGateway } from "../fixtures/gateway-client.js";
 import { createToolShell, defineTool } from "../../src/index.js";
 
 const SECRET = "sk_live/Zq9+xW2vB7nM4=";
@@ -61,15 +60,8 @@ async function start(t: TestContext) {
   await session.ready;
   const gwSession = shell.session("enc-gw");
   await gwSession.ready;
-  const server = createGatewayServer(shell, gwSession);
   const client = new Client({ name: "c", version: "1" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  await client.connect(b);
-  t.after(async () => {
-    await client.close();
-    await server.close();
-  });
+  await linkGateway(t, shell, gwSession, client);
   const ai = await createToolshellTools({ shell, session: "enc-ai" });
   return { shell, session, client, ai };
 }

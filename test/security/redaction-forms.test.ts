@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { test, type TestContext } from "node:test";
 import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
+import { McpServer } from "@modelcontextprotocol/server";
 import { Client } from "@modelcontextprotocol/client";
 import { createToolshellTools, outcomeToModelOutput } from "../../src/ai/index.js";
-import { createGatewayServer } from "../../src/gateway/index.js";
+import { linkGateway } from "../fixtures/gateway-client.js";
 import { createToolShell, type ToolShell } from "../../src/index.js";
 import type { DirectOutcome } from "../../src/surface/index.js";
 import { LEAKY_SERVER, tsxCommand } from "../fixtures/mcp/index.js";
@@ -47,15 +47,8 @@ async function leakyShell(t: TestContext): Promise<ToolShell> {
 async function gatewayClient(t: TestContext, shell: ToolShell, id: string): Promise<Client> {
   const session = shell.session(id);
   await session.ready;
-  const server = createGatewayServer(shell, session);
   const client = new Client({ name: "c", version: "1" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  await client.connect(b);
-  t.after(async () => {
-    await client.close();
-    await server.close();
-  });
+  await linkGateway(t, shell, session, client);
   return client;
 }
 
