@@ -19,7 +19,7 @@ test("a megabyte of unclosed, escaped quotes in a server's JSON text is read onc
   const red = createRedactor([SECRET, NUMERIC]);
   // No quote closes after OPEN: the old pattern scanned to the end again from each of its quotes.
   const json = `{"key":"${SECRET}","m":-1.5e3,"s":"${NUMERIC}x"}\n${OPEN}\n[${NUMERIC}, 12345678901234567000, 42, -7]`;
-  const out = red.output({ json }).json!;
+  const out = red.output({ kind: "json", json }).json!;
   assert.equal(out, `{"key":${R},"m":-1.5e3,"s":"${REDACTED}x"}\n${OPEN}\n[${R}, ${R}, 42, -7]`);
 });
 
