@@ -7,11 +7,12 @@
  * surface; sessions apply it to events and shell results. See docs/security.md ("Secrets").
  */
 import type { ToolOutput } from "../../tool/index.js";
-import { alternation, base64Cores, BASE64, BASE64URL, formsOf, JSON_ESCAPE, MIN_SECRET_LENGTH, NUMBER, PERCENT_RUN, percentDecoded, WRAPPED_BASE64 } from "./encodings.js";
+import { alternation, base64Cores, BASE64, BASE64URL, formsOf, JSON_ESCAPE, NUMBER, PERCENT_RUN, percentDecoded, WRAPPED_BASE64 } from "./encodings.js";
 import { rewriteJsonTokens } from "./tokenizer.js";
 
 export { MIN_SECRET_LENGTH } from "./encodings.js";
 export { configSecrets } from "./parts.js";
+import { secretParts } from "./parts.js";
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
@@ -63,7 +64,8 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   const numbers = new Set<number>();
   const learn = (more: Iterable<string>): void => {
     const size = known.size;
-    for (const secret of more) if (typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH) known.add(secret);
+    // Every secret by the one rule of its parts (config values, and OAuth tokens learned while running).
+    for (const secret of more) if (typeof secret === "string") for (const p of secretParts(secret)) known.add(p);
     if (known.size === size && re !== undefined) return;
     const forms = new Set<string>();
     for (const secret of known) for (const f of formsOf(secret)) forms.add(f);

@@ -59,6 +59,30 @@ export function credentialParts(value: string, add: (v: string) => void, cookie 
 }
 
 /**
+ * A secret value and the parts of it that are secret alone, one rule for config values and for
+ * secrets learned while running (OAuth tokens, the host's tokens): the value trimmed; the token of
+ * a `Bearer …`/`Basic …`-style value; its credential parts (see {@link credentialParts}; every
+ * pair's value when `name` names a cookie or session); and a JWT's signature (RFC 7519 §3: the
+ * header is the same for every token and the claims are readable by design, the signature is
+ * what makes the token valid). Values shorter than {@link MIN_SECRET_LENGTH} are left out.
+ */
+export function secretParts(value: string, name = ""): string[] {
+  const out = new Set<string>();
+  const part = (v: string): void => {
+    if (v.length >= MIN_SECRET_LENGTH) out.add(v);
+  };
+  const t = value.trim();
+  part(t);
+  const scheme = /^[A-Za-z-]+\s+(\S{8,})$/.exec(t);
+  const token = scheme ? scheme[1] : t;
+  if (scheme) part(token);
+  const jwt = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)$/.exec(token);
+  if (jwt) part(jwt[1]);
+  credentialParts(t, part, COOKIE_NAME.test(name));
+  return [...out];
+}
+
+/**
  * The secrets of a config: every `env` value of a stdio server and every `headers` value of an
  * HTTP server, plus the token part of `Bearer …`/`Basic …`-style header values; the user name and
  * password of a server URL and the values of its credential-named query parameters (`api_key=…`);
@@ -74,12 +98,7 @@ export function configSecrets(config: { servers: readonly ServerConfig[] }): str
     if (v.length >= MIN_SECRET_LENGTH) out.add(v);
   };
   const add = (v: unknown, name = ""): void => {
-    if (typeof v !== "string") return;
-    const t = v.trim();
-    if (t.length >= MIN_SECRET_LENGTH) out.add(t);
-    const m = /^[A-Za-z-]+\s+(\S{8,})$/.exec(t);
-    if (m) out.add(m[1]);
-    credentialParts(t, part, COOKIE_NAME.test(name));
+    if (typeof v === "string") for (const p of secretParts(v, name)) out.add(p);
   };
   for (const s of config.servers) {
     for (const v of s.expanded ?? []) add(v);
