@@ -1,7 +1,7 @@
 /** The call folder's public face: the one pipeline every tool call goes through. */
 export { CallPipeline, STEPS } from "./pipeline.js";
 export { going } from "./call.js";
-export type { BeforeHookResult, CallEnv, CallScope, CallSession, CallState, CallStatus, HookCall, HookOutcome, Hooks, Replayed, Step, StopReason, StopState } from "./call.js";
+export type { BeforeHookResult, CallEnv, CallScope, CallSession, CallState, CallStatus, HookCall, HookOutcome, Hooks, Replayed, ResumedTask, Step, StopReason, StopState } from "./call.js";
 export { statusOf } from "./steps/event.js";
 export { createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "./redact/index.js";
 export type { Redactor } from "./redact/index.js";
