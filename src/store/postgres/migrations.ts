@@ -173,6 +173,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TABLE change_count (id INTEGER PRIMARY KEY CHECK (id = 1), n BIGINT NOT NULL);
   INSERT INTO change_count (id, n) VALUES (1, 0);
   `,
+  // 3: the upstream task a nested call was following (MCP Tasks extension), to re-attach to it
+  // when its durable step runs again (docs/sessions.md "Durable steps").
+  `
+  ALTER TABLE step_calls ADD COLUMN task TEXT;
+  `,
 ];
 
 /** The advisory lock key (one bigint) migrations run under: "toolshel" in ASCII. */
