@@ -66,7 +66,7 @@ export async function gatewaySurface(world: World, store: Store, session: string
   try {
     await client.connect(transport);
   } catch (err) {
-    throw new Error(`the gateway did not start: ${(err as Error).message}\n${gatewayErr}`);
+    throw new Error(`the gateway did not start: ${(err as Error).message}\n${gatewayErr}`, { cause: err });
   }
   const modernHttp = era !== undefined && !("stdio" in reach);
   const meta = { [SESSION_META_KEY]: session };
