@@ -4,7 +4,8 @@
  */
 import { after } from "node:test";
 import { apiSurface, startServe, type Served } from "./drivers/http-api.js";
-import { junctionMatrix, type Opened } from "./paths.js";
+import { junctionMatrix, PATHS, type Opened } from "./paths.js";
+import { SERVE_PATHS } from "./serve-paths.js";
 import { AGENT_TOKEN, readyWorld, type World } from "./world.js";
 
 let opened: Promise<Opened & { world: World; served: Served }> | undefined;
@@ -22,4 +23,4 @@ after(async () => {
   await world.close();
 });
 
-junctionMatrix("HTTP API", open);
+junctionMatrix("HTTP API", open, { paths: [...PATHS, ...SERVE_PATHS] });

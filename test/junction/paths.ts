@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Decision } from "../../src/index.js";
+import type { StreamMessage } from "../fixtures/event-stream.js";
 import { TOOL_KINDS, type ToolKind } from "./kinds.js";
 import { plantSession, SECRETS, type World } from "./world.js";
 
@@ -72,7 +73,11 @@ export interface Surface {
     run(script: string, stepId: string): Promise<StepRun>;
     answer(requestId: string, decision: Decision): Promise<void>;
     pending(): Promise<number>;
+    /** Each step's status as the surface lists the session's steps (the API, the console's session page). */
+    listed?(): Promise<Record<string, string>>;
   };
+  /** The session's events pushed as server-sent events, from the start or after `lastEventId`. */
+  stream?(lastEventId?: string): Promise<{ messages: StreamMessage[]; close(): void }>;
 }
 
 /** What a sign-in through a surface came to. */

@@ -120,7 +120,8 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
           ...signIns,
         },
         tools: path.join(FIXTURES, "junction/tools"),
-        server: { tokens: [TOKEN, { name: "agent-1", token: AGENT_TOKEN, role: "agent" }] },
+        // With more than one token each says its role (docs/security.md "Who acts for whom").
+        server: { tokens: [{ name: "token-1", token: TOKEN, role: "operator" }, { name: "agent-1", token: AGENT_TOKEN, role: "agent" }] },
         ...extra,
       },
       null,

@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Decision } from "../../../src/index.js";
+import { openEventStream } from "../../fixtures/event-stream.js";
 import { approve } from "../../mcp/oauth-helpers.js";
 import type { ListedEvent, StepRun, Surface, Turn } from "../paths.js";
 import { TOKEN, type World } from "../world.js";
@@ -141,6 +142,9 @@ export async function apiSurface(name: string, session: string, run: string, ans
       },
       answer: async (id, decision) => void (await answerAll([id], decision)),
       pending,
+      listed: async () => Object.fromEntries((await call<{ steps: Array<{ step_id: string; status: string }> }>(answer, "GET", `${s}/steps`)).steps.map((x) => [x.step_id, x.status])),
     },
+    // Read where the answers go: on two replicas, the events are written on the other one.
+    stream: (lastEventId) => openEventStream(`${answer}${s}/events`, token, lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
   };
 }
