@@ -10,7 +10,7 @@
 import type { Decision, Judgement, Policy } from "../policy/index.js";
 import type { ErrorCode, InvokeContext, MaybePromise, ToolCall, ToolCallError, ToolOutput } from "../tool/index.js";
 import type { SessionEventInput } from "./events.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "./redact/index.js";
 
 /** What a before-hook may answer. */
 export type BeforeHookResult = void | undefined | { action: "allow" } | { action: "deny"; reason: string } | { action: "replace"; input: Record<string, unknown> };
