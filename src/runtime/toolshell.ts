@@ -95,7 +95,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   const gone = new FinalizationRegistry<string>((k) => {
     if (!evicted.get(k)?.deref()) evicted.delete(k);
   });
-  const storedTokens = (await oauth.store.list()).flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token]).filter((x): x is string => !!x);
+  const storedTokens = (await oauth.store.list()).flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token, r.credentials.clientInformation?.client_secret]).filter((x): x is string => !!x);
   const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? []), ...storedTokens]);
   learnSecret = (secret) => redactor.add(secret);
   const helpFooter = options.helpFooter ?? SHELL_NOTES;
