@@ -159,6 +159,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE change_count (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
   INSERT INTO change_count (id, n) VALUES (1, 0);
   `,
+  // 4: who holds a running step (a replica's id, docs/deployment.md "Who holds a step") and when
+  // its first attempt started (started_at is the latest attempt's).
+  `
+  ALTER TABLE steps ADD COLUMN holder TEXT;
+  ALTER TABLE steps ADD COLUMN first_started_at TEXT;
+  `,
 ];
 
 /**
