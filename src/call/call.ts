@@ -10,7 +10,7 @@
 import type { Decision, Judgement, Policy } from "../policy/index.js";
 import type { ErrorCode, InvokeContext, MaybePromise, ToolCall, ToolCallError, ToolOutput } from "../tool/index.js";
 import type { SessionEventInput } from "./events.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "./redact/index.js";
 
 /** What a before-hook may answer. */
 export type BeforeHookResult = void | undefined | { action: "allow" } | { action: "deny"; reason: string } | { action: "replace"; input: Record<string, unknown> };
@@ -50,6 +50,14 @@ export interface Replayed {
   done?: { tool: string; input: Record<string, unknown>; ok: boolean; result?: unknown; error?: { code: ErrorCode; message: string } };
 }
 
+/**
+ * A call of an earlier attempt of a durable step that was following an upstream task (MCP Tasks
+ * extension) when the attempt ended: the call follows that task instead of starting the work again.
+ */
+export interface ResumedTask {
+  task: string;
+}
+
 /** The session a call runs in, as the pipeline needs it. `Session` implements it. */
 export interface CallSession {
   /** Records an event in the session's timeline (redacted there). */
@@ -75,7 +83,9 @@ export interface CallScope {
   /** The script line of a call written out literally (asked when a request is raised). */
   lineOf?(call: ToolCall): number | undefined;
   /** The recorded call at this position of an earlier attempt, when it matches (durable steps). */
-  replay?(index: number, command: string, givenKey: string): Replayed | undefined;
+  replay?(index: number, command: string, givenKey: string): Replayed | ResumedTask | undefined;
+  /** Keeps the upstream task a running call was answered with, so a later attempt re-attaches to it (durable steps). */
+  recordTask?(call: ToolCall, taskId: string): void;
   /** Keeps the outcome (the stop report's `done` list, the durable record). */
   record?(state: CallState): void;
   /**
@@ -104,6 +114,8 @@ export interface CallState {
   error?: ToolCallError;
   /** Set when an earlier attempt's record stood in for the call. */
   replayed?: Replayed;
+  /** The upstream task an earlier attempt of this call started, followed instead of calling again. */
+  resumeTask?: string;
   /** True once the tool was invoked (after-hooks then run, on success or failure). */
   invoked: boolean;
   /** The status the event reports, when a step decided it (else derived from the outcome). */

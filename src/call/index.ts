@@ -1,10 +1,10 @@
 /** The call folder's public face: the one pipeline every tool call goes through. */
 export { CallPipeline, STEPS } from "./pipeline.js";
 export { going } from "./call.js";
-export type { BeforeHookResult, CallEnv, CallScope, CallSession, CallState, CallStatus, HookCall, HookOutcome, Hooks, Replayed, Step, StopReason, StopState } from "./call.js";
+export type { BeforeHookResult, CallEnv, CallScope, CallSession, CallState, CallStatus, HookCall, HookOutcome, Hooks, Replayed, ResumedTask, Step, StopReason, StopState } from "./call.js";
 export { statusOf } from "./steps/event.js";
-export { createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "./redact.js";
-export type { Redactor } from "./redact.js";
+export { createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "./redact/index.js";
+export type { Redactor } from "./redact/index.js";
 export { previewInput, trimResult, INPUT_PREVIEW_CHARS, RESULT_PREVIEW_CHARS } from "./preview.js";
 export type { SessionEvent, SessionEventInput, SessionEventType, ToolCallEvent, NestedCallEvent, NestedCallStatus } from "./events.js";
 export { currentPerson, describeQuestion, personContext, progressLine, showSchema, tellPerson, withPerson } from "./person.js";

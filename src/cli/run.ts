@@ -36,6 +36,18 @@ export function exitCodeOf(result: ShellResult): number {
   return result.tools?.stopped?.reason === "needs_approval" && result.tools.stopped.request_id ? EXIT_NEEDS_APPROVAL : result.exit_code;
 }
 
+/** Session `id` opened for `agent`. @throws ManageError `conflict` when it is another principal's or agent's. */
+async function ownSession(host: Host, id: string, agent: string): Promise<ReturnType<Host["session"]>> {
+  const { SessionOwnerError } = await import("../runtime/index.js");
+  try {
+    const session = host.session(id, { agent_id: agent });
+    await session.ready;
+    return session;
+  } catch (err) {
+    throw err instanceof SessionOwnerError ? new ManageError("conflict", err.message) : err;
+  }
+}
+
 /**
  * Runs `script` as one shell call in `--session` (default `cli`, or `cli:<agent>` for another
  * agent) for `agent`. Prints stdout and stderr as the script wrote them and, when it stopped,
@@ -46,9 +58,8 @@ export async function runScriptCall(options: CommonOptions, o: ManageOptions, sc
   const agentName = await agentId({ agent });
   const sessionId = options.session ?? (agent === undefined || agentName === "default" ? CLI_SESSION : `cli:${agentName}`);
   return withHost(options, o, async (host) => {
-    const known = await host.store.getSession(sessionId);
-    if (known && known.agent_id !== agentName) throw new ManageError("conflict", `session ${sessionId} belongs to agent ${known.agent_id}, not ${agentName} (--session names another)`);
-    const session = host.session(sessionId, { agent_id: agentName });
+    // Another principal's or agent's session is refused by the one rule (runtime/lineage.ts `ownerRefusal`).
+    const session = await ownSession(host, sessionId, agentName);
     const { cliPerson } = await import("./person.js");
     const { processTerminal } = await import("./terminal.js");
     const result = await session.bash(script, { person: cliPerson(process.stderr, processTerminal()) });

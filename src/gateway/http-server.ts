@@ -27,6 +27,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { deepMessageError } from "./deep.js";
 import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/server";
 import type { Server } from "@modelcontextprotocol/server";
 import { getRequestListener } from "@hono/node-server";
@@ -263,7 +264,7 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
         let entry = id ? live.get(id) : undefined;
         let parsedBody: unknown;
         let text: string | undefined;
-        if (!id && req.method === "POST") {
+        if (req.method === "POST") {
           text = await readBody(req, MAX_MODERN_BYTES);
           if (text === undefined) return fail(res, 413, `a request is at most ${MAX_MODERN_BYTES} bytes`);
           try {
@@ -271,6 +272,11 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
           } catch {
             return fail(res, 400, "the body is not JSON");
           }
+          // Nested no deeper than a tool's input may be, before the SDK or a call walks it (deep.ts).
+          const deep = deepMessageError(parsedBody);
+          if (deep) return void res.writeHead(deep.id === null ? 400 : 200, { "content-type": "application/json" }).end(JSON.stringify(deep));
+        }
+        if (!id && req.method === "POST") {
           const headers = Object.fromEntries(Object.entries(req.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])));
           if (await isModernRequest(req.method, headers, parsedBody)) {
             const token = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ""))?.[1];

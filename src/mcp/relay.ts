@@ -23,7 +23,7 @@ import type { Connection } from "./connection.js";
 import type { ServerLog } from "./log.js";
 import { jsonAt, withRawSlot, type RawSlot } from "./raw.js";
 import { STRUCTURED_JSON, type McpCallResult } from "./result.js";
-import { followTask, taskOf } from "./tasks.js";
+import { followTask, reattachTask, taskOf } from "./tasks.js";
 
 export type { McpCallResult } from "./result.js";
 
@@ -45,7 +45,9 @@ export class PersonRelay {
   /**
    * Runs `send` for the tool `tool` on `conn` with progress relayed to `ctx.reportProgress`
    * (each report resets the call's timeout) and the call known to {@link onElicit}; a call
-   * answered with a task (Tasks extension) is followed to its end (tasks.ts). A failed
+   * answered with a task (Tasks extension) is followed to its end (tasks.ts), and its id given to
+   * `ctx.upstreamTask` (a durable step keeps it); a call of a durable step that runs again follows
+   * the task its earlier attempt started (`ctx.upstreamTask.resume`) instead of sending. A failed
    * result (`isError`) after a question nobody answered says so in an added text block.
    * Rethrows what `send` throws.
    */
@@ -56,11 +58,18 @@ export class PersonRelay {
     calls.add(entry);
     const onprogress = ctx.reportProgress ? (p: { progress: number; total?: number; message?: string }) => ctx.reportProgress!({ progress: p.progress, total: p.total, message: p.message }) : undefined;
     try {
-      let result = await send(conn.client, { ...options, ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}) });
-      const task = taskOf(result);
-      if (task) {
-        const signal = options.signal ?? new AbortController().signal;
-        result = await followTask(conn.client, task, { signal, timeout: options.timeout, report: ctx.reportProgress, ask: (params, s) => this.onElicit(conn, params, s), log: (line) => this.log.line(line) });
+      const follow = { signal: options.signal ?? new AbortController().signal, timeout: options.timeout, report: ctx.reportProgress, ask: (params: ElicitRequest["params"], s: AbortSignal) => this.onElicit(conn, params, s), log: (line: string) => this.log.line(line) };
+      const upstream = ctx.upstreamTask;
+      let result: McpCallResult;
+      if (upstream?.resume !== undefined) result = await reattachTask(conn.client, upstream.resume, follow);
+      else {
+        result = await send(conn.client, { ...options, ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}) });
+        const task = taskOf(result);
+        if (task) {
+          this.log.line(`tool call answered with task ${task.taskId}`);
+          upstream?.started(task.taskId);
+          result = await followTask(conn.client, task, follow);
+        }
       }
       if (entry.unanswered && result.isError === true) {
         const content = Array.isArray(result.content) ? result.content : [];

@@ -12,6 +12,7 @@
  * the JSON-RPC error; a tool error is `completed` with `isError`).
  */
 import { ProtocolError, type Client, type ElicitRequest, type ElicitResult, type Transport } from "@modelcontextprotocol/client";
+import { ToolCallError } from "../tool/types.js";
 import type { McpCallResult } from "./result.js";
 
 /** The extension's identifier, declared in the client's capabilities (`extensions`). */
@@ -95,7 +96,6 @@ const ANY = { "~standard": { version: 1 as const, vendor: "toolshell", validate:
 export async function followTask(client: Client, task: TaskState, options: FollowOptions): Promise<McpCallResult> {
   const { signal } = options;
   const answered = new Set<string>();
-  options.log(`tool call answered with task ${task.taskId}`);
   let polls = 0;
   let shown: string | undefined;
   try {
@@ -117,6 +117,26 @@ export async function followTask(client: Client, task: TaskState, options: Follo
     await client.request({ method: "tasks/cancel", params: { taskId: task.taskId } }, ANY, { timeout: Math.min(options.timeout ?? 5000, 5000) }).catch((e: unknown) => options.log(`tasks/cancel for ${task.taskId} failed: ${(e as Error).message}`));
     throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason ?? "aborted"));
   }
+}
+
+/**
+ * Follows the task `taskId` an earlier attempt of this call started (a durable step that runs
+ * again, docs/sessions.md "Durable steps"): its state is read with `tasks/get` and it is followed
+ * as {@link followTask} does; the tool is not called again. A task the server no longer knows
+ * (restarted, or past its `ttlMs`) rejects with a ToolCallError saying so: whether its work was
+ * done is unknown, so starting it again is left to the person (a new step id).
+ */
+export async function reattachTask(client: Client, taskId: string, options: FollowOptions): Promise<McpCallResult> {
+  options.log(`following task ${taskId}, started by an earlier attempt of this call`);
+  let state: TaskState;
+  try {
+    state = (await client.request({ method: "tasks/get", params: { taskId } }, ANY, { signal: options.signal, timeout: options.timeout })) as unknown as TaskState;
+  } catch (error) {
+    if (options.signal.aborted) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ToolCallError("tool_error", `the server's task ${taskId}, started by an earlier attempt of this call, cannot be followed (${why}); the tool is not called again, since its work may have been done: run the step under a new step id to start it anew`, false);
+  }
+  return followTask(client, { ...state, taskId }, options);
 }
 
 /** Answers the questions of an `input_required` task not answered yet, and sends the answers with `tasks/update`. */

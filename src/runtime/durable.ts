@@ -26,7 +26,7 @@
  */
 import { createHash } from "node:crypto";
 import type { IFileSystem } from "just-bash";
-import type { Replayed, SessionEventInput } from "../call/index.js";
+import type { Replayed, ResumedTask, SessionEventInput } from "../call/index.js";
 import { canonicalJson, type Decision } from "../policy/index.js";
 import type { ToolOutput } from "../tool/index.js";
 import type { DoneCall, SessionEvent, ShellResult } from "./types.js";
@@ -47,6 +47,11 @@ export interface RecordedCall {
   readOnly: boolean;
   /** The `done` entry it made, when it was not read-only. */
   done?: DoneCall;
+  /**
+   * The upstream task (MCP Tasks extension) the call was following when recorded: the call had
+   * not completed (`output` is empty); a later attempt follows this task instead of calling again.
+   */
+  task?: string;
 }
 
 /** Where a step is. */
@@ -120,7 +125,12 @@ export interface SessionStore {
    * Absent: the process's own count is used (one process owns the store).
    */
   nextShellCall?(sessionId: string): Promise<number>;
-  /** Keeps a completed nested call of a running shell step (written with its event). */
+  /**
+   * Keeps a completed nested call of a running shell step (written with its event). A call still
+   * following an upstream task (`task` set) is written at once, without an event: a process that
+   * dies while the task runs leaves the task for the next attempt; the call's completed record
+   * replaces it.
+   */
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void;
   /** Completed nested calls of a shell call, by index. */
   recordedCalls(sessionId: string, toolCallId: string): Promise<RecordedCall[]>;
@@ -151,8 +161,11 @@ export interface SessionLease {
 
 /** Replays the recorded calls of an earlier attempt, in order, until the script diverges. */
 export interface Replayer {
-  /** The recorded call at `index` when it matches `command` and the given input's canonical JSON; else undefined (and replay ends). */
-  take(index: number, command: string, givenKey: string): Replayed | undefined;
+  /**
+   * The recorded call at `index` when it matches `command` and the given input's canonical JSON
+   * (the upstream task it was following, when it had not completed); else undefined (and replay ends).
+   */
+  take(index: number, command: string, givenKey: string): Replayed | ResumedTask | undefined;
 }
 
 /** SHA-256 hex of the canonical JSON of `value` (keys sorted at every depth). */
@@ -165,7 +178,8 @@ export function requestHash(value: unknown): string {
  * whose position is before a recorded one was still running while later calls completed (the
  * saved script whose calls they were, or a call run in the background): it runs for real and
  * the replay goes on. A call that differs from its record, or has no record after the last
- * recorded one, ends the replay.
+ * recorded one, ends the replay. A call that was following an upstream task when the attempt
+ * ended gives that task to follow; the calls after it run for real.
  */
 export function createReplayer(calls: RecordedCall[]): Replayer {
   const byIndex = new Map(calls.map((c) => [c.index, c]));
@@ -180,6 +194,7 @@ export function createReplayer(calls: RecordedCall[]): Replayer {
         diverged = true;
         return undefined;
       }
+      if (c.task !== undefined) return { task: c.task };
       return { output: c.output, readOnly: c.readOnly, ...(c.done ? { done: c.done } : {}) };
     },
   };
@@ -194,7 +209,8 @@ export function createReplayer(calls: RecordedCall[]): Replayer {
  * all (the script went another way) is asked when reached, as any call is.
  */
 export function replayedCalls(calls: readonly RecordedCall[]): (command: string, input: Record<string, unknown>) => boolean {
-  const sorted = [...calls].sort((a, b) => a.index - b.index);
+  // A call that re-attaches to its task is judged again when reached: it is not counted here.
+  const sorted = calls.filter((c) => c.task === undefined).sort((a, b) => a.index - b.index);
   let from = 0;
   return (command, input) => {
     const key = canonicalJson(input);

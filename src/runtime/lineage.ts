@@ -56,15 +56,35 @@ export class SessionOwnerError extends Error {
   readonly code = "forbidden";
 }
 
+/** Who opens a session: the principal it acts for, and the agent it names when it names one. */
+export interface SessionOpener {
+  principal: string;
+  agent?: string;
+}
+
 /**
- * Why `opener` may not open session `id`, whose stored metadata says it acts for another
- * principal, or undefined when it may. A stored session belongs to the principal that created
- * it: a surface opening it for anyone else is refused, never handed that principal's answers,
- * files or events (docs/security.md "Who acts for whom"). `opener` undefined: the surface
- * checked reach itself (the HTTP API's `mayReach`), so any owner is accepted.
+ * The opener a surface's metadata names (`principalOf`, `agent_id`); undefined with `anyOwner`,
+ * when the surface checked reach itself (the HTTP API's `mayReach`, the CLI's approvals).
  */
-export function ownerRefusal(id: string, opener: string | undefined, stored: Record<string, unknown>): SessionOwnerError | undefined {
+export function openerOf(metadata: Record<string, unknown>, open: { anyOwner?: boolean } = {}): SessionOpener | undefined {
+  if (open.anyOwner) return undefined;
+  const agent = str(metadata.agent_id);
+  return { principal: principalOf(metadata), ...(agent ? { agent } : {}) };
+}
+
+/**
+ * Why `opener` may not open session `id`, whose stored (or live) metadata says it acts for
+ * another principal or agent, or undefined when it may. A stored session belongs to the principal
+ * that created it: a surface opening it for anyone else is refused, never handed that principal's
+ * answers, files or events (docs/security.md "Who acts for whom"). It acts for one agent too (its
+ * saved scripts, its triggers): an opener naming another agent is refused rather than running as
+ * that agent in this session. `opener` undefined: any owner is accepted ({@link openerOf}).
+ */
+export function ownerRefusal(id: string, opener: SessionOpener | undefined, stored: Record<string, unknown>): SessionOwnerError | undefined {
+  if (opener === undefined) return undefined;
   const owner = principalOf(stored);
-  if (opener === undefined || owner === opener) return undefined;
-  return new SessionOwnerError(`session ${id} belongs to principal ${JSON.stringify(owner)}, not ${JSON.stringify(opener)} who opens it: choose another session id (--session)`);
+  if (owner !== opener.principal) return new SessionOwnerError(`session ${id} belongs to principal ${JSON.stringify(owner)}, not ${JSON.stringify(opener.principal)} who opens it: choose another session id (--session)`);
+  const agent = str(stored.agent_id);
+  if (opener.agent && agent && agent !== opener.agent) return new SessionOwnerError(`session ${id} belongs to agent ${JSON.stringify(agent)}, not ${JSON.stringify(opener.agent)} who opens it: choose another session id (--session)`);
+  return undefined;
 }

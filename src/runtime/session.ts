@@ -6,7 +6,7 @@
  */
 import { personContext, withPerson, type CallSession, type Person, type SessionEvent, type SessionEventInput } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
-import { actingFor, principalOf } from "../mcp/index.js";
+import { actingFor } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import { errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
 import { createSessionEngine } from "./engine-choice.js";
@@ -14,7 +14,7 @@ import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } 
 import { notAskedAgain, runShellStep, runStep, type DurableRun, type DurableSessionView, type HeldAnswer } from "./durable.js";
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
-import { authOf, ownerRefusal, parentsOf, type SessionOwnerError } from "./lineage.js";
+import { authOf, openerOf, ownerRefusal, parentsOf, type SessionOpener, type SessionOwnerError } from "./lineage.js";
 import { approvalsBeforeStart, type PreflightOutcome } from "./plan-command.js";
 import { sandboxOf } from "./sandbox.js";
 import { ShellCall } from "./shell-call.js";
@@ -57,15 +57,15 @@ export class Session implements CallSession {
   private readonly host: ShellHost;
   /** Resolves when the store restored the session; rejects with `refusal` (another principal's). */
   readonly ready: Promise<void>;
-  /** The opener's principal; undefined when it checked reach itself (lineage.ts `ownerRefusal`). */
-  readonly opener: string | undefined;
+  /** Who opened it; undefined when it checked reach itself (lineage.ts `ownerRefusal`). */
+  readonly opener: SessionOpener | undefined;
   refusal?: SessionOwnerError;
 
   constructor(id: string, host: ShellHost, metadata: Record<string, unknown> = {}, options: { anyOwner?: boolean } = {}, engine?: Engine) {
     this.id = id;
     this.host = host;
     this.metadata = metadata;
-    this.opener = options.anyOwner ? undefined : principalOf(metadata);
+    this.opener = openerOf(metadata, options);
     this.engine = engine ?? createSessionEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000, defenseInDepth: host.defenseInDepth });
     (this.ready = this.restore()).catch(() => {});
   }

@@ -6,7 +6,7 @@
  *
  * See docs/architecture.md → One shell call; README → Approvals.
  */
-import { trimResult, type CallPipeline, type CallScope, type CallState, type Replayed, type StopState } from "../call/index.js";
+import { trimResult, type CallPipeline, type CallScope, type CallState, type Replayed, type ResumedTask, type StopState } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
 import type { NestedCallRequest, ShellScope, SubcommandHandler } from "../shell/index.js";
 import { canonicalJson, isPromiseLike, ToolCallError, type ToolCall, type ToolOutput } from "../tool/index.js";
@@ -75,6 +75,14 @@ export class ShellCall implements ShellScope, CallScope {
     this.lineKeys = o.lines?.length ? new Map(o.lines.map((l) => [`${l.command}\u0000${canonicalJson(l.input)}`, l.line])) : undefined;
     const replayer = o.replayer;
     if (replayer) this.replay = (index, command, givenKey) => replayer.take(index, command, givenKey);
+    const recordCall = o.recordCall;
+    if (recordCall) {
+      this.recordTask = (call, task) => {
+        try {
+          recordCall({ index: call.index!, callId: call.callId, command: call.command, inputKey: canonicalJson(call.given), output: { kind: "text", text: "" }, readOnly: false, task });
+        } catch {}
+      };
+    }
     const held = o.held;
     if (held) {
       let taken = false;
@@ -118,7 +126,10 @@ export class ShellCall implements ShellScope, CallScope {
   }
 
   /** The pipeline's `replay`: present only inside a durable step that runs again (hot path: no key is computed otherwise). */
-  readonly replay?: (index: number, command: string, givenKey: string) => Replayed | undefined;
+  readonly replay?: (index: number, command: string, givenKey: string) => Replayed | ResumedTask | undefined;
+
+  /** The pipeline's `recordTask`: present only inside a durable step (the store keeps the task at once). */
+  readonly recordTask?: (call: ToolCall, taskId: string) => void;
 
   /** The pipeline's `heldAnswer`: present only inside a step resumed after its approval was answered (durable.ts). */
   readonly heldAnswer?: (call: ToolCall) => Decision | undefined;

@@ -9,14 +9,14 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { CallPipeline, configSecrets, createRedactor } from "../call/index.js";
 import { Catalog, FilteredSource, foldName, namesakes, reachableFromShell, renderIndex, splitTools, type SplitRules } from "../catalog/index.js";
-import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, principalOf, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
+import { closeSources, createMcpSources, loadEagerSources, MemoryCredentialStore, SignInBroker, type McpServerSource, type OAuthContext } from "../mcp/index.js";
 import { ApprovalBook, offlineRater, Policy, Rater } from "../policy/index.js";
 import { assertEngine, defaultEngineCommands, SHELL_NOTES } from "../shell/index.js";
 import { LocalToolSource, loadToolsDir, type ToolDefinition, type ToolSource } from "../tool/index.js";
 import { loadConfig, parseServerEntry, type ServerConfig, type ToolshellConfig } from "../config/index.js";
 import { ShellHost } from "./host.js";
 import { Session } from "./session.js";
-import { ownerRefusal } from "./lineage.js";
+import { openerOf, ownerRefusal } from "./lineage.js";
 import { checkWorkspace } from "./workspace-guard.js";
 import type { ToolShell, ToolShellOptions } from "./toolshell-options.js";
 
@@ -95,7 +95,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   const gone = new FinalizationRegistry<string>((k) => {
     if (!evicted.get(k)?.deref()) evicted.delete(k);
   });
-  const storedTokens = (await oauth.store.list()).flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token]).filter((x): x is string => !!x);
+  const storedTokens = (await oauth.store.list()).flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token, r.credentials.clientInformation?.client_secret]).filter((x): x is string => !!x);
   const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? []), ...storedTokens]);
   learnSecret = (secret) => redactor.add(secret);
   const helpFooter = options.helpFooter ?? SHELL_NOTES;
@@ -287,7 +287,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
       }
       if (s) {
         // A live session belongs to its principal as a stored one does (lineage.ts `ownerRefusal`).
-        const refused = ownerRefusal(key, open.anyOwner ? undefined : principalOf(metadata), s.metadata);
+        const refused = ownerRefusal(key, openerOf(metadata, open), s.metadata);
         if (refused) throw refused;
         evicted.delete(key);
         // Most recently used last (Map order), for eviction.

@@ -159,7 +159,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE change_count (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
   INSERT INTO change_count (id, n) VALUES (1, 0);
   `,
-  // 4: who holds a running step (a replica's id, docs/deployment.md "Who holds a step") and when
+  // 4: the upstream task a nested call was following (MCP Tasks extension), to re-attach to it
+  // when its durable step runs again (docs/sessions.md "Durable steps").
+  `
+  ALTER TABLE step_calls ADD COLUMN task TEXT;
+  `,
+  // 5: who holds a running step (a replica's id, docs/deployment.md "Who holds a step") and when
   // its first attempt started (started_at is the latest attempt's).
   `
   ALTER TABLE steps ADD COLUMN holder TEXT;

@@ -103,9 +103,9 @@ export function eventRecord(sessionId: string, r: Row): StoredEvent {
   return { ...parse<SessionEvent>(r.data, { type: "store.failed", message: "this stored event could not be read", session_id: sessionId, at: "" }), seq: Number(r.seq) } as StoredEvent;
 }
 
-/** The columns of a step_calls row after session and shell call id: idx, call_id, command, input_key, output, read_only, done, at. */
-export function callColumns(c: RecordedCall): [number, string, string, string, string, number, string | null, string] {
-  return [c.index, c.callId, c.command, c.inputKey, json(c.output), c.readOnly ? 1 : 0, c.done ? json(c.done) : null, now()];
+/** The columns of a step_calls row after session and shell call id: idx, call_id, command, input_key, output, read_only, done, at, task. */
+export function callColumns(c: RecordedCall): [number, string, string, string, string, number, string | null, string, string | null] {
+  return [c.index, c.callId, c.command, c.inputKey, json(c.output), c.readOnly ? 1 : 0, c.done ? json(c.done) : null, now(), c.task ?? null];
 }
 
 /** A `step_calls` row as a RecordedCall (src/runtime/durable.ts). */
@@ -118,6 +118,7 @@ export function callRow(r: Row): RecordedCall {
     output: parse(r.output, { kind: "text", text: "" }),
     readOnly: Number(r.read_only) === 1,
     ...(r.done ? { done: parse(r.done, undefined) } : {}),
+    ...(typeof r.task === "string" ? { task: r.task } : {}),
   };
 }
 

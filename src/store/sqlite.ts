@@ -204,7 +204,10 @@ export class SqliteStore implements Store {
   }
 
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
-    this.pending.add(sessionId, toolCallId, call);
+    if (call.task === undefined) return this.pending.add(sessionId, toolCallId, call);
+    try {
+      this.insertCall({ sessionId, toolCallId, call }); // following an upstream task: written now, without an event (durable.ts)
+    } catch {}
   }
 
   async recordedCalls(sessionId: string, toolCallId: string): Promise<RecordedCall[]> {

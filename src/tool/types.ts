@@ -173,6 +173,13 @@ export interface InvokeContext {
    * Never rejects.
    */
   ask?: (question: Question) => Promise<QuestionAnswer & { unanswered?: string }>;
+  /**
+   * Inside a durable step (docs/sessions.md "Durable steps"), for a call an MCP server may answer
+   * with a task (Tasks extension): `resume` is the task an earlier attempt of this call started,
+   * followed instead of calling the tool again; `started` is told the task's id when the call is
+   * answered with a task, so that a later attempt can re-attach to it. Never throws.
+   */
+  upstreamTask?: { resume?: string; started(taskId: string): void };
 }
 
 /** The session's sandbox as a tool sees it through `ctx.getSandbox()`. */

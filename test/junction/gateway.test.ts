@@ -59,9 +59,13 @@ const surface = (reach: (http: string) => GatewayReach) => async (): Promise<Ope
 const notApplicable = { "resumed step": "the gateway's bash tool takes only `command`: each tools/call is a shell call of its own, with no step id a client can ask for again" };
 // A stdio client starts a gateway (and its servers) per session, seconds each on a loaded
 // machine: the transport is the stdio part, the kinds are the same code as over HTTP below.
-// Sign-in runs too: a stdio gateway is its own host, listening for the redirect while it runs.
-junctionMatrix("gateway over stdio", surface(() => ({ stdio: true })), { notApplicable, cells: (k, row) => k.name === "MCP over stdio" || row.needs === "sign-in" });
-junctionMatrix("gateway over HTTP", surface((url) => ({ url })), { notApplicable });
+// Sign-in runs too: a stdio gateway is its own host, listening for the redirect while it runs;
+// and the rows of one kind only (the client names its session, `--session`, so it can name another's).
+const ownKind = (row: { kinds?: unknown }) => row.kinds !== undefined;
+junctionMatrix("gateway over stdio", surface(() => ({ stdio: true })), { notApplicable, cells: (k, row) => k.name === "MCP over stdio" || row.needs === "sign-in" || ownKind(row) });
+// Over HTTP a client does not name its session: it is `mcp_<Mcp-Session-Id>` (or, for a 2026
+// client, a name within its token's principal), so there is no other principal's session to open.
+junctionMatrix("gateway over HTTP", surface((url) => ({ url })), { notApplicable: { ...notApplicable, "session owner": "an HTTP client's session is named by the gateway (mcp_<Mcp-Session-Id>), never another principal's" } });
 
 // A client pinned to 2026-07-28 (test/gateway/era-2026.test.ts): the person answers through an
 // `input_required` result instead of a request on the call's stream, and the retry resumes the

@@ -4,8 +4,9 @@
  */
 import { after } from "node:test";
 import { apiSurface, startServe, type Served } from "./drivers/http-api.js";
-import { junctionMatrix, type Opened } from "./paths.js";
-import { readyWorld, type World } from "./world.js";
+import { junctionMatrix, PATHS, type Opened } from "./paths.js";
+import { SERVE_PATHS } from "./serve-paths.js";
+import { AGENT_TOKEN, readyWorld, type World } from "./world.js";
 
 let opened: Promise<Opened & { world: World; served: Served }> | undefined;
 const open = () =>
@@ -13,7 +14,7 @@ const open = () =>
     const { world, store } = await readyWorld();
     await store.close();
     const served = await startServe(world);
-    return { world, served, surface: (id: string) => apiSurface("HTTP API", id, served.url, served.url) };
+    return { world, served, surface: (id: string) => apiSurface("HTTP API", id, served.url, served.url), agent: (id: string) => apiSurface("HTTP API", id, served.url, served.url, undefined, AGENT_TOKEN) };
   })());
 after(async () => {
   if (!opened) return;
@@ -22,4 +23,4 @@ after(async () => {
   await world.close();
 });
 
-junctionMatrix("HTTP API", open);
+junctionMatrix("HTTP API", open, { paths: [...PATHS, ...SERVE_PATHS] });

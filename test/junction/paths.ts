@@ -13,8 +13,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Decision } from "../../src/index.js";
+import type { StreamMessage } from "../fixtures/event-stream.js";
 import { TOOL_KINDS, type ToolKind } from "./kinds.js";
-import type { World } from "./world.js";
+import { plantSession, SECRETS, type World } from "./world.js";
 
 /** What one turn of a surface came to. */
 export interface Turn {
@@ -72,7 +73,11 @@ export interface Surface {
     run(script: string, stepId: string): Promise<StepRun>;
     answer(requestId: string, decision: Decision): Promise<void>;
     pending(): Promise<number>;
+    /** Each step's status as the surface lists the session's steps (the API, the console's session page). */
+    listed?(): Promise<Record<string, string>>;
   };
+  /** The session's events pushed as server-sent events, from the start or after `lastEventId`. */
+  stream?(lastEventId?: string): Promise<{ messages: StreamMessage[]; close(): void }>;
 }
 
 /** What a sign-in through a surface came to. */
@@ -86,7 +91,7 @@ export interface SignInTurn {
 }
 
 /** The rows a surface may declare it cannot take, each with the reason. */
-export type OptionalRow = "resumed step" | "sign-in";
+export type OptionalRow = "resumed step" | "sign-in" | "session owner";
 
 /** One user path: run against a surface and a tool kind, with ids of its own. */
 export interface PathRow {
@@ -95,7 +100,8 @@ export interface PathRow {
   needs?: OptionalRow;
   /** Set on rows that apply to some tool kinds only. */
   kinds?: (kind: ToolKind) => boolean;
-  run(surface: Surface, kind: ToolKind, world: World, id: (n: number) => string): Promise<void>;
+  /** `open` opens another session on the surface, as its user (or as an agent's, see {@link Opened.agent}). */
+  run(surface: Surface, kind: ToolKind, world: World, id: (n: number) => string, open: (session: string) => Promise<Surface>): Promise<void>;
 }
 
 const ranCount = (world: World, line: string) => world.ran().filter((l) => l === line).length;
@@ -233,12 +239,61 @@ export const PATHS: PathRow[] = [
       assert.equal(ranCount(world, kind.ranLine(id(1))), 1, "and runs nothing again");
     },
   },
+  {
+    name: "session owner: another principal's session is refused; its answers never cover this user's call",
+    needs: "session owner",
+    kinds: (kind) => kind.name === "local tool",
+    async run(_surface, kind, world, id, open) {
+      // Another principal made the session, answered allow_always there, and its call ran once.
+      const theirs = `${id(1)}-theirs`;
+      await plantSession(world, theirs, "intruder", kind.call(id(1)));
+      assert.equal(ranCount(world, kind.ranLine(id(1))), 1);
+      let r: { stdout: string; stderr: string };
+      try {
+        r = await (await open(theirs)).turn(kind.call(id(1)), "reject");
+      } catch (err) {
+        r = { stdout: "", stderr: err instanceof Error ? err.message : String(err) };
+      }
+      assert.equal(ranCount(world, kind.ranLine(id(1))), 1, `the call never ran under the other principal's answer: ${text(r)}`);
+      assert.match(text(r), /principal \\?"intruder\\?"/, `the refusal names whose session it is: ${text(r)}`);
+    },
+  },
+  {
+    name: "broken tool file: only its own tool is not available, saying which file and why; the other tools run",
+    kinds: (kind) => kind.name === "local tool",
+    async run(surface) {
+      const r = await surface.turn("tools broken-local; tools steps-local n=1", "allow");
+      assert.match(r.stderr, /broken_local\.mjs: failed to load: the junction service key is not configured/, text(r));
+      assert.match(r.stderr, /"code":"unavailable"/, text(r));
+      assert.match(r.stdout, /1 steps/, `the other local tool ran in the same script: ${text(r)}`);
+      const listed = await surface.turn("tools --help", "allow");
+      assert.match(listed.stdout, /broken[-_]local[^\n]*Not available: broken_local\.mjs did not load/, text(listed));
+      assert.match(listed.stdout, /remove-local/);
+    },
+  },
+  {
+    name: "compound secrets: a DSN's password and a `password=` value from the config are redacted in output and events",
+    kinds: (kind) => kind.name === "local tool",
+    async run(surface) {
+      const r = await surface.turn(`echo "${[...SECRETS.parts, ...SECRETS.words].join(" ")}"`, "allow");
+      for (const part of SECRETS.parts) assert.ok(!text(r).includes(part), `the output showed ${part}: ${text(r)}`);
+      assert.equal(r.stdout.match(/\[REDACTED\]/g)?.length, SECRETS.parts.length, `each part was redacted: ${r.stdout}`);
+      for (const word of SECRETS.words) assert.ok(r.stdout.includes(word), `control: the word ${word} shows: ${r.stdout}`);
+      const events = JSON.stringify(await surface.events());
+      for (const part of SECRETS.parts) assert.ok(!events.includes(part), `the events hold ${part}`);
+    },
+  },
 ];
 
 /** What a surface's test file gives the matrix. */
 export interface Opened {
   world: World;
   surface: (session: string) => Promise<Surface>;
+  /**
+   * The surface as an agent-role token's user, where the surface's own user is an operator
+   * (who reaches every session by design): the "session owner" row opens through it.
+   */
+  agent?: (session: string) => Promise<Surface>;
 }
 
 /**
@@ -264,8 +319,8 @@ export function junctionMatrix(
       if (row.kinds && !row.kinds(kind)) continue;
       if (options.cells && !options.cells(kind, row)) continue;
       test(`${surfaceName} × ${kind.name}: ${row.name}`, async () => {
-        const { surface, world } = await open();
-        await row.run(await surface(`junction-${prefix}`), kind, world, (i) => `${prefix}${i}`);
+        const { surface, world, agent } = await open();
+        await row.run(await surface(`junction-${prefix}`), kind, world, (i) => `${prefix}${i}`, agent ?? surface);
       });
     }
   }

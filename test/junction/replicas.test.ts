@@ -11,7 +11,7 @@ import { openStore } from "../../src/store/index.js";
 import { freshDatabase } from "../fixtures/postgres.js";
 import { apiSurface, startServe, type Served } from "./drivers/http-api.js";
 import { junctionMatrix, type Opened } from "./paths.js";
-import { makeWorld, saveScripts, signInWorld, type World } from "./world.js";
+import { AGENT_TOKEN, makeWorld, saveScripts, signInWorld, type World } from "./world.js";
 
 let opened: Promise<Opened & { world: World; replicas: Served[] }> | undefined;
 // The database is dropped after the replicas stop, at the end of the file (not of the first test).
@@ -25,7 +25,12 @@ const open = () =>
     await signInWorld(world, store.credentials);
     await store.close();
     const replicas = [await startServe(world), await startServe(world)];
-    return { world, replicas, surface: (id: string) => apiSurface("two replicas", id, replicas[0].url, replicas[1].url) };
+    return {
+      world,
+      replicas,
+      surface: (id: string) => apiSurface("two replicas", id, replicas[0].url, replicas[1].url),
+      agent: (id: string) => apiSurface("two replicas", id, replicas[0].url, replicas[1].url, undefined, AGENT_TOKEN),
+    };
   })());
 after(async () => {
   if (!opened) return;

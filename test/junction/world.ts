@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseServersConfig, type HttpServerConfig } from "../../src/config/index.js";
 import { signIn } from "../../src/mcp/auth/flow.js";
 import { SignInBroker, type CredentialStore } from "../../src/mcp/auth/index.js";
+import { openHost } from "../../src/server/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { startJunctionHttpServer, type JunctionHttpServer } from "../fixtures/mcp/junction-server.js";
 import { startOAuthServer, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
@@ -44,6 +45,8 @@ export interface World {
   config: string;
   /** The store (SQLite) of the hosts that keep one. */
   store: string;
+  /** The store every host of the world opens: `store`, or the database URL the config names. */
+  storeUrl: string;
   /** The file every tool appends `<kind> remove <id>` to when it runs. */
   log: string;
   http: JunctionHttpServer;
@@ -80,6 +83,20 @@ export async function signInWorld(world: World, credentials: CredentialStore, pr
 /** The API token of the worlds' `toolshell serve` and `toolshell mcp --http` processes. */
 export const TOKEN = "junction-test-token-0123456789";
 
+/** An agent-role API token of the same processes: it reaches only its own sessions (docs/security.md "Who acts for whom"). */
+export const AGENT_TOKEN = "junction-agent-token-0123456789";
+
+/**
+ * Compound secrets in the config (docs/security.md "Secrets"): a DSN whose password and a libpq
+ * string whose `password=` value are redacted wherever they show; `words` are parts that are not
+ * credentials and stay readable.
+ */
+export const SECRETS = {
+  env: { JUNCTION_DSN: "postgresql://admin:JunctionPw4242@db.internal/prod", JUNCTION_LIBPQ: "host=db.internal user=admin password=JunctionLibpq77" },
+  parts: ["JunctionPw4242", "JunctionLibpq77"],
+  words: ["admin", "db.internal"],
+};
+
 /** Makes a world (`extra` merged into its config); `close()` stops its HTTP server and removes its folder. */
 export async function makeWorld(extra: Record<string, unknown> = {}): Promise<World> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "junction-"));
@@ -97,13 +114,14 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
     JSON.stringify(
       {
         mcpServers: {
-          jstdio: { ...stdio, env: { JUNCTION_LOG: log }, trust: true },
+          jstdio: { ...stdio, env: { JUNCTION_LOG: log, ...SECRETS.env }, trust: true },
           jhttp: { url: http.url, trust: true },
           joauth: { url: protectedServer.url, trust: true },
           ...signIns,
         },
         tools: path.join(FIXTURES, "junction/tools"),
-        server: { tokens: [TOKEN] },
+        // With more than one token each says its role (docs/security.md "Who acts for whom").
+        server: { tokens: [{ name: "token-1", token: TOKEN, role: "operator" }, { name: "agent-1", token: AGENT_TOKEN, role: "agent" }] },
         ...extra,
       },
       null,
@@ -117,6 +135,7 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
     dir,
     config,
     store: path.join(dir, ".toolshell/state.db"),
+    storeUrl: typeof extra.store === "string" ? extra.store : path.join(dir, ".toolshell/state.db"),
     log,
     http,
     oauth,
@@ -147,4 +166,25 @@ export async function readyWorld(): Promise<{ world: World; store: Store }> {
   await saveScripts(store);
   await signInWorld(world, store.credentials);
   return { world, store };
+}
+
+/**
+ * Another principal's session (docs/security.md "Who acts for whom"): `principal` creates session
+ * `session` in the world's store through a host of its own, runs `call` (a call needing approval),
+ * answers `allow_always` and runs it again, so the call ran once and the session holds an answer
+ * that would let it run unasked. The surface under test then must not open that session.
+ */
+export async function plantSession(world: World, session: string, principal: string, call: string): Promise<void> {
+  const host = await openHost({ config: world.config, store: world.storeUrl });
+  try {
+    const theirs = host.shell.session(session, { principal });
+    const stopped = await theirs.bash(call);
+    const request = (stopped.tools as { stopped?: { request_id?: string } } | undefined)?.stopped?.request_id;
+    if (!request) throw new Error(`planting ${session}: the call did not stop for approval: ${stopped.stderr}`);
+    await theirs.answer(request, "allow_always");
+    const ran = await theirs.bash(call);
+    if (ran.exit_code !== 0) throw new Error(`planting ${session}: the approved call failed: ${ran.stderr}`);
+  } finally {
+    await host.close();
+  }
 }

@@ -128,3 +128,19 @@ test("the library refuses a stored session of another principal, and a live one 
   assert.throws(() => shell.session("lib"), /belongs to principal \\?"bot/, "the live session is refused too");
   assert.equal((await shell.session("person").bash("echo mine")).stdout, "mine\n", "control: the person's own session");
 });
+
+test("a stored session acts for one agent: opened naming another agent of the same principal it is refused, stored or live; control: its own agent opens it", async (t) => {
+  const s = await start(t);
+  const first = await openHost({ config: s.cfg, store: s.store });
+  t.after(() => first.close());
+  const made = first.shell.session("shared", { principal: "ops", agent_id: "alpha" });
+  assert.equal((await made.bash("echo alpha > /tmp/alpha-file; echo made")).stdout, "made\n");
+  // Another process on the same store, as `toolshell scripts run --agent beta --session shared` opens it.
+  const other = await openHost({ config: s.cfg, store: s.store });
+  t.after(() => other.close());
+  const beta = other.shell.session("shared", { principal: "ops", agent_id: "beta" });
+  await assert.rejects(beta.ready, /session shared belongs to agent "alpha", not "beta"/);
+  assert.doesNotMatch((await beta.bash("cat /tmp/alpha-file")).stdout, /alpha/, "beta never reads alpha's files");
+  assert.throws(() => first.shell.session("shared", { principal: "ops", agent_id: "beta" }), /belongs to agent "alpha"/, "the live session is refused too");
+  assert.equal((await other.shell.session("shared", { principal: "ops", agent_id: "alpha" }).bash("cat /tmp/alpha-file")).stdout, "alpha\n", "control: its own agent");
+});

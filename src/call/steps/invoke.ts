@@ -2,7 +2,8 @@
  * The `invoke` step: the tool runs with the parsed input and the session's `ctx`. When the shell
  * call stops while the tool runs (its time limit), a result that still arrives is kept for the
  * stop report but the script does not go on; a failure caused by that stop answers `stopped`.
- * A saved script's inner call that stopped the shell call stops this call too.
+ * A saved script's inner call that stopped the shell call stops this call too. Inside a durable
+ * step the tool is told of the upstream task it follows (`ctx.upstreamTask`).
  */
 import { ToolCallError, toToolCallError, type ToolOutput } from "../../tool/index.js";
 import type { CallState, Step } from "../call.js";
@@ -32,7 +33,11 @@ export const invoke: Step = {
     tellPerson({ phase: "started", call_id: call.callId, command: call.command, ...(call.parentId !== undefined ? { parent_tool_call_id: call.parentId } : {}) });
     let running: Promise<ToolOutput>;
     try {
-      running = call.tool.invoke(call.input, scope.session.invokeContext(call, scope.signal));
+      const ctx = scope.session.invokeContext(call, scope.signal);
+      if (scope.recordTask || s.resumeTask !== undefined) {
+        ctx.upstreamTask = { ...(s.resumeTask !== undefined ? { resume: s.resumeTask } : {}), started: (taskId) => scope.recordTask?.(call, taskId) };
+      }
+      running = call.tool.invoke(call.input, ctx);
     } catch (err) {
       failed(s, err);
       return;

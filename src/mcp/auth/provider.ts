@@ -162,6 +162,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     if (this.#o.settings.clientId) return;
+    if (info.client_secret) this.#o.onSecret?.(info.client_secret); // a registered client's secret (RFC 7591 §3.2.1)
     const stored = await this.#read();
     // A Client ID Metadata Document names its own redirect URIs; a registration is bound to ours.
     const redirectUris =

@@ -30,9 +30,9 @@ const FILES = "SELECT path, kind, mode, content, target, hash FROM session_files
 
 async function insertCall(c: PoolClient, p: PendingCall): Promise<void> {
   await c.query(
-    `INSERT INTO step_calls (session_id, tool_call_id, idx, call_id, command, input_key, output, read_only, done, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    `INSERT INTO step_calls (session_id, tool_call_id, idx, call_id, command, input_key, output, read_only, done, at, task) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (session_id, tool_call_id, idx) DO UPDATE SET call_id = excluded.call_id, command = excluded.command, input_key = excluded.input_key,
-       output = excluded.output, read_only = excluded.read_only, done = excluded.done, at = excluded.at`,
+       output = excluded.output, read_only = excluded.read_only, done = excluded.done, at = excluded.at, task = excluded.task`,
     [p.sessionId, p.toolCallId, ...callColumns(p.call)],
   );
 }
@@ -175,7 +175,13 @@ export class SessionData {
   }
 
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
-    this.#pending.add(sessionId, toolCallId, call);
+    // A call following an upstream task is written now, without an event (durable.ts).
+    if (call.task === undefined) return this.#pending.add(sessionId, toolCallId, call);
+    const fence = this.leases.fenceOf(sessionId);
+    this.queue.push(sessionId, async (c) => {
+      await this.leases.check(c, sessionId, fence); // not kept under a lease that was lost
+      await insertCall(c, { sessionId, toolCallId, call });
+    });
   }
 
   async recordedCalls(sessionId: string, toolCallId: string): Promise<RecordedCall[]> {

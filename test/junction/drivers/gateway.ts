@@ -58,9 +58,16 @@ export async function gatewaySurface(world: World, store: Store, session: string
   });
   const transport =
     "stdio" in reach
-      ? new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--config", world.config, "--session", session], cwd: world.dir, env: world.env as Record<string, string>, stderr: "ignore" })
+      ? new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--config", world.config, "--session", session], cwd: world.dir, env: world.env as Record<string, string>, stderr: "pipe" })
       : new StreamableHTTPClientTransport(new URL(reach.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
-  await client.connect(transport);
+  // A stdio gateway that will not start says why on its stderr (e.g. a session it may not open).
+  let gatewayErr = "";
+  if (transport instanceof StdioClientTransport) transport.stderr?.on("data", (d: Buffer) => void (gatewayErr += String(d)));
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    throw new Error(`the gateway did not start: ${(err as Error).message}\n${gatewayErr}`, { cause: err });
+  }
   const modernHttp = era !== undefined && !("stdio" in reach);
   const meta = { [SESSION_META_KEY]: session };
   const sessionId = "stdio" in reach ? session : modernHttp ? modernSessionId(tokenPrincipal(TOKEN), { params: { _meta: meta } }) : `mcp_${(transport as StreamableHTTPClientTransport).sessionId}`;

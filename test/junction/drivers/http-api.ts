@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Decision } from "../../../src/index.js";
+import { openEventStream } from "../../fixtures/event-stream.js";
 import { approve } from "../../mcp/oauth-helpers.js";
 import type { ListedEvent, StepRun, Surface, Turn } from "../paths.js";
 import { TOKEN, type World } from "../world.js";
@@ -48,11 +49,11 @@ export async function startServe(world: World, env: NodeJS.ProcessEnv = {}): Pro
   return { url, child, stderr: () => err, stop };
 }
 
-/** One API call with the world's token; throws on a status other than 2xx. */
-export async function api<T = any>(base: string, method: string, path: string, body?: unknown): Promise<T> {
+/** One API call with the world's token (or `token`); throws on a status other than 2xx. */
+export async function api<T = any>(base: string, method: string, path: string, body?: unknown, token = TOKEN): Promise<T> {
   const res = await fetch(base + path, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -69,14 +70,19 @@ interface BashResult {
 /**
  * The API surface: shell calls to `run`, answers and listings to `answer` (the same URL for one
  * process). `answerApprovals`, when given, is how the person answers instead (the console's cards).
+ * `token` is the client's API token (the world's operator token unless given); a session that
+ * exists already is the client's to come back to, or refused on its first call.
  */
-export async function apiSurface(name: string, session: string, run: string, answer: string, answerApprovals?: (ids: string[], decision: Decision) => Promise<unknown>): Promise<Surface> {
-  await api(run, "POST", "/v1/sessions", { id: session });
+export async function apiSurface(name: string, session: string, run: string, answer: string, answerApprovals?: (ids: string[], decision: Decision) => Promise<unknown>, token = TOKEN): Promise<Surface> {
+  const call = <T = any>(base: string, method: string, path: string, body?: unknown) => api<T>(base, method, path, body, token);
+  await call(run, "POST", "/v1/sessions", { id: session }).catch((err: Error) => {
+    if (!/: 409 .*exists/.test(err.message)) throw err;
+  });
   const s = `/v1/sessions/${encodeURIComponent(session)}`;
-  const bash = (script: string, extra: Record<string, unknown> = {}) => api<BashResult>(run, "POST", `${s}/bash`, { script, ...extra });
-  const pending = async () => (await api<{ pending: unknown[] }>(answer, "GET", `${s}/tool-approvals`)).pending.length;
-  const answerAll = answerApprovals ?? ((ids: string[], decision: Decision) => api(answer, "POST", `${s}/tool-approvals`, { decisions: ids.map((id) => ({ tool_call_id: id, decision })) }));
-  const events = async () => (await api<{ events: ListedEvent[] }>(answer, "GET", `${s}/events?limit=10000`)).events;
+  const bash = (script: string, extra: Record<string, unknown> = {}) => call<BashResult>(run, "POST", `${s}/bash`, { script, ...extra });
+  const pending = async () => (await call<{ pending: unknown[] }>(answer, "GET", `${s}/tool-approvals`)).pending.length;
+  const answerAll = answerApprovals ?? ((ids: string[], decision: Decision) => call(answer, "POST", `${s}/tool-approvals`, { decisions: ids.map((id) => ({ tool_call_id: id, decision })) }));
+  const events = async () => (await call<{ events: ListedEvent[] }>(answer, "GET", `${s}/events?limit=10000`)).events;
   return {
     name,
     async turn(script, decision): Promise<Turn> {
@@ -100,10 +106,10 @@ export async function apiSurface(name: string, session: string, run: string, ans
       const running = bash(script).finally(() => (done = true));
       let asked = 0;
       for (let i = 0; i < 600 && !asked && !done; i++) {
-        const { pending: waiting } = await api<{ pending: Array<{ question_id: string }> }>(run, "GET", `${s}/questions`);
+        const { pending: waiting } = await call<{ pending: Array<{ question_id: string }> }>(run, "GET", `${s}/questions`);
         for (const q of waiting) {
           asked++;
-          await api(run, "POST", `${s}/questions`, { question_id: q.question_id, action: "accept", content });
+          await call(run, "POST", `${s}/questions`, { question_id: q.question_id, action: "accept", content });
         }
         if (!asked) await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 100))]);
       }
@@ -117,7 +123,7 @@ export async function apiSurface(name: string, session: string, run: string, ans
       way: (server) => new RegExp(`^GET /v1/sign-ins: ${server} http\\S+/authorize\\?`),
       async run(script, server) {
         const before = await bash(script);
-        const { pending: waiting } = await api<{ pending: Array<{ server: string; url: string; session_id?: string }> }>(run, "GET", "/v1/sign-ins");
+        const { pending: waiting } = await call<{ pending: Array<{ server: string; url: string; session_id?: string }> }>(run, "GET", "/v1/sign-ins");
         const mine = waiting.find((p) => p.server === server && p.session_id === session);
         if (mine) await approve(mine.url);
         return { before, offered: mine ? `GET /v1/sign-ins: ${mine.server} ${mine.url}` : JSON.stringify(waiting), after: await bash(script) };
@@ -136,6 +142,9 @@ export async function apiSurface(name: string, session: string, run: string, ans
       },
       answer: async (id, decision) => void (await answerAll([id], decision)),
       pending,
+      listed: async () => Object.fromEntries((await call<{ steps: Array<{ step_id: string; status: string }> }>(answer, "GET", `${s}/steps`)).steps.map((x) => [x.step_id, x.status])),
     },
+    // Read where the answers go: on two replicas, the events are written on the other one.
+    stream: (lastEventId) => openEventStream(`${answer}${s}/events`, token, lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
   };
 }

@@ -1,0 +1,191 @@
+/**
+ * Redaction of secrets from config: the values of every server's `env` and `headers` (after
+ * `${VAR}` expansion) never appear in an event, a tool's output as the script sees it, or a
+ * shell call's result.
+ *
+ * The call pipeline applies it to every call's output and error (its `redact` step), whatever the
+ * surface; sessions apply it to events and shell results. See docs/security.md ("Secrets").
+ */
+import type { ToolOutput } from "../../tool/index.js";
+import { alternation, base64Cores, BASE64, BASE64URL, formsOf, JSON_ESCAPE, NUMBER, PERCENT_RUN, percentDecoded, WRAPPED_BASE64 } from "./encodings.js";
+import { rewriteJsonTokens } from "./tokenizer.js";
+
+export { MIN_SECRET_LENGTH } from "./encodings.js";
+export { configSecrets } from "./parts.js";
+import { secretParts } from "./parts.js";
+
+/** What a redacted secret is replaced with. */
+export const REDACTED = "[REDACTED]";
+
+
+/** Replaces known secrets in strings and in any JSON-like value. */
+export interface Redactor {
+  /** True when there is at least one secret to look for. */
+  readonly active: boolean;
+  /** `s` with every secret replaced by {@link REDACTED}. */
+  text(s: string): string;
+  /** `v` with secrets replaced in every string (keys included), number and base64 data; copied only where something matched. */
+  value<T>(v: T): T;
+  /** A tool output with secrets replaced in its text, JSON value, raw return and media data. */
+  output(o: ToolOutput): ToolOutput;
+  /**
+   * Adds secrets learned while running (OAuth tokens obtained by a sign-in or a refresh); from
+   * then on they are redacted like config secrets. Strings shorter than {@link MIN_SECRET_LENGTH} are ignored.
+   */
+  add(...secrets: string[]): void;
+}
+
+
+/** The text of a JSON string token; undefined when it is not one. */
+function parsedString(token: string): string | undefined {
+  try {
+    const d: unknown = JSON.parse(token);
+    return typeof d === "string" ? d : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A redactor over `secrets` (strings shorter than {@link MIN_SECRET_LENGTH} are ignored), by
+ * every form a secret takes (see {@link formsOf}): in text, also as its base64 text; in a JSON
+ * value, in every string and key, a number that spells a secret (or that a numeric secret
+ * rounds to: its digits beyond 2^53 are not there to compare) becomes the string
+ * {@link REDACTED}; base64 data (a media block, a resource's `blob`) is decoded, redacted as
+ * bytes and encoded again.
+ */
+export function createRedactor(secrets: Iterable<string>): Redactor {
+  const known = new Set<string>();
+  /** Forms matched in text (with the base64 cores). */
+  let re: RegExp | undefined;
+  /** Forms matched in decoded bytes (each form's UTF-8 bytes as latin1 text). */
+  let bytesRe: RegExp | undefined;
+  /** The numbers a numeric form stands for. */
+  const numbers = new Set<number>();
+  const learn = (more: Iterable<string>): void => {
+    const size = known.size;
+    // Every secret by the one rule of its parts (config values, and OAuth tokens learned while running).
+    for (const secret of more) if (typeof secret === "string") for (const p of secretParts(secret)) known.add(p);
+    if (known.size === size && re !== undefined) return;
+    const forms = new Set<string>();
+    for (const secret of known) for (const f of formsOf(secret)) forms.add(f);
+    numbers.clear();
+    for (const f of forms) if (NUMBER.test(f)) numbers.add(Number(f));
+    bytesRe = alternation([...forms].map((f) => Buffer.from(f, "utf8").toString("latin1")));
+    re = alternation([...forms, ...[...known].flatMap(base64Cores)]);
+  };
+  learn(secrets);
+  const plain = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
+  /** Base64 data with the secrets in its bytes redacted; `s` itself when it is not base64 or holds none. */
+  const blob = (s: string): string => {
+    if (!bytesRe || s.length < 12) return s;
+    const compact = s.replace(/\s+/g, "");
+    const url = !BASE64.test(compact);
+    if (url && !BASE64URL.test(compact)) return s;
+    const latin1 = Buffer.from(compact, url ? "base64url" : "base64").toString("latin1");
+    bytesRe.lastIndex = 0;
+    if (!bytesRe.test(latin1)) return s;
+    return Buffer.from(latin1.replace(bytesRe, REDACTED), "latin1").toString(url ? "base64url" : "base64");
+  };
+  /** A string token written with escapes, written again redacted when its decoded text holds a secret. */
+  const escapedString = (token: string): string | undefined => {
+    if (!token.includes("\\")) return undefined;
+    const d = parsedString(token);
+    return d !== undefined && plain(d) !== d ? JSON.stringify(plain(d)) : undefined;
+  };
+  /**
+   * `s` with every secret replaced, also where the text wraps it in a form the plain match misses:
+   * percent-encoding however written (lower-case hex, every byte encoded, encoded twice; RFC 3986
+   * §2.1); a JSON string written with escapes (`\u0073k_…`, `\/`); base64 wrapped over lines (RFC
+   * 2045 §6.8). Such a run is replaced whole.
+   */
+  const text = (s: string): string => {
+    let out = plain(s);
+    if (!re || !out) return out;
+    const hides = (d: string): boolean => plain(d) !== d;
+    if (out.includes("%")) {
+      out = out.replace(PERCENT_RUN, (run) => {
+        // Runs are matched whole (linear); only those holding an escape are decoded.
+        for (let d = run, i = 0; i < 3 && /%[0-9A-Fa-f]{2}/.test(d); i++) {
+          d = percentDecoded(d);
+          if (hides(d) || hides(d.replace(/\+/g, " "))) return REDACTED;
+        }
+        return run;
+      });
+    }
+    if (out.includes("\\") && hides(out.replace(JSON_ESCAPE, (m, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m[1])))) out = rewriteJsonTokens(out, escapedString);
+    if (out.includes("\n")) {
+      out = out.replace(WRAPPED_BASE64, (block) => {
+        const compact = block.replace(/\s+/g, "");
+        const b = blob(compact);
+        return b === compact ? block : b;
+      });
+    }
+    return out;
+  };
+  const str = (s: string): string => text(blob(s));
+  const secretNumber = (n: number | bigint): boolean => numbers.has(Number(n)) || text(String(n)) !== String(n);
+  // JSON text as a source wrote it: a string may spell a secret with escapes (`\u0073k_…`), and
+  // a key written twice hides one from the parsed value; each string token is decoded, and
+  // written again redacted when it holds a secret; a number token spelling one becomes the
+  // string REDACTED, so the text stays JSON (docs/mcp.md "Integers beyond 2^53").
+  const jsonTokens = (j: string): string =>
+    text(
+      rewriteJsonTokens(
+        j,
+        (token) => {
+          if (token[0] !== '"') return secretNumber(Number(token)) || text(token) !== token ? JSON.stringify(REDACTED) : undefined;
+          const decoded = parsedString(token);
+          if (decoded === undefined) return undefined;
+          const redacted = str(decoded);
+          return redacted === decoded ? undefined : JSON.stringify(redacted);
+        },
+        true,
+      ),
+    );
+  // A copy only where something changed: most values hold no secret and are returned as they are.
+  const deep = (v: unknown, seen: WeakSet<object>): unknown => {
+    if (typeof v === "string") return str(v);
+    if (typeof v === "number" || typeof v === "bigint") return secretNumber(v) ? REDACTED : v;
+    if (v === null || typeof v !== "object") return v;
+    if (seen.has(v) || ArrayBuffer.isView(v)) return v;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      const items = v.map((x) => deep(x, seen));
+      return items.some((x, i) => x !== v[i]) ? items : v;
+    }
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const key = text(k);
+      const item = deep(x, seen);
+      if (key !== k || item !== x) changed = true;
+      out[key] = item;
+    }
+    return changed ? out : v;
+  };
+  const value = <T>(v: T): T => (re ? (deep(v, new WeakSet()) as T) : v);
+  return {
+    get active() {
+      return re !== undefined;
+    },
+    add: (...more: string[]) => learn(more),
+    text,
+    value,
+    output(o) {
+      if (!re) return o;
+      const media = o.media?.map((m) => {
+        const data = blob(m.data);
+        return data === m.data ? m : { ...m, data };
+      });
+      return {
+        ...o,
+        ...(o.text !== undefined ? { text: text(o.text) } : {}),
+        ...(o.value !== undefined ? { value: value(o.value) } : {}),
+        ...(o.raw !== undefined ? { raw: value(o.raw) } : {}),
+        ...(o.json !== undefined ? { json: jsonTokens(o.json) } : {}),
+        ...(media && media.some((m, i) => m !== o.media![i]) ? { media } : {}),
+      };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The HTTP gateway depth-checks every JSON-RPC message by the rule of tool inputs and API bodies
+ * (`refuseDeepInput`, 64 levels; docs/security.md → What each limit defends): a `tools/call`
+ * whose `arguments` nest deeper answers a JSON-RPC error (-32602) naming the field, from a 2025
+ * session and from a 2026-07-28 client alike, and the gateway goes on serving. The messages are
+ * written by hand: a client's JSON.stringify would itself run out of stack on them.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { serveHttp } from "../../src/gateway/index.js";
+import { openHost } from "../../src/server/index.js";
+
+const deep = (levels: number) => "[".repeat(levels) + "1" + "]".repeat(levels);
+const ACCEPT = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const MODERN_META = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`;
+
+/** The JSON-RPC message of a response, JSON or one server-sent event. */
+async function message(res: Response): Promise<{ id?: unknown; result?: { structuredContent?: { stdout?: string; stderr?: string } }; error?: { code: number; message: string } }> {
+  const text = await res.text();
+  return JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text);
+}
+
+test("a JSON-RPC message nested deeper than a tool's input may be answers a JSON-RPC error on both eras; the gateway keeps serving", async (t) => {
+  const host = await openHost({ config: {} });
+  t.after(() => host.close());
+  const gateway = await serveHttp(host.shell, { port: 0, elicitation: false });
+  t.after(() => gateway.close());
+
+  const init = await fetch(gateway.url, { method: "POST", headers: ACCEPT, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "deep", version: "1" } } }) });
+  const sid = init.headers.get("mcp-session-id")!;
+  await init.text();
+  const legacy = { ...ACCEPT, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" };
+  await (await fetch(gateway.url, { method: "POST", headers: legacy, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+  const modern = { ...ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "bash" };
+  const call = (id: number, command: string, x: string, era: "legacy" | "modern") =>
+    fetch(gateway.url, {
+      method: "POST",
+      headers: era === "legacy" ? legacy : modern,
+      body: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"bash","arguments":{"command":${JSON.stringify(command)}${x ? `,"x":${x}` : ""}}${era === "modern" ? `,${MODERN_META}` : ""}}}`,
+    }).then(message);
+
+  for (const era of ["legacy", "modern"] as const) {
+    for (const levels of [100, 100_000]) {
+      const refused = await call(levels, "echo ran", deep(levels), era);
+      assert.equal(refused.id, levels, `${era} ${levels}`);
+      assert.equal(refused.error?.code, -32602, `${era} ${levels}: ${JSON.stringify(refused).slice(0, 300)}`);
+      assert.equal(refused.error?.message, `"params.arguments" is nested more than 64 levels deep: send a flatter value`);
+    }
+    // Up to the bound the message reaches the tool (which reads the field and refuses it by name),
+    // and the gateway still answers.
+    const reached = await call(7, "echo ok", deep(60), era);
+    assert.match(reached.result?.structuredContent?.stderr ?? "", /unknown field x/, `${era}: ${JSON.stringify(reached).slice(0, 300)}`);
+    const made = await call(8, "echo ok", "", era);
+    assert.equal(made.result?.structuredContent?.stdout, "ok\n", `${era}: ${JSON.stringify(made).slice(0, 300)}`);
+  }
+  // A notification too deep has no id to answer: HTTP 400 with the error.
+  const note = await fetch(gateway.url, { method: "POST", headers: legacy, body: `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${deep(100)}}}` });
+  assert.equal(note.status, 400);
+  assert.equal((await message(note)).error?.code, -32602);
+});
