@@ -79,3 +79,33 @@ test("a running step names its replica; killed, the step shows replica gone in t
   assert.equal(done?.replica, undefined, "a completed step names no holder");
   assert.deepEqual(d.lines(), ["A n1", "A hang", "B hang"]);
 });
+
+test("the console's Servers page lists the live replicas; a killed one drops out", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
+  const browser = await launchChromium(t);
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  await page.goto(b.url + "/login?next=/servers");
+  await page.getByLabel("API token").fill(TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const list = page.getByRole("region", { name: "Live replicas" });
+  await list.waitFor();
+  const rows = list.locator("tbody tr");
+  assert.equal(await rows.count(), 2, await list.innerText());
+  const text = await list.innerText();
+  for (const r of [a, b]) {
+    assert.ok(text.includes(String(r.child.pid)), `pid of ${r.name}: ${text}`);
+    assert.ok(text.includes(r.url), `url of ${r.name}: ${text}`);
+  }
+  assert.match(await rows.filter({ hasText: String(b.child.pid) }).innerText(), /this one/);
+  assert.doesNotMatch(await rows.filter({ hasText: String(a.child.pid) }).innerText(), /this one/);
+
+  await kill(a);
+  await until(async () => {
+    await page.reload();
+    await list.waitFor();
+    return (await rows.count()) === 1 ? true : undefined;
+  }, "the killed replica to drop out of the list", 300, 500);
+  assert.ok((await list.innerText()).includes(String(b.child.pid)));
+});
