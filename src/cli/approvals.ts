@@ -12,6 +12,7 @@ import { describeFlags, showInput, showName } from "../display/show-input.js";
 import type { Host } from "../server/host.js";
 import { ApprovalDetailsReader, type RanCall } from "../server/approval-card.js";
 import { cliActor } from "./ask.js";
+import { CliError } from "./cli-error.js";
 
 /** A request as `--json` gives it: its meaningful fields, the raw input and `display`. */
 function forMachines(r: ApprovalRequest, display: unknown): Record<string, unknown> {
@@ -59,20 +60,17 @@ export async function listApprovals(host: Host, options: { session?: string; jso
   return blocks.join("\n");
 }
 
-/** No pending request has the id asked for (or not in `--session`): the CLI exits 1, not found. */
-export class UnknownRequestError extends Error {}
-
 /**
  * Answers the pending request `requestId` in whichever session raised it; with `session`, only
- * when it is that session's. @throws UnknownRequestError when no pending request has that id.
+ * when it is that session's. @throws CliError `not_found` when no pending request has that id (exit 1).
  */
 export async function approveById(host: Host, requestId: string, decision: string, options: { session?: string }): Promise<ApprovalRequest> {
   // The decision first: a person who typed `maybe` learns the four answers, whatever the id.
   checkDecision(decision);
   const found = (await host.store.pendingApprovals()).find((r) => r.id === requestId);
-  if (!found) throw new UnknownRequestError(`no pending approval request ${requestId} in the store ${host.store.location} (answered already, or never asked here; \`toolshell approvals\` lists those waiting)`);
+  if (!found) throw new CliError("not_found", `no pending approval request ${requestId} in the store ${host.store.location} (answered already, or never asked here; \`toolshell approvals\` lists those waiting)`);
   if (options.session !== undefined && found.session_id !== options.session) {
-    throw new UnknownRequestError(`approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
+    throw new CliError("not_found", `approval request ${requestId} belongs to session ${found.session_id}, not to session ${options.session} (--session)`);
   }
   // The person at the store answers any session's request, as an operator does through the API
   // (docs/security.md "Who acts for whom"): the session is opened for whoever owns it.

@@ -12,6 +12,7 @@ import type { AskedQuestion, Person } from "../call/index.js";
 import type { ToolshellConfig } from "../config/index.js";
 import { resolveConfigFile } from "../config/locate.js";
 import { processTerminal } from "./terminal.js";
+import { CliError } from "./cli-error.js";
 import type { ApprovalRequest } from "../policy/index.js";
 import type { StopReport } from "../runtime/index.js";
 import type { Host, HostOptions } from "../server/host.js";
@@ -137,13 +138,13 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
     return { stdout: terminalJson(JSON.stringify(plan, null, 2)) + "\n", stderr: "", code: 0 };
   }
   if (req.kind === "approve") {
-    const { approveById, UnknownRequestError } = await import("./approvals.js");
+    const { approveById } = await import("./approvals.js");
     const answered = await approveById(host, req.requestId, req.decision, { session: req.options.session }).catch((err: unknown) => {
-      if (err instanceof UnknownRequestError) return err;
+      if (err instanceof CliError) return err;
       throw err;
     });
     // Not found is exit 1 (README "The CLI"); 2 stays for a config or store that could not be opened.
-    if (answered instanceof UnknownRequestError) return { stdout: "", stderr: terminalText(`toolshell: ${answered.message}\n`), code: 1 };
+    if (answered instanceof CliError) return { stdout: "", stderr: terminalText(`toolshell: ${answered.message}\n`), code: answered.exitCode };
     const { showInput, showName } = await import("../display/show-input.js");
     return { stdout: `${answered.decision}: ${showName(answered.tool).text} ${showInput(answered.input).text} (session ${showName(answered.session_id).text})\n`, stderr: "", code: 0 };
   }

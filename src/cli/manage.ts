@@ -15,6 +15,7 @@ import { terminalJson, terminalText } from "../display/show-input.js";
 // The leaf module, not tool/index.js: the CLI registers these commands on every run, a warm `exec` too.
 import { ToolCallError } from "../tool/types.js";
 import type { CommonOptions } from "./commands.js";
+import { CliError } from "./cli-error.js";
 
 /** Options every `scripts` / `triggers` subcommand takes. */
 export interface ManageOptions {
@@ -22,17 +23,6 @@ export interface ManageOptions {
   agent?: string;
   /** Print JSON (the HTTP API's shapes) instead of tables. */
   json?: boolean;
-}
-
-/** A failure to report: a stable code (the HTTP API's codes) and the exit code. */
-export class ManageError extends Error {
-  constructor(
-    readonly code: "invalid_input" | "not_found" | "conflict" | "unavailable",
-    message: string,
-    readonly exitCode: 1 | 2 = code === "unavailable" ? 2 : 1,
-  ) {
-    super(message);
-  }
 }
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
@@ -49,13 +39,13 @@ export function print(o: ManageOptions, value: unknown, text: () => string): Pro
 
 /**
  * Checks an agent id the way the HTTP API checks `{agent_id}`.
- * @throws ManageError `invalid_input`.
+ * @throws CliError `invalid_input`.
  */
 export async function agentId(o: ManageOptions): Promise<string> {
   const { DEFAULT_AGENT } = await import("../store/index.js");
   const { ID } = await import("../server/app.js");
   const agent = o.agent ?? DEFAULT_AGENT;
-  if (!ID.test(agent)) throw new ManageError("invalid_input", `--agent must be 1-128 letters, digits, ".", "_", ":" or "-", got ${JSON.stringify(agent)}`);
+  if (!ID.test(agent)) throw new CliError("invalid_input", `--agent must be 1-128 letters, digits, ".", "_", ":" or "-", got ${JSON.stringify(agent)}`);
   return agent;
 }
 
@@ -73,13 +63,13 @@ export async function withStore(options: CommonOptions, o: ManageOptions & { cre
     try {
       file = await storePath(options);
     } catch (err) {
-      throw new ManageError("unavailable", (err as Error).message);
+      throw new CliError("unavailable", (err as Error).message);
     }
-    if (storeMissing(file) && !o.create) throw new ManageError("not_found", `no store at ${file} (nothing has been saved with this config yet)`);
+    if (storeMissing(file) && !o.create) throw new CliError("not_found", `no store at ${file} (nothing has been saved with this config yet)`);
     try {
       store = await openCliStore(file);
     } catch (err) {
-      throw new ManageError("unavailable", (err as Error).message);
+      throw new CliError("unavailable", (err as Error).message);
     }
     process.exitCode = (await fn(store, agent)) ?? 0;
   } catch (err) {
@@ -92,27 +82,27 @@ export async function withStore(options: CommonOptions, o: ManageOptions & { cre
 /** Reports an error on stderr (JSON with `--json`) and returns its exit code. */
 export async function fail(o: ManageOptions, err: unknown): Promise<number> {
   const e =
-    err instanceof ManageError
+    err instanceof CliError
       ? err
       : err instanceof ToolCallError
-        ? new ManageError(err.code === "unknown_command" ? "not_found" : "invalid_input", err.message)
-        : new ManageError("unavailable", err instanceof Error ? err.message : String(err));
+        ? new CliError(err.code === "unknown_command" ? "not_found" : "invalid_input", err.message)
+        : new CliError("unavailable", err instanceof Error ? err.message : String(err));
   await write(process.stderr, o.json ? terminalJson(JSON.stringify({ error: { code: e.code, message: e.message } })) + "\n" : terminalText(`toolshell: ${e.message}\n`));
   return e.exitCode;
 }
 
 /**
  * Parses a JSON object given on the command line (`--input`, `--payload`, `--input-schema`).
- * @throws ManageError `invalid_input` naming the option.
+ * @throws CliError `invalid_input` naming the option.
  */
 export function jsonObject(text: string, option: string): Record<string, unknown> {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (err) {
-    throw new ManageError("invalid_input", `${option} is not JSON: ${(err as Error).message}`);
+    throw new CliError("invalid_input", `${option} is not JSON: ${(err as Error).message}`);
   }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ManageError("invalid_input", `${option} must be a JSON object`);
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new CliError("invalid_input", `${option} must be a JSON object`);
   return v as Record<string, unknown>;
 }
 

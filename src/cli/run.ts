@@ -8,7 +8,8 @@
 import type { ShellResult } from "../runtime/index.js";
 import type { Host } from "../server/host.js";
 import { CLI_SESSION, EXIT_NEEDS_APPROVAL, openToolShell, type CommonOptions } from "./commands.js";
-import { agentId, fail, ManageError, type ManageOptions } from "./manage.js";
+import { agentId, fail, type ManageOptions } from "./manage.js";
+import { CliError } from "./cli-error.js";
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => (text ? stream.write(text, () => resolve()) : resolve()));
@@ -21,7 +22,7 @@ export async function withHost(options: CommonOptions, o: ManageOptions, fn: (ho
     try {
       host = await openToolShell(options);
     } catch (err) {
-      throw new ManageError("unavailable", (err as Error).message);
+      throw new CliError("unavailable", (err as Error).message);
     }
     return await fn(host);
   } catch (err) {
@@ -36,7 +37,7 @@ export function exitCodeOf(result: ShellResult): number {
   return result.tools?.stopped?.reason === "needs_approval" && result.tools.stopped.request_id ? EXIT_NEEDS_APPROVAL : result.exit_code;
 }
 
-/** Session `id` opened for `agent`. @throws ManageError `conflict` when it is another principal's or agent's. */
+/** Session `id` opened for `agent`. @throws CliError `conflict` when it is another principal's or agent's. */
 async function ownSession(host: Host, id: string, agent: string): Promise<ReturnType<Host["session"]>> {
   const { SessionOwnerError } = await import("../runtime/index.js");
   try {
@@ -44,7 +45,7 @@ async function ownSession(host: Host, id: string, agent: string): Promise<Return
     await session.ready;
     return session;
   } catch (err) {
-    throw err instanceof SessionOwnerError ? new ManageError("conflict", err.message) : err;
+    throw err instanceof SessionOwnerError ? new CliError("conflict", err.message) : err;
   }
 }
 

@@ -20,20 +20,21 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { ScriptRecord, Store } from "../store/index.js";
 import type { CommonOptions } from "./commands.js";
-import { fail, jsonObject, ManageError, print, readStdin, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
+import { fail, jsonObject, print, readStdin, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
+import { CliError } from "./cli-error.js";
 
-/** The script of `agent` named (or with id) `key`, current or at `version`. @throws ManageError `not_found`. */
+/** The script of `agent` named (or with id) `key`, current or at `version`. @throws CliError `not_found`. */
 async function scriptOf(store: Store, agent: string, key: string, version?: number): Promise<ScriptRecord> {
   const { scriptName } = await import("../scripts/index.js");
   const s = await store.getScript(agent, key, { version }) ?? await store.getScript(agent, scriptName(key), { version });
-  if (!s) throw new ManageError("not_found", `no script ${key}${version ? ` version ${version}` : ""} for agent ${agent}`);
+  if (!s) throw new CliError("not_found", `no script ${key}${version ? ` version ${version}` : ""} for agent ${agent}`);
   return s;
 }
 
 function versionNumber(v: string | undefined, what: string): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new ManageError("invalid_input", `${what} takes a version number (1, 2, …), got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < 1) throw new CliError("invalid_input", `${what} takes a version number (1, 2, …), got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -97,11 +98,11 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
       let body: string;
       try {
         const file = o.file as string | undefined;
-        if (file === undefined && process.stdin.isTTY) throw new ManageError("invalid_input", "give the body with --file FILE or on stdin (cat body.sh | toolshell scripts save NAME --description '…')");
+        if (file === undefined && process.stdin.isTTY) throw new CliError("invalid_input", "give the body with --file FILE or on stdin (cat body.sh | toolshell scripts save NAME --description '…')");
         try {
           body = file === undefined || file === "-" ? await readStdin() : readFileSync(file, "utf8");
         } catch (err) {
-          throw new ManageError("invalid_input", `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+          throw new CliError("invalid_input", `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
         }
       } catch (err) {
         process.exitCode = await fail(o, err);
@@ -139,7 +140,7 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
         const cur = await scriptOf(store, a, name);
         const toV = versionNumber(to, "TO") ?? cur.version;
         const fromV = versionNumber(from, "FROM") ?? toV - 1;
-        if (fromV < 1) throw new ManageError("invalid_input", `${cur.name} has only version ${toV}: nothing to compare it with`);
+        if (fromV < 1) throw new CliError("invalid_input", `${cur.name} has only version ${toV}: nothing to compare it with`);
         const [x, y] = [await scriptOf(store, a, cur.id, fromV), await scriptOf(store, a, cur.id, toV)];
         const { createTwoFilesPatch } = await import("diff");
         const patch = createTwoFilesPatch(`${cur.name} v${fromV}`, `${cur.name} v${toV}`, renderScript(x, false), renderScript(y, false));

@@ -18,7 +18,8 @@
  */
 import type { Command } from "commander";
 import type { CommonOptions } from "./commands.js";
-import { fail, jsonObject, ManageError, print, table } from "./manage.js";
+import { fail, jsonObject, print, table } from "./manage.js";
+import { CliError } from "./cli-error.js";
 import type { RunningHost } from "./running.js";
 
 type Opts = { json?: boolean } & Record<string, unknown>;
@@ -38,16 +39,16 @@ export interface ServerRow {
   in_host: boolean;
 }
 
-/** The config, its file, the running host (if any). @throws ManageError `unavailable` without a config file. */
+/** The config, its file, the running host (if any). @throws CliError `unavailable` without a config file. */
 async function open(common: CommonOptions) {
   const { loadConfig, parseServerConfig, resolveConfigFile } = await import("../config/index.js");
   let file: string | undefined;
   try {
     file = resolveConfigFile({ flag: common.config });
   } catch (err) {
-    throw new ManageError("unavailable", (err as Error).message);
+    throw new CliError("unavailable", (err as Error).message);
   }
-  if (!file) throw new ManageError("unavailable", `no toolshell.config.json or .mcp.json in ${process.cwd()} (--config FILE names one)`);
+  if (!file) throw new CliError("unavailable", `no toolshell.config.json or .mcp.json in ${process.cwd()} (--config FILE names one)`);
   let tokens: string[] = [];
   try {
     tokens = parseServerConfig(loadConfig({ config: file })).tokens;
@@ -59,16 +60,16 @@ async function open(common: CommonOptions) {
   try {
     host = runningServe(file, tokens);
   } catch (err) {
-    throw new ManageError("unavailable", (err as Error).message);
+    throw new CliError("unavailable", (err as Error).message);
   }
   return { file, host };
 }
 
-/** The API's error as a ManageError (400 bad input, 404 not found, 409 conflict, else unavailable). */
-function apiError(host: RunningHost, status: number, json: Record<string, unknown>): ManageError {
+/** The API's error as a CliError (400 bad input, 404 not found, 409 conflict, else unavailable). */
+function apiError(host: RunningHost, status: number, json: Record<string, unknown>): CliError {
   const message = (json.error as { message?: string } | undefined)?.message ?? `the host answered ${status}`;
   const code = status === 400 ? "invalid_input" : status === 404 ? "not_found" : status === 409 ? "conflict" : "unavailable";
-  return new ManageError(code, code === "unavailable" ? `the toolshell serve at ${host.url}: ${message}` : message);
+  return new CliError(code, code === "unavailable" ? `the toolshell serve at ${host.url}: ${message}` : message);
 }
 
 async function hostServers(host: RunningHost): Promise<import("../server/index.js").ServerListing[]> {
@@ -100,7 +101,7 @@ async function rows(file: string, host: RunningHost | undefined, warm?: NonNulla
   try {
     config = loadConfig({ config: file });
   } catch (err) {
-    throw new ManageError("invalid_input", (err as Error).message);
+    throw new CliError("invalid_input", (err as Error).message);
   }
   const live = host ? await hostServers(host) : (warm?.list ?? []);
   const out: ServerRow[] = config.servers.map((s) => {
@@ -152,13 +153,13 @@ function render(list: ServerRow[], host: RunningHost | undefined, file: string, 
   return head + table(["NAME", "STATE", "TOOLS", "TRANSPORT", "LOAD", "NOTE"], list.map((r) => [r.name, r.state.replace("_", " "), r.tools === undefined ? "-" : String(r.tools), r.type, r.load.replace("_", "-"), note(r)]));
 }
 
-/** `K=V` (or `K: V` for headers) words as an object. @throws ManageError naming the option. */
+/** `K=V` (or `K: V` for headers) words as an object. @throws CliError naming the option. */
 function pairs(words: unknown, option: string, sep: RegExp): Record<string, string> | undefined {
   if (!Array.isArray(words) || !words.length) return undefined;
   const out: Record<string, string> = {};
   for (const w of words as string[]) {
     const m = sep.exec(w);
-    if (!m || m.index === 0) throw new ManageError("invalid_input", `${option} takes NAME=VALUE${option === "--header" ? " or 'Name: value'" : ""}, got ${JSON.stringify(w)}`);
+    if (!m || m.index === 0) throw new CliError("invalid_input", `${option} takes NAME=VALUE${option === "--header" ? " or 'Name: value'" : ""}, got ${JSON.stringify(w)}`);
     out[w.slice(0, m.index).trim()] = w.slice(m.index + m[0].length);
   }
   return out;
@@ -205,16 +206,16 @@ async function change(common: CommonOptions, o: Opts, name: string, mode: "add" 
   const { file, host } = await open(common);
   const written = readConfigServers(file).servers.find((s) => s.name === name);
   const live = host ? (await hostServers(host)).find((s) => s.name === name) : undefined;
-  if (mode === "add" && (written || live)) throw new ManageError("conflict", `server ${name} already exists${written ? ` in ${file}` : ` in the toolshell serve at ${host!.url}`}: use toolshell servers update`);
-  if (mode !== "add" && !written && !live) throw new ManageError("not_found", `no server named ${name} in ${file}${host ? " or its running host" : ""}`);
-  if (mode === "update" && !written && o.entry === undefined) throw new ManageError("invalid_input", `server ${name} is only in the running host, not in ${file}: give its whole entry with --entry JSON`);
+  if (mode === "add" && (written || live)) throw new CliError("conflict", `server ${name} already exists${written ? ` in ${file}` : ` in the toolshell serve at ${host!.url}`}: use toolshell servers update`);
+  if (mode !== "add" && !written && !live) throw new CliError("not_found", `no server named ${name} in ${file}${host ? " or its running host" : ""}`);
+  if (mode === "update" && !written && o.entry === undefined) throw new CliError("invalid_input", `server ${name} is only in the running host, not in ${file}: give its whole entry with --entry JSON`);
   const entry = mode === "remove" ? undefined : entryOf(written?.entry, command, o);
-  if (entry && !Object.keys(entry).length) throw new ManageError("invalid_input", `give the server's command (toolshell servers add ${name} -- COMMAND ARGS…), --url URL, or --entry JSON`);
+  if (entry && !Object.keys(entry).length) throw new CliError("invalid_input", `give the server's command (toolshell servers add ${name} -- COMMAND ARGS…), --url URL, or --entry JSON`);
   let edit: ReturnType<typeof editServerEntry> | undefined;
   try {
     if (written || entry) edit = editServerEntry(file, name, entry);
   } catch (err) {
-    throw new ManageError("invalid_input", (err as Error).message);
+    throw new CliError("invalid_input", (err as Error).message);
   }
   let after: ServerRow | undefined;
   let undo: (() => Promise<unknown>) | undefined;
@@ -231,7 +232,7 @@ async function change(common: CommonOptions, o: Opts, name: string, mode: "add" 
       writeConfigText(file, edit.text);
     } catch (err) {
       await undo?.().catch(() => {});
-      throw new ManageError("unavailable", `${(err as Error).message}${host ? "; the running host's change was undone" : ""}`);
+      throw new CliError("unavailable", `${(err as Error).message}${host ? "; the running host's change was undone" : ""}`);
     }
   }
   const s = edit?.config.servers.find((x) => x.name === name);

@@ -21,7 +21,8 @@
 import type { Command } from "commander";
 import type { TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import type { CommonOptions } from "./commands.js";
-import { fail, jsonObject, ManageError, print, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
+import { fail, jsonObject, print, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
+import { CliError } from "./cli-error.js";
 
 type Opts = ManageOptions & Record<string, unknown>;
 
@@ -60,7 +61,7 @@ function fields(o: Opts): Record<string, unknown> {
   if (o.disable || o.disabled) b.enabled = false;
   if (o.wakeAgentOnFailure !== undefined) {
     const v = o.wakeAgentOnFailure;
-    if (v !== true && v !== "true" && v !== "false") throw new ManageError("invalid_input", `--wake-agent-on-failure takes true or false, got ${JSON.stringify(v)}`);
+    if (v !== true && v !== "true" && v !== "false") throw new CliError("invalid_input", `--wake-agent-on-failure takes true or false, got ${JSON.stringify(v)}`);
     b.wake_agent_on_failure = v === true || v === "true";
   }
   return b;
@@ -69,7 +70,7 @@ function fields(o: Opts): Record<string, unknown> {
 async function triggerOf(store: import("../store/index.js").Store, agent: string, key: string): Promise<TriggerRecord> {
   const { findAgentTrigger } = await import("../server/triggers.js");
   const t = await findAgentTrigger(store, agent, key);
-  if (!t) throw new ManageError("not_found", `no trigger ${key} for agent ${agent}`);
+  if (!t) throw new CliError("not_found", `no trigger ${key} for agent ${agent}`);
   return t;
 }
 
@@ -78,7 +79,7 @@ function checked<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    throw new ManageError("invalid_input", (err as Error).message);
+    throw new CliError("invalid_input", (err as Error).message);
   }
 }
 
@@ -130,7 +131,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const { parseTriggerSpec } = await import("../config/index.js");
         const { publicTrigger, TriggerService } = await import("../server/triggers.js");
         const spec = checked(() => parseTriggerSpec({ name, ...fields(o) }, "trigger"));
-        if (await store.findTrigger(a, spec.name)) throw new ManageError("conflict", `a trigger named ${spec.name} exists for agent ${a} (toolshell triggers update changes it)`);
+        if (await store.findTrigger(a, spec.name)) throw new CliError("conflict", `a trigger named ${spec.name} exists for agent ${a} (toolshell triggers update changes it)`);
         const { trigger, secret } = await new TriggerService({ store }).create(a, spec, { origin: "cli" });
         await recordCliChange(store, "triggers create", `trigger ${trigger.name} created (agent ${a})`);
         const shown = { ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) };
@@ -152,9 +153,9 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
     .option("--wake-agent-on-failure <bool>", "true or false")
     .action((key: string, o: Opts) =>
       withStore(common(), o, async (store, a) => {
-        if (o.enable && o.disable) throw new ManageError("invalid_input", "--enable and --disable contradict each other");
+        if (o.enable && o.disable) throw new CliError("invalid_input", "--enable and --disable contradict each other");
         const patch = fields(o);
-        if (!Object.keys(patch).length) throw new ManageError("invalid_input", "nothing to change: give --schedule, --timezone, --script, --input, --enable, --disable or --wake-agent-on-failure");
+        if (!Object.keys(patch).length) throw new CliError("invalid_input", "nothing to change: give --schedule, --timezone, --script, --input, --enable, --disable or --wake-agent-on-failure");
         const { patchTriggerSpec, publicTrigger, TriggerService } = await import("../server/triggers.js");
         const cur = await triggerOf(store, a, key);
         const spec = checked(() => patchTriggerSpec(cur, patch));
@@ -206,7 +207,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
     .action((key: string, o: Opts) =>
       withStore(common(), o, async (store, a) => {
         const limit = o.limit === undefined ? 20 : Number(o.limit);
-        if (!Number.isInteger(limit) || limit < 1) throw new ManageError("invalid_input", `--limit takes a whole number ≥ 1, got ${JSON.stringify(o.limit)}`);
+        if (!Number.isInteger(limit) || limit < 1) throw new CliError("invalid_input", `--limit takes a whole number ≥ 1, got ${JSON.stringify(o.limit)}`);
         const t = await triggerOf(store, a, key);
         const runs = await store.listTriggerRuns(t.id, { limit });
         await print(o, { runs }, () => (runs.length ? table(["RUN", "STARTED", "REASON", "STATUS", "TOOK", "NOTE"], runs.map(runRow)) : `No runs of ${t.name} yet.\n`));

@@ -4,7 +4,8 @@
  * step against a real 2026 server over Streamable HTTP (test/fixtures/mcp/modern-server.ts
  * --http, tool `job` held until the test finishes it), is killed with SIGKILL while the task
  * runs, and a new process resumes the step. The server's own count of starts shows the work
- * started once; the resumed step's result is the task's.
+ * started once; the resumed step's result is the task's. When the server no longer knows the task
+ * (a new server process), the resumed call answers `tool_error` naming it and starts nothing.
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -77,3 +78,29 @@ for (const kind of STORES) {
     assert.deepEqual((await store.recordedCalls("tasks", "call_bash_1")).map((c) => c.task), [undefined]);
   });
 }
+
+test("sqlite: a resumed step whose upstream task the server no longer knows answers tool_error naming it, and does not start the work again", async (t) => {
+  const location = path.join(tempDir(t), "state.db");
+  const before = await startServer(t);
+  const first = runChild(location, before.url);
+  t.after(() => stopChild(first.child));
+  await eventually("the job started", () => count(before.lines(), "job started durable-task") === 1 || undefined);
+  const store = await STORES[0].open(location);
+  t.after(() => store.close());
+  await eventually("the task in the store", async () => (await store.recordedCalls("tasks", "call_bash_1")).find((c) => c.task === "durable-task"));
+  first.child.kill("SIGKILL");
+  await first.exited;
+  await stopChild(before.child);
+
+  // A new server process: it knows no task.
+  const after = await startServer(t);
+  const second = runChild(location, after.url);
+  t.after(() => stopChild(second.child));
+  assert.equal((await second.exited).code, 0, second.err());
+  const result = JSON.parse(second.out()) as ShellResult;
+  // The call fails; the script goes on (no `set -e`).
+  assert.equal(result.stdout, "before\nafter\n", JSON.stringify(result));
+  assert.match(result.stderr, /"code":"tool_error"/);
+  assert.match(result.stderr, /task durable-task, started by an earlier attempt of this call, cannot be followed .*run the step under a new step id/);
+  assert.equal(count(after.lines(), "job started durable-task"), 0, after.lines().join("\n"));
+});
