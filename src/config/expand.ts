@@ -22,7 +22,7 @@ export interface ExpandContext {
   userHome?: string;
   /**
    * Told each value an environment variable expanded to, with the key it was written in: such
-   * values are redacted as secrets (call/redact.ts `configSecrets`).
+   * values are redacted as secrets (call/redact/parts.ts `configSecrets`).
    */
   onValue?: (where: string, name: string, value: string) => void;
 }

@@ -75,7 +75,15 @@ export interface StepRecord {
   result?: unknown;
   /** The approval request a waiting step waits on. */
   requestId?: string;
+  /** When the latest attempt started. */
   startedAt: string;
+  /** When the first attempt started (stores that keep it; else `startedAt`). */
+  firstStartedAt?: string;
+  /**
+   * The replica running the latest attempt (the store's `holder` when it began), so a running
+   * step whose replica is gone can be told apart (docs/deployment.md → Who holds a step).
+   */
+  holder?: string;
   endedAt?: string;
 }
 

@@ -18,14 +18,13 @@ import { authOf, openerOf, ownerRefusal, parentsOf, type SessionOpener, type Ses
 import { approvalsBeforeStart, type PreflightOutcome } from "./plan-command.js";
 import { sandboxOf } from "./sandbox.js";
 import { ShellCall } from "./shell-call.js";
+import { approvalBeforeStart, beforeStartReport, reportAfterRun } from "./stop-report.js";
 import type { ShellResult, StopReport } from "./types.js";
 
 export type { PreflightOutcome } from "./plan-command.js";
 
 /** Events a session keeps in memory; older ones are dropped 1,000 at a time (the store keeps all). */
 export const MAX_EVENTS_IN_MEMORY = 10_000;
-
-const NOT_REACHED = "the stopped call and everything after it; write a new script for the rest";
 
 /** Options of one shell call. */
 export interface BashOptions {
@@ -301,29 +300,9 @@ export class Session implements CallSession {
     }
     if (pre.signal.aborted) {
       const err = new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms before the script started (loading the servers it names)`, true);
-      return this.beforeStart(id, err, { reason: "timeout", before_start: true, message: err.message }, "the whole script: nothing ran");
+      return this.beforeStart(id, beforeStartReport(err, { reason: "timeout", before_start: true, message: err.message }, "the whole script: nothing ran"));
     }
-    if (preflight.stop) {
-      const s = preflight.stop;
-      const err = new ToolCallError("needs_approval", `${s.tool} (line ${s.line}) needs a person's approval (${s.why ?? "policy"}); the script did not start. Request ${s.requestId}`);
-      return this.beforeStart(
-        id,
-        err,
-        {
-          reason: "needs_approval",
-          before_start: true,
-          line: s.line,
-          call: { tool: s.tool, input: s.input },
-          approval: "requested",
-          request_id: s.requestId,
-          why: s.why,
-          ...(s.others?.length
-            ? { also_needs_approval: s.others.map((o) => ({ line: o.line, call: { tool: o.tool, input: o.input }, request_id: o.requestId, why: o.why })) }
-            : {}),
-        },
-        "the whole script: nothing ran; after the person answers, run the same script again",
-      );
-    }
+    if (preflight.stop) return this.beforeStart(id, approvalBeforeStart(preflight.stop));
     const remainingMs = Math.max(1, timeoutMs - (Date.now() - startedAt));
     const execController = new AbortController();
     const outer = options.signal ? AbortSignal.any([options.signal, execController.signal]) : execController.signal;
@@ -361,40 +340,15 @@ export class Session implements CallSession {
       if (grace) clearTimeout(grace);
     }
     const { stdout } = r;
-    let { stderr, exitCode } = r;
-    let report: StopReport | undefined;
-    if (call.stop) {
-      stderr += errorLine(call.stop.error);
-      exitCode = 1;
-      report = {
-        done: call.done,
-        read_only_calls: call.readOnlyCalls,
-        stopped: {
-          reason: call.stop.reason,
-          ...(call.stop.line !== undefined ? { line: call.stop.line } : {}),
-          ...(call.stop.call ? { call: call.stop.call } : {}),
-          ...(call.stop.reason === "needs_approval" ? { approval: "requested" as const, request_id: call.stop.requestId, why: call.stop.why } : {}),
-          message: call.stop.error.message,
-        },
-        not_reached: NOT_REACHED,
-        stdout,
-        stderr,
-        files_written: [...call.filesWritten].sort(),
-      };
-    } else if (exitCode !== 0 && (call.done.length > 0 || call.denials > 0)) {
-      // A script that exits with an error after changing something, or after a guardrail or
-      // hook refused a call, gets the same report (without `stopped`).
-      report = { done: call.done, read_only_calls: call.readOnlyCalls, stdout, stderr, files_written: [...call.filesWritten].sort() };
-    }
+    const { stderr, exitCode, report } = reportAfterRun(call, r);
     this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: exitCode, ...(call.stop ? { stopped: call.stop.reason } : {}) });
     const result: ShellResult = { stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id };
     return this.host.redactor.value(result);
   }
 
   /** The result of a shell call that stopped before its script started: nothing ran. */
-  private beforeStart(id: string, err: ToolCallError, stopped: NonNullable<StopReport["stopped"]>, notReached: string): ShellResult {
-    const report: StopReport = { done: [], read_only_calls: 0, stopped, not_reached: notReached, stdout: "", stderr: errorLine(err), files_written: [] };
-    this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: stopped.reason });
+  private beforeStart(id: string, report: StopReport): ShellResult {
+    this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: 1, stopped: report.stopped!.reason });
     return { stdout: "", stderr: report.stderr, exit_code: 1, success: false, tools: report, tool_call_id: id };
   }
 }

@@ -43,13 +43,17 @@ export interface ReplicaInfo {
   seen_at: string;
 }
 
-/** The replicas seen within {@link REPLICA_STALE_MS} (oldest start first). */
-export async function liveReplicas(store: Store, now = Date.now()): Promise<ReplicaInfo[]> {
+/** Every replica the store still has a heartbeat of, `live` when seen within {@link REPLICA_STALE_MS} (oldest start first). */
+export async function knownReplicas(store: Store, now = Date.now()): Promise<Array<ReplicaInfo & { live: boolean }>> {
   const rows = await store.listShared("replica");
   return rows
-    .map((r) => ({ ...(r.data as unknown as ReplicaInfo), id: r.key, seen_at: r.updated_at }))
-    .filter((r) => now - Date.parse(r.seen_at) <= REPLICA_STALE_MS)
+    .map((r) => ({ ...(r.data as unknown as ReplicaInfo), id: r.key, seen_at: r.updated_at, live: now - Date.parse(r.updated_at) <= REPLICA_STALE_MS }))
     .sort((a, b) => a.started_at.localeCompare(b.started_at));
+}
+
+/** The replicas seen within {@link REPLICA_STALE_MS} (oldest start first). */
+export async function liveReplicas(store: Store, now = Date.now()): Promise<ReplicaInfo[]> {
+  return (await knownReplicas(store, now)).filter((r) => r.live).map(({ live: _live, ...r }) => r);
 }
 
 /**
@@ -175,6 +179,8 @@ export async function followSharedState(o: FollowOptions): Promise<SharedStateFo
       }
     };
     await heartbeat();
+    // Steps begun from now on name this replica as their holder.
+    o.store.holder = id;
     beat = setInterval(() => void heartbeat().catch(() => {}), HEARTBEAT_MS);
     beat.unref();
   }
@@ -189,7 +195,10 @@ export async function followSharedState(o: FollowOptions): Promise<SharedStateFo
       clearInterval(poll);
       if (beat) clearInterval(beat);
       await running;
-      if (o.replica) await o.store.putShared("replica", id, null, { quiet: true }).catch(() => {});
+      if (o.replica) {
+        if (o.store.holder === id) delete o.store.holder;
+        await o.store.putShared("replica", id, null, { quiet: true }).catch(() => {});
+      }
     },
   };
 }

@@ -4,13 +4,34 @@
  * request was answered is `answered` — it runs (resumes) when the same step_id is sent again, and
  * nothing runs until then.
  *
- * Rule source: docs/sessions.md → Durable steps; docs/deployment.md "A client whose replica is killed".
+ * A running step names the replica that holds it; when that replica's heartbeat is older than
+ * `REPLICA_STALE_MS` (or gone), the step is `replica_gone`: nothing runs it until the same step_id
+ * is sent again to a live replica.
+ *
+ * Rule source: docs/sessions.md → Durable steps; docs/deployment.md "A client whose replica is killed"
+ * and "Who holds a step".
  */
 import type { StepRecord } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
+import { knownReplicas, type ReplicaInfo } from "./shared-state.js";
 
 /** What a person or an agent does about an answered step. */
 export const ANSWERED_NOTE = "the approval was answered; send the same step_id again to run it (what already ran is replayed)";
+
+/** What a person or an agent does about a step whose replica is gone. */
+export const GONE_NOTE = "the replica running it stopped (no heartbeat); send the same step_id again to resume it on a live replica (what already ran is replayed)";
+
+/** The replica holding a running step, as the API shows it. */
+export interface StepReplica {
+  id: string;
+  /** False when its heartbeat stopped (or its record is gone). */
+  live: boolean;
+  host?: string;
+  pid?: number;
+  url?: string;
+  /** Its last heartbeat. */
+  seen_at?: string;
+}
 
 /** A step as the API shows it. */
 export interface StepView {
@@ -20,8 +41,13 @@ export interface StepView {
   tool_call_id: string;
   request_hash: string;
   request: unknown;
-  /** `running`, `completed`, `waiting_approval`, or `answered` (waiting no more: send it again). */
-  status: StepRecord["status"] | "answered";
+  /**
+   * `running`, `completed`, `waiting_approval`, `answered` (waiting no more: send it again), or
+   * `replica_gone` (was running on a replica that stopped: send it again).
+   */
+  status: StepRecord["status"] | "answered" | "replica_gone";
+  /** The replica running it (a running step begun by a replica). */
+  replica?: StepReplica;
   note?: string;
   /** 1 for the first run; more when it ran again (resumed after a kill or an answer). */
   attempt: number;
@@ -31,8 +57,15 @@ export interface StepView {
   ended_at?: string;
 }
 
-function stepJson(s: StepRecord, answered: ReadonlySet<string>): StepView {
+function stepReplica(id: string, known: ReadonlyMap<string, ReplicaInfo & { live: boolean }>): StepReplica {
+  const r = known.get(id);
+  return r ? { id, live: r.live, host: r.host, pid: r.pid, url: r.url, seen_at: r.seen_at } : { id, live: false };
+}
+
+function stepJson(s: StepRecord, answered: ReadonlySet<string>, known: ReadonlyMap<string, ReplicaInfo & { live: boolean }>): StepView {
   const waitsNoMore = s.status === "waiting_approval" && !!s.requestId && answered.has(s.requestId);
+  const replica = s.status === "running" && s.holder ? stepReplica(s.holder, known) : undefined;
+  const gone = replica?.live === false;
   return {
     session_id: s.sessionId,
     step_id: s.stepId,
@@ -40,8 +73,9 @@ function stepJson(s: StepRecord, answered: ReadonlySet<string>): StepView {
     tool_call_id: s.toolCallId,
     request_hash: s.requestHash,
     request: s.request,
-    status: waitsNoMore ? "answered" : s.status,
-    ...(waitsNoMore ? { note: ANSWERED_NOTE } : {}),
+    status: waitsNoMore ? "answered" : gone ? "replica_gone" : s.status,
+    ...(replica ? { replica } : {}),
+    ...(waitsNoMore ? { note: ANSWERED_NOTE } : gone ? { note: GONE_NOTE } : {}),
     attempt: s.attempt,
     result: s.result,
     request_id: s.requestId,
@@ -56,5 +90,7 @@ export async function sessionSteps(store: Store, sessionId: string): Promise<Ste
   const asked = steps.filter((s) => s.status === "waiting_approval" && s.requestId).map((s) => s.requestId!);
   const book = asked.length ? await store.approvalBook(sessionId) : undefined;
   const answered = new Set(asked.filter((id) => book?.get(id)?.status === "answered"));
-  return steps.map((s) => stepJson(s, answered));
+  const held = steps.some((s) => s.status === "running" && s.holder);
+  const known = new Map(held ? (await knownReplicas(store)).map((r) => [r.id, r]) : []);
+  return steps.map((s) => stepJson(s, answered, known));
 }

@@ -164,6 +164,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE step_calls ADD COLUMN task TEXT;
   `,
+  // 5: who holds a running step (a replica's id, docs/deployment.md "Who holds a step") and when
+  // its first attempt started (started_at is the latest attempt's).
+  `
+  ALTER TABLE steps ADD COLUMN holder TEXT;
+  ALTER TABLE steps ADD COLUMN first_started_at TEXT;
+  `,
 ];
 
 /**

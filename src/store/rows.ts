@@ -64,6 +64,8 @@ export function stepRow(r: Row): StepRecord {
     ...(r.result !== null ? { result: parse(r.result, null) } : {}),
     ...(r.request_id ? { requestId: r.request_id } : {}),
     startedAt: r.started_at,
+    ...(r.first_started_at ? { firstStartedAt: r.first_started_at } : {}),
+    ...(r.holder ? { holder: r.holder } : {}),
     ...(r.ended_at ? { endedAt: r.ended_at } : {}),
   };
 }

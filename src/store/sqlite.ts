@@ -58,6 +58,7 @@ export function openSqliteStore(file: string): SqliteStore {
 /** The SQLite implementation of {@link Store}. Synchronous underneath; the async methods resolve at once. */
 export class SqliteStore implements Store {
   readonly location: string;
+  holder?: string;
   /** The database, through whichever driver opened it (driver.ts). */
   readonly db: SqlDatabase;
   readonly ratings: StoredRatings;
@@ -189,7 +190,7 @@ export class SqliteStore implements Store {
       const t = now();
       this.st.insertSession.run(step.sessionId, DEFAULT_AGENT, "{}", t, t);
       const { sessionId, stepId, kind, toolCallId, requestHash, attempt, startedAt } = step;
-      this.st.upsertStep.run({ sessionId, stepId, kind, toolCallId, requestHash, request: json(step.request), attempt, startedAt });
+      this.st.upsertStep.run({ sessionId, stepId, kind, toolCallId, requestHash, request: json(step.request), attempt, startedAt, holder: this.holder ?? null });
       this.st.touchSession.run(t, shellCalls, step.sessionId);
     })();
   }

@@ -19,11 +19,11 @@ export function prepareStatements(db: SqlDatabase): Record<string, SqlStatement>
     insertEvent: p("INSERT INTO events (session_id, type, tool_call_id, at, data) VALUES (?, ?, ?, ?, ?)"),
     events: p("SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
     getStep: p("SELECT * FROM steps WHERE session_id = ? AND step_id = ?"),
-    upsertStep: p(`INSERT INTO steps (session_id, step_id, kind, tool_call_id, request_hash, request, status, attempt, started_at)
-      VALUES (@sessionId, @stepId, @kind, @toolCallId, @requestHash, @request, 'running', @attempt, @startedAt)
-      ON CONFLICT (session_id, step_id) DO UPDATE SET status = 'running', attempt = excluded.attempt, started_at = excluded.started_at, ended_at = NULL`),
+    upsertStep: p(`INSERT INTO steps (session_id, step_id, kind, tool_call_id, request_hash, request, status, attempt, started_at, first_started_at, holder)
+      VALUES (@sessionId, @stepId, @kind, @toolCallId, @requestHash, @request, 'running', @attempt, @startedAt, @startedAt, @holder)
+      ON CONFLICT (session_id, step_id) DO UPDATE SET status = 'running', attempt = excluded.attempt, started_at = excluded.started_at, holder = excluded.holder, ended_at = NULL`),
     endStep: p("UPDATE steps SET status = ?, result = ?, request_id = ?, ended_at = ? WHERE session_id = ? AND step_id = ?"),
-    steps: p("SELECT * FROM steps WHERE session_id = ? ORDER BY started_at, rowid"),
+    steps: p("SELECT * FROM steps WHERE session_id = ? ORDER BY COALESCE(first_started_at, started_at), rowid"),
     putCall: p(`INSERT OR REPLACE INTO step_calls (session_id, tool_call_id, idx, call_id, command, input_key, output, read_only, done, at, task)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     calls: p("SELECT * FROM step_calls WHERE session_id = ? AND tool_call_id = ? ORDER BY idx"),

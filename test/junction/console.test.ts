@@ -1,15 +1,17 @@
 /**
  * The junction matrix (paths.ts) through the console of a built `toolshell serve` (run `npm run
- * build` first) in Chromium: the person answers approvals on the console's cards. The rows where
- * the person answers an approval, for a local tool and an MCP server's tool over stdio; the other
- * rows and kinds go through the same API calls the HTTP API suite (http-api.test.ts) runs.
+ * build` first) in Chromium: the person answers approvals on the console's cards and watches a
+ * session's durable steps on its page. The rows where the person answers an approval or reads the
+ * step list, for a local tool and an MCP server's tool over stdio; the other rows and kinds go
+ * through the same API calls the HTTP API suite (http-api.test.ts) runs.
  */
 import { after } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../fixtures/chromium.js";
 import { consolePage, consoleSurface } from "./drivers/console.js";
 import { startServe, type Served } from "./drivers/http-api.js";
-import { junctionMatrix, type Opened } from "./paths.js";
+import { junctionMatrix, PATHS, type Opened } from "./paths.js";
+import { SERVE_PATHS } from "./serve-paths.js";
 import { readyWorld, type World } from "./world.js";
 
 let opened: Promise<Opened & { world: World; served: Served; browser: Browser; page: Page }> | undefined;
@@ -30,7 +32,9 @@ after(async () => {
   await world.close();
 });
 
+// A step is sent through the API (step_id on POST /bash); the person answers it on the card and
+// watches it on the session page's step list.
 junctionMatrix("console", open, {
-  notApplicable: { "resumed step": "a step is the API's (step_id on POST /bash); the console answers its approval as any other, which the HTTP API suite runs" },
-  cells: (kind, row) => (kind.name === "local tool" || kind.name === "MCP over stdio") && /^(approve once|approve always|reject|events listed):/.test(row.name),
+  paths: [...PATHS, ...SERVE_PATHS],
+  cells: (kind, row) => (kind.name === "local tool" || kind.name === "MCP over stdio") && /^(approve once|approve always|reject|events listed|resumed step|step list):/.test(row.name),
 });

@@ -10,7 +10,8 @@ import { after } from "node:test";
 import { openStore } from "../../src/store/index.js";
 import { freshDatabase } from "../fixtures/postgres.js";
 import { apiSurface, startServe, type Served } from "./drivers/http-api.js";
-import { junctionMatrix, type Opened } from "./paths.js";
+import { junctionMatrix, PATHS, type Opened } from "./paths.js";
+import { SERVE_PATHS } from "./serve-paths.js";
 import { AGENT_TOKEN, makeWorld, saveScripts, signInWorld, type World } from "./world.js";
 
 let opened: Promise<Opened & { world: World; replicas: Served[] }> | undefined;
@@ -42,4 +43,4 @@ after(async () => {
   for (const drop of drops) await Promise.resolve(drop()).catch(() => undefined);
 });
 
-junctionMatrix("two replicas on PostgreSQL", open);
+junctionMatrix("two replicas on PostgreSQL", open, { paths: [...PATHS, ...SERVE_PATHS] });

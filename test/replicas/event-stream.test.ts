@@ -7,46 +7,16 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { openEventStream, type StreamMessage } from "../fixtures/event-stream.js";
 import { api, deployment, TOKEN, until, type Replica } from "./helpers.js";
 
 const AGENT = "agent-token-other-principal-0123";
 const OWNER = "agent-token-owner-principal-0123";
 
-/** One SSE message as received. */
-interface Message {
-  id?: string;
-  data: any;
-}
+/** Opens the event stream of `sid` on `r`. */
+const openStream = (r: Replica, sid: string, token: string, headers: Record<string, string> = {}) => openEventStream(`${r.url}/v1/sessions/${sid}/events`, token, headers);
 
-/** Opens the event stream of `sid` on `r` and parses its messages as they come. */
-async function openStream(r: Replica, sid: string, token: string, headers: Record<string, string> = {}) {
-  const ac = new AbortController();
-  const res = await fetch(`${r.url}/v1/sessions/${sid}/events`, { headers: { authorization: `Bearer ${token}`, accept: "text/event-stream", ...headers }, signal: ac.signal });
-  const messages: Message[] = [];
-  if (res.ok && res.body) {
-    void (async () => {
-      let buf = "";
-      const decoder = new TextDecoder();
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buf += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buf.indexOf("\n\n")) >= 0) {
-          const block = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          const m: Partial<Message> & { lines: string[] } = { lines: [] };
-          for (const line of block.split("\n")) {
-            if (line.startsWith("id:")) m.id = line.slice(3).trim();
-            if (line.startsWith("data:")) m.lines.push(line.slice(5).trimStart());
-          }
-          if (m.lines.length) messages.push({ id: m.id, data: JSON.parse(m.lines.join("\n")) });
-        }
-      }
-    })().catch(() => {});
-  }
-  return { res, messages, close: () => ac.abort() };
-}
-
-const seen = (messages: Message[], type: string, field: string, value: string) => messages.find((m) => m.data.type === type && String(m.data[field] ?? "").includes(value));
+const seen = (messages: StreamMessage[], type: string, field: string, value: string) => messages.find((m) => m.data.type === type && String(m.data[field] ?? "").includes(value));
 
 test("a session's event stream on one replica carries events written on the other, resumes after Last-Event-ID, and is scoped to the session's principal", async (t) => {
   const d = await deployment(t, {

@@ -33,8 +33,8 @@ export function percentDecoded(s: string): string {
  * alignments, the characters that depend on the secret's bytes only (RFC 4648 §4, and §5's
  * URL-safe alphabet).
  */
-export function base64Cores(secret: string): string[] {
-  const bytes = Buffer.from(secret, "utf8");
+export function base64Cores(secret: string | Buffer): string[] {
+  const bytes = typeof secret === "string" ? Buffer.from(secret, "utf8") : secret;
   const out: string[] = [];
   for (const k of [0, 1, 2]) {
     const m = k + bytes.length;

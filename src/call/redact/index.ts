@@ -8,6 +8,7 @@
  */
 import type { ToolOutput } from "../../tool/index.js";
 import { alternation, base64Cores, BASE64, BASE64URL, formsOf, JSON_ESCAPE, NUMBER, PERCENT_RUN, percentDecoded, WRAPPED_BASE64 } from "./encodings.js";
+import { ENTITY_RUN, entitiesDecoded, ESCAPE_RUN, escapesDecoded, HEX_RUN, hexBytes, unwrap } from "./decoders.js";
 import { rewriteJsonTokens } from "./tokenizer.js";
 
 export { MIN_SECRET_LENGTH } from "./encodings.js";
@@ -71,11 +72,19 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     for (const secret of known) for (const f of formsOf(secret)) forms.add(f);
     numbers.clear();
     for (const f of forms) if (NUMBER.test(f)) numbers.add(Number(f));
-    bytesRe = alternation([...forms].map((f) => Buffer.from(f, "utf8").toString("latin1")));
-    re = alternation([...forms, ...[...known].flatMap(base64Cores)]);
+    // Bytes: each form in UTF-8, and each secret in UTF-16 (little- and big-endian: Windows text,
+    // PowerShell's -EncodedCommand), so hex and base64 of either are read.
+    const utf16 = [...known].map((k) => Buffer.from(k, "utf16le"));
+    const wide = utf16.flatMap((b) => [b.toString("latin1"), Buffer.from(b).swap16().toString("latin1")]);
+    bytesRe = alternation([...[...forms].map((f) => Buffer.from(f, "utf8").toString("latin1")), ...wide]);
+    re = alternation([...forms, ...[...known].flatMap((k) => base64Cores(k)), ...utf16.flatMap((b) => base64Cores(b))]);
   };
   learn(secrets);
   const plain = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
+  const hidesBytes = (latin1: string): boolean => {
+    bytesRe!.lastIndex = 0;
+    return bytesRe!.test(latin1);
+  };
   /** Base64 data with the secrets in its bytes redacted; `s` itself when it is not base64 or holds none. */
   const blob = (s: string): string => {
     if (!bytesRe || s.length < 12) return s;
@@ -114,7 +123,11 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
       });
     }
     if (out.includes("\\") && hides(out.replace(JSON_ESCAPE, (m, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m[1])))) out = rewriteJsonTokens(out, escapedString);
+    if (out.includes("&")) out = out.replace(ENTITY_RUN, (run) => (run.includes("&") && hides(entitiesDecoded(run)) ? REDACTED : run));
+    if (out.includes("\\")) out = out.replace(ESCAPE_RUN, (run) => (run.includes("\\") && hides(escapesDecoded(run)) ? REDACTED : run));
+    out = out.replace(HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) ? REDACTED : run));
     if (out.includes("\n")) {
+      out = unwrap(out, re, REDACTED);
       out = out.replace(WRAPPED_BASE64, (block) => {
         const compact = block.replace(/\s+/g, "");
         const b = blob(compact);

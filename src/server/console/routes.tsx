@@ -29,6 +29,8 @@ import type { QuestionBox } from "../questions.js";
 import { LoginPage, Page, type Section } from "./views/layout.js";
 import { ScriptList, ScriptPage, TriggerList } from "./views/scripts.js";
 import { AddServer, Servers } from "./views/servers.js";
+import { Replicas } from "./views/replicas.js";
+import { liveReplicas } from "../shared-state.js";
 import { triggerSessionId } from "../trigger-run.js";
 import { SessionList, Timeline } from "./views/sessions.js";
 import { StepList } from "./views/steps.js";
@@ -230,12 +232,13 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   });
 
   // No live refresh here: it would empty the server forms while a person fills them in.
-  const renderServers = (c: Context, add: Child) =>
+  const renderServers = async (c: Context, add: Child) =>
     render(
       c,
       { title: "Servers and tools", section: "servers" },
       <>
         {add}
+        <Replicas replicas={await liveReplicas(host.store).catch(() => [])} self={host.store.holder} />
         <Servers sources={sourceViews(host)} />
       </>,
     );

@@ -143,7 +143,7 @@ export class SessionData {
   }
 
   async listSteps(sessionId: string, options: { status?: StepStatus }): Promise<StepRecord[]> {
-    const rows = (await this.pool.query("SELECT * FROM steps WHERE session_id = $1 ORDER BY started_at, ord", [sessionId])).rows.map((x: Row) => stepRow(x));
+    const rows = (await this.pool.query("SELECT * FROM steps WHERE session_id = $1 ORDER BY COALESCE(first_started_at, started_at), ord", [sessionId])).rows.map((x: Row) => stepRow(x));
     return options.status ? rows.filter((s) => s.status === options.status) : rows;
   }
 
@@ -156,9 +156,9 @@ export class SessionData {
       await c.query("INSERT INTO sessions (id, agent_id, metadata, shell_calls, created_at, updated_at) VALUES ($1, $2, '{}', 0, $3, $3) ON CONFLICT (id) DO NOTHING", [step.sessionId, DEFAULT_AGENT, t]);
       wasCurrent = await this.#current(c, step.sessionId);
       await c.query(
-        `INSERT INTO steps (session_id, step_id, kind, tool_call_id, request_hash, request, status, attempt, started_at) VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8)
-         ON CONFLICT (session_id, step_id) DO UPDATE SET status = 'running', attempt = excluded.attempt, started_at = excluded.started_at, ended_at = NULL`,
-        [step.sessionId, step.stepId, step.kind, step.toolCallId, step.requestHash, json(step.request), step.attempt, step.startedAt],
+        `INSERT INTO steps (session_id, step_id, kind, tool_call_id, request_hash, request, status, attempt, started_at, first_started_at, holder) VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $8, $9)
+         ON CONFLICT (session_id, step_id) DO UPDATE SET status = 'running', attempt = excluded.attempt, started_at = excluded.started_at, holder = excluded.holder, ended_at = NULL`,
+        [step.sessionId, step.stepId, step.kind, step.toolCallId, step.requestHash, json(step.request), step.attempt, step.startedAt, step.holder ?? null],
       );
       const r = await c.query("UPDATE sessions SET updated_at = $1, shell_calls = GREATEST(shell_calls, $2), rev = rev + 1 WHERE id = $3 RETURNING rev", [t, shellCalls, step.sessionId]);
       return r.rows.length ? Number(r.rows[0].rev) : undefined;

@@ -82,6 +82,7 @@ export class PostgresStore implements Store {
   readonly location: string;
   readonly ratings: StoredRatings;
   readonly credentials: PostgresCredentialStore;
+  holder?: string;
   /** The query pool (tests and tools may read the database through it). */
   readonly pool: pg.Pool;
   readonly #leasePool: pg.Pool;
@@ -191,7 +192,7 @@ export class PostgresStore implements Store {
 
   async beginStep(step: StepRecord, shellCalls: number): Promise<void> {
     this.#open();
-    return this.#data.beginStep(step, shellCalls);
+    return this.#data.beginStep(this.holder ? { ...step, holder: this.holder } : step, shellCalls);
   }
 
   async nextShellCall(sessionId: string): Promise<number> {

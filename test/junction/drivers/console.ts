@@ -34,7 +34,19 @@ export async function consoleSurface(session: string, url: string, page: Page): 
       await card.waitFor({ state: "detached" });
     }
   };
-  // Steps are the API's (`step_id`), not the console's: the surface has none.
-  const { step: _step, ...surface } = await apiSurface("console", session, url, url, answerOnPage);
-  return surface;
+  // The agent sends steps through the API (`step_id`); the person answers them on the cards and
+  // sees them on the session page's "Durable steps" list, kept open and live.
+  const surface = await apiSurface("console", session, url, url, answerOnPage);
+  let sessionPage: Page | undefined;
+  const listed = async () => {
+    if (!sessionPage) {
+      sessionPage = await page.context().newPage();
+      await sessionPage.goto(`${url}/sessions/${encodeURIComponent(session)}`);
+      await sessionPage.waitForFunction(() => document.documentElement.dataset.live === "connected");
+    }
+    const rows = sessionPage.getByRole("region", { name: "Durable steps" }).locator("tr[data-step]");
+    const pairs = await rows.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute("data-step") ?? "", tr.getAttribute("data-status") ?? ""]));
+    return Object.fromEntries(pairs);
+  };
+  return { ...surface, step: { ...surface.step!, listed } };
 }

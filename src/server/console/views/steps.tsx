@@ -14,9 +14,25 @@ import { Status, Time } from "./parts.js";
 function stepState(s: StepView): { kind: string; text: string } {
   if (s.status === "waiting_approval") return { kind: "stopped", text: "held for approval" };
   if (s.status === "answered") return { kind: "needs", text: "answered" };
+  if (s.status === "replica_gone") return { kind: "failed", text: "replica gone" };
   if (s.status === "running") return { kind: "running", text: s.attempt > 1 ? "resumed, running" : "running" };
   return { kind: "completed", text: s.attempt > 1 ? "resumed, done" : "done" };
 }
+
+/** Which replica holds a running step, and what to do when it is gone. */
+const ReplicaLine: FC<{ s: StepView }> = ({ s }) => {
+  const r = s.replica!;
+  const where = r.host ? `${r.host}, pid ${r.pid}` : "no record left";
+  return r.live ? (
+    <p class="step-note" data-replica={r.id}>
+      On replica <code>{r.id}</code> ({where}).
+    </p>
+  ) : (
+    <p class="step-note" data-replica={r.id}>
+      Replica <code>{r.id}</code> ({where}) stopped{r.seen_at ? <> — last seen <Time at={r.seen_at} /></> : null}: nothing runs this step until the agent sends step {s.step_id} again to a live replica; what already ran is then replayed.
+    </p>
+  );
+};
 
 /** The session's steps, or nothing when it has none (a session without `step_id` calls). */
 export const StepList: FC<{ steps: StepView[] }> = ({ steps }) =>
@@ -47,6 +63,7 @@ export const StepList: FC<{ steps: StepView[] }> = ({ steps }) =>
                     <Status kind={state.kind} text={state.text} />
                     {s.status === "answered" ? <p class="step-note">Answered: nothing runs until the agent sends step {s.step_id} again; what already ran is then replayed, not run again.</p> : null}
                     {s.status === "waiting_approval" ? <p class="step-note">Waits for an answer on the Approvals page.</p> : null}
+                    {s.replica ? <ReplicaLine s={s} /> : null}
                   </td>
                   <td data-label="Runs">{s.attempt}</td>
                   <td data-label="Started">

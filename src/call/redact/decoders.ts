@@ -1,0 +1,100 @@
+/**
+ * Readers of the text forms a secret can be wrapped in beyond URL and JSON encoding: hex (any case,
+ * bytes run together or separated by `:`, spaces, `-`, line breaks, `\x` or `0x`), HTML character
+ * references (decimal, hex, and the named ones of ASCII punctuation), `\u`/`\x` escapes outside
+ * JSON strings, and line wraps. Each finds whole runs in one pass of a regular expression; the
+ * redactor decodes a run and replaces it whole when the decoded text holds a secret. See
+ * docs/security.md ("Secrets").
+ */
+import { MIN_SECRET_LENGTH } from "./encodings.js";
+
+/** A run of hex digits, bytes maybe separated (`de:ad`, `de ad`, `\xde\xad`, `0xde, 0xad`, over lines). */
+export const HEX_RUN = /(?:\\x|0x)?[0-9A-Fa-f]+(?:(?:[\s:.,-]|\\x|0x){1,4}[0-9A-Fa-f]+)*/g;
+
+/**
+ * The bytes (as latin1 text) a hex run may spell, for both nibble alignments (a run may start
+ * with a word's last letter); none when it is too short to hold a secret.
+ */
+export function hexBytes(run: string): string[] {
+  const digits = run.replace(/\\x|0x|[^0-9A-Fa-f]/g, "");
+  if (digits.length < 2 * MIN_SECRET_LENGTH) return [];
+  return [0, 1].map((k) => Buffer.from(digits.slice(k, k + ((digits.length - k) & ~1)), "hex").toString("latin1"));
+}
+
+/** HTML's named references of the ASCII characters a secret or a URL holds (WHATWG HTML §13.5). */
+const NAMED: Record<string, string> = {
+  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", sol: "/", bsol: "\\", plus: "+", equals: "=", lowbar: "_", colon: ":", semi: ";",
+  num: "#", percnt: "%", period: ".", comma: ",", excl: "!", quest: "?", commat: "@", dollar: "$", lpar: "(", rpar: ")", ast: "*",
+  midast: "*", lsqb: "[", rsqb: "]", lbrack: "[", rbrack: "]", lcub: "{", rcub: "}", lbrace: "{", rbrace: "}", verbar: "|", vert: "|",
+  Hat: "^", grave: "`", hyphen: "\u2010", nbsp: "\u00a0", Tab: "\t", NewLine: "\n",
+};
+const REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z][A-Za-z0-9]{1,7}));?/g;
+/** A word holding character references (`sk&#95;live&#x2F;…`). */
+export const ENTITY_RUN = /(?:[^\s<>"'&]|&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,7});?)+/g;
+
+const codePoint = (n: number, m: string): string => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : m);
+
+/** `run` with its character references decoded (unknown names and code points left as written). */
+export function entitiesDecoded(run: string): string {
+  return run.replace(REFERENCE, (m, dec?: string, hex?: string, name?: string) =>
+    dec ? codePoint(parseInt(dec, 10), m) : hex ? codePoint(parseInt(hex, 16), m) : (NAMED[name!] ?? m),
+  );
+}
+
+/** A word holding `\uXXXX`, `\u{…}` or `\xNN` escapes, as JavaScript, Python and JSON write them. */
+export const ESCAPE_RUN = /(?:\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[\\/'"]|[^\s\\"'<>])+/g;
+
+/** `run` with its escapes decoded. */
+export function escapesDecoded(run: string): string {
+  return run.replace(/\\u([0-9A-Fa-f]{4})|\\u\{([0-9A-Fa-f]{1,6})\}|\\x([0-9A-Fa-f]{2})|\\(.)/g, (m, u?: string, cp?: string, x?: string, c?: string) =>
+    u ? String.fromCharCode(parseInt(u, 16)) : cp ? codePoint(parseInt(cp, 16), m) : x ? String.fromCharCode(parseInt(x, 16)) : c!,
+  );
+}
+
+/** A line break with the spaces and tabs around it (a wrap, and the next line's indentation). */
+const BREAK = /[ \t]*\r?\n[ \t]*/g;
+
+/**
+ * `s` with each match of `re` that spans a line break (a secret wrapped over lines, with or
+ * without indentation) replaced whole by `replacement`, break included; matches within one line
+ * are left to the plain match. One pass over `s` and one over its lines joined.
+ */
+export function unwrap(s: string, re: RegExp, replacement: string): string {
+  /** Where each line starts in the joined text and in `s`. */
+  const joinedAt: number[] = [];
+  const sourceAt: number[] = [];
+  let joined = "";
+  let last = 0;
+  for (const m of s.matchAll(BREAK)) {
+    joinedAt.push(joined.length);
+    sourceAt.push(last);
+    joined += s.slice(last, m.index);
+    last = m.index + m[0].length;
+  }
+  if (!joinedAt.length) return s;
+  joinedAt.push(joined.length);
+  sourceAt.push(last);
+  joined += s.slice(last);
+  const line = (i: number): number => {
+    let lo = 0;
+    let hi = joinedAt.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (joinedAt[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  let out = "";
+  let from = 0;
+  for (const m of joined.matchAll(re)) {
+    const first = line(m.index);
+    const end = m.index + m[0].length - 1;
+    const lastLine = line(end);
+    if (first === lastLine) continue;
+    const start = sourceAt[first]! + m.index - joinedAt[first]!;
+    out += s.slice(from, start) + replacement;
+    from = sourceAt[lastLine]! + end - joinedAt[lastLine]! + 1;
+  }
+  return from === 0 ? s : out + s.slice(from);
+}

@@ -1,0 +1,111 @@
+/**
+ * Who holds a running durable step (docs/deployment.md → Who holds a step): two real
+ * `toolshell serve` replicas on one real PostgreSQL. A step running on A names A (its id, host
+ * and pid) in the API's step data and on the console's session page; once A is killed with
+ * SIGKILL and its heartbeat goes stale, both say "replica gone" instead of "running", with what to
+ * do; sent again to B, the step runs there and names B.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { launchChromium } from "../fixtures/chromium.js";
+import { api, deployment, kill, TOKEN, until, type Replica } from "./helpers.js";
+
+interface Step {
+  step_id: string;
+  status: string;
+  note?: string;
+  replica?: { id: string; live: boolean; host?: string; pid?: number; url?: string; seen_at?: string };
+}
+
+async function stepOf(r: Replica, sid: string, stepId: string): Promise<Step | undefined> {
+  const steps = (await api(r, "GET", `/v1/sessions/${sid}/steps`)).json.steps as Step[];
+  return steps.find((s) => s.step_id === stepId);
+}
+
+test("a running step names its replica; killed, the step shows replica gone in the API and the console", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A", { env: { TOOLSHELL_TEST_HANG: "1" } }), d.start("B")]);
+  assert.equal((await api(b, "POST", "/v1/sessions", { id: "h1" })).status, 201);
+  const body = { script: "tools count label=n1; tools hang; echo done", step_id: "turn-1.bash-1" };
+  const onA = api(a, "POST", "/v1/sessions/h1/bash", body).catch((err: unknown) => err);
+  await until(async () => (d.lines().includes("A hang") ? true : undefined), "A to reach the hanging call");
+
+  // Running on A: asked on B, the step names A, live.
+  const running = await until(async () => {
+    const s = await stepOf(b, "h1", "turn-1.bash-1");
+    return s?.status === "running" ? s : undefined;
+  }, "the step to be recorded as running");
+  assert.equal(running.replica?.pid, a.child.pid, JSON.stringify(running));
+  assert.equal(running.replica?.live, true);
+  assert.equal(running.replica?.url, a.url);
+  assert.match(running.replica!.id, /^rep_/);
+
+  const browser = await launchChromium(t);
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  await page.goto(b.url + "/login?next=/sessions/h1");
+  await page.getByLabel("API token").fill(TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const row = page.getByRole("region", { name: "Durable steps" }).locator('tr[data-step="turn-1.bash-1"]');
+  await row.waitFor();
+  const onPage = await row.innerText();
+  assert.match(onPage, /running/);
+  assert.ok(onPage.includes(`On replica ${running.replica!.id}`), onPage);
+  assert.ok(onPage.includes(`pid ${a.child.pid}`), onPage);
+
+  // A is killed mid-call: once its heartbeat is stale, the step is "replica gone", not running.
+  await kill(a);
+  assert.ok((await onA) instanceof Error, "A's caller lost its connection");
+  const gone = await until(async () => {
+    const s = await stepOf(b, "h1", "turn-1.bash-1");
+    return s?.status === "replica_gone" ? s : undefined;
+  }, "the step to show its replica gone", 900);
+  assert.equal(gone.replica?.id, running.replica!.id);
+  assert.equal(gone.replica?.live, false);
+  assert.match(gone.note ?? "", /send the same step_id again/);
+
+  await page.reload();
+  await row.waitFor();
+  const state = await row.locator(".state").innerText();
+  assert.equal(state, "replica gone");
+  assert.equal(await row.getAttribute("data-status"), "replica_gone");
+  assert.match(await row.innerText(), /stopped .*nothing runs this step until the agent sends step turn-1\.bash-1 again/s);
+
+  // Sent again to B: it runs there (what A completed is replayed) and the step no longer names A.
+  const onB = await api(b, "POST", "/v1/sessions/h1/bash", body);
+  assert.equal(onB.json.exit_code, 0, JSON.stringify(onB.json));
+  const done = await stepOf(b, "h1", "turn-1.bash-1");
+  assert.equal(done?.status, "completed");
+  assert.equal(done?.replica, undefined, "a completed step names no holder");
+  assert.deepEqual(d.lines(), ["A n1", "A hang", "B hang"]);
+});
+
+test("the console's Servers page lists the live replicas; a killed one drops out", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
+  const browser = await launchChromium(t);
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  await page.goto(b.url + "/login?next=/servers");
+  await page.getByLabel("API token").fill(TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const list = page.getByRole("region", { name: "Live replicas" });
+  await list.waitFor();
+  const rows = list.locator("tbody tr");
+  assert.equal(await rows.count(), 2, await list.innerText());
+  const text = await list.innerText();
+  for (const r of [a, b]) {
+    assert.ok(text.includes(String(r.child.pid)), `pid of ${r.name}: ${text}`);
+    assert.ok(text.includes(r.url), `url of ${r.name}: ${text}`);
+  }
+  assert.match(await rows.filter({ hasText: String(b.child.pid) }).innerText(), /this one/);
+  assert.doesNotMatch(await rows.filter({ hasText: String(a.child.pid) }).innerText(), /this one/);
+
+  await kill(a);
+  await until(async () => {
+    await page.reload();
+    await list.waitFor();
+    return (await rows.count()) === 1 ? true : undefined;
+  }, "the killed replica to drop out of the list", 300, 500);
+  assert.ok((await list.innerText()).includes(String(b.child.pid)));
+});
