@@ -3,6 +3,7 @@ export { CallPipeline, STEPS } from "./pipeline.js";
 export { going } from "./call.js";
 export type { BeforeHookResult, CallEnv, CallScope, CallSession, CallState, CallStatus, HookCall, HookOutcome, Hooks, Replayed, ResumedTask, Step, StopReason, StopState } from "./call.js";
 export { statusOf } from "./steps/event.js";
+export { raiseRequest } from "./steps/policy.js";
 export { createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "./redact/index.js";
 export type { Redactor } from "./redact/index.js";
 export { previewInput, trimResult, INPUT_PREVIEW_CHARS, RESULT_PREVIEW_CHARS } from "./preview.js";

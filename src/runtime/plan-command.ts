@@ -3,6 +3,7 @@
  * "Approvals": a literal call that needs approval stops the script before it starts,
  * `before_start: true`; docs/security.md "The preflight" for its bounds).
  */
+import { raiseRequest } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
 import { callKey, planScript, TURN_MS, type Policy } from "../policy/index.js";
 import type { CommandIo, SubcommandHandler } from "../shell/index.js";
@@ -127,8 +128,10 @@ export async function preflight(
       await new Promise<void>((resolve) => setImmediate(resolve));
       turn = performance.now();
     }
-    // Raised as the call pipeline raises it (Policy.requestApproval): the answer is looked up the same way.
-    const request = policy.requestApproval(
+    // Raised as the call pipeline's policy step raises it: the answer is looked up the same way.
+    const requestId = raiseRequest(
+      policy,
+      session,
       {
         sessionId: session.id,
         command: c.tool,
@@ -139,9 +142,9 @@ export async function preflight(
         callId: `${toolCallId}:preflight:line_${c.line}`,
       },
       c.why,
+      true,
     );
-    session.emit({ type: "approval.requested", request_id: request.id, tool: c.tool, before_start: true, line: c.line });
-    requests.push({ tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId: request.id });
+    requests.push({ tool: c.tool, input: c.input!, line: c.line, why: c.why, requestId });
   }
   const [first, ...others] = requests;
   return { lines, commands, stop: { ...first, others } };

@@ -34,9 +34,12 @@ test("the policy judge, the redaction of call results and the call event are eac
   assert.deepEqual(where(/redactor[!?]?\.output\(|\br\.output\(/), ["call/steps/redact.ts"]);
   // An event built (`type: "tool.nested_call",` or a conditional), not a type declared.
   assert.deepEqual(where(/type:\s*(?:[^,;\n]*\?\s*)?"tool\.nested_call"\s*[,:}]/), ["call/steps/event.ts"]);
-  // Approval requests are raised one way (Policy.requestApproval): by the call pipeline and by the
-  // preflight before a script starts, never by writing to a book directly.
-  assert.deepEqual(where(/\brequestApproval\(/).filter((f) => !f.startsWith("policy/")), ["call/steps/policy.ts", "runtime/plan-command.ts"]);
+  // Approval requests are raised one way: `raiseRequest` (Policy.requestApproval and the
+  // `approval.requested` event), used by the call pipeline and by the preflight before a script
+  // starts, never by writing to a book directly.
+  assert.deepEqual(where(/\brequestApproval\(/).filter((f) => !f.startsWith("policy/")), ["call/steps/policy.ts"]);
+  assert.deepEqual(where(/type:\s*"approval\.requested",/), ["call/steps/policy.ts"]);
+  assert.deepEqual(where(/\braiseRequest\(/), ["call/steps/policy.ts", "runtime/plan-command.ts"]);
   assert.deepEqual(where(/\)\.request\(\{|book\.request\(/).filter((f) => !f.startsWith("policy/")), []);
   // One conversion of any failure into a ToolCallError.
   assert.deepEqual(where(/export function (as|to)[A-Za-z]*CallError\(/), ["mcp/errors.ts", "tool/types.ts"]);

@@ -6,9 +6,9 @@
  *
  * See README → Approvals; the risk rules are the policy's (src/policy/policy.ts).
  */
-import { refusedMessage, type Judgement } from "../../policy/index.js";
+import { refusedMessage, type Judgement, type Policy } from "../../policy/index.js";
 import { isPromiseLike, ToolCallError, type ToolCall } from "../../tool/index.js";
-import type { CallEnv, CallScope, CallState, Step } from "../call.js";
+import type { CallSession, CallState, Step } from "../call.js";
 
 function apply(s: CallState, j: Judgement): void {
   s.judgement = j;
@@ -16,7 +16,7 @@ function apply(s: CallState, j: Judgement): void {
   if (j.risk === "blocked" || j.rejected) throw new ToolCallError("denied", j.message ?? `${call.command} is blocked by policy`);
   if (j.risk !== "needs_approval" || j.approved) return;
   call.line ??= s.scope.lineOf?.(call);
-  const requestId = raiseRequest(s.env, s.scope, call, j.why);
+  const requestId = raiseRequest(s.env.policy, s.scope.session, call, j.why);
   const err = new ToolCallError(
     "needs_approval",
     `${call.command} needs a person's approval (${j.why ?? "policy"}); ${call.via === "shell" ? "the script stops here" : "the call was not made"}. Request ${requestId}`,
@@ -27,10 +27,21 @@ function apply(s: CallState, j: Judgement): void {
   s.scope.setStop?.({ reason: "needs_approval", error: err, call: { tool: call.command, input: call.given }, requestId, why: j.why, line: call.line });
 }
 
-/** Raises (or reuses) the request for `call` and records `approval.requested`. */
-function raiseRequest(env: CallEnv, scope: CallScope, call: ToolCall, why: string | undefined): string {
-  const id = env.policy.requestApproval(call, why).id;
-  scope.session.emit({ type: "approval.requested", request_id: id, tool: call.command, tool_call_id: call.callId, ...(call.line !== undefined ? { line: call.line } : {}) });
+/**
+ * Raises (or reuses) the request for `call` (`Policy.requestApproval`) and records
+ * `approval.requested` in its session: the one way a request is raised, here and by the preflight
+ * before a script starts (`beforeStart`, runtime/plan-command.ts; that event names the line, not a
+ * tool call, since none was made). @returns the request's id.
+ */
+export function raiseRequest(
+  policy: Pick<Policy, "requestApproval">,
+  session: Pick<CallSession, "emit">,
+  call: Pick<ToolCall, "sessionId" | "command" | "tool" | "given" | "callId" | "line">,
+  why: string | undefined,
+  beforeStart = false,
+): string {
+  const id = policy.requestApproval(call, why).id;
+  session.emit({ type: "approval.requested", request_id: id, tool: call.command, ...(beforeStart ? { before_start: true } : { tool_call_id: call.callId }), ...(call.line !== undefined ? { line: call.line } : {}) });
   return id;
 }
 
@@ -54,6 +65,6 @@ export const policy: Step = {
 export async function approvalNeeded(s: CallState): Promise<{ requestId: string; why?: string } | undefined> {
   const j = await s.env.policy.peek(s.call);
   if (j.risk !== "needs_approval" || j.approved || j.rejected) return undefined;
-  const requestId = raiseRequest(s.env, s.scope, s.call, j.why);
+  const requestId = raiseRequest(s.env.policy, s.scope.session, s.call, j.why);
   return { requestId, ...(j.why ? { why: j.why } : {}) };
 }
