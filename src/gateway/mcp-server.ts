@@ -15,7 +15,7 @@
  * to localhost and MUST validate the Origin header against DNS rebinding).
  */
 import { randomUUID } from "node:crypto";
-import { serveStdio as serveStdioEras } from "@modelcontextprotocol/server/stdio";
+import { serveStdio as serveStdioEras, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, ProtocolError, Server } from "@modelcontextprotocol/server";
 import type { CallToolResult, RequestStateCodec, ServerContext, Tool } from "@modelcontextprotocol/server";
 import { McpServerSource } from "../mcp/index.js";
@@ -23,6 +23,7 @@ import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool } from "../tool/index.js";
 import { callDirect, type DirectOutcome } from "../surface/index.js";
+import { refusingDeepMessages } from "./deep.js";
 import { gatewayPerson } from "./person.js";
 import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
 import { APPROVE_TOOL_NAME, bashToolSpec, BASH_TOOL_NAME, directTools, loadKeptServers, runBashTool, type BashToolResult } from "../surface/index.js";
@@ -343,6 +344,6 @@ export async function serveStdio(shell: ToolShell, options: GatewayOptions & { s
       closing?.();
     };
     return server;
-  });
+  }, { transport: refusingDeepMessages(new StdioServerTransport()) }); // messages depth-checked as over HTTP (deep.ts)
   return { closed, close: () => handle.close() };
 }

@@ -15,7 +15,8 @@ import { codeRunner, codeVariable, isInertCommand } from "./inert-commands.js";
 import { StdinResolver, stdinOf, type StdinContext, type StdinSource } from "./stdin-source.js";
 import type { Turns } from "./turns.js";
 import { literalOf, newlines } from "./word-lines.js";
-import { ARITH_TEST, CODE_TEXT, DECLARING, HIDING, HOOK_FUNCTIONS, KNOWN_NODES, knownBeforeRun, NAME_TAKING, namesGiven, type FoundCall, type Node, type ScriptReading, type Value } from "./reader-terms.js";
+import { readNamesGiven } from "./name-taking.js";
+import { ARITH_TEST, CODE_TEXT, HIDING, HOOK_FUNCTIONS, KNOWN_NODES, knownBeforeRun, NAME_TAKING, namesGiven, type FoundCall, type Node, type ScriptReading, type Value } from "./reader-terms.js";
 
 export { literalOf };
 export type { FoundCall, ScriptReading, StdinSource };
@@ -32,7 +33,7 @@ class Reader {
   /** Command names run (`builtin`: named after `builtin`/`command`, so no function of that name runs). */
   private readonly commands: Array<{ name: string; line: number; builtin?: boolean }> = [];
   private readonly values = new Map<string, Value[]>();
-  private readonly assoc = new Set<string>();
+  readonly assoc = new Set<string>();
   /** Variables whose value is evaluated as arithmetic (or as a name): they must be known. */
   private readonly evaluated: Array<{ name: string; line: number; how: string; asName?: boolean }> = [];
   /** Characters of kept texts still allowed to be parsed (keeps deep nesting linear). */
@@ -52,7 +53,7 @@ class Reader {
   private readonly callDirect: boolean[] = [];
 
   /** Records why a call could be hidden; the first {@link MAX_HIDDEN} reasons are kept, the rest counted. */
-  private hide(why: string): void {
+  hide(why: string): void {
     if (this.hiddenSeen.has(why)) return;
     this.hiddenSeen.add(why);
     if (this.found.hidden.length < MAX_HIDDEN) this.found.hidden.push(why);
@@ -148,7 +149,7 @@ class Reader {
   }
 
   /** A variable is set: one the shell runs or looks commands up by hides what runs. */
-  private setting(name: string, line: number): void {
+  setting(name: string, line: number): void {
     const why = codeVariable(name);
     if (why) this.hide(`${why} (line ${line})`);
   }
@@ -169,7 +170,7 @@ class Reader {
     if (text.includes("[")) return this.readSubscript(text, line);
   }
 
-  private assign(name: string, value: Value): void {
+  assign(name: string, value: Value): void {
     const base = name.includes("[") ? name.slice(0, name.indexOf("[")) : name;
     const list = this.values.get(base) ?? [];
     list.push(value);
@@ -318,7 +319,7 @@ class Reader {
     }
     const reads: Array<Promise<void> | void> = [];
     // A name with a subscript (`declare 'a[x]=1'`, `unset 'a[x]'`) evaluates it as `a[x]=1` does: one rule.
-    if (NAME_TAKING.has(base)) reads.push(...namesGiven(base, lits).map((x) => this.readSubscript(x, line)), this.nameTaking(base, args, lits, line));
+    if (NAME_TAKING.has(base)) reads.push(...namesGiven(base, lits).map((x) => this.readSubscript(x, line)), readNamesGiven(this, base, args, lits, line));
     if (base === "test" || base === "[") lits.forEach((l, i) => void (i > 0 && (lits[i - 1] === "-v" || lits[i - 1] === "-R") && reads.push(this.nameOperand(lits[i - 1]!, args[i], line))));
     if (base === "exec" && own) this.hide(`exec changes the shell's stdin (line ${line})`);
     const runs = codeRunner(base, lits);
@@ -330,38 +331,6 @@ class Reader {
     }
     if (base === "let") reads.push(this.arithmeticWords(args, line));
     if (reads.length) return Promise.all(reads).then(() => {});
-  }
-
-  /**
-   * Builtins that take variable names: a name with a subscript holding code (`printf -v 'a[$(…)]'`)
-   * runs it; a name built at run time may; integer and reference variables evaluate what they get.
-   */
-  private nameTaking(base: string, args: unknown[], lits: Array<string | undefined>, line: number): void {
-    const flags = lits.filter((l): l is string => l !== undefined && l.startsWith("-"));
-    if (DECLARING.has(base) && flags.some((f) => /^-[a-zA-Z]*[in]/.test(f))) this.hide(`${base} ${flags.join(" ")}: integer and reference variables evaluate what is assigned (line ${line})`);
-    const isAssoc = DECLARING.has(base) && flags.some((f) => /^-[a-zA-Z]*A/.test(f));
-    lits.forEach((l, i) => {
-      if (l !== undefined) {
-        if (l.startsWith("-")) return;
-        const name = l.includes("=") ? l.slice(0, l.indexOf("=")) : l;
-        if (isAssoc) this.assoc.add(name);
-        if (CODE_TEXT.test(l) && (l.includes("[") || base === "let")) this.hide(`${base} '${l}' evaluates code in its text (line ${line})`);
-        if (base !== "test" && base !== "[" && base !== "printf" && base !== "wait") this.setting(name, line);
-        else if (base === "printf" && lits[i - 1] === "-v") this.setting(name, line);
-        if (DECLARING.has(base) && l.includes("=")) this.assign(name, { kind: "literal", text: l.slice(l.indexOf("=") + 1) });
-        else if (base === "read" || base === "mapfile" || base === "readarray" || base === "getopts" || (base === "printf" && lits[i - 1] === "-v")) this.assign(name, { kind: "unknown" });
-        return;
-      }
-      // A word built at run time: fine as a value (`local x="$1"`), not as a name.
-      const parts = ((args[i] as { parts?: Node[] }).parts ?? []) as Node[];
-      const head = parts[0]?.type === "Literal" ? String(parts[0].value) : "";
-      if (DECLARING.has(base) && /^[A-Za-z_][A-Za-z0-9_]*=/.test(head)) {
-        this.assign(head.slice(0, head.indexOf("=")), { kind: "unknown" });
-        this.setting(head.slice(0, head.indexOf("=")), line);
-      } else if (base === "printf" ? lits[i - 1] === "-v" : base !== "test" && base !== "[" && base !== "wait") {
-        this.hide(`${base} with a variable name built at run time (line ${line})`);
-      }
-    });
   }
 
   /** Settles what needs the whole script: commands found through PATH, variables evaluated as code. */

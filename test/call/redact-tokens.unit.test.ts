@@ -42,3 +42,11 @@ test("the tokenizer hands over string and number tokens only, each once, in orde
   rewriteJsonTokens(src, (t) => void strings.push(t));
   assert.deepEqual(strings, ['"a"', '"x\\"y"', '"b"', '"c"', '"7"', '"z"']);
 });
+
+test("a megabyte of hex-looking words, character references, escapes and line breaks is read in runs: the secret in hex at its end is redacted; control: the rest is unchanged", () => {
+  const red = createRedactor([SECRET]);
+  const noise = "de ad be ef &#65;&amp;\\u0041\\x41 0x7f:\n".repeat(25_000);
+  const hex = Buffer.from(SECRET).toString("hex");
+  assert.equal(red.text(`${noise}key ${hex} ok`), `${noise}key ${REDACTED} ok`);
+  assert.equal(red.text(noise), noise);
+});

@@ -2,11 +2,19 @@
  * The HTTP gateway depth-checks every JSON-RPC message by the rule of tool inputs and API bodies
  * (`refuseDeepInput`, 64 levels; docs/security.md → What each limit defends): a `tools/call`
  * whose `arguments` nest deeper answers a JSON-RPC error (-32602) naming the field, from a 2025
- * session and from a 2026-07-28 client alike, and the gateway goes on serving. The messages are
+ * session and from a 2026-07-28 client alike, over HTTP and over stdio, and the gateway goes on serving. The messages are
  * written by hand: a client's JSON.stringify would itself run out of stack on them.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { stopChild } from "../fixtures/child.js";
+import { eventually } from "../fixtures/eventually.js";
+import { tsxCommand } from "../fixtures/mcp/index.js";
+import { tempDir } from "../fixtures/temp.js";
 import { serveHttp } from "../../src/gateway/index.js";
 import { openHost } from "../../src/server/index.js";
 
@@ -57,4 +65,33 @@ test("a JSON-RPC message nested deeper than a tool's input may be answers a JSON
   const note = await fetch(gateway.url, { method: "POST", headers: legacy, body: `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${deep(100)}}}` });
   assert.equal(note.status, 400);
   assert.equal((await message(note)).error?.code, -32602);
+});
+
+test("over stdio too: a deep tools/call answers JSON-RPC -32602 on both eras, and the next call is served", async (t) => {
+  const dir = tempDir(t);
+  const config = path.join(dir, "toolshell.config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: {}, logDir: path.join(dir, "logs") }));
+  const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.ts");
+  for (const era of ["legacy", "modern"] as const) {
+    const cmd = tsxCommand(MAIN, ["mcp", "--config", config]);
+    const child = spawn(cmd.command, cmd.args, { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+    t.after(() => stopChild(child));
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.resume();
+    const answer = (id: number) => eventually(`${era}: the answer to ${id}`, () => out.split("\n").map((l) => (l.startsWith("{") ? JSON.parse(l) : undefined)).find((m) => m?.id === id));
+    const meta = era === "modern" ? `,${MODERN_META}` : "";
+    if (era === "legacy") {
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "deep", version: "1" } } }) + "\n");
+      await answer(1);
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+    }
+    child.stdin.write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo ran","x":${deep(100_000)}}${meta}}}\n`);
+    child.stdin.write(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo alive"}${meta}}}\n`);
+    const refused = await answer(2);
+    assert.equal(refused.error?.code, -32602, `${era}: ${JSON.stringify(refused).slice(0, 300)}`);
+    assert.equal(refused.error?.message, `"params.arguments" is nested more than 64 levels deep: send a flatter value`);
+    assert.equal((await answer(3)).result?.structuredContent?.stdout, "alive\n");
+    child.stdin.end();
+  }
 });
