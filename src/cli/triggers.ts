@@ -20,6 +20,7 @@
  */
 import type { Command } from "commander";
 import type { TriggerRecord, TriggerRunRecord } from "../store/index.js";
+import { waitedText } from "../server/run-waits.js";
 import type { CommonOptions } from "./commands.js";
 import { fail, jsonObject, print, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
 import { CliError } from "./cli-error.js";
@@ -46,7 +47,15 @@ function describe(t: Omit<TriggerRecord, "secret_hash">): string {
 
 function runRow(r: TriggerRunRecord): string[] {
   const ms = r.ended_at ? Date.parse(r.ended_at) - Date.parse(r.started_at) : undefined;
-  return [r.id, when(r.started_at), r.reason, r.status, ms === undefined ? "-" : `${ms} ms`, r.error ?? (r.request_id ? `needs approval: ${r.request_id}` : "")];
+  const waits = r.approvals?.length ? `waited for ${r.approvals.length} approval${r.approvals.length > 1 ? "s" : ""}` : "";
+  const note = r.error ?? (r.status === "stopped" && r.request_id ? `needs approval: ${r.request_id}` : "");
+  return [r.id, when(r.started_at), r.reason, r.status, ms === undefined ? "-" : `${ms} ms`, note || waits];
+}
+
+/** The approvals runs waited for, one line each below the table (the table cuts long notes). */
+function waitLines(runs: TriggerRunRecord[]): string {
+  const lines = runs.flatMap((r) => (r.approvals ?? []).map((a) => `${r.id}: ${waitedText(a)}\n`));
+  return lines.length ? `\n${lines.join("")}` : "";
 }
 
 /** CLI options as the fields of an API body (only those given). */
@@ -210,7 +219,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         if (!Number.isInteger(limit) || limit < 1) throw new CliError("invalid_input", `--limit takes a whole number ≥ 1, got ${JSON.stringify(o.limit)}`);
         const t = await triggerOf(store, a, key);
         const runs = await store.listTriggerRuns(t.id, { limit });
-        await print(o, { runs }, () => (runs.length ? table(["RUN", "STARTED", "REASON", "STATUS", "TOOK", "NOTE"], runs.map(runRow)) : `No runs of ${t.name} yet.\n`));
+        await print(o, { runs }, () => (runs.length ? table(["RUN", "STARTED", "REASON", "STATUS", "TOOK", "NOTE"], runs.map(runRow)) + waitLines(runs) : `No runs of ${t.name} yet.\n`));
       }),
     );
 }

@@ -81,6 +81,8 @@ export interface ApprovalRequest {
   status: "pending" | "answered";
   decision?: Decision;
   answered_at?: string;
+  /** Who answered, through which surface, when known (docs/sessions.md "Who acted"). */
+  answered_by?: { by: string; surface: string };
 }
 
 /**
@@ -199,7 +201,7 @@ export class ApprovalBook {
    * Records the person's answer to a request.
    * @throws Error when the id is unknown, the request was already answered, or the decision is not one of the four.
    */
-  answer(requestId: string, decision: Decision): ApprovalRequest {
+  answer(requestId: string, decision: Decision, actor?: { by: string; surface: string }): ApprovalRequest {
     // The decision first: a person who typed `maybe` learns the four answers, whatever the id.
     checkDecision(decision);
     const req = this.requests.get(requestId);
@@ -219,6 +221,7 @@ export class ApprovalBook {
     req.status = "answered";
     req.decision = decision;
     req.answered_at = new Date(this.now()).toISOString();
+    if (actor) req.answered_by = { by: actor.by, surface: actor.surface };
     this.changed();
     return req;
   }

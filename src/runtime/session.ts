@@ -195,7 +195,7 @@ export class Session implements CallSession {
     await this.ready;
     // Held like a shell call: the book is read as other replicas left it, and no shell call writes it meanwhile.
     return this.hold(this.host.timeoutMs, async () => {
-      const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision);
+      const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision, actor);
       // The step held for it, so its agent reads it may send it again (docs/sessions.md → Durable steps).
       const step = (await this.host.store?.listSteps?.(this.id, { status: "waiting_approval" }))?.find((s) => s.requestId === requestId);
       this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision, ...(step ? { step_id: step.stepId } : {}), ...(actor ? { by: actor.by, surface: actor.surface } : {}) });

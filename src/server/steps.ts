@@ -53,7 +53,10 @@ export interface StepView {
   attempt: number;
   result: unknown;
   request_id?: string;
+  /** When the first attempt started. */
   started_at: string;
+  /** When the latest attempt started, for a step that ran more than once. */
+  resumed_at?: string;
   ended_at?: string;
 }
 
@@ -79,7 +82,8 @@ function stepJson(s: StepRecord, answered: ReadonlySet<string>, known: ReadonlyM
     attempt: s.attempt,
     result: s.result,
     request_id: s.requestId,
-    started_at: s.startedAt,
+    started_at: s.firstStartedAt ?? s.startedAt,
+    ...(s.attempt > 1 && s.firstStartedAt && s.firstStartedAt !== s.startedAt ? { resumed_at: s.startedAt } : {}),
     ended_at: s.endedAt,
   };
 }

@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import { withOrigin, type ShellResult, type ToolShell } from "../runtime/index.js";
 import { SCRIPTS_SOURCE } from "../scripts/index.js";
-import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
+import type { RunApproval, Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import { fillTemplates } from "./template.js";
 
 /** What the wake-agent callback receives. */
@@ -77,6 +77,22 @@ export function nextDue(cron: string, timezone?: string): Date | null {
   }
 }
 
+/** What the approval a stopped run waited for says: who answered, how, and how long it took. */
+async function waitedFor(r: TriggerRunner, sessionId: string, requestId: string): Promise<RunApproval> {
+  const q = (await r.store.approvalBook(sessionId)).get(requestId);
+  if (!q) return { request_id: requestId, tool: "", asked_at: "" };
+  const waited = q.answered_at ? Date.parse(q.answered_at) - Date.parse(q.created_at) : undefined;
+  return {
+    request_id: requestId,
+    tool: q.tool,
+    ...(q.decision ? { decision: q.decision } : {}),
+    ...(q.answered_by ? { by: q.answered_by.by, surface: q.answered_by.surface } : {}),
+    asked_at: q.created_at,
+    ...(q.answered_at ? { answered_at: q.answered_at } : {}),
+    ...(waited !== undefined && waited >= 0 ? { waited_ms: waited } : {}),
+  };
+}
+
 /**
  * Runs trigger `triggerId` once and resolves with the finished run (status `ok`, `failed` or
  * `stopped`). A run id already recorded as `running` is a run that its process did not finish:
@@ -105,7 +121,7 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     session_id: triggerSessionId(t),
     payload,
     started_at: started,
-    ...(resuming ? { resumed_at: [...(earlier.resumed_at ?? []), new Date(r.now()).toISOString()] } : {}),
+    ...(resuming ? { resumed_at: [...(earlier.resumed_at ?? []), new Date(r.now()).toISOString()], approvals: [...(earlier.approvals ?? []), await waitedFor(r, triggerSessionId(t), req.resume!)] } : {}),
   };
   delete run.ended_at;
   // A disabled trigger runs nothing: a delivery or a due time accepted before it was disabled

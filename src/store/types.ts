@@ -123,7 +123,23 @@ export interface TriggerRunRecord {
   started_at: string;
   /** When the run went on after each answer it stopped for (docs/sessions.md → Triggers). */
   resumed_at?: string[];
+  /** Each approval the run waited for, in order: who answered, how, and how long it waited. */
+  approvals?: RunApproval[];
   ended_at?: string;
+}
+
+/** An approval a trigger run waited for (docs/sessions.md → Triggers). */
+export interface RunApproval {
+  request_id: string;
+  tool: string;
+  decision?: string;
+  /** Who answered and through which surface (`api`, `console`, `cli`, …), when known. */
+  by?: string;
+  surface?: string;
+  asked_at: string;
+  answered_at?: string;
+  /** From the question to the answer, in milliseconds. */
+  waited_ms?: number;
 }
 
 /**

@@ -3,7 +3,7 @@
  * `toolshell serve` replicas on one real PostgreSQL. A step running on A names A (its id, host
  * and pid) in the API's step data and on the console's session page; once A is killed with
  * SIGKILL and its heartbeat goes stale, both say "replica gone" instead of "running", with what to
- * do; sent again to B, the step runs there and names B.
+ * do; sent again to B, the step runs there, and "Started" stays the first attempt's start.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -14,6 +14,8 @@ interface Step {
   step_id: string;
   status: string;
   note?: string;
+  started_at: string;
+  resumed_at?: string;
   replica?: { id: string; live: boolean; host?: string; pid?: number; url?: string; seen_at?: string };
 }
 
@@ -78,6 +80,14 @@ test("a running step names its replica; killed, the step shows replica gone in t
   assert.equal(done?.status, "completed");
   assert.equal(done?.replica, undefined, "a completed step names no holder");
   assert.deepEqual(d.lines(), ["A n1", "A hang", "B hang"]);
+  // "Started" is the first attempt's start (on A); the run on B is shown beside it.
+  assert.equal(done?.started_at, running.started_at);
+  assert.ok(done?.resumed_at && Date.parse(done.resumed_at) > Date.parse(done.started_at), JSON.stringify(done));
+  await page.reload();
+  await row.locator('[data-status="completed"]').or(row).waitFor();
+  const started = await row.locator('td[data-label="Started"]').innerText();
+  assert.match(started, /latest run/);
+  assert.equal(await row.locator('td[data-label="Started"] time').first().getAttribute("datetime"), running.started_at);
 });
 
 test("the console's Servers page lists the live replicas; a killed one drops out", async (t) => {

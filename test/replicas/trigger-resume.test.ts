@@ -13,7 +13,13 @@ import { launchChromium } from "../fixtures/chromium.js";
 import { api, CLI, deployment, TOKEN, until, type Deployment, type Replica } from "./helpers.js";
 
 
-type Run = { id: string; status: string; request_id?: string; result?: { stdout?: string } };
+type Run = {
+  id: string;
+  status: string;
+  request_id?: string;
+  result?: { stdout?: string };
+  approvals?: Array<{ request_id: string; tool: string; decision?: string; by?: string; surface?: string; asked_at: string; answered_at?: string; waited_ms?: number }>;
+};
 type Pending = { id: string; session_id: string; input: Record<string, unknown>; tool_call_id: string };
 
 async function pendingOf(r: Replica, session: string): Promise<Pending[]> {
@@ -101,6 +107,35 @@ async function refundCase(d: Deployment, a: Replica, b: Replica, t?: TestContext
   assert.deepEqual(await pendingOf(b, session), []);
   // One run, not a run per answer.
   assert.equal(((await api(a, "GET", `/v1/agents/default/triggers/${id}/runs`)).json.runs as Run[]).length, 1);
+  // Its history records each approval it waited for: which, the answer, who gave it and how, how long.
+  assert.deepEqual(
+    done.approvals?.map((w) => [w.request_id, w.tool, w.decision, w.surface]),
+    [
+      [card1.id, "tools refund", "allow", "api"],
+      [card2.id, "tools refund", "allow", t ? "console" : "api"],
+    ],
+    JSON.stringify(done.approvals),
+  );
+  for (const w of done.approvals!) {
+    assert.ok(w.by, JSON.stringify(w));
+    assert.equal(w.waited_ms, Date.parse(w.answered_at!) - Date.parse(w.asked_at));
+  }
+  const cli = await promisify(execFile)(process.execPath, [CLI, "triggers", "runs", "refunds", "--no-daemon", "--config", d.config], { cwd: d.dir, env: { ...process.env, TOOLSHELL_TEST_LOG: d.log } });
+  const by = done.approvals![0].by!;
+  assert.ok(cli.stdout.includes(`for approval of tools refund: allow by ${by} (api)`), cli.stdout);
+  assert.match(cli.stdout, /waited \d+ (ms|s) for approval/);
+  if (t) {
+    const browser = await launchChromium(t);
+    const page = await browser.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(a.url + "/login?next=/triggers");
+    await page.getByLabel("API token").fill(TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const waits = page.locator(`#trigger-${id} .run-wait`);
+    await waits.first().waitFor();
+    assert.equal(await waits.count(), 2);
+    assert.match(await waits.nth(1).innerText(), /^waited \d+ (ms|s) for approval of tools refund: allow by .+ \(console\)$/);
+  }
 }
 
 test("SQLite, one serve: a trigger run stopped for approval resumes on the answer, and a completed refund is never made twice", async (t) => {

@@ -4,6 +4,7 @@
  *
  * See README → Console; docs/sessions.md → Saved scripts, Triggers.
  */
+import { waitedText } from "../../run-waits.js";
 import { diffLines } from "diff";
 import type { FC } from "hono/jsx";
 import type { ScriptRecord, ScriptVersion, TriggerRecord, TriggerRunRecord } from "../../../store/index.js";
@@ -234,6 +235,11 @@ export const TriggerList: FC<{ triggers: Array<{ trigger: Omit<TriggerRecord, "s
                 <li>
                   <Status kind={runKind(r.status)} text={r.status} /> <Time at={r.started_at} /> ({r.reason}){" "}
                   <a href={`/sessions/${encodeURIComponent(r.session_id)}`}>timeline</a>
+                  {(r.approvals ?? []).map((a) => (
+                    <p class="run-wait" data-request={a.request_id}>
+                      {waitedText(a)}
+                    </p>
+                  ))}
                   <RunFailure run={r} />
                 </li>
               ))}

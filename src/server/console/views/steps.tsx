@@ -68,6 +68,12 @@ export const StepList: FC<{ steps: StepView[] }> = ({ steps }) =>
                   <td data-label="Runs">{s.attempt}</td>
                   <td data-label="Started">
                     <Time at={s.started_at} />
+                    {s.resumed_at ? (
+                      <span class="more step-resumed">
+                        {" "}
+                        · latest run <Time at={s.resumed_at} />
+                      </span>
+                    ) : null}
                   </td>
                   <td data-label="Ended">
                     <Time at={s.ended_at} />
