@@ -36,7 +36,7 @@ export function openApiDocument(): Record<string, unknown> {
           requestBody: body({ type: "object", properties: { id: { type: "string" }, agent_id: { type: "string", default: "default" }, metadata: { type: "object" } } }),
           responses: { "201": json(ref("Session"), "Created"), "409": err("A session with this id exists"), ...common },
         },
-        get: { summary: "List sessions, newest first", parameters: [query("agent_id", { type: "string" }, "Only this agent's"), query("limit", { type: "integer" }, "At most this many (≤ 1000)")], responses: { "200": json({ type: "object", properties: { sessions: { type: "array", items: ref("Session") } } }), ...common } },
+        get: { summary: "List sessions, last active first", parameters: [query("agent_id", { type: "string" }, "Only this agent's"), query("limit", { type: "integer" }, "At most this many (≤ 1000)")], responses: { "200": json({ type: "object", properties: { sessions: { type: "array", items: ref("Session") } } }), ...common } },
       },
       "/v1/sessions/{id}": {
         get: { summary: "One session", parameters: [pathParam("id", "Session id")], responses: { "200": json(ref("Session")), "404": err("No such session"), ...common } },

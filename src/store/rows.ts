@@ -50,6 +50,9 @@ export function sessionMetadata(r: Row): Record<string, unknown> {
   return { agent_id: r.agent_id, ...parse<Record<string, unknown>>(r.metadata, {}) };
 }
 
+/** How sessions are listed: last active first (`updated_at` moves with every appended event). */
+export const SESSIONS_ORDER = "ORDER BY updated_at DESC, created_at DESC";
+
 /** A `steps` row as a StepRecord (src/runtime/durable.ts). */
 export function stepRow(r: Row): StepRecord {
   return {

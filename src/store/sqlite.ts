@@ -23,7 +23,7 @@ import { PendingCalls, type PendingCall } from "./pending.js";
 import { ratingRow, StoredRatings } from "./ratings.js";
 import {
   agentOf, bookOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, now, parse,
-  requestRows, scriptRecord, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
+  requestRows, scriptRecord, SESSIONS_ORDER, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
 } from "./rows.js";
 import { prepareStatements } from "./statements.js";
 import {
@@ -115,8 +115,8 @@ export class SqliteStore implements Store {
   async listSessions(options: { agentId?: string; limit?: number } = {}): Promise<SessionRecord[]> {
     const limit = options.limit ?? 1000;
     const rows = (options.agentId
-      ? this.db.prepare("SELECT * FROM sessions WHERE agent_id = ? ORDER BY created_at DESC LIMIT ?").all(options.agentId, limit)
-      : this.db.prepare("SELECT * FROM sessions ORDER BY created_at DESC LIMIT ?").all(limit)) as Row[];
+      ? this.db.prepare(`SELECT * FROM sessions WHERE agent_id = ? ${SESSIONS_ORDER} LIMIT ?`).all(options.agentId, limit)
+      : this.db.prepare(`SELECT * FROM sessions ${SESSIONS_ORDER} LIMIT ?`).all(limit)) as Row[];
     return rows.map((r) => sessionRow(r));
   }
 
@@ -147,6 +147,7 @@ export class SqliteStore implements Store {
 
   private insertEvent(e: SessionEvent): void {
     this.st.insertEvent.run(...eventColumns(e));
+    this.st.activeAt.run(e.at, e.session_id, e.at);
   }
 
   private insertCall(p: PendingCall): void {

@@ -17,6 +17,7 @@ export function prepareStatements(db: SqlDatabase): Record<string, SqlStatement>
     putFile: p("INSERT OR REPLACE INTO session_files (session_id, path, kind, mode, content, target, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
     delFile: p("DELETE FROM session_files WHERE session_id = ? AND path = ?"),
     insertEvent: p("INSERT INTO events (session_id, type, tool_call_id, at, data) VALUES (?, ?, ?, ?, ?)"),
+    activeAt: p("UPDATE sessions SET updated_at = ? WHERE id = ? AND updated_at < ?"),
     events: p("SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
     getStep: p("SELECT * FROM steps WHERE session_id = ? AND step_id = ?"),
     upsertStep: p(`INSERT INTO steps (session_id, step_id, kind, tool_call_id, request_hash, request, status, attempt, started_at, first_started_at, holder)

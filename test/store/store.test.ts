@@ -95,6 +95,23 @@ test(name("a completed nested call is written together with its event, and only 
   await store.close();
 });
 
+test(name("sessions are listed last active first: an appended event moves its session's updated_at"), async (t) => {
+  const store = await kind.open(await kind.location(t));
+  for (const id of ["old", "new"]) await store.openSession({ id, metadata: { agent_id: "a" }, files: { fs: createEngine().fs, exclude: [] } });
+  const at = (s: number) => `2999-01-01T00:00:0${s}.000Z`;
+  const order = async () => {
+    await kind.flush(store);
+    return (await store.listSessions({})).map((s) => [s.id, s.updated_at]);
+  };
+  store.appendEvent({ type: "approval.answered", session_id: "new", at: at(1) } as never);
+  store.appendEvent({ type: "approval.answered", session_id: "old", at: at(2) } as never);
+  assert.deepEqual(await order(), [["old", at(2)], ["new", at(1)]]);
+  store.appendEvent({ type: "approval.answered", session_id: "new", at: at(3) } as never);
+  assert.deepEqual(await order(), [["new", at(3)], ["old", at(2)]]);
+  assert.deepEqual((await store.listSessions({ agentId: "a" })).map((s) => s.id), ["new", "old"]);
+  await store.close();
+});
+
 test(name("events keep their order and page by seq; the timeline puts nested calls under their shell call"), async (t) => {
   const store = await kind.open(kind.name === "sqlite" ? ":memory:" : await kind.location(t));
   const at = "2026-01-01T10:00:00.000Z";

@@ -18,7 +18,7 @@ import type { Pool, PoolClient } from "pg";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
 import { diffTree, readTree, syncTree, writeTree, type FileEntry } from "../files.js";
 import { PendingCalls, type PendingCall } from "../pending.js";
-import { agentOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, now, sessionMetadata, sessionRow, stepRow, type Row } from "../rows.js";
+import { agentOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, now, SESSIONS_ORDER, sessionMetadata, sessionRow, stepRow, type Row } from "../rows.js";
 import { DEFAULT_AGENT, type SessionRecord, type StoredEvent } from "../types.js";
 import { FenceError, type Leases } from "./lease.js";
 import { inTransaction, type WriteQueue } from "./queue.js";
@@ -59,8 +59,8 @@ export class SessionData {
   async listSessions(options: { agentId?: string; limit?: number }): Promise<SessionRecord[]> {
     const limit = options.limit ?? 1000;
     const r = options.agentId
-      ? await this.pool.query("SELECT * FROM sessions WHERE agent_id = $1 ORDER BY created_at DESC LIMIT $2", [options.agentId, limit])
-      : await this.pool.query("SELECT * FROM sessions ORDER BY created_at DESC LIMIT $1", [limit]);
+      ? await this.pool.query(`SELECT * FROM sessions WHERE agent_id = $1 ${SESSIONS_ORDER} LIMIT $2`, [options.agentId, limit])
+      : await this.pool.query(`SELECT * FROM sessions ${SESSIONS_ORDER} LIMIT $1`, [limit]);
     return r.rows.map((x: Row) => sessionRow(x));
   }
 
@@ -128,6 +128,7 @@ export class SessionData {
         if (!stale) await insertCall(c, pend);
       }
       await c.query("INSERT INTO events (session_id, type, tool_call_id, at, data) VALUES ($1, $2, $3, $4, $5)", cols);
+      await c.query("UPDATE sessions SET updated_at = $1 WHERE id = $2 AND updated_at < $1", [event.at, event.session_id]);
     });
   }
 
