@@ -236,6 +236,12 @@ export function waitingRequestId(result: ShellResult): string | undefined {
   return s && s.reason === "needs_approval" ? s.request_id : undefined;
 }
 
+/** Every request a step stopped on: the one it waits on and those under `also_needs_approval`; an answer to any of them names the step (docs/deployment.md). */
+export function heldRequestIds(step: StepRecord): string[] {
+  const stopped = (step.result as ShellResult | undefined)?.tools?.stopped;
+  return [...(step.requestId ? [step.requestId] : []), ...(stopped?.also_needs_approval ?? []).map((o) => o.request_id)];
+}
+
 /** What the step logic needs from a session. */
 export interface DurableSessionView {
   readonly id: string;

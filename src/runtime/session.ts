@@ -11,7 +11,7 @@ import type { ApprovalRequest, Decision } from "../policy/index.js";
 import { errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
 import { createSessionEngine } from "./engine-choice.js";
 import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
-import { notAskedAgain, runShellStep, runStep, type DurableRun, type DurableSessionView, type HeldAnswer } from "./durable.js";
+import { heldRequestIds, notAskedAgain, runShellStep, runStep, type DurableRun, type DurableSessionView, type HeldAnswer } from "./durable.js";
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
 import { authOf, openerOf, ownerRefusal, parentsOf, type SessionOpener, type SessionOwnerError } from "./lineage.js";
@@ -197,7 +197,7 @@ export class Session implements CallSession {
     return this.hold(this.host.timeoutMs, async () => {
       const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision, actor);
       // The step held for it, so its agent reads it may send it again (docs/sessions.md → Durable steps).
-      const step = (await this.host.store?.listSteps?.(this.id, { status: "waiting_approval" }))?.find((s) => s.requestId === requestId);
+      const step = (await this.host.store?.listSteps?.(this.id, { status: "waiting_approval" }))?.find((s) => heldRequestIds(s).includes(requestId));
       this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision, ...(step ? { step_id: step.stepId } : {}), ...(actor ? { by: actor.by, surface: actor.surface } : {}) });
       return req;
     });

@@ -229,4 +229,28 @@ test(name("session.step records any unit of work: completed once, never run agai
   await assert.rejects(b.session("s").step("direct-1", { tool: "y" }, work), /another request/);
   await b.close();
 });
+
+test(name("an answer to any request a held step asked names the step, the second answered first (docs/deployment.md)"), async (t) => {
+  const db = await kind.location(t);
+  const tools = {
+    wire_money: defineTool({
+      description: "Wires money.",
+      inputSchema: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
+      approval: always(),
+      execute: ({ amount }) => ({ wired: amount }),
+    }),
+  };
+  const host = await openHost({ store: db, tools });
+  t.after(() => host.close());
+  const session = host.session("two");
+  const first = await session.bash("tools wire-money amount=5\ntools wire-money amount=6", { stepId: "turn-1/bash-1" });
+  const stopped = first.tools?.stopped;
+  assert.equal(stopped?.before_start, true);
+  const second = stopped?.also_needs_approval?.[0]?.request_id;
+  assert.ok(stopped?.request_id && second, JSON.stringify(stopped));
+  await session.answer(second, "allow");
+  await session.answer(stopped.request_id, "allow");
+  const answered = session.events.filter((e) => e.type === "approval.answered") as Array<{ request_id?: string; step_id?: string }>;
+  assert.deepEqual(answered.map((e) => [e.request_id, e.step_id]), [[second, "turn-1/bash-1"], [stopped.request_id, "turn-1/bash-1"]]);
+});
 }
