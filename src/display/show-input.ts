@@ -299,8 +299,9 @@ export function showName(name: string): { text: string; warnings: string[] } {
 
 /**
  * Adds `display` — `showInput(input, { pretty: true })` — to each approval request, keeping
- * `input` raw (the API's `pending` entries and `toolshell approvals`).
+ * `input` raw, and leaves out the internal `subject` (the command bound to its server's identity):
+ * the API's `pending` entries as the OpenAPI document's `ApprovalRequest` lists them.
  */
-export function withDisplay<T extends { input: unknown }>(requests: readonly T[]): Array<T & { display: ShownInput }> {
-  return requests.map((r) => ({ ...r, display: showInput(r.input, { pretty: true }) }));
+export function withDisplay<T extends { input: unknown; subject?: string }>(requests: readonly T[]): Array<Omit<T, "subject"> & { display: ShownInput }> {
+  return requests.map(({ subject: _subject, ...r }) => ({ ...r, display: showInput(r.input, { pretty: true }) }));
 }

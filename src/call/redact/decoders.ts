@@ -98,3 +98,61 @@ export function unwrap(s: string, re: RegExp, replacement: string): string {
   }
   return from === 0 ? s : out + s.slice(from);
 }
+
+/** Whether the character code `c` is in the base64 alphabet (RFC 4648 §4 and §5), padding aside. */
+const inBase64 = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 45 || c === 95;
+const blank = (c: string | undefined): boolean => c === " " || c === "\t";
+
+/**
+ * Where base64 wrapped over two or more lines sits in `s` (RFC 2045 §6.8), as `[start, end)`
+ * pairs: a block may start after text on its first line, at any wrap width, with CRLF or LF
+ * line ends and indented lines; its last line may carry `=` padding and text after it. One pass
+ * over `s` by hand: a regular expression over repeated lines overflows the stack on megabytes.
+ */
+export function wrappedBase64(s: string): Array<[number, number]> {
+  const blocks: Array<[number, number]> = [];
+  let start = -1;
+  let end = 0;
+  let lines = 0;
+  const close = (): void => {
+    if (start >= 0 && lines >= 2) blocks.push([start, end]);
+    start = -1;
+  };
+  for (let i = 0; i <= s.length; ) {
+    const nl = s.indexOf("\n", i);
+    const lineEnd = nl < 0 ? s.length : nl;
+    let e = lineEnd;
+    while (e > i && (s[e - 1] === "\r" || blank(s[e - 1]))) e--;
+    let b = i;
+    while (b < e && blank(s[b])) b++;
+    let r = b;
+    while (r < e && inBase64(s.charCodeAt(r))) r++;
+    let p = r;
+    while (p < e && p - r < 2 && s[p] === "=") p++;
+    let from = i;
+    if (start >= 0) {
+      if (r > b) {
+        lines++;
+        end = p;
+      }
+      if (r === b || p !== e || p !== r) {
+        close();
+        from = r > b ? p : i;
+      }
+    }
+    if (start < 0) {
+      // A block starts with the run of base64 that ends a line.
+      let t = e;
+      while (t > from && inBase64(s.charCodeAt(t - 1))) t--;
+      if (e - t >= 4) {
+        start = t;
+        end = e;
+        lines = 1;
+      }
+    }
+    i = lineEnd + 1;
+  }
+  close();
+  return blocks;
+}

@@ -11,7 +11,6 @@ export const MIN_SECRET_LENGTH = 8;
 
 export const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
 export const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 export const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 export const PRINTABLE = /^[^\p{Cc}\uFFFD]*$/u;
@@ -20,8 +19,18 @@ export const PRINTABLE = /^[^\p{Cc}\uFFFD]*$/u;
 export const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+!*'()-])+/g;
 /** A JSON escape (`\uXXXX`, or a backslash and one character). */
 export const JSON_ESCAPE = /\\u([0-9A-Fa-f]{4})|\\[\s\S]/g;
-/** Base64 wrapped over two or more lines, from a line's start (so a long line is scanned once). */
-export const WRAPPED_BASE64 = /^(?:[A-Za-z0-9+/]{16,}\r?\n)+[A-Za-z0-9+/]*={0,2}/gm;
+const BASE64_TEXT = /^[A-Za-z0-9+/]*(={0,2})$/;
+
+/**
+ * Whether `s` is base64 (RFC 4648 §4): the alphabet, then `=` padding to a group of four, or an
+ * unpadded tail of two or three characters. Checked by length, not by a regular expression over
+ * repeated groups, which overflows the stack on megabytes of text.
+ */
+export function isBase64(s: string): boolean {
+  const m = BASE64_TEXT.exec(s);
+  if (!m) return false;
+  return m[1]!.length ? s.length % 4 === 0 : s.length % 4 !== 1;
+}
 
 /** Percent-escapes decoded as UTF-8 bytes (a malformed sequence decodes to U+FFFD, never throws). */
 export function percentDecoded(s: string): string {
@@ -47,8 +56,8 @@ export function base64Cores(secret: string | Buffer): string[] {
 
 /** `s` decoded from base64 (standard or URL-safe) when it is base64 of printable UTF-8 text. */
 export function decodedBase64(s: string): string | undefined {
-  if (s.length < MIN_SECRET_LENGTH || !(BASE64.test(s) || BASE64URL.test(s))) return undefined;
-  const bytes = Buffer.from(s, BASE64.test(s) ? "base64" : "base64url");
+  if (s.length < MIN_SECRET_LENGTH || !(isBase64(s) || BASE64URL.test(s))) return undefined;
+  const bytes = Buffer.from(s, isBase64(s) ? "base64" : "base64url");
   const text = bytes.toString("utf8");
   return PRINTABLE.test(text) && Buffer.from(text, "utf8").equals(bytes) ? text : undefined;
 }

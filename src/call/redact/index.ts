@@ -7,8 +7,8 @@
  * surface; sessions apply it to events and shell results. See docs/security.md ("Secrets").
  */
 import type { ToolOutput } from "../../tool/index.js";
-import { alternation, base64Cores, BASE64, BASE64URL, formsOf, JSON_ESCAPE, NUMBER, PERCENT_RUN, percentDecoded, WRAPPED_BASE64 } from "./encodings.js";
-import { ENTITY_RUN, entitiesDecoded, ESCAPE_RUN, escapesDecoded, HEX_RUN, hexBytes, unwrap } from "./decoders.js";
+import { alternation, base64Cores, BASE64URL, formsOf, isBase64, JSON_ESCAPE, NUMBER, PERCENT_RUN, percentDecoded } from "./encodings.js";
+import { ENTITY_RUN, entitiesDecoded, ESCAPE_RUN, escapesDecoded, HEX_RUN, hexBytes, unwrap, wrappedBase64 } from "./decoders.js";
 import { rewriteJsonTokens } from "./tokenizer.js";
 
 export { MIN_SECRET_LENGTH } from "./encodings.js";
@@ -89,7 +89,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   const blob = (s: string): string => {
     if (!bytesRe || s.length < 12) return s;
     const compact = s.replace(/\s+/g, "");
-    const url = !BASE64.test(compact);
+    const url = !isBase64(compact);
     if (url && !BASE64URL.test(compact)) return s;
     const latin1 = Buffer.from(compact, url ? "base64url" : "base64").toString("latin1");
     bytesRe.lastIndex = 0;
@@ -128,11 +128,21 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     out = out.replace(HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) ? REDACTED : run));
     if (out.includes("\n")) {
       out = unwrap(out, re, REDACTED);
-      out = out.replace(WRAPPED_BASE64, (block) => {
-        const compact = block.replace(/\s+/g, "");
-        const b = blob(compact);
-        return b === compact ? block : b;
-      });
+      // A block may start after text on its line, so the characters before it in the same word
+      // are tried as part of it and not (the four alignments of a base64 group).
+      let wrapped = "";
+      let from = 0;
+      for (const [start, end] of wrappedBase64(out)) {
+        const compact = out.slice(start, end).replace(/\s+/g, "");
+        for (let k = 0; k < 4; k++) {
+          const b = blob(compact.slice(k));
+          if (b === compact.slice(k)) continue;
+          wrapped += out.slice(from, start) + compact.slice(0, k) + b;
+          from = end;
+          break;
+        }
+      }
+      if (from) out = wrapped + out.slice(from);
     }
     return out;
   };
