@@ -20,7 +20,7 @@
  */
 import type { Command } from "commander";
 import type { TriggerRecord, TriggerRunRecord } from "../store/index.js";
-import { waitedText } from "../server/run-waits.js";
+import { waitedText } from "../display/run-waits.js";
 import type { CommonOptions } from "./commands.js";
 import { fail, jsonObject, print, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
 import { CliError } from "./cli-error.js";

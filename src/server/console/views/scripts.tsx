@@ -4,7 +4,7 @@
  *
  * See README → Console; docs/sessions.md → Saved scripts, Triggers.
  */
-import { waitedText } from "../../run-waits.js";
+import { waitedText } from "../../../display/run-waits.js";
 import { diffLines } from "diff";
 import type { FC } from "hono/jsx";
 import type { ScriptRecord, ScriptVersion, TriggerRecord, TriggerRunRecord } from "../../../store/index.js";
