@@ -86,6 +86,12 @@ export interface CallScope {
   replay?(index: number, command: string, givenKey: string): Replayed | ResumedTask | undefined;
   /** Keeps the upstream task a running call was answered with, so a later attempt re-attaches to it (durable steps). */
   recordTask?(call: ToolCall, taskId: string): void;
+  /**
+   * Marks a call a one-off `allow` let through as started, before the tool runs (durable steps):
+   * an attempt that dies while it is in flight leaves the mark. A promise settles once the mark is
+   * written (never rejects): the tool runs after it.
+   */
+  recordStart?(call: ToolCall): void | Promise<void>;
   /** Keeps the outcome (the stop report's `done` list, the durable record). */
   record?(state: CallState): void;
   /**

@@ -48,6 +48,7 @@ export async function listApprovals(host: Host, options: { session?: string; jso
       ...(r.scripts?.length ? [`  in saved scripts ${r.scripts.map((s) => `${showName(s.name).text}@${s.version}`).join(" > ")}`] : []),
       ...display.text.split("\n").map((l, i) => (i ? `  ${l}` : `  input ${l}`)),
       ...[...tool.warnings, ...describeFlags(display.flags)].map((w) => `  warning: ${w}`),
+      ...(d.in_flight ? [`  warning: ${showName(d.in_flight.warning).text}`] : []),
       ...(d.already_ran ? [`  already ran${d.already_ran.at ? ` at ${d.already_ran.at}` : ""}: this exact call (same tool, same input); allowing it runs it again`] : []),
       ...d.ran_before.map((c) => `  ran before this stop: ${ran(c)}`),
       `  ${d.scope.allow_always}`,

@@ -19,6 +19,11 @@ export interface Judgement {
   message?: string;
   /** True when an approval answer (allow / allow_always) covers this call; it runs. */
   approved?: boolean;
+  /**
+   * True when that answer is a one-off `allow`, spent on this call: the same call asks again the
+   * next time it is made (a durable step marks such a call as started before it runs).
+   */
+  oneOff?: boolean;
   /** True when an answer (reject / reject_always) refuses it: `denied`. */
   rejected?: boolean;
 }

@@ -295,7 +295,7 @@ export class Policy implements CallJudge {
     const allowed = allowSubject(subject, definitionHash(call.tool));
     if (book.allowsAlways(allowed, scope, only)) return { risk: "needs_approval", why: a.why, approved: true };
     const granted = consume ? book.useGrant(allowed, call.given, scope, only) : book.hasGrant(allowed, call.given, scope, only);
-    if (granted) return { risk: "needs_approval", why: a.why, approved: true };
+    if (granted) return { risk: "needs_approval", why: a.why, approved: true, oneOff: true };
     return { risk: "needs_approval", why: a.why, message: a.message };
   }
 

@@ -19,6 +19,10 @@
  *   `allow` is spent on it as on any call; after a one-off `reject` it answers `denied` by that
  *   answer, and the session's one-off refusal waits for the same call's next try, as it does where
  *   no step resumes (the person said no to the call; the agent trying it again is refused too).
+ * - A call let through by a one-off `allow` is marked as started before it runs (`RecordedCall.started`):
+ *   when its attempt dies with the call in flight, the mark stays, the call is judged and asked
+ *   again on the next attempt (the answer was spent), and the card of that request says the call
+ *   may already have run upstream (docs/sessions.md → The approval card).
  *
  * The runtime defines this port; `store/` implements it (layering rule of docs/architecture.md).
  *
@@ -26,9 +30,10 @@
  */
 import { createHash } from "node:crypto";
 import type { IFileSystem } from "just-bash";
-import type { Replayed, ResumedTask, SessionEventInput } from "../call/index.js";
+import type { SessionEventInput } from "../call/index.js";
 import { canonicalJson, type Decision } from "../policy/index.js";
 import type { ToolOutput } from "../tool/index.js";
+import { createReplayer, replayable, replayedCalls, type Replayer } from "./replay.js";
 import type { DoneCall, SessionEvent, ShellResult } from "./types.js";
 
 /** A nested call that completed inside a shell-call step, kept to replay it. */
@@ -52,6 +57,22 @@ export interface RecordedCall {
    * not completed (`output` is empty); a later attempt follows this task instead of calling again.
    */
   task?: string;
+  /**
+   * Set on the mark of a call that started and has not completed: a call a person let through
+   * with a one-off `allow` is marked as it starts, before the tool runs (its `output` is empty). The
+   * completed call's record replaces the mark; a call that ends without completing (failed,
+   * stopped) keeps it with `ended`. A mark with no `ended` is a call that was in flight when its
+   * attempt died: it may have run upstream, and the card of the same call asked again says so
+   * (docs/sessions.md → Durable steps). A later attempt never replays a mark.
+   */
+  started?: {
+    /** When the call started (ISO time). */
+    at: string;
+    /** The replica that ran it (the store's `holder`), when one did. */
+    replica?: string;
+    /** When it ended without completing (ISO time). */
+    ended?: string;
+  };
 }
 
 /** Where a step is. */
@@ -127,12 +148,14 @@ export interface SessionStore {
   nextShellCall?(sessionId: string): Promise<number>;
   /**
    * Keeps a completed nested call of a running shell step (written with its event). A call still
-   * following an upstream task (`task` set) is written at once, without an event: a process that
-   * dies while the task runs leaves the task for the next attempt; the call's completed record
-   * replaces it.
+   * following an upstream task (`task` set), and the mark of a call that started (`started` set),
+   * are written at once, without an event: a process that dies while the call runs leaves them for
+   * the next attempt; the call's completed record replaces them. For those, a store whose writes
+   * are queued (PostgreSQL) returns a promise that settles once the write is done (it never
+   * rejects), so the caller can wait for the mark before the tool runs.
    */
-  recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void;
-  /** Completed nested calls of a shell call, by index. */
+  recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void | Promise<void>;
+  /** The nested calls of a shell call recorded so far (completed, following a task, or marked as started), by index. */
   recordedCalls(sessionId: string, toolCallId: string): Promise<RecordedCall[]>;
   /** Ends a step: status, result and the session's files, in one transaction. */
   endStep(end: { sessionId: string; stepId: string; status: StepStatus; result: unknown; requestId?: string; files: SessionFiles }): Promise<void>;
@@ -159,69 +182,9 @@ export interface SessionLease {
   release(): Promise<void>;
 }
 
-/** Replays the recorded calls of an earlier attempt, in order, until the script diverges. */
-export interface Replayer {
-  /**
-   * The recorded call at `index` when it matches `command` and the given input's canonical JSON
-   * (the upstream task it was following, when it had not completed); else undefined (and replay ends).
-   */
-  take(index: number, command: string, givenKey: string): Replayed | ResumedTask | undefined;
-}
-
 /** SHA-256 hex of the canonical JSON of `value` (keys sorted at every depth). */
 export function requestHash(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
-}
-
-/**
- * A replayer over the calls of an earlier attempt (sorted by index). A call with no record
- * whose position is before a recorded one was still running while later calls completed (the
- * saved script whose calls they were, or a call run in the background): it runs for real and
- * the replay goes on. A call that differs from its record, or has no record after the last
- * recorded one, ends the replay. A call that was following an upstream task when the attempt
- * ended gives that task to follow; the calls after it run for real.
- */
-export function createReplayer(calls: RecordedCall[]): Replayer {
-  const byIndex = new Map(calls.map((c) => [c.index, c]));
-  const last = Math.max(-1, ...byIndex.keys());
-  let diverged = byIndex.size === 0;
-  return {
-    take(index, command, givenKey) {
-      if (diverged) return undefined;
-      const c = byIndex.get(index);
-      if (!c && index < last) return undefined;
-      if (!c || c.command !== command || c.inputKey !== givenKey) {
-        diverged = true;
-        return undefined;
-      }
-      if (c.task !== undefined) return { task: c.task };
-      return { output: c.output, readOnly: c.readOnly, ...(c.done ? { done: c.done } : {}) };
-    },
-  };
-}
-
-/**
- * Which gated literal calls of a resumed step the replay will answer from the record, for the
- * preflight (README "Approvals"): a call with the same command and input as a completed recorded
- * call of the step, matched in order (each record answers one call), already ran — asking a
- * person again before the start would ask about a call that is not going to run. A call with no
- * such record is asked as usual; a call let through here that the replay does not answer after
- * all (the script went another way) is asked when reached, as any call is.
- */
-export function replayedCalls(calls: readonly RecordedCall[]): (command: string, input: Record<string, unknown>) => boolean {
-  // A call that re-attaches to its task is judged again when reached: it is not counted here.
-  const sorted = calls.filter((c) => c.task === undefined).sort((a, b) => a.index - b.index);
-  let from = 0;
-  return (command, input) => {
-    const key = canonicalJson(input);
-    for (let i = from; i < sorted.length; i++) {
-      if (sorted[i].command === command && sorted[i].inputKey === key) {
-        from = i + 1;
-        return true;
-      }
-    }
-    return false;
-  };
 }
 
 /** A ShellResult for a step that cannot run (a reused step id with another request). */
@@ -331,7 +294,7 @@ export async function runShellStep(
         attempt = prev.attempt + 1;
         if (prev.status === "waiting_approval") heldRequestId = prev.requestId;
         // Interrupted, or stopped for an answer that came: what completed before is replayed.
-        recorded = await store.recordedCalls(view.id, prev.toolCallId);
+        recorded = replayable(await store.recordedCalls(view.id, prev.toolCallId));
         replayer = createReplayer(recorded);
         view.emit({ type: "step.resumed", step_id: prev.stepId, tool_call_id: prev.toolCallId, attempt, after: prev.status === "running" ? "interrupted" : "approval" });
       }

@@ -12,7 +12,7 @@ import type { ApprovalRequest } from "../policy/index.js";
 import type { ShellHost } from "./host.js";
 import type { Session } from "./session.js";
 import type { ShellCall } from "./shell-call.js";
-import { replayedCalls } from "./durable.js";
+import { replayedCalls } from "./replay.js";
 
 /** True for a gated literal call a resumed step's replay answers (see `replayedCalls`). */
 export type ReplayedCalls = (command: string, input: Record<string, unknown>) => boolean;

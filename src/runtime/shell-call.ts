@@ -11,7 +11,8 @@ import type { Catalog } from "../catalog/index.js";
 import type { NestedCallRequest, ShellScope, SubcommandHandler } from "../shell/index.js";
 import { canonicalJson, isPromiseLike, ToolCallError, type ToolCall, type ToolOutput } from "../tool/index.js";
 import type { Decision } from "../policy/index.js";
-import { isHeldCall, type HeldAnswer, type RecordedCall, type Replayer } from "./durable.js";
+import { isHeldCall, type HeldAnswer, type RecordedCall } from "./durable.js";
+import type { Replayer } from "./replay.js";
 import type { Session } from "./session.js";
 import type { DoneCall } from "./types.js";
 
@@ -37,8 +38,8 @@ export interface ShellCallOptions {
   replayer?: Replayer;
   /** A durable step resumed once its approval was answered: that answer, for the call it held. */
   held?: HeldAnswer;
-  /** Keeps a completed call for replay (durable steps). */
-  recordCall?(call: RecordedCall): void;
+  /** Keeps a completed call for replay, or the mark of a call that started (durable steps; a promise settles once a mark is written). */
+  recordCall?(call: RecordedCall): void | Promise<void>;
   /** The `tools <word>` subcommand handler for this shell call, if any. */
   subcommand?(word: string, call: ShellCall): SubcommandHandler | undefined;
   /** Removes config secrets from text the `tools` command prints. */
@@ -63,6 +64,8 @@ export class ShellCall implements ShellScope, CallScope {
   private readonly o: ShellCallOptions;
   private readonly toolController = new AbortController();
   private readonly lineKeys: Map<string, number> | undefined;
+  /** The marks of calls that started and have not ended yet (`recordStart`), by call id. */
+  private readonly marks = new Map<string, RecordedCall>();
 
   constructor(o: ShellCallOptions) {
     this.o = o;
@@ -78,8 +81,18 @@ export class ShellCall implements ShellScope, CallScope {
     const recordCall = o.recordCall;
     if (recordCall) {
       this.recordTask = (call, task) => {
+        // The task's record replaces the call's mark: a later attempt follows the task.
+        this.marks.delete(call.callId);
         try {
-          recordCall({ index: call.index!, callId: call.callId, command: call.command, inputKey: canonicalJson(call.given), output: { kind: "text", text: "" }, readOnly: false, task });
+          void recordCall({ index: call.index!, callId: call.callId, command: call.command, inputKey: canonicalJson(call.given), output: { kind: "text", text: "" }, readOnly: false, task });
+        } catch {}
+      };
+      this.recordStart = (call) => {
+        const mark: RecordedCall = { index: call.index!, callId: call.callId, command: call.command, inputKey: canonicalJson(call.given), output: { kind: "text", text: "" }, readOnly: false, started: { at: new Date().toISOString() } };
+        this.marks.set(call.callId, mark);
+        try {
+          const written = recordCall(mark);
+          return written ? written.catch(() => {}) : undefined;
         } catch {}
       };
     }
@@ -131,6 +144,9 @@ export class ShellCall implements ShellScope, CallScope {
   /** The pipeline's `recordTask`: present only inside a durable step (the store keeps the task at once). */
   readonly recordTask?: (call: ToolCall, taskId: string) => void;
 
+  /** The pipeline's `recordStart`: present only inside a durable step (the store keeps the mark at once). */
+  readonly recordStart?: (call: ToolCall) => void | Promise<void>;
+
   /** The pipeline's `heldAnswer`: present only inside a step resumed after its approval was answered (durable.ts). */
   readonly heldAnswer?: (call: ToolCall) => Decision | undefined;
 
@@ -167,17 +183,32 @@ export class ShellCall implements ShellScope, CallScope {
     return s.output!;
   }
 
-  /** The pipeline's `record` step: the stop report's `done` list and read-only count, and the durable record. */
+  /**
+   * The pipeline's `record` step: the stop report's `done` list and read-only count, and the
+   * durable record. A call marked as started that ends without a completed record keeps its mark
+   * with `ended`: it did not stay in flight.
+   */
   record(s: CallState): void {
     if (s.replayed) {
       if (s.replayed.readOnly) this.readOnlyCalls++;
       else if (s.replayed.done) this.done.push(s.replayed.done);
       return;
     }
+    const mark = this.marks.get(s.call.callId);
+    if (!mark) return void this.keep(s);
+    this.marks.delete(s.call.callId);
+    if (this.keep(s)) return;
+    try {
+      void this.o.recordCall?.({ ...mark, started: { ...mark.started!, ended: new Date().toISOString() } });
+    } catch {}
+  }
+
+  /** Keeps the outcome of a call that ran (see {@link record}). @returns true when its completed record was kept. */
+  private keep(s: CallState): boolean {
     const { call, judgement, error } = s;
     if (error?.code === "denied") this.denials++;
     // Calls never judged (bad input, over the budget) and calls that stopped the script change nothing.
-    if (!judgement || s.status === "stopped" || s.status === "needs_approval" || error?.code === "denied" || error?.code === "invalid_input") return;
+    if (!judgement || s.status === "stopped" || s.status === "needs_approval" || error?.code === "denied" || error?.code === "invalid_input") return false;
     const readOnly = judgement.risk === "read_only";
     if (readOnly) this.readOnlyCalls++;
     else {
@@ -187,10 +218,10 @@ export class ShellCall implements ShellScope, CallScope {
           : { tool: call.command, input: call.given, ok: true, result: trimResult(s.output!.kind === "json" ? s.output!.value : s.output!.text) },
       );
     }
-    if (error || !this.o.recordCall) return;
+    if (error || !this.o.recordCall) return false;
     try {
       const { raw: _raw, ...kept } = s.output!;
-      this.o.recordCall({
+      void this.o.recordCall({
         index: call.index!,
         callId: call.callId,
         command: call.command,
@@ -199,6 +230,9 @@ export class ShellCall implements ShellScope, CallScope {
         readOnly,
         ...(readOnly ? {} : { done: this.done[this.done.length - 1] }),
       });
-    } catch {}
+      return true;
+    } catch {
+      return false;
+    }
   }
 }

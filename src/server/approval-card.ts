@@ -5,7 +5,10 @@
  * a person — its own definition or the configuration's rules), the script and the line that
  * asked (a trigger's saved script, not `tools scripts NAME -`), what already ran before the stop
  * in this shell call, whether the same call (same tool and input) already ran earlier in the
- * session, what "Allow always" and "Reject always" cover, and what happens after the answer.
+ * session, whether it was approved and in flight in an earlier attempt of the same step when that
+ * attempt's replica stopped (it may have run upstream: the step's mark of the started call,
+ * `RecordedCall.started`), what "Allow always" and "Reject always" cover, and what happens after
+ * the answer.
  * No internal ids: people get names, lines and times.
  *
  * See README → Approvals; docs/sessions.md → The approval card.
@@ -15,6 +18,7 @@ import type { RecordedCall, ShellResult, StepRecord } from "../runtime/index.js"
 import { DEFAULT_AGENT, type StoredEvent } from "../store/index.js";
 import type { CatalogTool, Hints } from "../tool/index.js";
 import type { Host } from "./host.js";
+import { knownReplicas } from "./shared-state.js";
 
 /** Why a call needs a person, in words (the `why` codes of the approval policy, README "Approvals"). */
 const WHY_WORDS: Record<string, string> = {
@@ -30,6 +34,33 @@ export interface RanCall {
   input: unknown;
   /** When it ran (ISO time), when the session's events say. */
   at?: string;
+}
+
+/**
+ * The same call (same tool, same canonical input) of the same step was approved and had started
+ * in an earlier attempt, with no completed record: that attempt's replica (or process) stopped
+ * while the call was in flight, so it may already have run upstream.
+ */
+export interface InFlight {
+  /** Who allowed it, through which surface, and when (the answer to the earlier request), when known. */
+  approved_by?: string;
+  surface?: string;
+  approved_at?: string;
+  /** When the call started. */
+  started_at: string;
+  /** The replica that was running it, when one was (its host and pid while the store has its record). */
+  replica?: { id: string; host?: string; pid?: number };
+  /** The warning a person is shown, in words. */
+  warning: string;
+}
+
+/** The warning of an in-flight call, as the console and `toolshell approvals` show it. */
+export function inFlightWarning(f: Omit<InFlight, "warning">): string {
+  const by = f.approved_by ? ` by ${f.approved_by}${f.surface ? ` (${f.surface})` : ""}` : "";
+  const at = f.approved_at ? ` at ${f.approved_at}` : "";
+  const r = f.replica;
+  const where = r ? `replica ${r.id}${r.host || r.pid ? ` (${[r.host, r.pid ? `pid ${r.pid}` : ""].filter(Boolean).join(", ")})` : ""}` : "the process running it";
+  return `This exact call was approved${by}${at} and had started at ${f.started_at} when ${where} stopped; it may already have run upstream. Allowing it runs it again.`;
 }
 
 /** What a card says about one pending request (see the file comment). */
@@ -52,6 +83,8 @@ export interface ApprovalDetails {
   ran_before: RanCall[];
   /** The same call (same tool, same input) completed earlier in this session. */
   already_ran?: RanCall;
+  /** The same call of the same step was approved and in flight when its replica stopped (see {@link InFlight}). */
+  in_flight?: InFlight;
   /** What "Allow always" and "Reject always" cover. */
   scope: { allow_always: string; reject_always: string };
   /** What happens after the answer. */
@@ -96,6 +129,7 @@ export class ApprovalDetailsReader {
   private readonly steps = new Map<string, Promise<StepRecord[]>>();
   private readonly calls = new Map<string, Promise<RecordedCall[]>>();
   private readonly events = new Map<string, Promise<StoredEvent[]>>();
+  private readonly books = new Map<string, Promise<ApprovalRequest[]>>();
 
   constructor(private readonly host: Host) {}
 
@@ -115,10 +149,43 @@ export class ApprovalDetailsReader {
     return this.events.get(sessionId)!;
   }
 
+  private requestsOf(sessionId: string): Promise<ApprovalRequest[]> {
+    if (!this.books.has(sessionId)) this.books.set(sessionId, this.host.store.approvalBook(sessionId).then((b) => b.snapshot().requests));
+    return this.books.get(sessionId)!;
+  }
+
+  /**
+   * The mark of the same call (same command, same canonical input) in step `shellId` that started
+   * and neither completed nor ended, with who approved it and the replica that ran it; else undefined.
+   */
+  private async inFlight(r: ApprovalRequest, shellId: string, key: string): Promise<InFlight | undefined> {
+    const calls = await this.callsOf(r.session_id, shellId).catch(() => [] as RecordedCall[]);
+    const mark = calls.find((c) => c.started && !c.started.ended && c.task === undefined && c.command === r.tool && c.inputKey === key)?.started;
+    if (!mark) return undefined;
+    // The answer that let it through: the latest one-off allow of the same call given before it started.
+    const answered = (await this.requestsOf(r.session_id).catch(() => [] as ApprovalRequest[]))
+      .filter((q) => q.decision === "allow" && q.tool === r.tool && canonicalJson(q.input) === key && q.answered_at && q.answered_at <= mark.at)
+      .sort((a, b) => a.answered_at!.localeCompare(b.answered_at!))
+      .pop();
+    let replica: InFlight["replica"];
+    if (mark.replica) {
+      const known = (await knownReplicas(this.host.store).catch(() => [])).find((x) => x.id === mark.replica);
+      replica = { id: mark.replica, ...(known ? { host: known.host, pid: known.pid } : {}) };
+    }
+    const f: Omit<InFlight, "warning"> = {
+      ...(answered?.answered_by ? { approved_by: answered.answered_by.by, surface: answered.answered_by.surface } : {}),
+      ...(answered?.answered_at ? { approved_at: answered.answered_at } : {}),
+      started_at: mark.at,
+      ...(replica ? { replica } : {}),
+    };
+    return { ...f, warning: inFlightWarning(f) };
+  }
+
   /** The details of one request. Never throws: what cannot be read is left out. */
   async read(r: ApprovalRequest): Promise<ApprovalDetails> {
     const { store } = this.host;
-    const shellId = r.tool_call_id.split(":")[0];
+    // `call_bash_2:tools:0:pay`, `call_bash_2` before start, or either with `~…` when its id was taken.
+    const shellId = r.tool_call_id.split(":")[0].split("~")[0];
     const index = /:tools:(\d+):/.exec(r.tool_call_id);
     const session = await store.getSession(r.session_id).catch(() => undefined);
     const agent = session?.agent_id ?? DEFAULT_AGENT;
@@ -155,17 +222,19 @@ export class ApprovalDetailsReader {
     const atOf = (callId: string) => (events.find((e) => e.type === "tool.nested_call" && (e as Record<string, unknown>).call_id === callId) as { at?: string } | undefined)?.at;
     if (index && step) {
       for (const c of await this.callsOf(r.session_id, shellId).catch(() => [])) {
-        if (c.index < Number(index[1])) ran_before.push({ tool: c.command, input: JSON.parse(c.inputKey) as unknown, ...(atOf(c.callId) ? { at: atOf(c.callId) } : {}) });
+        if (c.index < Number(index[1]) && !c.started) ran_before.push({ tool: c.command, input: JSON.parse(c.inputKey) as unknown, ...(atOf(c.callId) ? { at: atOf(c.callId) } : {}) });
       }
     }
     for (const s of [...steps].reverse().slice(0, 50)) {
       if (s.kind !== "shell") continue;
-      const same = (await this.callsOf(r.session_id, s.toolCallId).catch(() => [])).find((c) => c.command === r.tool && c.inputKey === key);
+      const same = (await this.callsOf(r.session_id, s.toolCallId).catch(() => [])).find((c) => !c.started && c.command === r.tool && c.inputKey === key);
       if (same) {
         already_ran = { tool: same.command, input: r.input, ...(atOf(same.callId) ? { at: atOf(same.callId) } : {}) };
         break;
       }
     }
+
+    const in_flight = await this.inFlight(r, shellId, key);
 
     const tool = toolOf(this.host, r.tool);
     const whereWords = trigger ? `every run of trigger ${trigger.name}` : `session ${r.session_id}`;
@@ -189,6 +258,7 @@ export class ApprovalDetailsReader {
       before_start: beforeStart,
       ran_before,
       ...(already_ran ? { already_ran } : {}),
+      ...(in_flight ? { in_flight } : {}),
       scope,
       after_answer,
     };

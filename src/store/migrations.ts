@@ -170,6 +170,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE steps ADD COLUMN holder TEXT;
   ALTER TABLE steps ADD COLUMN first_started_at TEXT;
   `,
+  // 6: the mark of a nested call that started and has not completed (JSON: at, replica, ended), so
+  // the card of the same call asked again says it may have run (docs/sessions.md "Durable steps").
+  `
+  ALTER TABLE step_calls ADD COLUMN started TEXT;
+  `,
 ];
 
 /**

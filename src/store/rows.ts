@@ -106,9 +106,17 @@ export function eventRecord(sessionId: string, r: Row): StoredEvent {
   return { ...parse<SessionEvent>(r.data, { type: "store.failed", message: "this stored event could not be read", session_id: sessionId, at: "" }), seq: Number(r.seq) } as StoredEvent;
 }
 
-/** The columns of a step_calls row after session and shell call id: idx, call_id, command, input_key, output, read_only, done, at, task. */
-export function callColumns(c: RecordedCall): [number, string, string, string, string, number, string | null, string, string | null] {
-  return [c.index, c.callId, c.command, c.inputKey, json(c.output), c.readOnly ? 1 : 0, c.done ? json(c.done) : null, now(), c.task ?? null];
+/** The columns of a step_calls row after session and shell call id: idx, call_id, command, input_key, output, read_only, done, at, task, started. */
+export function callColumns(c: RecordedCall): [number, string, string, string, string, number, string | null, string, string | null, string | null] {
+  return [c.index, c.callId, c.command, c.inputKey, json(c.output), c.readOnly ? 1 : 0, c.done ? json(c.done) : null, now(), c.task ?? null, c.started ? json(c.started) : null];
+}
+
+/**
+ * The record to write for `call`: the mark of a call that started names the replica running it
+ * (the store's `holder`), as a step begun here does (docs/deployment.md → Who holds a step).
+ */
+export function withReplica(call: RecordedCall, holder: string | undefined): RecordedCall {
+  return call.started && holder && !call.started.replica ? { ...call, started: { ...call.started, replica: holder } } : call;
 }
 
 /** A `step_calls` row as a RecordedCall (src/runtime/durable.ts). */
@@ -122,6 +130,7 @@ export function callRow(r: Row): RecordedCall {
     readOnly: Number(r.read_only) === 1,
     ...(r.done ? { done: parse(r.done, undefined) } : {}),
     ...(typeof r.task === "string" ? { task: r.task } : {}),
+    ...(typeof r.started === "string" ? { started: parse(r.started, { at: "" }) } : {}),
   };
 }
 

@@ -22,7 +22,7 @@ import { migrate } from "./migrations.js";
 import { PendingCalls, type PendingCall } from "./pending.js";
 import { ratingRow, StoredRatings } from "./ratings.js";
 import {
-  agentOf, bookOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, now, parse,
+  agentOf, bookOf, callColumns, callRow, withReplica, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, now, parse,
   requestRows, scriptRecord, SESSIONS_ORDER, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
 } from "./rows.js";
 import { prepareStatements } from "./statements.js";
@@ -205,9 +205,10 @@ export class SqliteStore implements Store {
   }
 
   recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
-    if (call.task === undefined) return this.pending.add(sessionId, toolCallId, call);
+    if (call.task === undefined && call.started === undefined) return this.pending.add(sessionId, toolCallId, call);
     try {
-      this.insertCall({ sessionId, toolCallId, call }); // following an upstream task: written now, without an event (durable.ts)
+      // Following an upstream task, or marked as started: written now, without an event (durable.ts).
+      this.insertCall({ sessionId, toolCallId, call: withReplica(call, this.holder) });
     } catch {}
   }
 

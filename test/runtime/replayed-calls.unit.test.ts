@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { canonicalJson } from "../../src/policy/index.js";
-import { replayedCalls, type RecordedCall } from "../../src/runtime/durable.js";
+import type { RecordedCall } from "../../src/runtime/durable.js";
+import { createReplayer, replayedCalls } from "../../src/runtime/replay.js";
 
 const rec = (index: number, command: string, input: Record<string, unknown>): RecordedCall => ({
   index,
@@ -35,4 +36,13 @@ test("a call recorded before one already matched is not matched out of order", (
 
 test("nothing recorded: every call is asked", () => {
   assert.equal(replayedCalls([])("tools pay", { to: "carol" }), false);
+});
+
+test("the mark of a call that only started is neither replayed nor skipped by the preflight: the call runs (and is asked) again", () => {
+  const marked: RecordedCall = { ...rec(1, "tools pay", { to: "carol" }), started: { at: "2026-01-01T00:00:00.000Z", replica: "rep_a" } };
+  const calls = [rec(0, "tools count", {}), marked];
+  assert.equal(replayedCalls(calls)("tools pay", { to: "carol" }), false);
+  const replayer = createReplayer(calls);
+  assert.ok(replayer.take(0, "tools count", canonicalJson({})));
+  assert.equal(replayer.take(1, "tools pay", canonicalJson({ to: "carol" })), undefined);
 });

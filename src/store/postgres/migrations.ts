@@ -184,6 +184,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE steps ADD COLUMN holder TEXT;
   ALTER TABLE steps ADD COLUMN first_started_at TEXT;
   `,
+  // 5: the mark of a nested call that started and has not completed (JSON: at, replica, ended), so
+  // the card of the same call asked again says it may have run (docs/sessions.md "Durable steps").
+  `
+  ALTER TABLE step_calls ADD COLUMN started TEXT;
+  `,
 ];
 
 /** The advisory lock key (one bigint) migrations run under: "toolshel" in ASCII. */

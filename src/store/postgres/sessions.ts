@@ -30,9 +30,9 @@ const FILES = "SELECT path, kind, mode, content, target, hash FROM session_files
 
 async function insertCall(c: PoolClient, p: PendingCall): Promise<void> {
   await c.query(
-    `INSERT INTO step_calls (session_id, tool_call_id, idx, call_id, command, input_key, output, read_only, done, at, task) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO step_calls (session_id, tool_call_id, idx, call_id, command, input_key, output, read_only, done, at, task, started) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (session_id, tool_call_id, idx) DO UPDATE SET call_id = excluded.call_id, command = excluded.command, input_key = excluded.input_key,
-       output = excluded.output, read_only = excluded.read_only, done = excluded.done, at = excluded.at, task = excluded.task`,
+       output = excluded.output, read_only = excluded.read_only, done = excluded.done, at = excluded.at, task = excluded.task, started = excluded.started`,
     [p.sessionId, p.toolCallId, ...callColumns(p.call)],
   );
 }
@@ -175,14 +175,16 @@ export class SessionData {
     return Number(r.rows[0].shell_calls);
   }
 
-  recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
-    // A call following an upstream task is written now, without an event (durable.ts).
-    if (call.task === undefined) return this.#pending.add(sessionId, toolCallId, call);
+  recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void | Promise<void> {
+    // A call following an upstream task, or marked as started, is written now, without an event;
+    // the answer settles once it is (durable.ts).
+    if (call.task === undefined && call.started === undefined) return this.#pending.add(sessionId, toolCallId, call);
     const fence = this.leases.fenceOf(sessionId);
     this.queue.push(sessionId, async (c) => {
       await this.leases.check(c, sessionId, fence); // not kept under a lease that was lost
       await insertCall(c, { sessionId, toolCallId, call });
     });
+    return this.queue.idle(sessionId);
   }
 
   async recordedCalls(sessionId: string, toolCallId: string): Promise<RecordedCall[]> {

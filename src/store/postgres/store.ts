@@ -19,7 +19,7 @@ import type pg from "pg";
 import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "../../policy/index.js";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionLease, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
 import { ratingRow, StoredRatings } from "../ratings.js";
-import { bookOf, json, now, requestRows, type Row } from "../rows.js";
+import { bookOf, json, now, requestRows, withReplica, type Row } from "../rows.js";
 import type { ScriptInput, ScriptRecord, ScriptVersion, SessionRecord, SharedKind, SharedRecord, Store, StoredEvent, TriggerRecord, TriggerRunRecord } from "../types.js";
 import { PostgresCredentialStore } from "./credentials.js";
 import { Leases } from "./lease.js";
@@ -200,10 +200,10 @@ export class PostgresStore implements Store {
     return this.#data.nextShellCall(sessionId);
   }
 
-  recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void {
+  recordCall(sessionId: string, toolCallId: string, call: RecordedCall): void | Promise<void> {
     if (this.#closed) return;
     try {
-      this.#data.recordCall(sessionId, toolCallId, call);
+      return this.#data.recordCall(sessionId, toolCallId, withReplica(call, this.holder));
     } catch {}
   }
 

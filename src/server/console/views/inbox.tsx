@@ -72,6 +72,11 @@ export const ApprovalCardView: FC<{ card: ApprovalCard; shown: ShownInput }> = (
         <span class="pill">{card.server ? `server ${card.server}` : "top-level tool"}</span>
       </header>
       {d.description ? <p class="tool-description">{d.description}</p> : null}
+      {d.in_flight ? (
+        <p class="warn in-flight" role="note">
+          <SafeLine text={d.in_flight.warning} />
+        </p>
+      ) : null}
       {d.already_ran ? (
         <p class="warn already-ran" role="note">
           This exact call (same tool, same input) already ran{d.already_ran.at ? <> at <Time at={d.already_ran.at} /></> : null} in this {d.where.kind === "trigger" ? "trigger's runs" : "session"}. Allowing it runs it again.
