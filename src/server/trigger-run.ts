@@ -7,13 +7,17 @@
  * recovered on another replica) keeps its start time and input, so its step resumes and the
  * nested calls that completed are replayed, not run again. A run stopped for approval goes on
  * the same way once the answer comes (`RunRequest.resume`): the same run, the same step, the calls
- * completed before the stop replayed from its record — never made twice.
+ * completed before the stop replayed from its record — never made twice. While a run waits for a
+ * person's answer, a new run of a schedule or a person's "run now" does not start: it is recorded
+ * as `skipped`, naming the run and request it waits behind. That check reads the store while
+ * holding the trigger's session (on PostgreSQL its lease, which the run's shell call takes too),
+ * and a run records its end before letting go, so replicas agree.
  *
  * See docs/sessions.md → Triggers, Durable steps; docs/deployment.md → Triggers.
  */
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
-import { withOrigin, type ShellResult, type ToolShell } from "../runtime/index.js";
+import { withOrigin, type Session, type ShellResult, type ToolShell } from "../runtime/index.js";
 import { SCRIPTS_SOURCE } from "../scripts/index.js";
 import type { RunApproval, Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import { fillTemplates } from "./template.js";
@@ -93,10 +97,78 @@ async function waitedFor(r: TriggerRunner, sessionId: string, requestId: string)
   };
 }
 
+/** The run a new run of a trigger waits behind: a run stopped on a request nobody answered yet. */
+export interface RunWait {
+  run_id: string;
+  request_id: string;
+}
+
+/**
+ * The run of `t` that waits for a person's answer now, if any: a run stopped on an approval
+ * request still pending in the trigger session's book, read from the store (so every replica and
+ * the CLI agree). Found among the latest runs, or through the skipped runs that name it.
+ */
+export async function waitingRun(store: Store, t: TriggerRecord): Promise<RunWait | undefined> {
+  const runs = await store.listTriggerRuns(t.id, { limit: 50 });
+  const stopped = runs.flatMap((x): RunWait[] => (x.status === "stopped" && x.request_id ? [{ run_id: x.id, request_id: x.request_id }] : x.skipped ? [{ run_id: x.skipped.run_id, request_id: x.skipped.request_id }] : []));
+  if (!stopped.length) return undefined;
+  const book = await store.approvalBook(triggerSessionId(t));
+  return stopped.find((w) => book.get(w.request_id)?.status === "pending");
+}
+
+/**
+ * What a run writes to its trigger before its script starts: its last run time, and for a
+ * schedule its next due time. A run going on after an answer writes nothing (its start time and
+ * the trigger's schedule stay as they are).
+ */
+async function startRun(r: TriggerRunner, t: TriggerRecord, reason: TriggerRunRecord["reason"], started: string, resuming: boolean): Promise<void> {
+  if (resuming) return;
+  if (reason === "schedule" || reason === "missed") {
+    // The next due time is written before running, so a crash mid-run is not "missed" again.
+    // Only these fields are written: a person's change to the trigger meanwhile stands.
+    const next = t.cron ? nextDue(t.cron, t.timezone) : null;
+    await r.store.setTriggerTimes(t.id, { last_run_at: started, ...(next ? { next_run_at: next.toISOString() } : {}) });
+  } else {
+    await r.store.setTriggerTimes(t.id, { last_run_at: started });
+  }
+}
+
+/**
+ * The run's script, one shell call in the trigger's session as the durable step `trigger:<run
+ * id>`: sets the run's status (`ok`, `failed`, `stopped` with its request) and result. Never throws.
+ */
+async function runScript(t: TriggerRecord, session: Session, run: TriggerRunRecord, o: { earlier?: TriggerRunRecord; resuming: boolean; started: string; scheduled_at?: string }): Promise<ShellResult | undefined> {
+  try {
+    const scope = { payload: run.payload, trigger: { id: t.id, name: t.name, agent_id: t.agent_id }, now: o.started, scheduled_at: o.scheduled_at ?? o.started };
+    const input = (o.earlier?.input ?? fillTemplates(t.input, scope)) as Record<string, unknown>;
+    run.input = input;
+    // A run acts for whoever made the trigger (its API token's principal), else for its agent.
+    if (t.principal) session.metadata.principal = t.principal;
+    else delete session.metadata.principal;
+    // Checked again here: a trigger stored by an older version must not inject shell words.
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(t.script)) throw new Error(`trigger ${t.name}: ${JSON.stringify(t.script)} is not a script name`);
+    // Marked as this trigger's run: its calls take only answers given to its runs (policy/approvals.ts).
+    const result = await withOrigin({ kind: "trigger", id: t.id, name: t.name }, () => session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` }));
+    run.tool_call_id = result.tool_call_id;
+    run.result = result;
+    run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";
+    delete run.request_id;
+    if (result.tools?.stopped?.request_id) run.request_id = result.tools.stopped.request_id;
+    session.emit({ type: "trigger.run", trigger_id: t.id, trigger_name: t.name, run_id: run.id, reason: run.reason, status: run.status, ...(o.resuming ? { resumed: true } : {}), tool_call_id: result.tool_call_id, ...(run.request_id ? { request_id: run.request_id } : {}) });
+    return result;
+  } catch (err) {
+    run.status = "failed";
+    run.error = err instanceof Error ? err.message : String(err);
+    return undefined;
+  }
+}
+
 /**
  * Runs trigger `triggerId` once and resolves with the finished run (status `ok`, `failed` or
- * `stopped`). A run id already recorded as `running` is a run that its process did not finish:
- * it runs again with the same start time, input and step.
+ * `stopped`), or, for a new run of a schedule or a person's "run now" while an earlier run waits
+ * for a person's answer, the run recorded as `skipped` with why: nothing ran. A run id already
+ * recorded as `running` is a run that its process did not finish: it runs again with the same
+ * start time, input and step.
  * @throws Error when there is no such trigger or no shell to run it in.
  */
 export async function runTrigger(r: TriggerRunner, triggerId: string, reason: TriggerRunRecord["reason"], req: RunRequest): Promise<TriggerRunRecord> {
@@ -133,43 +205,37 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     await store.putTriggerRun(refused);
     return refused;
   }
-  await store.putTriggerRun(run);
-  if (resuming) {
-    // The same run going on: its start time and the trigger's schedule stay as they are.
-  } else if (reason === "schedule" || reason === "missed") {
-    // The next due time is written before running, so a crash mid-run is not "missed" again.
-    // Only these fields are written: a person's change to the trigger meanwhile stands.
-    const next = t.cron ? nextDue(t.cron, t.timezone) : null;
-    await store.setTriggerTimes(t.id, { last_run_at: started, ...(next ? { next_run_at: next.toISOString() } : {}) });
-  } else {
-    await store.setTriggerTimes(t.id, { last_run_at: started });
-  }
+  const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` }, { anyOwner: true });
   let result: ShellResult | undefined;
   try {
-    const scope = { payload, trigger: { id: t.id, name: t.name, agent_id: t.agent_id }, now: started, scheduled_at: req.scheduled_at ?? started };
-    const input = (earlier?.input ?? fillTemplates(t.input, scope)) as Record<string, unknown>;
-    run.input = input;
-    const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` }, { anyOwner: true });
-    // A run acts for whoever made the trigger (its API token's principal), else for its agent.
-    if (t.principal) session.metadata.principal = t.principal;
-    else delete session.metadata.principal;
-    // Checked again here: a trigger stored by an older version must not inject shell words.
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(t.script)) throw new Error(`trigger ${t.name}: ${JSON.stringify(t.script)} is not a script name`);
-    // Marked as this trigger's run: its calls take only answers given to its runs (policy/approvals.ts).
-    result = await withOrigin({ kind: "trigger", id: t.id, name: t.name }, () => session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` }));
-    run.tool_call_id = result.tool_call_id;
-    run.result = result;
-    run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";
-    delete run.request_id;
-    if (result.tools?.stopped?.request_id) run.request_id = result.tools.stopped.request_id;
-    session.emit({ type: "trigger.run", trigger_id: t.id, trigger_name: t.name, run_id: run.id, reason: run.reason, status: run.status, ...(resuming ? { resumed: true } : {}), tool_call_id: result.tool_call_id, ...(run.request_id ? { request_id: run.request_id } : {}) });
+    // Held from the check below to the run's record (on PostgreSQL, the trigger session's lease,
+    // which its shell call takes too): two replicas never both find nothing waiting and both start.
+    await session.holding(async () => {
+      // A new run does not start while an earlier one waits for a person (docs/sessions.md → Triggers).
+      const wait = !earlier && reason !== "webhook" ? await waitingRun(store, t) : undefined;
+      if (wait) {
+        run.status = "skipped";
+        run.skipped = { reason: `the previous run ${wait.run_id} waits for approval (request ${wait.request_id})`, ...wait };
+        // A skipped due time is not missed: the next one is written, the last run stays as it was.
+        const next = reason !== "manual" && t.cron ? nextDue(t.cron, t.timezone) : null;
+        if (next) await store.setTriggerTimes(t.id, { next_run_at: next.toISOString() });
+      } else {
+        await store.putTriggerRun(run);
+        await startRun(r, t, reason, started, resuming);
+        result = await runScript(t, session, run, { earlier, resuming, started, scheduled_at: req.scheduled_at });
+      }
+      // Recorded while held: the next run's check finds this one stopped, not running.
+      run.ended_at = new Date(r.now()).toISOString();
+      await store.putTriggerRun(run);
+    });
   } catch (err) {
+    // The session could not be had (another run held it past the time limit), or the store failed.
     run.status = "failed";
     run.error = err instanceof Error ? err.message : String(err);
+    run.ended_at = new Date(r.now()).toISOString();
+    await store.putTriggerRun(run);
   }
-  run.ended_at = new Date(r.now()).toISOString();
-  await store.putTriggerRun(run);
-  if (run.status !== "ok" && t.wake_agent_on_failure && r.wakeAgent) {
+  if (run.status !== "ok" && run.status !== "skipped" && t.wake_agent_on_failure && r.wakeAgent) {
     try {
       await r.wakeAgent({ trigger: publicTrigger(t), run, report: result });
     } catch {}

@@ -107,7 +107,8 @@ export interface TriggerRunRecord {
   agent_id: string;
   /** Why it ran: its schedule, a schedule missed while down, a webhook, or a person (run now). */
   reason: "schedule" | "missed" | "webhook" | "manual";
-  status: "running" | "ok" | "failed" | "stopped";
+  /** `skipped`: it did not start, as an earlier run waits for a person's answer (`skipped` says which). */
+  status: "running" | "ok" | "failed" | "stopped" | "skipped";
   session_id: string;
   /** The shell call it was recorded as. */
   tool_call_id?: string;
@@ -120,6 +121,11 @@ export interface TriggerRunRecord {
   error?: string;
   /** Approval request a stopped run waits on: when it is answered, the same run goes on. */
   request_id?: string;
+  /**
+   * A run that did not start: why ("the previous run run_… waits for approval (request apr_…)"),
+   * and the run and request it waited behind (docs/sessions.md → Triggers).
+   */
+  skipped?: { reason: string; run_id: string; request_id: string };
   started_at: string;
   /** When the run went on after each answer it stopped for (docs/sessions.md → Triggers). */
   resumed_at?: string[];

@@ -184,9 +184,10 @@ function errorMessage(line: string): string {
   }
 }
 
-/** Why a run failed or stopped, in words: its error, else the exit code and the end of its stderr. */
+/** Why a run failed or stopped, in words: its error, else the exit code and the end of its stderr; why a skipped run did not start. */
 const RunFailure: FC<{ run: TriggerRunRecord }> = ({ run }) => {
   if (run.status === "ok" || run.status === "running") return null;
+  if (run.status === "skipped") return <p class="run-skipped">Did not start: {run.skipped?.reason ?? "an earlier run waits for approval"}.</p>;
   const res = (run.result ?? {}) as { exit_code?: number; stderr?: string; tools?: { stopped?: { reason?: string; message?: string } } };
   const stopped = res.tools?.stopped;
   const last = errorMessage(String(res.stderr ?? "").trim().split("\n").pop() ?? "");
@@ -195,7 +196,7 @@ const RunFailure: FC<{ run: TriggerRunRecord }> = ({ run }) => {
 };
 
 function runKind(status: TriggerRunRecord["status"]): string {
-  return status === "ok" ? "ok" : status === "running" ? "running" : status === "stopped" ? "stopped" : "failed";
+  return status === "ok" || status === "running" || status === "stopped" || status === "skipped" ? status : "failed";
 }
 
 /** The triggers with their last runs and their buttons. */

@@ -1,0 +1,118 @@
+/**
+ * A schedule does not pile up runs waiting for approval (docs/sessions.md → Triggers): with the
+ * in-process scheduler on a SQLite store and a schedule every second, the first run stops at a
+ * charge that needs a person; every fire while its request waits is recorded as a skipped run
+ * naming that run and request — in the API's runs list and on the console's Triggers page — and
+ * the inbox keeps one request. A person's "run now" meanwhile answers 409 and says why. Once the
+ * request is answered and the run goes on, the next fire runs again. Control: with nothing
+ * waiting, consecutive fires each run.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test, type TestContext } from "node:test";
+import { always, defineTool } from "../../src/index.js";
+import { openHost, startApi, type Host } from "../../src/server/index.js";
+import type { TriggerRunRecord } from "../../src/store/index.js";
+import { apiCaller } from "../fixtures/api-call.js";
+import { eventually } from "../fixtures/eventually.js";
+
+const TOKEN = "trigger-skip-token-0123456789";
+
+async function serve(t: TestContext): Promise<{ host: Host; url: string; call: ReturnType<typeof apiCaller>; charged: string[] }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-trg-skip-"));
+  const charged: string[] = [];
+  const host = await openHost({
+    store: path.join(dir, "state.db"),
+    config: { server: { tokens: [TOKEN] } },
+    tools: {
+      charge: defineTool({
+        description: "Charges a card (needs a person).",
+        inputSchema: { type: "object", properties: { at: { type: "string" } }, required: ["at"] },
+        approval: always(),
+        execute: ({ at }) => {
+          charged.push(String(at));
+          return "charged";
+        },
+      }),
+      tick: defineTool({ description: "Ticks.", hints: { readOnly: true }, inputSchema: { type: "object", properties: { at: { type: "string" } } }, execute: ({ at }) => ({ at }) }),
+    },
+  });
+  const api = await startApi(host, { host: "127.0.0.1", port: 0 });
+  t.after(async () => {
+    await api.close();
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { host, url: api.url, call: apiCaller(api.url, TOKEN), charged };
+}
+
+const schema = { type: "object", properties: { at: { type: "string" } } };
+
+test("while a scheduled run waits for approval, each fire is recorded as skipped; once answered, the next fire runs", async (t) => {
+  const { host, url, call, charged } = await serve(t);
+  await host.store.saveScript("default", { name: "charge-now", description: "Charges.", input_schema: schema, body: 'tools charge at="$(jq -r .at)"\n' });
+  const created = await call("POST", "/v1/agents/default/triggers", { name: "every-second", schedule: "* * * * * *", script: "charge-now", input: { at: "{{scheduled_at}}" } });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  const id = created.json.id as string;
+  const session = `trg_${id}`;
+  const runs = async () => (await call("GET", `/v1/agents/default/triggers/${id}/runs`)).json.runs as TriggerRunRecord[];
+
+  const first = await eventually("the first run to stop for approval", async () => (await runs()).find((r) => r.status === "stopped"));
+  assert.match(first.request_id ?? "", /^apr_/);
+  const reason = `the previous run ${first.id} waits for approval (request ${first.request_id})`;
+  const skipped = await eventually("two fires skipped", async () => {
+    const s = (await runs()).filter((r) => r.status === "skipped");
+    return s.length >= 2 ? s : undefined;
+  });
+  for (const s of skipped) {
+    assert.equal(s.reason, "schedule");
+    assert.deepEqual(s.skipped, { reason, run_id: first.id, request_id: first.request_id });
+    assert.equal(s.result, undefined, "nothing ran");
+  }
+  // No run but the first started: one request waits, and nothing was charged.
+  assert.deepEqual((await runs()).filter((r) => r.status !== "skipped").map((r) => r.id), [first.id]);
+  assert.deepEqual((await host.store.pendingApprovals()).filter((r) => r.session_id === session).map((r) => r.id), [first.request_id]);
+  assert.deepEqual(charged, []);
+
+  // A person's "run now" does not start either: 409, why, and the run is recorded as skipped.
+  const manual = await call("POST", `/v1/agents/default/triggers/${id}/run`, {});
+  assert.equal(manual.status, 409, JSON.stringify(manual.json));
+  assert.equal(manual.json.error.code, "conflict");
+  assert.match(manual.json.error.message, new RegExp(`^trigger every-second did not start: ${reason.replace(/[()]/g, "\\$&")}; answer that request and the waiting run goes on`));
+  assert.ok((await runs()).some((r) => r.reason === "manual" && r.status === "skipped" && r.skipped?.request_id === first.request_id));
+
+  // The console's Triggers page lists the skipped runs and why.
+  const page = await fetch(url + "/triggers", { headers: { cookie: `__Host-toolshell-token=${TOKEN}`, accept: "text/html" } });
+  assert.equal(page.status, 200);
+  const html = await page.text();
+  assert.match(html, /class="state state-skipped">skipped</);
+  assert.ok(html.includes(`Did not start: ${reason}.`), "the console says why a run did not start");
+  // Its "Run now" says so too.
+  const button = await fetch(url + `/console/triggers/${id}/run`, { method: "POST", headers: { cookie: `__Host-toolshell-token=${TOKEN}`, accept: "application/json", "content-type": "application/x-www-form-urlencoded" }, body: "" });
+  const said = (await button.json()) as { ok: boolean; message: string };
+  assert.equal(said.ok, false);
+  assert.match(said.message, /^trigger every-second did not start: the previous run/);
+
+  // Answered: the waiting run goes on and ends; the next fire runs again (and asks anew).
+  const answeredAt = new Date().toISOString();
+  assert.equal((await call("POST", `/v1/sessions/${session}/tool-approvals`, { decisions: [{ tool_call_id: first.request_id, decision: "allow" }] })).status, 200);
+  await eventually("the answered run to end", async () => (await runs()).find((r) => r.id === first.id && r.status === "ok"));
+  const next = await eventually("a fire after the answer to run", async () => (await runs()).find((r) => r.reason === "schedule" && r.status === "stopped" && r.id !== first.id && r.started_at > answeredAt));
+  assert.notEqual(next.request_id, first.request_id);
+  assert.equal(charged.length, 1, "the answered charge ran once");
+});
+
+test("control: with nothing waiting for approval, consecutive fires each run", async (t) => {
+  const { host, call } = await serve(t);
+  await host.store.saveScript("default", { name: "tick-now", description: "Ticks.", input_schema: schema, body: 'tools tick at="$(jq -r .at)"\n' });
+  const created = await call("POST", "/v1/agents/default/triggers", { name: "ticks", schedule: "* * * * * *", script: "tick-now", input: { at: "{{scheduled_at}}" } });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  const done = await eventually("three runs", async () => {
+    const runs = ((await call("GET", `/v1/agents/default/triggers/${created.json.id}/runs`)).json.runs as TriggerRunRecord[]).filter((r) => r.status !== "running");
+    return runs.length >= 3 ? runs : undefined;
+  });
+  assert.deepEqual([...new Set(done.map((r) => r.status))], ["ok"], JSON.stringify(done.map((r) => [r.status, r.skipped])));
+  assert.equal(new Set(done.map((r) => (r.input as { at: string }).at)).size, done.length, "one run per due time");
+});
