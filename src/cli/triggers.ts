@@ -20,7 +20,7 @@
  */
 import type { Command } from "commander";
 import type { TriggerRecord, TriggerRunRecord } from "../store/index.js";
-import { notStartedText, waitedText } from "../display/run-waits.js";
+import { waitedText } from "../display/run-waits.js";
 import type { CommonOptions } from "./commands.js";
 import { fail, jsonObject, print, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
 import { CliError } from "./cli-error.js";
@@ -188,7 +188,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
     );
 
   agent(triggers.command("run"))
-    .description("run a trigger now (reason manual) and print the run; exit 0 ok, 1 failed or not started (an earlier run waits for approval), 3 stopped for approval")
+    .description("run a trigger now (reason manual) and print the run; exit 0 ok, 1 failed, 3 stopped for approval")
     .argument("<trigger>", "trigger name or id")
     .option("--payload <json>", "the payload its input templates are filled from (default {})")
     .action(async (key: string, o: Opts) => {
@@ -200,8 +200,6 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         process.exitCode = await withHost(common(), o, async (host) => {
           const t = await triggerOf(host.store, a, key);
           const run = await host.triggers.run(t.id, "manual", payload);
-          // Recorded as skipped (`triggers runs` lists it); the person is told why, and how to go on.
-          if (run.skipped) throw new CliError("conflict", `${notStartedText(t.name, run.skipped)} (toolshell approve ${run.skipped.request_id} allow|reject)`);
           const result = run.result as import("../runtime/index.js").ShellResult | undefined;
           await print(o, run, () => table(["RUN", "STARTED", "REASON", "STATUS", "TOOK", "NOTE"], [runRow(run)]) + (result?.stdout ? `\n${result.stdout}` : "") + (result?.stderr ? `\n${result.stderr}` : ""));
           return run.status === "ok" ? 0 : result ? exitCodeOf(result) || 1 : 1;

@@ -5,7 +5,6 @@
 import type { Context, Hono } from "hono";
 import { parseTriggerSpec } from "../config/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
-import { notStartedText } from "../display/run-waits.js";
 import type { Host } from "./host.js";
 import { principalOf } from "../mcp/index.js";
 import { ApiError, bearer, body, fromToolError, guardedCheck, id, mayReach, principalOfToken, requireReach, tokenMatches, type AppOptions } from "./http.js";
@@ -150,8 +149,6 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     const t = await triggerOr404(c, agentParam(c), c.req.param("trigger_id"));
     const b = await body(c);
     const run = await host.triggers.run(t.id, "manual", b.payload ?? {});
-    // An earlier run waits for a person: this one is recorded as skipped, and did not start.
-    if (run.skipped) throw new ApiError(409, "conflict", `${notStartedText(t.name, run.skipped)} (run ${run.id} is recorded as skipped)`);
     return c.json(run, 201);
   });
 

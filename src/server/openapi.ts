@@ -140,7 +140,7 @@ export function openApiDocument(): Record<string, unknown> {
         delete: { summary: "Delete a trigger", parameters: [agent, pathParam("trigger_id", "Trigger id or name")], responses: { "200": json({ type: "object", properties: { deleted: { type: "string" } } }), "404": err("No such trigger"), ...common } },
       },
       "/v1/agents/{agent_id}/triggers/{trigger_id}/run": {
-        post: { summary: "Run a trigger now and wait for the run", parameters: [agent, pathParam("trigger_id", "Trigger id or name")], requestBody: { required: false, content: { "application/json": { schema: { type: "object", properties: { payload: {} } } } } }, responses: { "201": json(ref("TriggerRun"), "The finished run"), "404": err("No such trigger"), "409": err("Did not start: an earlier run waits for approval (recorded as a skipped run)"), ...common } },
+        post: { summary: "Run a trigger now and wait for the run", parameters: [agent, pathParam("trigger_id", "Trigger id or name")], requestBody: { required: false, content: { "application/json": { schema: { type: "object", properties: { payload: {} } } } } }, responses: { "201": json(ref("TriggerRun"), "The finished run"), "404": err("No such trigger"), ...common } },
       },
       "/v1/agents/{agent_id}/triggers/{trigger_id}/runs": {
         get: { summary: "A trigger's runs, newest first", parameters: [agent, pathParam("trigger_id", "Trigger id or name"), query("limit", { type: "integer" }, "At most this many")], responses: { "200": json({ type: "object", properties: { runs: { type: "array", items: ref("TriggerRun") } } }), "404": err("No such trigger"), ...common } },

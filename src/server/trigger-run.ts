@@ -8,8 +8,9 @@
  * nested calls that completed are replayed, not run again. A run stopped for approval goes on
  * the same way once the answer comes (`RunRequest.resume`): the same run, the same step, the calls
  * completed before the stop replayed from its record — never made twice. While a run waits for a
- * person's answer, a new run of a schedule or a person's "run now" does not start: it is recorded
- * as `skipped`, naming the run and request it waits behind. That check reads the store while
+ * person's answer, a due time of the schedule does not start a new run: it is recorded as
+ * `skipped`, naming the run and request it waits behind (a person's "run now" and a webhook
+ * delivery still start). That check reads the store while
  * holding the trigger's session (on PostgreSQL its lease, which the run's shell call takes too),
  * and a run records its end before letting go, so replicas agree.
  *
@@ -165,8 +166,8 @@ async function runScript(t: TriggerRecord, session: Session, run: TriggerRunReco
 
 /**
  * Runs trigger `triggerId` once and resolves with the finished run (status `ok`, `failed` or
- * `stopped`), or, for a new run of a schedule or a person's "run now" while an earlier run waits
- * for a person's answer, the run recorded as `skipped` with why: nothing ran. A run id already
+ * `stopped`), or, for a due time of the schedule while an earlier run waits for a person's
+ * answer, the run recorded as `skipped` with why: nothing ran. A run id already
  * recorded as `running` is a run that its process did not finish: it runs again with the same
  * start time, input and step.
  * @throws Error when there is no such trigger or no shell to run it in.
@@ -211,13 +212,13 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     // Held from the check below to the run's record (on PostgreSQL, the trigger session's lease,
     // which its shell call takes too): two replicas never both find nothing waiting and both start.
     await session.holding(async () => {
-      // A new run does not start while an earlier one waits for a person (docs/sessions.md → Triggers).
-      const wait = !earlier && reason !== "webhook" ? await waitingRun(store, t) : undefined;
+      // A due time does not start a run while an earlier one waits for a person (docs/sessions.md → Triggers).
+      const wait = !earlier && (reason === "schedule" || reason === "missed") ? await waitingRun(store, t) : undefined;
       if (wait) {
         run.status = "skipped";
         run.skipped = { reason: `the previous run ${wait.run_id} waits for approval (request ${wait.request_id})`, ...wait };
         // A skipped due time is not missed: the next one is written, the last run stays as it was.
-        const next = reason !== "manual" && t.cron ? nextDue(t.cron, t.timezone) : null;
+        const next = t.cron ? nextDue(t.cron, t.timezone) : null;
         if (next) await store.setTriggerTimes(t.id, { next_run_at: next.toISOString() });
       } else {
         await store.putTriggerRun(run);

@@ -31,7 +31,7 @@ import { ScriptList, ScriptPage, TriggerList } from "./views/scripts.js";
 import { AddServer, Servers } from "./views/servers.js";
 import { Replicas } from "./views/replicas.js";
 import { liveReplicas } from "../shared-state.js";
-import { triggerSessionId, waitingRun } from "../trigger-run.js";
+import { triggerSessionId } from "../trigger-run.js";
 import { SessionList, Timeline } from "./views/sessions.js";
 import { StepList } from "./views/steps.js";
 import { sessionSteps } from "../steps.js";
@@ -330,9 +330,6 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     } catch (err) {
       return reply(c, { ok: false, status: 400, error: `The payload is not JSON: ${(err as Error).message}. Nothing ran.` }, "", "/triggers");
     }
-    // An earlier run waits for a person: this one would not start (docs/sessions.md → Triggers).
-    // Asked of the API all the same, which answers at once and records it as skipped: the person is told why.
-    if (await waitingRun(host.store, t)) return reply(c, await callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, { payload }), `Started trigger ${t.name}; its run appears under Last runs.`, "/triggers");
     // The run may take as long as its script: it is started, and the page follows it live.
     void callApi(c, "POST", `/v1/agents/${encodeURIComponent(t.agent_id)}/triggers/${encodeURIComponent(id)}/run`, { payload }).catch(() => {});
     return reply(c, { ok: true, status: 200 }, `Started trigger ${t.name}; its run appears under Last runs.`, "/triggers");
