@@ -206,6 +206,8 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     await store.putTriggerRun(refused);
     return refused;
   }
+  // Recorded before the session is had (another run may hold it): the run id a caller got finds it.
+  await store.putTriggerRun(run);
   const session = shell.session(run.session_id, { agent_id: t.agent_id, trigger_id: t.id, trigger_name: t.name, client: `trigger:${t.id}` }, { anyOwner: true });
   let result: ShellResult | undefined;
   try {
@@ -221,7 +223,6 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
         const next = t.cron ? nextDue(t.cron, t.timezone) : null;
         if (next) await store.setTriggerTimes(t.id, { next_run_at: next.toISOString() });
       } else {
-        await store.putTriggerRun(run);
         await startRun(r, t, reason, started, resuming);
         result = await runScript(t, session, run, { earlier, resuming, started, scheduled_at: req.scheduled_at });
       }
