@@ -60,6 +60,7 @@ export function eventLine(e: SessionEvent): { level: "debug" | "info" | "warn" |
       return { level: "info", event: e.type, fields };
     case "store.failed":
     case "preflight.failed":
+    case "redaction.failed":
       return { level: "error", event: e.type, fields };
     case "shell_call.started":
     case "shell_call.ended":

@@ -29,7 +29,8 @@ export type ErrorCode =
   | "stopped"
   | "connection_required"
   | "call_limit"
-  | "unavailable";
+  | "unavailable"
+  | "internal";
 
 /**
  * The one error a tool call can end in. Rendered by the `tools` command as
@@ -68,6 +69,16 @@ export function toToolCallError(err: unknown): ToolCallError {
     message = "the call failed";
   }
   return new ToolCallError("tool_error", message);
+}
+
+/**
+ * The error of a call, or a shell call, whose output could not be redacted (the redactor threw:
+ * a value nested deeper than it reaches, say). Its message is fixed: nothing derived from the
+ * value, nor from the redactor's own error, is shown (docs/security.md "Secrets" → When
+ * redaction fails).
+ */
+export function redactionFailed(): ToolCallError {
+  return new ToolCallError("internal", "the output could not be redacted; nothing of it is shown");
 }
 
 /** A binary block a tool returned (image or audio), base64 data as MCP carries it. */
