@@ -104,6 +104,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
     skillsDir,
     callLimit: p.callLimit,
     timeoutMs: p.timeoutMs,
+    maxOutputBytes: p.maxOutputBytes,
     keepVisible: p.keepVisible,
     manageScripts: p.manageScripts,
     rateUnlabeledTools: p.rateUnlabeledTools,
