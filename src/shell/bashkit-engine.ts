@@ -185,7 +185,10 @@ export function createBashkitEngine(options: EngineOptions = {}): BashkitEngine 
         stop = new AbortController();
         const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
         // bashkit has no output limit: its output is counted as it streams out, and the run
-        // cancelled at the bound (output-bound.ts); a cancelled run's own result holds nothing.
+        // cancelled at the bound (output-bound.ts); a cancelled run's own result holds nothing,
+        // so what streamed is kept. bashkit streams more than it prints (the lines of a loop or
+        // group piped into another command) and at times less (`{ echo a; } | wc -l` streams
+        // "a", not the count), so a finished run's own result is measured too.
         const keeper = new OutputKeeper(maxOutputBytes);
         const cancel = stop;
         const onOutput = (chunk: { stdout: string; stderr: string }) => {
@@ -195,7 +198,9 @@ export function createBashkitEngine(options: EngineOptions = {}): BashkitEngine 
           const prefix = [o.cwd ? `cd ${JSON.stringify(o.cwd)}` : "", ...Object.entries(o.env ?? {}).map(([n, v]) => `export ${n}=${JSON.stringify(v)}`)].filter(Boolean);
           const r = await k.execute(prefix.length ? `${prefix.join("; ")}\n${script}` : script, { signal, onOutput });
           if (keeper.passed) return outputPassed(keeper.kept(), maxOutputBytes);
-          return { stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode ?? r.exit_code ?? 0 };
+          const ran = { stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode ?? r.exit_code ?? 0 };
+          const whole = new OutputKeeper(maxOutputBytes);
+          return whole.add(ran) ? ran : outputPassed(whole.kept(), maxOutputBytes);
         } catch (err) {
           if (keeper.passed) return outputPassed(keeper.kept(), maxOutputBytes);
           return { stdout: "", stderr: `bash: ${err instanceof Error ? err.message : String(err)}\n`, exitCode: 2 };
