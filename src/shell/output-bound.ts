@@ -3,8 +3,8 @@
  * exit code 126, with what it printed up to the bound kept and one line on stderr saying why. The
  * two engines reach it differently — just-bash counts every byte against
  * `executionLimits.maxOutputSize` and stops itself (its line is replaced by ours here); bashkit
- * has no such limit, so its output is counted as it streams out and the run cancelled
- * ({@link OutputKeeper}) — and both end in {@link outputPassed}.
+ * has no such limit, so its output is counted as it streams out and the run cancelled, and a
+ * finished run's result measured whole ({@link OutputKeeper}) — and both end in {@link outputPassed}.
  *
  * See docs/security.md → Bounded output.
  */
