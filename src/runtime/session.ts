@@ -65,7 +65,13 @@ export class Session implements CallSession {
     this.host = host;
     this.metadata = metadata;
     this.opener = openerOf(metadata, options);
-    this.engine = engine ?? createSessionEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000, defenseInDepth: host.defenseInDepth });
+    this.engine = engine ?? createSessionEngine({
+        workspaceDir: host.workspaceDir,
+        commands: host.engineCommands,
+        maxExecutionTimeMs: host.timeoutMs + 5_000,
+        maxOutputBytes: host.maxOutputBytes,
+        defenseInDepth: host.defenseInDepth,
+      });
     (this.ready = this.restore()).catch(() => {});
   }
 

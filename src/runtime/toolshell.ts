@@ -150,6 +150,8 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     redactor,
     callLimit: options.callLimit ?? config.callLimit,
     timeoutMs: options.timeoutMs ?? config.timeoutMs,
+    // Every host (library, CLI, serve, gateway) is built here: the one place the bound is read.
+    maxOutputBytes: config.maxOutputBytes,
     helpFooter,
     workspaceDir: options.workspaceDir,
     defenseInDepth: options.defenseInDepth,
