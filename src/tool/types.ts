@@ -265,6 +265,8 @@ export interface CatalogTool {
   approval?: ApprovalPolicy;
   /** True when the tool must stay a direct tool for the model (README "What the model sees"). */
   staysDirect?: boolean;
+  /** Set for the stand-in of a tool file that did not load: the file and why (every call answers `unavailable`). */
+  notLoaded?: string;
   /**
    * What provides the tool, when its name alone does not say (an MCP server's command or URL,
    * hashed). Approval answers are bound to it: a different server under the same name asks again.
