@@ -3,4 +3,4 @@
  * 7 `ToolSet` (the `bash` tool plus the direct tools) for `generateText` / `streamText`.
  */
 export { createToolshellTools, defaultDecision, outcomeToModelOutput } from "./tools.js";
-export type { ToolshellToolsOptions, AiApprovalResponse } from "./tools.js";
+export type { ToolshellToolsOptions, ToolshellToolSet, AiApprovalResponse } from "./tools.js";

@@ -136,15 +136,21 @@ class HeldCalls {
  * so a server loaded on demand is listed with its tool count from the next step on.
  * @throws Error when a direct tool's name collides with `bash` or another direct tool.
  */
-export async function createToolshellTools(options: ToolshellToolsOptions): Promise<ToolSet> {
+/**
+ * What {@link createToolshellTools} returns: an AI SDK `ToolSet` whose `bash` tool is always there,
+ * typed (so `tools.bash` needs no check, under `noUncheckedIndexedAccess` too), with the direct
+ * tools by their names beside it.
+ */
+export type ToolshellToolSet = ToolSet & { bash: Tool<BashToolInput, BashToolResult> };
+
+export async function createToolshellTools(options: ToolshellToolsOptions): Promise<ToolshellToolSet> {
   const { shell } = options;
   const session = typeof options.session === "object" ? options.session : shell.session(options.session);
   await session.ready;
   await loadKeptServers(shell);
   const by = options.answeredBy ?? (typeof session.metadata.client === "string" && session.metadata.client ? session.metadata.client : "app");
   const held = new HeldCalls(session, options.decision ?? defaultDecision, { surface: "ai-sdk", by });
-  const tools: ToolSet = {};
-  tools[BASH_TOOL_NAME] = tool({
+  const bash: Tool<BashToolInput, BashToolResult> = tool({
     description: () => bashToolSpec(shell, session).description,
     inputSchema: jsonSchema<BashToolInput>(bashToolSpec(shell, session).inputSchema),
     needsApproval: async (input, { toolCallId, messages }) => {
@@ -161,7 +167,8 @@ export async function createToolshellTools(options: ToolshellToolsOptions): Prom
       return runBashTool(session, shell, input, { signal: abortSignal, maxOutputChars: options.maxOutputChars, stepId: `ai:${toolCallId}` });
     },
     toModelOutput: ({ output }) => ({ type: "json", value: output as unknown as JSONValue }),
-  }) as Tool;
+  });
+  const tools: ToolshellToolSet = { [BASH_TOOL_NAME]: bash };
   for (const d of directTools(shell)) tools[d.name] = directTool(shell, session, d, held);
   return tools;
 }

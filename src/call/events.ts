@@ -53,6 +53,8 @@ export type SessionEvent =
   | (Recorded & { type: "step.resumed"; step_id: string; tool_call_id: string; attempt: number; after: "interrupted" | "approval" })
   | (Recorded & { type: "step.waiting"; step_id: string; tool_call_id: string; request_id: string })
   | (Recorded & { type: "store.failed"; tool_call_id?: string; message: string })
+  /** What the redactor failed on is not kept: a shell call's result (`tool_call_id`), or an event (`event`, its type). */
+  | (Recorded & { type: "redaction.failed"; tool_call_id?: string; event?: string; message: string })
   | (Recorded & { type: "script.saved"; agent_id: string; script_id: string; name: string; version: number })
   | (Recorded & { type: "script.archived"; agent_id: string; script_id: string; name: string; archived: boolean })
   | (Recorded & { type: "trigger.run"; trigger_id: string; trigger_name: string; run_id: string; reason: string; status: string; tool_call_id: string; request_id?: string });

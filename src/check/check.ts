@@ -15,6 +15,8 @@
  *   word `tools` reserves.
  * - `tools.schema_too_large` — warning, cost: an input schema over the size limit (o200k tokens).
  * - `tools.schema_uncompiled` — warning, completeness: an input schema toolshell cannot check.
+ * - `tools.not_loaded` — warning, completeness: a file of the tools folder that did not load (a
+ *   syntax error, a missing import, no `defineTool()` default export); its tool answers why.
  * - `servers.failed_to_start` — warning, completeness: a server that does not start or list.
  * - `servers.annotations_not_taken` — info, safety: a server read with the stricter reading
  *   (`"trust": false`, or `approval.trustAnnotations: false` without `trust`) whose tools claim
@@ -126,6 +128,10 @@ export async function checkToolShell(shell: ToolShell, options: CheckOptions = {
   // Descriptions, hints, schemas.
   const ratingsOn = shell.config.rateUnlabeledTools;
   for (const t of all) {
+    if (t.notLoaded) {
+      add({ rule_id: "tools.not_loaded", severity: "warning", category: "completeness", message: `${where(t)} did not load (${t.notLoaded}): every call answers unavailable until the file is fixed`, location: where(t) });
+      continue;
+    }
     const desc = t.description.trim();
     if (!desc) add({ rule_id: "tools.no_description", severity: "warning", category: "completeness", message: `${where(t)} has no description: the model cannot tell what it does (tools search finds it by name only)`, location: where(t) });
     else if (desc.length < 20) add({ rule_id: "tools.short_description", severity: "suggestion", category: "effectiveness", message: `${where(t)} has a very short description (${JSON.stringify(desc)}); say what it does and returns`, location: where(t) });

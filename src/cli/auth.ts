@@ -76,7 +76,7 @@ export async function runAuth(server: string | undefined, opts: AuthCliOptions, 
     }
     const { signIn } = await import("../mcp/auth/flow.js");
     const { ServerLog, logFileFor } = await import("../mcp/log.js");
-    const log = new ServerLog(logFileFor(host.config.logDir, server));
+    const log = new ServerLog(logFileFor(host.config.logDir, server), host.shell.redactor);
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort("wait"), waitMs);
     const onInt = () => stop.abort("interrupt");

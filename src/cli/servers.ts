@@ -39,8 +39,13 @@ export interface ServerRow {
   in_host: boolean;
 }
 
-/** The config, its file, the running host (if any). @throws CliError `unavailable` without a config file. */
-async function open(common: CommonOptions) {
+/**
+ * The config, its file, the running host (if any). A reader (`readOnly`) that cannot reach a
+ * running serve (no API token known here, a serve file of another user) goes on without it and
+ * gets the reason as `note`; a change cannot, as the serve would not hear it.
+ * @throws CliError `unavailable` without a config file.
+ */
+async function open(common: CommonOptions, readOnly = false): Promise<{ file: string; host?: RunningHost; note?: string }> {
   const { loadConfig, parseServerConfig, resolveConfigFile } = await import("../config/index.js");
   let file: string | undefined;
   try {
@@ -60,6 +65,7 @@ async function open(common: CommonOptions) {
   try {
     host = runningServe(file, tokens);
   } catch (err) {
+    if (readOnly) return { file, note: `${(err as Error).message}; shown here as the file and the warm host have them` };
     throw new CliError("unavailable", (err as Error).message);
   }
   return { file, host };
@@ -277,13 +283,14 @@ export function registerServersCommands(program: Command, common: () => CommonOp
     .option("--json", "print JSON")
     .action((o: Opts) =>
       run(o, async () => {
-        const { file, host } = await open(common());
+        const { file, host, note } = await open(common(), true);
+        if (note && !o.json) process.stderr.write(`toolshell: ${note}\n`);
         // Live states from a running serve, else from the warm host that CLI runs use.
         const warm = host ? undefined : await warmServers(file, common());
         const list = await rows(file, host, warm);
         const live = await replicas(file, common());
         const said = (r: Replica) => `  ${r.url}  ${r.kind}, pid ${r.pid} on ${r.host}, started ${r.started_at}, seen ${Math.max(0, Math.round((Date.now() - Date.parse(r.seen_at)) / 1000))} s ago\n`;
-        await print(o, { file, host: host?.url ?? null, ...(warm ? { warm_host: { pid: warm.pid } } : {}), servers: list, replicas: live }, () => render(list, host, file, warm) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
+        await print(o, { file, host: host?.url ?? null, ...(note ? { note } : {}), ...(warm ? { warm_host: { pid: warm.pid } } : {}), servers: list, replicas: live }, () => render(list, host, file, warm) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
       }),
     );
 

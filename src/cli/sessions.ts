@@ -143,7 +143,9 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     if (!o.tlsCert !== !o.tlsKey) throw new Error("--tls-cert and --tls-key go together: give both");
     const { createLogger, eventLine, parseLogLevel } = await import("../server/log.js");
     const h = host;
-    const log = createLogger(parseLogLevel(o.logLevel), { redact: (v) => h.shell.redactor.value(v) });
+    // Every line names the replica that wrote it (its heartbeat id, as the API's step holder and the
+    // console's Servers page name it), once startApi has announced it.
+    const log = createLogger(parseLogLevel(o.logLevel), { redact: (v) => h.shell.redactor.value(v), fields: () => (h.store.holder ? { replica: h.store.holder } : {}) });
     // Session events worth an operator's attention (approvals, trigger runs, changes, steps resumed or replayed on this replica).
     const unsubscribe = host.subscribe((e) => {
       const line = eventLine(e);

@@ -65,6 +65,9 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
   const prepared = prepareServerGroups(o, ctx);
   issues.push(...prepared.issues);
   const value = prepared.value;
+  // Keys whose variables did not expand: their values are checked as written, so a check of a
+  // `${VAR}` text itself (a token's length, say) would blame an entry that is fine once expanded.
+  const unexpanded = new Set<string>();
   for (const key of ["server", "triggers", "store"] as const) {
     if (o[key] === undefined) continue;
     try {
@@ -74,10 +77,12 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
       // Every command loads the config, but only serve needs tokens, and it reads them from the environment itself.
       for (const i of err.issues) if (i.path.startsWith("server.tokens") && i.message.startsWith("environment variable ")) i.message += `; toolshell serve reads TOOLSHELL_API_TOKEN and TOOLSHELL_API_TOKENS from the environment itself, so leave server.tokens out (docs/deployment.md)`;
       issues.push(...err.issues);
+      unexpanded.add(key);
     }
   }
   const result = configSchema.safeParse(value, { error: wording, reportInput: true });
-  if (!result.success) issues.push(...toIssues(result.error.issues));
+  const judgedAsWritten = (i: { path: PropertyKey[]; input?: unknown }) => unexpanded.has(String(i.path[0])) && typeof i.input === "string" && i.input.includes("${");
+  if (!result.success) issues.push(...toIssues(result.error.issues.filter((i) => !judgedAsWritten(i))));
   if (!result.success || issues.length) throw new ConfigError(issues, where);
   const p = result.data;
   const folderIssues: ConfigIssue[] = [];
@@ -104,6 +109,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
     skillsDir,
     callLimit: p.callLimit,
     timeoutMs: p.timeoutMs,
+    maxOutputBytes: p.maxOutputBytes,
     keepVisible: p.keepVisible,
     manageScripts: p.manageScripts,
     rateUnlabeledTools: p.rateUnlabeledTools,

@@ -21,6 +21,10 @@ import { triggerSchema, triggersSchema } from "./triggers-schema.js";
 export const DEFAULT_CALL_LIMIT = 50;
 /** Default time limit of one shell call, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Default bound of what one shell call prints, stdout and stderr together, in bytes (16 MiB; docs/security.md "Bounded output"). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** The range `maxOutputBytes` may take: 64 KiB to 256 MiB. */
+export const MAX_OUTPUT_BYTES_RANGE = { min: 64 * 1024, max: 256 * 1024 * 1024 } as const;
 /** Default time to start a server and list its tools, in milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /** Default time one `tools/call` may take, in milliseconds. */
@@ -256,6 +260,9 @@ const configShape = {
   timeoutMs: wholeNumber(100, 24 * 3600_000, "expected a whole number from 100 to 86400000")
     .default(DEFAULT_TIMEOUT_MS)
     .describe("Time limit of one shell call, in milliseconds (also the largest `timeout_ms` the bash tool accepts)."),
+  maxOutputBytes: wholeNumber(MAX_OUTPUT_BYTES_RANGE.min, MAX_OUTPUT_BYTES_RANGE.max, `expected a whole number of bytes from ${MAX_OUTPUT_BYTES_RANGE.min} (64 KiB) to ${MAX_OUTPUT_BYTES_RANGE.max} (256 MiB)`)
+    .default(DEFAULT_MAX_OUTPUT_BYTES)
+    .describe("What one shell call may print, stdout and stderr together, in bytes; past it the script stops with exit code 126, its output up to the bound kept."),
   keepVisible: z
     .array(z.string().min(1), { error: "expected an array of tool names" })
     .default([])

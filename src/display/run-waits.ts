@@ -4,10 +4,10 @@
  * who gave it through which surface.
  */
 
-/** What the text needs of an approval a run waited for (the store's `RunApproval`; `display/` imports nothing, docs/architecture.md). */
+/** The fields of a trigger run's approval (the store's `RunApproval`) this text uses; display/ imports no other folder. */
 export interface WaitedApproval {
   request_id: string;
-  tool: string;
+  tool?: string;
   decision?: string;
   by?: string;
   surface?: string;

@@ -8,7 +8,7 @@ import type { ServerConfig } from "../config/index.js";
 import { McpServerSource, type McpSourceOptions } from "./source.js";
 
 export { serverIdentity } from "./identity.js";
-export { DEFAULT_LOG_DIR, logFileFor } from "./log.js";
+export { DEFAULT_LOG_DIR, logFileFor, type LogRedactor } from "./log.js";
 export { toToolOutput, type McpCallResult } from "./result.js";
 export { hintsFromAnnotations } from "./tool.js";
 export { McpServerSource, type McpSourceOptions } from "./source.js";
@@ -29,7 +29,7 @@ export {
  * One source per server that is not `disabled`, in config order. Nothing is spawned or
  * connected here: call {@link loadEagerSources} (or each source's `load()`) for that.
  */
-export function createMcpSources(configs: readonly ServerConfig[], options: McpSourceOptions = {}): McpServerSource[] {
+export function createMcpSources(configs: readonly ServerConfig[], options: McpSourceOptions): McpServerSource[] {
   return configs.filter((config) => !config.disabled).map((config) => new McpServerSource(config, options));
 }
 

@@ -12,7 +12,7 @@ import type { StoredOAuthProvider } from "./auth/provider.js";
 import { SignInBroker } from "./auth/sign-in.js";
 import { listingPrincipal, signInPlace } from "./auth/source-sign-in.js";
 import type { Connection } from "./connection.js";
-import { DEFAULT_LOG_DIR, logFileFor, ServerLog } from "./log.js";
+import { DEFAULT_LOG_DIR, logFileFor, ServerLog, type LogRedactor } from "./log.js";
 import type { Client, RequestOptions } from "@modelcontextprotocol/client";
 import { callToolKeepingDigits, PersonRelay, type McpCallResult } from "./relay.js";
 import { syntheticTools } from "./resources.js";
@@ -29,6 +29,8 @@ export interface McpSourceOptions {
   logDir?: string;
   /** OAuth sign-in shared by the host's servers (store, broker, redactor hook); default: in memory, a broker of its own. */
   oauth?: OAuthContext;
+  /** The host's redactor: every line of the server's log passes through it (log.ts), and the stderr tail of a start failure. */
+  redactor: LogRedactor;
 }
 
 /**
@@ -83,16 +85,13 @@ export class McpServerSource implements ToolSource {
   /** Connections of the other principals (OAuth servers only): each person's calls carry their own token. */
   readonly #others = new Map<string, Promise<Connection>>();
 
-  /**
-   * @param config one entry from parseServersConfig.
-   * @throws Error when the entry's `oauth` settings are malformed.
-   */
-  constructor(config: ServerConfig, options: McpSourceOptions = {}) {
+  /** @param config one entry from parseServersConfig. @throws Error when the entry's `oauth` settings are malformed. */
+  constructor(config: ServerConfig, options: McpSourceOptions) {
     this.config = config;
     this.name = config.name;
     this.identity = serverIdentity(config);
     this.logFile = logFileFor(path.resolve(options.logDir ?? DEFAULT_LOG_DIR), config.name);
-    this.#log = new ServerLog(this.logFile);
+    this.#log = new ServerLog(this.logFile, options.redactor);
     this.#relay = new PersonRelay(this.name, this.#log);
     this.#oauthSettings = oauthSettings(config);
     if (this.#oauthSettings) {

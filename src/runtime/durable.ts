@@ -32,7 +32,8 @@ import { createHash } from "node:crypto";
 import type { IFileSystem } from "just-bash";
 import type { SessionEventInput } from "../call/index.js";
 import { canonicalJson, type Decision } from "../policy/index.js";
-import type { ToolOutput } from "../tool/index.js";
+import { errorLine } from "../shell/index.js";
+import { ToolCallError, type ToolOutput } from "../tool/index.js";
 import { createReplayer, replayable, replayedCalls, type Replayer } from "./replay.js";
 import type { DoneCall, SessionEvent, ShellResult } from "./types.js";
 
@@ -189,8 +190,7 @@ export function requestHash(value: unknown): string {
 
 /** A ShellResult for a step that cannot run (a reused step id with another request). */
 export function stepErrorResult(toolCallId: string, message: string): ShellResult {
-  const line = JSON.stringify({ error: { code: "invalid_input", message, retryable: false } }) + "\n";
-  return { stdout: "", stderr: line, exit_code: 1, success: false, tool_call_id: toolCallId };
+  return { stdout: "", stderr: errorLine(new ToolCallError("invalid_input", message)), exit_code: 1, success: false, tool_call_id: toolCallId };
 }
 
 /** The request id of a shell result that stopped for approval (before start or midway), if any. */
@@ -315,7 +315,7 @@ export async function runShellStep(
     // After the shell call ran, its result stands even if it could not be recorded. Before, the
     // step does not run: running it blind could run a completed step twice.
     if (result) return result;
-    const line = JSON.stringify({ error: { code: "unavailable", message: `the session store failed: ${message}`, retryable: true } }) + "\n";
+    const line = errorLine(new ToolCallError("unavailable", `the session store failed: ${message}`, true));
     return { stdout: "", stderr: line, exit_code: 1, success: false, tool_call_id: toolCallId ?? "call_bash_0" };
   }
 }

@@ -28,6 +28,8 @@ export interface ShellHostParts {
   redactor: Redactor;
   callLimit: number;
   timeoutMs: number;
+  /** What one shell call may print, stdout and stderr together, in bytes (config `maxOutputBytes`). */
+  maxOutputBytes: number;
   helpFooter: string;
   workspaceDir?: string;
   defenseInDepth?: boolean;
@@ -50,6 +52,7 @@ export class ShellHost {
   readonly redactor: Redactor;
   readonly callLimit: number;
   readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
   readonly helpFooter: string;
   readonly workspaceDir?: string;
   readonly defenseInDepth?: boolean;
@@ -66,6 +69,7 @@ export class ShellHost {
     this.redactor = parts.redactor;
     this.callLimit = parts.callLimit;
     this.timeoutMs = parts.timeoutMs;
+    this.maxOutputBytes = parts.maxOutputBytes;
     this.helpFooter = parts.helpFooter;
     this.workspaceDir = parts.workspaceDir;
     this.defenseInDepth = parts.defenseInDepth;

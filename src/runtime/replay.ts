@@ -51,15 +51,18 @@ export function createReplayer(calls: RecordedCall[]): Replayer {
 
 /**
  * Which gated literal calls of a resumed step the replay will answer from the record, for the
- * preflight (README "Approvals"): a call with the same command and input as a completed recorded
- * call of the step, matched in order (each record answers one call), already ran — asking a
+ * preflight (README "Approvals"): a call with the same command and input as a recorded call of
+ * the step (completed, or following its upstream task), matched in order (each record answers
+ * one call), already ran or runs already — asking a
  * person again before the start would ask about a call that is not going to run. A call with no
  * such record is asked as usual; a call let through here that the replay does not answer after
  * all (the script went another way) is asked when reached, as any call is.
  */
 export function replayedCalls(calls: readonly RecordedCall[]): (command: string, input: Record<string, unknown>) => boolean {
-  // A call that re-attaches to its task is judged again when reached: it is not counted here.
-  const sorted = replayable(calls).filter((c) => c.task === undefined).sort((a, b) => a.index - b.index);
+  // A call that re-attaches to its upstream task counts too: its work was approved when it
+  // started, and following it starts nothing (the policy step asks nothing for it either; a block
+  // written since still denies it when reached).
+  const sorted = replayable(calls).sort((a, b) => a.index - b.index);
   let from = 0;
   return (command, input) => {
     const key = canonicalJson(input);

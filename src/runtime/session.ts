@@ -10,7 +10,7 @@ import { actingFor } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
 import { errorLine, runInScope, WORKDIR, type Engine } from "../shell/index.js";
 import { createSessionEngine } from "./engine-choice.js";
-import { ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
+import { redactionFailed, ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
 import { heldRequestIds, notAskedAgain, runShellStep, runStep, type DurableRun, type DurableSessionView, type HeldAnswer } from "./durable.js";
 import type { ShellHost } from "./host.js";
 import { heldHere, holdSession, SessionBusyError } from "./lease.js";
@@ -65,7 +65,13 @@ export class Session implements CallSession {
     this.host = host;
     this.metadata = metadata;
     this.opener = openerOf(metadata, options);
-    this.engine = engine ?? createSessionEngine({ workspaceDir: host.workspaceDir, commands: host.engineCommands, maxExecutionTimeMs: host.timeoutMs + 5_000, defenseInDepth: host.defenseInDepth });
+    this.engine = engine ?? createSessionEngine({
+        workspaceDir: host.workspaceDir,
+        commands: host.engineCommands,
+        maxExecutionTimeMs: host.timeoutMs + 5_000,
+        maxOutputBytes: host.maxOutputBytes,
+        defenseInDepth: host.defenseInDepth,
+      });
     (this.ready = this.restore()).catch(() => {});
   }
 
@@ -148,9 +154,18 @@ export class Session implements CallSession {
     return this.hold(this.host.timeoutMs, () => runStep(this.durableView(), stepId, kind, request, fn));
   }
 
-  /** Records an event in the session timeline (and hands it to the host's listener). */
+  /**
+   * Records an event in the session timeline (and hands it to the host's listener), redacted. An
+   * event the redactor fails on is recorded as `redaction.failed` naming only its type. Never throws.
+   */
   emit(event: SessionEventInput): void {
-    const e = this.host.redactor.value({ session_id: this.id, at: new Date().toISOString(), ...event } as SessionEvent);
+    const at = new Date().toISOString();
+    let e: SessionEvent;
+    try {
+      e = this.host.redactor.value({ session_id: this.id, at, ...event } as SessionEvent);
+    } catch {
+      e = { session_id: this.id, at, type: "redaction.failed", event: event.type, message: redactionFailed().message };
+    }
     this.events.push(e);
     // The in-memory timeline is bounded (the store, when there is one, keeps everything).
     if (this.events.length > MAX_EVENTS_IN_MEMORY) this.events.splice(0, this.events.length - MAX_EVENTS_IN_MEMORY + 1000);
@@ -341,9 +356,23 @@ export class Session implements CallSession {
     }
     const { stdout } = r;
     const { stderr, exitCode, report } = reportAfterRun(call, r);
-    this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: exitCode, ...(call.stop ? { stopped: call.stop.reason } : {}) });
-    const result: ShellResult = { stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id };
-    return this.host.redactor.value(result);
+    const result = this.redacted({ stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id });
+    this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: result.exit_code, ...(call.stop ? { stopped: call.stop.reason } : {}) });
+    return result;
+  }
+
+  /**
+   * A shell call's result redacted; when the redactor fails on it, the call's clear error instead
+   * (`redactionFailed`), with nothing of its output or report (docs/security.md "Secrets").
+   */
+  private redacted(result: ShellResult): ShellResult {
+    try {
+      return this.host.redactor.value(result);
+    } catch {
+      const err = redactionFailed();
+      this.emit({ type: "redaction.failed", tool_call_id: result.tool_call_id, message: err.message });
+      return { stdout: "", stderr: errorLine(err), exit_code: 1, success: false, tool_call_id: result.tool_call_id };
+    }
   }
 
   /** The result of a shell call that stopped before its script started: nothing ran. */

@@ -64,17 +64,20 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     }
   } else if (options.tools) Object.assign(defs, options.tools);
   let local = await LocalToolSource.from(defs);
-  // Tokens obtained while running are redacted like config secrets (the redactor is made below).
-  let learnSecret: (secret: string) => void = () => {};
+  const store = options.oauth?.store ?? new MemoryCredentialStore();
+  const storedTokens = (await store.list()).flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token, r.credentials.clientInformation?.client_secret]).filter((x): x is string => !!x);
+  // Made before the servers: their log files are written through it from their first line.
+  const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? []), ...storedTokens]);
+  // Tokens obtained while running are redacted like config secrets.
   const oauth: OAuthContext = {
-    store: options.oauth?.store ?? new MemoryCredentialStore(),
+    store,
     broker: options.oauth?.broker ?? new SignInBroker(),
     onSecret: (secret) => {
-      learnSecret(secret);
+      redactor.add(secret);
       options.oauth?.onSecret?.(secret);
     },
   };
-  let mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth });
+  let mcp: McpServerSource[] = createMcpSources(config.servers, { logDir: config.logDir, oauth, redactor });
   const checkName = (name: string) => {
     // Reserved names (`local`, `scripts`, …) are refused by the config checks (config/schema.ts).
     if (local.tools().some((t) => foldName(t.name) === foldName(name))) {
@@ -95,9 +98,6 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
   const gone = new FinalizationRegistry<string>((k) => {
     if (!evicted.get(k)?.deref()) evicted.delete(k);
   });
-  const storedTokens = (await oauth.store.list()).flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token, r.credentials.clientInformation?.client_secret]).filter((x): x is string => !!x);
-  const redactor = createRedactor([...configSecrets(config), ...(options.secrets ?? []), ...storedTokens]);
-  learnSecret = (secret) => redactor.add(secret);
   const helpFooter = options.helpFooter ?? SHELL_NOTES;
   const books = new Map<string, ApprovalBook>();
   const loadingBooks = new Map<string, Promise<void>>();
@@ -150,6 +150,8 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     redactor,
     callLimit: options.callLimit ?? config.callLimit,
     timeoutMs: options.timeoutMs ?? config.timeoutMs,
+    // Every host (library, CLI, serve, gateway) is built here: the one place the bound is read.
+    maxOutputBytes: config.maxOutputBytes,
     helpFooter,
     workspaceDir: options.workspaceDir,
     defenseInDepth: options.defenseInDepth,
@@ -197,9 +199,9 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
         checkName(name);
         servers = [...servers, parsed];
         if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
-        added = createMcpSources([parsed], { logDir: config.logDir, oauth });
-        followTools(added);
         for (const secret of configSecrets({ ...config, servers: [parsed] })) redactor.add(secret);
+        added = createMcpSources([parsed], { logDir: config.logDir, oauth, redactor });
+        followTools(added);
         if (options.connect !== false) await loadEagerSources(added, undefined, options.onServerWait);
       } else if (options.workspaceDir) checkWorkspace(options.workspaceDir, { ...config, servers }, options);
       (config as { servers: typeof servers }).servers = servers;

@@ -126,6 +126,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
     requireOperator(c, options, `${c.req.method} ${c.req.path} (changing what the host runs)`);
     return next();
   });
+  app.get("/v1/replicas", async (c, next) => {
+    requireOperator(c, options, "GET /v1/replicas (the deployment's processes and machines)");
+    return next();
+  });
   app.route("/", serversRoutes(host));
 
   // ── sessions ────────────────────────────────────────────────────────────────

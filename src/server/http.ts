@@ -11,7 +11,7 @@ import type { Actor } from "./changes.js";
 import type { Logger } from "./log.js";
 import { defaultRole, type TokenRole } from "../config/index.js";
 import { TokenGuard, tokenIndex, tokenMatches } from "./token-guard.js";
-import { refuseDeepInput } from "../shell/index.js";
+import { refuseDeepInput, refuseUnsafeParts } from "../shell/index.js";
 
 export { tokenIndex, tokenMatches };
 
@@ -157,14 +157,21 @@ export async function body(c: Context): Promise<Record<string, unknown>> {
     throw new ApiError(400, "invalid_json", `the body is not JSON: ${(err as Error).message}`);
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ApiError(400, "invalid_request", "the body must be a JSON object");
-  // Every body of the API comes through here: each field nests no deeper than a tool's input may
-  // (refuseDeepInput), before anything is accepted or stored.
+  // Every body of the API comes through here (webhook payloads too): each field nests no deeper
+  // than a tool's input may (refuseDeepInput), and carries no field name that would reach an
+  // object's prototype when copied (`__proto__`, `constructor`, `prototype`) and no number JSON
+  // cannot keep (refuseUnsafeParts, the rule of tool inputs), before anything is accepted or stored.
   for (const [k, field] of Object.entries(v)) {
     try {
       refuseDeepInput(field, JSON.stringify(k));
     } catch (err) {
       throw new ApiError(400, "invalid_request", `${(err as Error).message}: send a flatter value`);
     }
+  }
+  try {
+    refuseUnsafeParts(v);
+  } catch (err) {
+    throw new ApiError(400, "invalid_request", `the body: ${(err as Error).message}`);
   }
   return v as Record<string, unknown>;
 }

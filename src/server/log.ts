@@ -20,9 +20,10 @@ export interface Logger {
 
 /**
  * A logger writing lines at or above `level` through `write` (default: stdout), each value passed
- * through `redact` first. Never throws.
+ * through `redact` first. `fields()` gives what every line carries after `event` (a serve's
+ * `replica`, its heartbeat id, once it has one). Never throws.
  */
-export function createLogger(level: LogLevel, options: { write?: (line: string) => void; redact?: <T>(v: T) => T } = {}): Logger {
+export function createLogger(level: LogLevel, options: { write?: (line: string) => void; redact?: <T>(v: T) => T; fields?: () => Record<string, unknown> } = {}): Logger {
   const min = LOG_LEVELS.indexOf(level);
   const write = options.write ?? ((line: string) => process.stdout.write(line));
   const redact = options.redact ?? (<T>(v: T) => v);
@@ -31,7 +32,7 @@ export function createLogger(level: LogLevel, options: { write?: (line: string) 
     log(l, event, fields = {}) {
       if (LOG_LEVELS.indexOf(l) < min) return;
       try {
-        write(JSON.stringify(redact({ time: new Date().toISOString(), level: l, event, ...fields })) + "\n");
+        write(JSON.stringify(redact({ time: new Date().toISOString(), level: l, event, ...options.fields?.(), ...fields })) + "\n");
       } catch {}
     },
   };
@@ -60,6 +61,7 @@ export function eventLine(e: SessionEvent): { level: "debug" | "info" | "warn" |
       return { level: "info", event: e.type, fields };
     case "store.failed":
     case "preflight.failed":
+    case "redaction.failed":
       return { level: "error", event: e.type, fields };
     case "shell_call.started":
     case "shell_call.ended":

@@ -4,6 +4,8 @@
  * `mcpServers` entries. Changes made here are kept in the store, not the config file: every
  * replica on the store follows them, they outlast a restart, and a later edit of the config file
  * keeps them (server/shared-state.ts; README "Changing servers while running").
+ * `GET /v1/replicas` lists the replicas on the store from their heartbeats (docs/deployment.md
+ * "Who holds a step"); `createApp` lets only operator tokens read it.
  */
 import { Hono } from "hono";
 import { ConfigError } from "../config/index.js";
@@ -11,6 +13,7 @@ import type { McpServerSource } from "../mcp/index.js";
 import { ServerChangeError } from "../runtime/index.js";
 import type { Host } from "./host.js";
 import { ApiError, body } from "./http.js";
+import { knownReplicas } from "./shared-state.js";
 
 /** One server as `GET /v1/servers` lists it. */
 export interface ServerListing {
@@ -56,6 +59,9 @@ export function serversRoutes(host: Host): Hono {
     }
   };
   app.get("/v1/servers", (c) => c.json({ servers: listServers(host) }));
+  // Every replica the store has a heartbeat of (a stale one is `live: false` until forgotten), and
+  // which one answered.
+  app.get("/v1/replicas", async (c) => c.json({ replicas: await knownReplicas(host.store), this: host.store.holder ?? null }));
   app.post("/v1/servers", async (c) => {
     const b = await body(c);
     if (typeof b.name !== "string") throw fail(400, "invalid_request", '"name" must be a string');

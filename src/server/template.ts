@@ -50,7 +50,8 @@ export function fillTemplates(value: unknown, scope: Record<string, unknown>): u
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const filled = fillTemplates(v, scope);
-      if (filled !== undefined) out[k] = filled;
+      // Defined, not assigned: a key named `__proto__` stays data instead of setting the prototype.
+      if (filled !== undefined) Object.defineProperty(out, k, { value: filled, enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

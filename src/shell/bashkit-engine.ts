@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { Command, FsStat, IFileSystem } from "./just-bash.js";
 import { HALT_LINE } from "./halt.js";
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputKeeper, outputPassed } from "./output-bound.js";
 import { currentScope, runInScope, type ShellScope } from "./scope.js";
 import { createToolsCommand } from "./commands/tools/command.js";
 import { WORKDIR, type Engine, type EngineOptions } from "./engine.js";
@@ -33,7 +34,7 @@ interface KitFs {
 
 interface KitBash {
   analyze(script: string): { commands: Array<{ name?: string | null; args: Array<string | null> }>; isOpaque: boolean; truncated: boolean };
-  execute(script: string, o?: { signal?: AbortSignal }): Promise<{ stdout: string; stderr: string; exitCode?: number; exit_code?: number }>;
+  execute(script: string, o?: { signal?: AbortSignal; onOutput?: (chunk: { stdout: string; stderr: string }) => void }): Promise<{ stdout: string; stderr: string; exitCode?: number; exit_code?: number }>;
   fs(): KitFs;
 }
 
@@ -100,7 +101,7 @@ function adaptFs(kit: () => KitFs): IFileSystem {
  * reports status 1), so stdout printed before a failure is lost. Its files are the builtin's own
  * handle on bashkit's filesystem.
  */
-function asBuiltin(cmd: Command, scope: () => ShellScope | undefined, halt: () => void) {
+function asBuiltin(cmd: Command, scope: () => ShellScope | undefined, halt: () => void, maxOutputBytes: number) {
   return async (ctx: { argv: string[]; stdin: string | null; env: Record<string, string>; cwd: string; fs: unknown }): Promise<string> => {
     const context = {
       // The builtin's own live handle: the instance's handle would re-enter the running interpreter.
@@ -109,7 +110,7 @@ function asBuiltin(cmd: Command, scope: () => ShellScope | undefined, halt: () =
       env: new Map(Object.entries(ctx.env)),
       exportedEnv: ctx.env,
       stdin: ctx.stdin ?? "",
-      limits: { maxExecutionTimeMs: 600_000, maxOutputSize: 16 * 1024 * 1024 },
+      limits: { maxExecutionTimeMs: 600_000, maxOutputSize: maxOutputBytes },
       // A halt (src/shell/halt.ts) cancels the run: bashkit has no way for a builtin to stop the script.
       executionScope: {
         consumeLimited: () => {
@@ -149,8 +150,9 @@ export function createBashkitEngine(options: EngineOptions = {}): BashkitEngine 
   let stop: AbortController | null = null;
   let kit: KitBash | null = null;
   const fs = adaptFs(() => kit!.fs());
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const builtins: Record<string, ReturnType<typeof asBuiltin>> = {};
-  for (const cmd of [...(options.commands ?? []).filter((c) => c.name === "jq"), createToolsCommand()]) builtins[cmd.name] = asBuiltin(cmd, () => active, () => stop?.abort());
+  for (const cmd of [...(options.commands ?? []).filter((c) => c.name === "jq"), createToolsCommand()]) builtins[cmd.name] = asBuiltin(cmd, () => active, () => stop?.abort(), maxOutputBytes);
   kit = new Bash({
     cwd: WORKDIR,
     env: { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) },
@@ -182,11 +184,25 @@ export function createBashkitEngine(options: EngineOptions = {}): BashkitEngine 
         active = scope;
         stop = new AbortController();
         const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+        // bashkit has no output limit: its output is counted as it streams out, and the run
+        // cancelled at the bound (output-bound.ts); a cancelled run's own result holds nothing,
+        // so what streamed is kept. bashkit streams more than it prints (the lines of a loop or
+        // group piped into another command) and at times less (`{ echo a; } | wc -l` streams
+        // "a", not the count), so a finished run's own result is measured too.
+        const keeper = new OutputKeeper(maxOutputBytes);
+        const cancel = stop;
+        const onOutput = (chunk: { stdout: string; stderr: string }) => {
+          if (!keeper.add(chunk)) cancel.abort();
+        };
         try {
           const prefix = [o.cwd ? `cd ${JSON.stringify(o.cwd)}` : "", ...Object.entries(o.env ?? {}).map(([n, v]) => `export ${n}=${JSON.stringify(v)}`)].filter(Boolean);
-          const r = await k.execute(prefix.length ? `${prefix.join("; ")}\n${script}` : script, { signal });
-          return { stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode ?? r.exit_code ?? 0 };
+          const r = await k.execute(prefix.length ? `${prefix.join("; ")}\n${script}` : script, { signal, onOutput });
+          if (keeper.passed) return outputPassed(keeper.kept(), maxOutputBytes);
+          const ran = { stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode ?? r.exit_code ?? 0 };
+          const whole = new OutputKeeper(maxOutputBytes);
+          return whole.add(ran) ? ran : outputPassed(whole.kept(), maxOutputBytes);
         } catch (err) {
+          if (keeper.passed) return outputPassed(keeper.kept(), maxOutputBytes);
           return { stdout: "", stderr: `bash: ${err instanceof Error ? err.message : String(err)}\n`, exitCode: 2 };
         } finally {
           active = undefined;

@@ -8,6 +8,7 @@
  */
 import { assertEngine, Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "./just-bash.js";
 import { HALT_LINE, installHaltAtYield } from "./halt.js";
+import { afterJustBash, DEFAULT_MAX_OUTPUT_BYTES } from "./output-bound.js";
 import { currentScope } from "./scope.js";
 import { createSleepCommand } from "./commands/sleep/sleep.js";
 import { createToolsCommand } from "./commands/tools/command.js";
@@ -25,6 +26,11 @@ export interface EngineOptions {
   commands?: Command[];
   /** Upper bound of one exec in milliseconds (the engine's own deadline; the runtime also aborts). */
   maxExecutionTimeMs?: number;
+  /**
+   * What one exec may print, stdout and stderr together, in bytes (config `maxOutputBytes`; default
+   * its default): past it the script stops, exit code 126, output up to the bound kept (output-bound.ts).
+   */
+  maxOutputBytes?: number;
   /** Environment variables the scripts see. */
   env?: Record<string, string>;
   /**
@@ -170,7 +176,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
   // compatibility commands carry the same mark (defaults.ts), an embedder's own commands do not.
   const commands = [markDirect(createSleepCommand()), ...(options.commands ?? []), markDirect(createToolsCommand())];
   const env = { HOME: WORKDIR, PWD: WORKDIR, ...(options.env ?? {}) };
-  const limits = { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000 };
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  // just-bash counts what the script prints (and what `$(...)` captures) against maxOutputSize,
+  // and caps each command's own output at it, before the bytes are kept.
+  const limits = { maxExecutionTimeMs: options.maxExecutionTimeMs ?? 600_000, maxOutputSize: maxOutputBytes };
   return {
     fs,
     cwd: WORKDIR,
@@ -180,7 +189,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         // A fresh interpreter per run (variables never persist across runs; the files do).
         const bash = new Bash({ fs, cwd: WORKDIR, env, customCommands: commands, executionLimits: limits, defenseInDepth: options.defenseInDepth ?? false });
         const r = await bash.exec(script, { signal: o.signal, stdin: o.stdin, env: o.env, cwd: o.cwd, rawScript: true });
-        return { stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode };
+        return afterJustBash({ stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode }, maxOutputBytes);
       } catch (err) {
         return { stdout: "", stderr: `bash: ${err instanceof Error ? err.message : String(err)}\n`, exitCode: 2 };
       }

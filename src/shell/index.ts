@@ -5,7 +5,7 @@ export type { Engine, EngineOptions, EngineResult } from "./engine.js";
 export { createToolsCommand } from "./commands/tools/command.js";
 export { runInScope, currentScope } from "./scope.js";
 export type { ShellScope, NestedCallRequest, SubcommandHandler, SubcommandResult, CommandIo } from "./scope.js";
-export { buildInput, checkKnownFields, readValue, mapKey, refuseUnsafeInput, refuseDeepInput, MAX_INPUT_DEPTH } from "./commands/tools/input.js";
+export { buildInput, checkKnownFields, readValue, mapKey, refuseUnsafeInput, refuseUnsafeParts, refuseDeepInput, MAX_INPUT_DEPTH } from "./commands/tools/input.js";
 export { renderOutput, errorLine, MEDIA_DIR } from "./commands/tools/output.js";
 export { SHELL_SUBCOMMANDS, helpCommand, searchCommand } from "./commands/tools/subcommands/index.js";
 export type { SubcommandFactory } from "./commands/tools/subcommands/index.js";

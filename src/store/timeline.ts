@@ -20,25 +20,34 @@ function oneLine(s: unknown, max = 100): string {
 }
 
 /**
- * Renders events (in store order) as a timeline. Nested calls are printed under the shell call
- * named by their `parent_tool_call_id`, in the order they ended; events of unknown types get a
- * generic line. Never throws.
+ * Renders events (in store order) as a timeline. Nested calls are printed under the run of the
+ * shell call named by their `parent_tool_call_id` that was going on when they were recorded, in
+ * the order they ended: a durable step run again keeps its tool call id, and each attempt lists its
+ * own calls (an attempt that never ended is closed, with its calls, when the next one starts).
+ * Events of unknown types get a generic line. Never throws.
  */
 export function renderTimeline(events: StoredEvent[]): string {
   const lines: string[] = [];
+  // One key per run of a shell call: its tool call id and how many times it had started.
+  const runs = new Map<string, number>();
+  const runOf = (id: string): string => `${id}#${runs.get(id) ?? 0}`;
   const nestedBy = new Map<string, StoredEvent[]>();
+  const keyOf = new Map<StoredEvent, string>();
   for (const e of events) {
+    const x = e as Record<string, unknown>;
+    if (e.type === "shell_call.started") runs.set(String(x.tool_call_id), (runs.get(String(x.tool_call_id)) ?? 0) + 1);
+    if (e.type === "shell_call.started" || e.type === "shell_call.ended") keyOf.set(e, runOf(String(x.tool_call_id)));
     if (e.type === "tool.nested_call") {
-      const parent = String((e as Record<string, unknown>).parent_tool_call_id ?? "");
+      const parent = runOf(String(x.parent_tool_call_id ?? ""));
       if (!nestedBy.has(parent)) nestedBy.set(parent, []);
       nestedBy.get(parent)!.push(e);
     }
   }
   const shown = new Set<string>();
-  const nestedLines = (parent: string): void => {
-    if (shown.has(parent)) return;
-    shown.add(parent);
-    for (const n of nestedBy.get(parent) ?? []) {
+  const nestedLines = (run: string): void => {
+    if (shown.has(run)) return;
+    shown.add(run);
+    for (const n of nestedBy.get(run) ?? []) {
       const x = n as Record<string, unknown>;
       const err = x.error as { code?: string; message?: string } | undefined;
       const status = String(x.status ?? "");
@@ -48,15 +57,25 @@ export function renderTimeline(events: StoredEvent[]): string {
       );
     }
   };
+  /** The calls of an earlier run of `id` that never ended, closed before its next run's line. */
+  const closeEarlier = (id: string, run: string): void => {
+    const n = Number(run.slice(run.lastIndexOf("#") + 1));
+    const earlier = `${id}#${n - 1}`;
+    if (n > 1 && !shown.has(earlier)) {
+      lines.push(`           (${id}, run ${n - 1}, did not end)`);
+      nestedLines(earlier);
+    }
+  };
   for (const e of events) {
     const x = e as Record<string, unknown>;
     const t = time(e.at);
     switch (e.type) {
       case "shell_call.started":
+        closeEarlier(String(x.tool_call_id), keyOf.get(e)!);
         lines.push(`${t}  ▶ ${x.tool_call_id} bash  ${oneLine(x.script_preview, 90)}`);
         break;
       case "shell_call.ended":
-        nestedLines(String(x.tool_call_id));
+        nestedLines(keyOf.get(e)!);
         lines.push(`${t}  ■ ${x.tool_call_id} exit ${x.exit_code}${x.stopped ? `  stopped: ${x.stopped}` : ""}`);
         break;
       case "tool.nested_call":
@@ -95,10 +114,11 @@ export function renderTimeline(events: StoredEvent[]): string {
     }
   }
   // Nested calls whose shell call has not ended (still running, or the process died).
-  for (const parent of nestedBy.keys()) {
-    if (shown.has(parent)) continue;
-    lines.push(`           (${parent || "no shell call"} did not end)`);
-    nestedLines(parent);
+  for (const run of nestedBy.keys()) {
+    if (shown.has(run)) continue;
+    const id = run.slice(0, run.lastIndexOf("#"));
+    lines.push(`           (${id || "no shell call"} did not end)`);
+    nestedLines(run);
   }
   return lines.length ? lines.join("\n") + "\n" : "";
 }

@@ -54,6 +54,20 @@ export interface ToolDefinition {
   staysDirect?: boolean;
 }
 
+/** Why a tool file did not load, for the stand-in tool `loadToolsDir` made in its place. */
+const NOT_LOADED = new WeakMap<ToolDefinition, string>();
+
+/** Marks `def` as the stand-in of a tool file that did not load, and why (the file and the error). */
+export function markNotLoaded(def: ToolDefinition, why: string): ToolDefinition {
+  NOT_LOADED.set(def, why);
+  return def;
+}
+
+/** Why `def` stands in for a tool file that did not load, or undefined for a real tool. */
+export function notLoaded(def: ToolDefinition): string | undefined {
+  return NOT_LOADED.get(def);
+}
+
 /**
  * Defines a tool. Checks the definition's shape eagerly; never runs `execute`.
  * @throws TypeError when `description`, `inputSchema` or `execute` is missing or of the wrong type,

@@ -7,7 +7,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { defineTool, isToolDefinition, type ToolDefinition } from "./define.js";
+import { defineTool, isToolDefinition, markNotLoaded, type ToolDefinition } from "./define.js";
 import { ToolCallError, type Skill } from "./types.js";
 
 const TOOL_FILE = /^([A-Za-z0-9][A-Za-z0-9_.-]*)\.(ts|mts|js|mjs)$/;
@@ -61,13 +61,14 @@ export async function loadToolsDir(dir: string, options: { fresh?: boolean } = {
 /** The stand-in for a tool file that did not load: listed as such, every call answers why. */
 function brokenTool(file: string, reason: string): ToolDefinition {
   const line = reason.split("\n")[0].slice(0, 300);
-  return defineTool({
+  const def = defineTool({
     description: `Not available: ${path.basename(file)} did not load (${line}).`,
     inputSchema: { type: "object" },
     execute: () => {
       throw new ToolCallError("unavailable", `${file}: ${line}`, false);
     },
   });
+  return markNotLoaded(def, `${file}: ${line}`);
 }
 
 /**

@@ -3,7 +3,7 @@
  *
  * See README → The `tools` command, Use it from code.
  */
-import { assertToolName, type ToolDefinition } from "./define.js";
+import { assertToolName, notLoaded, type ToolDefinition } from "./define.js";
 import { normalizeSchema, type NormalizedSchema } from "./schema.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type ToolOutput, type ToolSource } from "./types.js";
 import { foldName } from "./text.js";
@@ -30,6 +30,7 @@ export async function toCatalogTool(name: string, def: ToolDefinition, source = 
     hintsDeclared: Object.values(hints).some((v) => typeof v === "boolean"),
     approval: def.approval,
     staysDirect: def.staysDirect,
+    ...(notLoaded(def) ? { notLoaded: notLoaded(def) } : {}),
     validate: (value) => input.validate(value),
     toModelOutput: def.toModelOutput,
     async invoke(value, ctx: InvokeContext): Promise<ToolOutput> {

@@ -29,7 +29,8 @@ export type ErrorCode =
   | "stopped"
   | "connection_required"
   | "call_limit"
-  | "unavailable";
+  | "unavailable"
+  | "internal";
 
 /**
  * The one error a tool call can end in. Rendered by the `tools` command as
@@ -68,6 +69,16 @@ export function toToolCallError(err: unknown): ToolCallError {
     message = "the call failed";
   }
   return new ToolCallError("tool_error", message);
+}
+
+/**
+ * The error of a call, or a shell call, whose output could not be redacted (the redactor threw:
+ * a value nested deeper than it reaches, say). Its message is fixed: nothing derived from the
+ * value, nor from the redactor's own error, is shown (docs/security.md "Secrets" → When
+ * redaction fails).
+ */
+export function redactionFailed(): ToolCallError {
+  return new ToolCallError("internal", "the output could not be redacted; nothing of it is shown");
 }
 
 /** A binary block a tool returned (image or audio), base64 data as MCP carries it. */
@@ -254,6 +265,8 @@ export interface CatalogTool {
   approval?: ApprovalPolicy;
   /** True when the tool must stay a direct tool for the model (README "What the model sees"). */
   staysDirect?: boolean;
+  /** Set for the stand-in of a tool file that did not load: the file and why (every call answers `unavailable`). */
+  notLoaded?: string;
   /**
    * What provides the tool, when its name alone does not say (an MCP server's command or URL,
    * hashed). Approval answers are bound to it: a different server under the same name asks again.

@@ -6,11 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { checkToolShell, type Finding } from "../../src/check/index.js";
 import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
 import { MemoryRatingCache, ratingKey } from "../../src/policy/index.js";
@@ -182,4 +182,23 @@ test("the CLI reads ratings from a postgres:// store; a store it cannot open is 
   assert.deepEqual([f?.severity, f?.category, f?.location], ["warning", "completeness", "store"]);
   assert.match(f!.message, /^could not open the PostgreSQL store at postgres:\/\/me@127\.0\.0\.1:1\/db: .*; ratings were not read/);
   assert.ok(unrated(down).includes("tools lint tool-search"));
+});
+
+test("tools.not_loaded: each tool file of the folder that did not load is a warning naming the file and why; the files that load are not", (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-check-tools-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(path.join(dir, "tools"));
+  writeFileSync(path.join(dir, "tools", "cut_off.mjs"), 'export default { description: "x", execute( ');
+  writeFileSync(path.join(dir, "tools", "plain_object.mjs"), 'export default { description: "not made with defineTool", execute: () => 1 };');
+  writeFileSync(path.join(dir, "tools", "missing_import.mjs"), 'import "./no-such-file.mjs";\nexport default 1;');
+  writeFileSync(path.join(dir, "tools", "fine.mjs"), `import { defineTool } from ${JSON.stringify(pathToFileURL(path.join(root, "src/index.ts")).href)};\nexport default defineTool({ description: "Answers ok, always.", inputSchema: { type: "object" }, hints: { readOnly: true }, execute: () => "ok" });`);
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ tools: "tools" }));
+  const json = cli(["check", "--json"], dir);
+  assert.equal(json.code, 0, json.stderr);
+  const notLoaded = (JSON.parse(json.stdout) as Finding[]).filter((f) => f.rule_id === "tools.not_loaded");
+  assert.deepEqual(notLoaded.map((f) => [f.severity, f.category, f.location]).sort(), [["warning", "completeness", "tools cut-off"], ["warning", "completeness", "tools missing-import"], ["warning", "completeness", "tools plain-object"]]);
+  const why = Object.fromEntries(notLoaded.map((f) => [f.location, f.message]));
+  assert.match(why["tools cut-off"], /cut_off\.mjs: failed to load: /);
+  assert.match(why["tools plain-object"], /plain_object\.mjs: the default export must be a tool made with defineTool\(\)/);
+  assert.match(why["tools missing-import"], /missing_import\.mjs: failed to load: .*no-such-file/);
 });

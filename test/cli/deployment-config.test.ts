@@ -52,6 +52,17 @@ test("the deployment config: CLI commands need no API token, serve takes it from
   });
   assert.equal((await fetch(url + "/v1/sessions", { headers: { authorization: `Bearer ${TOKEN}` } })).status, 200);
   assert.equal((await fetch(url + "/v1/sessions", { headers: { authorization: "Bearer wrong-token-0123456789" } })).status, 401);
+  // With the serve running and no token in this shell: `servers list` reads the file and says why
+  // it could not ask the serve; a change is refused, as the serve would not hear it.
+  const listed = cli(["servers", "list"]);
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stderr, /a toolshell serve runs for this config at http:\/\/\S+ \(pid \d+\), but no API token is known here: set TOOLSHELL_API_TOKEN; shown here as the file/);
+  assert.match(listed.stdout, /^Servers of /);
+  const asJson = JSON.parse(cli(["servers", "list", "--json"]).stdout);
+  assert.match(asJson.note, /no API token is known here/);
+  const change = cli(["servers", "add", "more", "--", "node", "-e", "0"]);
+  assert.equal(change.status, 2, change.stdout + change.stderr);
+  assert.match(change.stderr, /no API token is known here: set TOOLSHELL_API_TOKEN/);
   const gone = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await gone;

@@ -242,3 +242,22 @@ test("paths resolve against the config's folder; store may be :memory:", (t) => 
   assert.equal(parseConfig({ store: ":memory:" }, { baseDir: dir }).store, ":memory:");
   assert.equal(parseConfig({}, { baseDir: dir }).logDir, path.join(dir, ".toolshell", "logs"));
 });
+
+test("a token whose variable is not set is the one error: the other entries, fine once expanded, are not blamed for their ${VAR} text", (t) => {
+  const dir = tempDir(t);
+  const env = { OPS_TOKEN: "ops-token-0123456789abcdef" };
+  for (const tokens of [["${OPS_TOKEN}", { name: "bot", token: "${BOT_TOKEN}", role: "agent" }], ["${OPS_TOKEN}", "${BOT_TOKEN}"]]) {
+    const err = message(() => parseConfig({ server: { tokens } }, { baseDir: dir, env }));
+    const lines = err.split("\n").filter(Boolean);
+    assert.equal(lines.length, 1, err);
+    assert.match(lines[0], /^config: server\.tokens\[1\](\.token)?: environment variable BOT_TOKEN is not set/);
+  }
+  // A real mistake beside the unset variable is still reported, and so is a short token given as written.
+  const both = message(() => parseConfig({ server: { tokens: ["${OPS_TOKEN}", "${BOT_TOKEN}", { name: "bad name", token: "x".repeat(20) }] } }, { baseDir: dir, env }));
+  assert.match(both, /server\.tokens\[1\]: environment variable BOT_TOKEN is not set/);
+  assert.match(both, /server\.tokens\[2\]\.name: expected 1-64 letters/);
+  assert.doesNotMatch(both, /server\.tokens\[0\]/);
+  assert.match(message(() => parseConfig({ server: { tokens: ["short", "${BOT_TOKEN}"] } }, { baseDir: dir, env })), /server\.tokens\[0\]: a token is shorter than 16 characters/);
+  // Control: with the variable set, the config loads.
+  assert.deepEqual(parseConfig({ server: { tokens: ["${OPS_TOKEN}", "${BOT_TOKEN}"] } }, { baseDir: dir, env: { ...env, BOT_TOKEN: "bot-token-0123456789abcdef" } }).server.tokens, ["ops-token-0123456789abcdef", "bot-token-0123456789abcdef"]);
+});

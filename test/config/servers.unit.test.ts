@@ -11,7 +11,7 @@ import {
   type StdioServerConfig,
 } from "../../src/config/index.js";
 import { createMcpSources } from "../../src/mcp/index.js";
-import { tempDir } from "../mcp/helpers.js";
+import { hostRedactor, tempDir } from "../mcp/helpers.js";
 
 const baseDir = "/srv/project";
 const parse = (json: unknown, env: Record<string, string> = {}) => parseServersConfig(json, { baseDir, env });
@@ -87,7 +87,7 @@ test("per-server settings, unknown keys kept in raw, disabled servers get no sou
   assert.equal(kebab.load, "on_demand");
   assert.equal(off.disabled, true);
   assert.deepEqual(
-    createMcpSources(servers, { logDir: tempDir() }).map((s) => s.name),
+    createMcpSources(servers, { logDir: tempDir(), redactor: hostRedactor(...servers) }).map((s) => s.name),
     ["docs", "kebab"],
   );
 });

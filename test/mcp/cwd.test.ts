@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { parseServersConfig, type StdioServerConfig } from "../../src/config/index.js";
 import { McpServerSource } from "../../src/mcp/index.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
-import { tempDir } from "./helpers.js";
+import { hostRedactor, tempDir } from "./helpers.js";
 
 test('"command": "./start.sh" with "cwd": "server" runs server/start.sh, as spawn with that cwd does', async (t) => {
   const dir = tempDir("toolshell-cwd-");
@@ -18,7 +18,7 @@ test('"command": "./start.sh" with "cwd": "server" runs server/start.sh, as spaw
   const [config] = parseServersConfig({ mcpServers: { mem: { command: "./start.sh", cwd: "server" } } }, { baseDir: dir }) as StdioServerConfig[];
   assert.equal(config.command, script);
   assert.equal(config.cwd, path.join(dir, "server"));
-  const source = new McpServerSource(config, { logDir: path.join(dir, "logs") });
+  const source = new McpServerSource(config, { logDir: path.join(dir, "logs"), redactor: hostRedactor(config) });
   t.after(() => source.close());
   await source.load();
   assert.ok(source.tools().some((x) => x.name === "read_graph"));

@@ -2,13 +2,19 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseServersConfig } from "../../src/config/index.js";
+import { configSecrets, createRedactor } from "../../src/call/index.js";
+import { parseServersConfig, type ServerConfig } from "../../src/config/index.js";
 import { McpServerSource } from "../../src/mcp/index.js";
 import type { CatalogTool, InvokeContext, ToolOutput } from "../../src/tool/types.js";
 
 /** A fresh temporary folder. */
 export function tempDir(prefix = "toolshell-mcp-"): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/** The redactor a host gives the sources of `configs`: their config secrets (src/call/redact/). */
+export function hostRedactor(...configs: ServerConfig[]) {
+  return createRedactor(configSecrets({ servers: configs }));
 }
 
 /** A minimal InvokeContext; the sandbox and skills are not used by MCP sources. */
@@ -32,7 +38,7 @@ const open: McpServerSource[] = [];
 /** Parses one `mcpServers` entry (as a user would write it) and makes its source, logging to `logDir`. */
 export function sourceFor(name: string, entry: Record<string, unknown>, logDir = tempDir("toolshell-logs-")): McpServerSource {
   const [config] = parseServersConfig({ mcpServers: { [name]: entry } }, { baseDir: process.cwd() });
-  const source = new McpServerSource(config, { logDir });
+  const source = new McpServerSource(config, { logDir, redactor: hostRedactor(config) });
   open.push(source);
   return source;
 }

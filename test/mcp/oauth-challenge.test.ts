@@ -10,7 +10,7 @@ import { signIn } from "../../src/mcp/auth/flow.js";
 import { McpServerSource } from "../../src/mcp/index.js";
 import { ToolCallError } from "../../src/tool/types.js";
 import { startOAuthServer } from "../fixtures/mcp/oauth-server.js";
-import { call, rejection, tempDir } from "./helpers.js";
+import { call, hostRedactor, rejection, tempDir } from "./helpers.js";
 import { approve, configFor, oauth } from "./oauth-helpers.js";
 
 test("the parser reads every form RFC 9110 allows", () => {
@@ -54,7 +54,7 @@ for (const [name, rewrite] of forms) {
     f.wwwAuthenticate = rewrite;
     const o = oauth(t);
     const config = configFor("demo", f.url);
-    const s = new McpServerSource(config, { logDir: tempDir(), oauth: o });
+    const s = new McpServerSource(config, { logDir: tempDir(), oauth: o, redactor: hostRedactor(config) });
     t.after(() => s.close());
     const err = (await rejection(() => s.load())) as ToolCallError;
     assert.equal(err.code, "connection_required", err.message);

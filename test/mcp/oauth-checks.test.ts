@@ -12,7 +12,7 @@ import { signInStatus } from "../../src/mcp/auth/index.js";
 import { McpServerSource } from "../../src/mcp/index.js";
 import { ToolCallError } from "../../src/tool/types.js";
 import { startOAuthServer, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
-import { call, rejection, tempDir } from "./helpers.js";
+import { call, hostRedactor, rejection, tempDir } from "./helpers.js";
 import { approve, browse, configFor, oauth, type After } from "./oauth-helpers.js";
 
 async function fixture(t: After): Promise<OAuthFixture> {
@@ -32,7 +32,7 @@ for (const endpoint of ["vscode://anthropic.claude/authorize", "file:///etc/pass
     assert.equal(shown, undefined);
     assert.match(err.message, /^MCP server "demo": its (authorization server.s authorization URL uses .*; only https \(or http on this machine\) is opened — refused|OAuth metadata was refused: authorization_endpoint: URL cannot use javascript)/);
     // The call path (what the gateway, console and HTTP API show) has no pending sign-in either.
-    const s = new McpServerSource(config, { logDir: tempDir(), oauth: o });
+    const s = new McpServerSource(config, { logDir: tempDir(), oauth: o, redactor: hostRedactor(config) });
     t.after(() => s.close());
     const failed = (await rejection(() => s.load())) as ToolCallError;
     assert.equal(failed.code, "connection_required");
@@ -92,7 +92,7 @@ test("a resource that moves to another authorization server: discovered again, s
   const config = configFor("demo", a.url);
   await signIn(config, "default", o, { onUrl: approve });
   const old = (await o.store.get("demo", "default"))!.tokens!;
-  const s = new McpServerSource(config, { logDir: tempDir(), oauth: o });
+  const s = new McpServerSource(config, { logDir: tempDir(), oauth: o, redactor: hostRedactor(config) });
   t.after(() => s.close());
   await s.load();
   assert.equal(JSON.parse((await call(s, "whoami")).text!).user, "alice");

@@ -10,7 +10,7 @@ import { MemoryCredentialStore, SignInBroker, type OAuthContext } from "../../sr
 import { McpServerSource } from "../../src/mcp/index.js";
 import { ToolCallError } from "../../src/tool/types.js";
 import { startOAuthServer } from "../fixtures/mcp/oauth-server.js";
-import { call, rejection, tempDir } from "./helpers.js";
+import { call, hostRedactor, rejection, tempDir } from "./helpers.js";
 import { approve, configFor, type After } from "./oauth-helpers.js";
 
 /** One host's OAuth context (its own loopback listener) over a store several hosts share. */
@@ -29,7 +29,7 @@ test("a sign-in on another host (another redirect port) registers again and succ
 
   // Host 1: a call needs sign-in; a client is registered with host 1's redirect port.
   const first = host(t, store);
-  const s1 = new McpServerSource(config, { logDir: tempDir(), oauth: first });
+  const s1 = new McpServerSource(config, { logDir: tempDir(), oauth: first, redactor: hostRedactor(config) });
   t.after(() => s1.close());
   const err = (await rejection(() => s1.load())) as ToolCallError;
   assert.equal(err.code, "connection_required");
@@ -57,7 +57,7 @@ test("a sign-in on another host (another redirect port) registers again and succ
   assert.match(pending.message, /did not finish/);
   assert.equal(f.counts.registrations, 3);
   f.expireAccessTokens();
-  const s2 = new McpServerSource(config, { logDir: tempDir(), oauth: second });
+  const s2 = new McpServerSource(config, { logDir: tempDir(), oauth: second, redactor: hostRedactor(config) });
   t.after(() => s2.close());
   await s2.load();
   assert.equal(JSON.parse((await call(s2, "whoami")).text!).user, "alice");

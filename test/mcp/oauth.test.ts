@@ -11,7 +11,7 @@ import { parseServersConfig, type HttpServerConfig } from "../../src/config/inde
 import { McpServerSource } from "../../src/mcp/index.js";
 import { ToolCallError } from "../../src/tool/types.js";
 import { startOAuthServer, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
-import { call, ctx, rejection, tempDir } from "./helpers.js";
+import { call, ctx, hostRedactor, rejection, tempDir } from "./helpers.js";
 
 /** Does what a browser does with an authorization URL: follows the approval to the loopback redirect. */
 async function approve(authorizationUrl: string): Promise<void> {
@@ -35,7 +35,7 @@ function oauthContext(t: { after: (fn: () => Promise<void> | void) => void }): O
 }
 
 function source(t: { after: (fn: () => Promise<void> | void) => void }, config: HttpServerConfig, oauth: OAuthContext): McpServerSource {
-  const s = new McpServerSource(config, { logDir: tempDir("toolshell-oauth-logs-"), oauth });
+  const s = new McpServerSource(config, { logDir: tempDir("toolshell-oauth-logs-"), oauth, redactor: hostRedactor(config) });
   t.after(() => s.close());
   return s;
 }

@@ -81,7 +81,9 @@ export async function turn(): Promise<unknown> {
   const shell = await createToolShell({ config: { mcpServers: {} } });
   const session = shell.session("typed");
   const tools = await createToolshellTools({ shell, session });
-  return { tools, agentTurn };
+  // The bash tool is always there and typed: no check needed, under noUncheckedIndexedAccess too.
+  const description: string | undefined = typeof tools.bash.description === "string" ? tools.bash.description : undefined;
+  return { tools, agentTurn, description };
 }
 `;
 
@@ -176,7 +178,7 @@ test("the packed package works in an empty ESM project with no install script, a
   writeFileSync(path.join(proj, "ai-types.ts"), AI_TYPES);
   writeFileSync(
     path.join(proj, "tsconfig.json"),
-    JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["ai-types.ts", "ai-sdk-loop.ts"] }),
+    JSON.stringify({ compilerOptions: { strict: true, noUncheckedIndexedAccess: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["ai-types.ts", "ai-sdk-loop.ts"] }),
   );
   const aiTsc = run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], proj);
   assert.equal(aiTsc.status, 0, `tsc of toolshell/ai in the consumer:\n${aiTsc.stdout}${aiTsc.stderr}`);

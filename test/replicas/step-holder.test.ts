@@ -110,6 +110,13 @@ test("the console's Servers page lists the live replicas; a killed one drops out
   }
   assert.match(await rows.filter({ hasText: String(b.child.pid) }).innerText(), /this one/);
   assert.doesNotMatch(await rows.filter({ hasText: String(a.child.pid) }).innerText(), /this one/);
+  // The API lists the same replicas (operator tokens), and names the one that answered.
+  const listed = await api(b, "GET", "/v1/replicas");
+  assert.equal(listed.status, 200, JSON.stringify(listed.json));
+  const byPid = (json: any, pid: number | undefined) => (json.replicas as Array<{ pid: number; id: string; live: boolean; url: string; kind: string }>).find((r) => r.pid === pid);
+  assert.deepEqual([a, b].map((r) => [byPid(listed.json, r.child.pid)?.url, byPid(listed.json, r.child.pid)?.live, byPid(listed.json, r.child.pid)?.kind]), [[a.url, true, "serve"], [b.url, true, "serve"]]);
+  assert.equal(listed.json.this, byPid(listed.json, b.child.pid)?.id);
+  assert.equal((await api(a, "GET", "/v1/replicas")).json.this, byPid(listed.json, a.child.pid)?.id);
 
   await kill(a);
   await until(async () => {
@@ -118,4 +125,8 @@ test("the console's Servers page lists the live replicas; a killed one drops out
     return (await rows.count()) === 1 ? true : undefined;
   }, "the killed replica to drop out of the list", 300, 500);
   assert.ok((await list.innerText()).includes(String(b.child.pid)));
+  // The API keeps the killed one, not live, until it is forgotten.
+  const after = await api(b, "GET", "/v1/replicas");
+  assert.equal(byPid(after.json, a.child.pid)?.live, false, JSON.stringify(after.json));
+  assert.equal(byPid(after.json, b.child.pid)?.live, true);
 });

@@ -99,9 +99,11 @@ test("a token from the environment carries a name and a role by the config's rul
   assert.equal(await call(ALICE, "POST", "/v1/agents/default/scripts", script("planted")), 403);
   assert.equal(await call(BOB, "POST", "/v1/agents/alice/scripts", script("planted")), 403);
   assert.equal(await call(ALICE, "POST", "/v1/servers", { name: "x", entry: { command: "true" } }), 403);
+  assert.equal(await call(ALICE, "GET", "/v1/replicas"), 403, "the deployment's machines and processes are the operator's");
   // Controls: its own agent; the operator from the environment everywhere.
   assert.equal(await call(ALICE, "POST", "/v1/agents/alice/scripts", script("mine")), 201);
   assert.equal(await call(OPS, "POST", "/v1/agents/default/scripts", script("shared")), 201);
+  assert.equal(await call(OPS, "GET", "/v1/replicas"), 200);
   // A wrong entry is refused by the config's rule, naming the variable.
   assert.throws(() => parseServerConfig({ server: { tokens: [], tokenNames: [], tokenRoles: [] } as never }, { TOOLSHELL_API_TOKENS: JSON.stringify([{ name: "x", token: OPS, role: "root" }]) }), /TOOLSHELL_API_TOKENS.*operator or agent/);
 });

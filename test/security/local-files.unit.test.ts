@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
+import { createRedactor } from "../../src/call/index.js";
 import { ServerLog } from "../../src/mcp/log.js";
 
 test("a server's log file is 0600 in a 0700 folder, also when an older one was world-readable; control: the stderr is in it", async (t) => {
@@ -23,7 +24,7 @@ test("a server's log file is 0600 in a 0700 folder, also when an older one was w
       writeFileSync(file, "older\n", { mode: 0o644 });
       chmodSync(file, 0o644);
     }
-    const log = new ServerLog(file);
+    const log = new ServerLog(file, createRedactor([]));
     const stderr = new PassThrough();
     log.attach(stderr);
     stderr.write("password=hunter2-Sesame-99\n");

@@ -4,18 +4,12 @@
  * line breaks or `\x`; hex and base64 of UTF-16 text; HTML character references (decimal, hex,
  * named); `\u` escapes outside JSON strings; base64 wrapped mid-line and base64url without
  * padding; the secret itself split by a line wrap. Each form, returned by a tool and raised in a
- * tool's error, reaches the script, the gateway's client and events only redacted, by the one
+ * tool's error, reaches the script, the gateway's client, the AI SDK adapter and events only redacted, by the one
  * rule (src/call/redact/); each has a control: the same form of a harmless value passes unchanged.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Client } from "@modelcontextprotocol/client";
-import { z } from "zod";
-import { linkGateway } from "../fixtures/gateway-client.js";
-import { createToolShell, defineTool } from "../../src/index.js";
-
-const SECRET = "sk_live/Zq9+xW2vB7nM4=";
-const HARMLESS = "pk_test/Aa1+bB2cC3dD4=";
+import { formsWorld, HARMLESS, SECRET } from "../fixtures/redaction-forms.js";
 
 const hex = (v: string, enc: BufferEncoding = "utf8") => Buffer.from(v, enc).toString("hex");
 const pairs = (h: string) => h.match(/../g)!;
@@ -58,29 +52,8 @@ function assertHidden(text: string, form: string, where: string): void {
   assert.equal(shown, undefined, `${form}, ${where}: ${text.slice(0, 2000)}`);
 }
 
-test("a secret in hex, UTF-16, HTML references, \\u escapes, wrapped base64 or split by a wrap is redacted in results and errors for the script, the gateway's client and events; control: the same forms of a harmless value pass unchanged", async (t) => {
-  const shell = await createToolShell({
-    secrets: [SECRET],
-    tools: {
-      echo: defineTool({
-        description: "Returns a text in one of its forms.",
-        inputSchema: z.object({ form: z.string(), value: z.enum(["secret", "harmless"]), fail: z.boolean().optional() }),
-        hints: { readOnly: true },
-        execute: ({ form, value, fail }) => {
-          const text = formsOf(value === "secret" ? SECRET : HARMLESS)[form]!;
-          if (fail) throw new Error(`upstream said: ${text}`);
-          return text;
-        },
-      }),
-    },
-  });
-  t.after(() => shell.close());
-  const session = shell.session("forms");
-  await session.ready;
-  const gwSession = shell.session("forms-gw");
-  await gwSession.ready;
-  const client = new Client({ name: "c", version: "1" });
-  await linkGateway(t, shell, gwSession, client);
+test("a secret in hex, UTF-16, HTML references, \\u escapes, wrapped base64 or split by a wrap is redacted in results and errors for the script, the gateway's client, the AI SDK adapter and events; control: the same forms of a harmless value pass unchanged", async (t) => {
+  const { session, client, ai, events } = await formsWorld(t, "forms", formsOf);
   for (const form of Object.keys(formsOf(SECRET))) {
     for (const fail of [false, true]) {
       const cmd = `tools echo --form '${form}' --value secret${fail ? " --fail true" : ""}`;
@@ -89,9 +62,10 @@ test("a secret in hex, UTF-16, HTML references, \\u escapes, wrapped base64 or s
       assert.match(r.stdout + r.stderr, /\[REDACTED\]|W1JFREFDVEVEXQ/, `${form}: something was redacted`);
       const gw = await client.callTool({ name: "bash", arguments: { command: cmd } });
       assertHidden(JSON.stringify(gw), form, `the gateway's client${fail ? " (error)" : ""}`);
+      assertHidden(JSON.stringify(await ai(cmd)), form, `the AI SDK adapter${fail ? " (error)" : ""}`);
     }
     const ok = await session.bash(`tools echo --form '${form}' --value harmless`);
     assert.equal(ok.stdout.replace(/\n$/, ""), formsOf(HARMLESS)[form], `${form} (control)`);
   }
-  for (const form of Object.keys(formsOf(SECRET))) assertHidden(JSON.stringify([...session.events, ...gwSession.events]), form, "events");
+  for (const form of Object.keys(formsOf(SECRET))) assertHidden(JSON.stringify(events()), form, "events");
 });

@@ -8,15 +8,8 @@
  * ("Secrets").
  */
 import assert from "node:assert/strict";
-import { test, type TestContext } from "node:test";
-import { Client } from "@modelcontextprotocol/client";
-import { z } from "zod";
-import { createToolshellTools } from "../../src/ai/index.js";
-import { linkGateway } from "../fixtures/gateway-client.js";
-import { createToolShell, defineTool } from "../../src/index.js";
-
-const SECRET = "sk_live/Zq9+xW2vB7nM4=";
-const HARMLESS = "pk_test/Aa1+bB2cC3dD4=";
+import { test } from "node:test";
+import { formsWorld, HARMLESS, SECRET } from "../fixtures/redaction-forms.js";
 
 /** The forms a value takes, by name. */
 function formsOf(v: string): Record<string, string> {
@@ -39,36 +32,8 @@ function leaks(text: string): boolean {
   return decoded.some((d) => d.includes(SECRET) || decodeURIComponent(d.replace(/%(?![0-9a-f]{2})/gi, "%25")).includes(SECRET));
 }
 
-async function start(t: TestContext) {
-  const shell = await createToolShell({
-    secrets: [SECRET],
-    tools: {
-      echo: defineTool({
-        description: "Returns a text in one of its forms.",
-        inputSchema: z.object({ form: z.string(), value: z.enum(["secret", "harmless"]), fail: z.boolean().optional() }),
-        hints: { readOnly: true },
-        execute: ({ form, value, fail }) => {
-          const text = formsOf(value === "secret" ? SECRET : HARMLESS)[form];
-          if (fail) throw new Error(`upstream said: ${text}`);
-          return text;
-        },
-      }),
-    },
-  });
-  t.after(() => shell.close());
-  const session = shell.session("enc");
-  await session.ready;
-  const gwSession = shell.session("enc-gw");
-  await gwSession.ready;
-  const client = new Client({ name: "c", version: "1" });
-  await linkGateway(t, shell, gwSession, client);
-  const ai = await createToolshellTools({ shell, session: "enc-ai" });
-  return { shell, session, client, ai };
-}
-
 test("a secret percent-encoded in lower case, byte by byte or twice, JSON-escaped in text, or in base64 wrapped over lines is redacted in results and errors on every surface; control: the same forms of a harmless value pass unchanged", async (t) => {
-  const { shell, session, client, ai } = await start(t);
-  let n = 0;
+  const { session, client, ai, events } = await formsWorld(t, "enc", formsOf);
   for (const form of Object.keys(formsOf(SECRET))) {
     for (const fail of [false, true]) {
       const cmd = `tools echo --form '${form}' --value secret${fail ? " --fail true" : ""}`;
@@ -77,13 +42,13 @@ test("a secret percent-encoded in lower case, byte by byte or twice, JSON-escape
       assert.match(r.stdout + r.stderr, /\[REDACTED\]|W1JFREFDVEVEXQ/, `${form}: something was redacted`);
       const gw = await client.callTool({ name: "bash", arguments: { command: cmd } });
       assert.ok(!leaks(JSON.stringify(gw)), `${form}${fail ? " (error)" : ""}, the gateway's client: ${JSON.stringify(gw)}`);
-      const out = await ai.bash!.execute!({ command: cmd } as never, { toolCallId: `c${n++}`, messages: [], abortSignal: new AbortController().signal } as never);
+      const out = await ai(cmd);
       assert.ok(!leaks(JSON.stringify(out)), `${form}${fail ? " (error)" : ""}, the AI SDK adapter: ${JSON.stringify(out)}`);
     }
     // Control: the harmless value's form passes unchanged.
     const ok = await session.bash(`tools echo --form '${form}' --value harmless`);
     assert.equal(ok.stdout.replace(/\n$/, ""), formsOf(HARMLESS)[form], `${form} (control)`);
   }
-  const events = JSON.stringify([...session.events, ...shell.session("enc-gw").events, ...shell.session("enc-ai").events]);
-  assert.ok(!leaks(events), `events: ${events.slice(0, 3000)}`);
+  const all = JSON.stringify(events());
+  assert.ok(!leaks(all), `events: ${all.slice(0, 3000)}`);
 });

@@ -231,7 +231,7 @@ test("AI SDK adapter: a form asking for a secret is declined (the adapter has no
   const session = shell.session("sdk");
   await session.ready;
   const tools = await createToolshellTools({ shell, session });
-  const run = (n: number) => tools.bash!.execute!({ command: `tools asking ask n=${n}` } as never, { toolCallId: `c${n}`, messages: [], abortSignal: new AbortController().signal } as never) as Promise<{ stdout: string }>;
+  const run = (n: number) => tools.bash!.execute!({ command: `tools asking ask n=${n}` } as never, { toolCallId: `c${n}`, messages: [], abortSignal: new AbortController().signal } as never) as unknown as Promise<{ stdout: string }>;
   assert.match((await run(0)).stdout, /^decline/);
   const events = session.events;
   const answered = events.filter((e) => e.type === "question.answered").at(-1) as { unanswered?: string } | undefined;

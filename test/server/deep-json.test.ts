@@ -2,7 +2,8 @@
  * Every JSON body of the HTTP API nests no deeper than a tool's input may (64 levels, README "HTTP
  * API"): a deeper field is refused with 400 before anything is accepted or stored (sessions and
  * their metadata, shell calls, tool input, webhook payloads, trigger input), on a real server on
- * 127.0.0.1; a normal body beside each still works.
+ * 127.0.0.1; a normal body beside each still works. A field named `__proto__`, `constructor` or
+ * `prototype` anywhere in a body is refused by the same rule as in a tool's input.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -110,4 +111,32 @@ test("an approval's answer or a question's body nested too deep is refused; a no
   const ok = await call("POST", "/v1/sessions/ses-answers/bash", { script: "tools counter a=1" });
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   assert.deepEqual(JSON.parse(ok.json.stdout), { a: 1 });
+});
+
+test("a field named __proto__, constructor or prototype anywhere in a body is refused with 400 and nothing is stored; the same body without it works", async () => {
+  const unsafe = (res: { status: number; json: any }, key: string) => {
+    assert.equal(res.status, 400, JSON.stringify(res.json).slice(0, 300));
+    assert.equal(res.json.error.code, "invalid_request");
+    assert.match(res.json.error.message, new RegExp(`the field name "${key}" is not allowed`));
+  };
+  // Session metadata, at the top and nested; JSON.parse keeps "__proto__" as an own key.
+  unsafe(await call("POST", "/v1/sessions", '{"id":"ses-proto","metadata":{"__proto__":{"admin":true}}}'), "__proto__");
+  unsafe(await call("POST", "/v1/sessions", '{"id":"ses-proto","__proto__":{"agent_id":"other"}}'), "__proto__");
+  unsafe(await call("POST", "/v1/sessions", '{"id":"ses-proto","metadata":{"a":[{"constructor":{"prototype":{"x":1}}}]}}'), "constructor");
+  assert.equal((await call("GET", "/v1/sessions/ses-proto")).status, 404);
+  const ok = await call("POST", "/v1/sessions", '{"id":"ses-proto","metadata":{"proto":{"admin":true}}}');
+  assert.equal(ok.status, 201, JSON.stringify(ok.json));
+  assert.deepEqual((await call("GET", "/v1/sessions/ses-proto")).json.metadata.proto, { admin: true });
+  // A trigger's input and a webhook's payload.
+  assert.equal((await call("PUT", "/v1/agents/agent-p/scripts/echo-it", { description: "Echoes.", input_schema: { type: "object", additionalProperties: true }, body: "jq -c ." })).status, 201);
+  unsafe(await call("POST", "/v1/agents/agent-p/triggers", '{"name":"proto","webhook":true,"script":"echo-it","input":{"__proto__":"{{payload.v}}"}}'), "__proto__");
+  const created = await call("POST", "/v1/agents/agent-p/triggers", { name: "hook", webhook: true, webhook_wait: true, script: "echo-it", input: { v: "{{payload.v}}" } });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  const by = { authorization: `Bearer ${created.json.secret}` };
+  unsafe(await call("POST", `/v1/webhooks/${created.json.id}?wait=true`, '{"v":{"__proto__":{"polluted":1}}}', by), "__proto__");
+  unsafe(await call("POST", `/v1/webhooks/${created.json.id}?wait=true`, '{"prototype":1,"v":2}', by), "prototype");
+  assert.deepEqual((await call("GET", `/v1/agents/agent-p/triggers/${created.json.id}/runs`)).json.runs, []);
+  const hook = await call("POST", `/v1/webhooks/${created.json.id}?wait=true`, '{"v":{"proto":1}}', by);
+  assert.equal(hook.status, 200, JSON.stringify(hook.json));
+  assert.deepEqual(JSON.parse(hook.json.result.stdout), { v: { proto: 1 } });
 });

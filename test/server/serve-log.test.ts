@@ -80,6 +80,11 @@ test("serve logs requests, approvals, changes, trigger runs and its start and st
   const of = (event: string) => lines.filter((l) => l.event === event);
   assert.equal(of("serve.started").length, 1);
   assert.equal(of("serve.started")[0].url, s.url);
+  // From the start line on, every line names the replica that wrote it (its heartbeat id).
+  const replica = of("serve.started")[0].replica;
+  assert.match(String(replica), /^rep_[0-9a-f]{16}$/);
+  const fromStart = lines.slice(lines.indexOf(of("serve.started")[0]));
+  assert.deepEqual(fromStart.filter((l) => l.replica !== replica), [], "every line names the replica");
   assert.equal(of("serve.stopping").length, 1);
   const requests = of("request");
   assert.ok(requests.some((l) => l.method === "POST" && l.path === "/v1/sessions/log-1/bash" && l.status === 200 && l.by === "ops" && typeof l.ms === "number"), JSON.stringify(requests));

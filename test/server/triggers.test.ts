@@ -48,6 +48,12 @@ test("templates: one placeholder keeps the JSON type; inside text it becomes tex
     ),
     { n: 7, o: { a: [1, { b: "x" }] }, deep: "x", alt: 1, text: 'n=7 o={"a":[1,{"b":"x"}]} s=hi m=', nil: null, list: ["hi", null], fixed: 3 },
   );
+  // An input key named "__proto__" (an own key, as JSON.parse makes it) stays a field: it never
+  // becomes the filled object's prototype.
+  const filled = fillTemplates(JSON.parse('{"__proto__":{"polluted":"{{payload.s}}"},"k":1}'), scope) as Record<string, unknown>;
+  assert.equal((filled as { polluted?: unknown }).polluted, undefined);
+  assert.equal(Object.getPrototypeOf(filled), Object.prototype);
+  assert.deepEqual(JSON.parse(JSON.stringify(filled)), JSON.parse('{"__proto__":{"polluted":"hi"},"k":1}'));
 });
 
 test("a schedule trigger fires on its cron and runs the saved script as one shell call", async () => {

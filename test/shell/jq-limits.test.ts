@@ -3,8 +3,13 @@ import { test } from "node:test";
 import { createToolShell } from "../../src/index.js";
 import { JqEngine } from "../../src/shell/commands/index.js";
 
+// jq's own cap is tested here, under a shell bound above it: at the default bound (16 MiB, the
+// same as jq's cap) a run that reaches the cap is stopped by the bound first, since jq's error
+// line would pass it (docs/security.md "Bounded output").
+const config = { maxOutputBytes: 32 * 1024 * 1024 };
+
 test("a runaway jq program ends with an output-limit error; the host process lives on", async () => {
-  const ts = await createToolShell({ timeoutMs: 60_000 });
+  const ts = await createToolShell({ config, timeoutMs: 60_000 });
   const s = ts.session();
   const deep = await s.bash(`jq -n 'reduce range(0;60) as $i (0; [.])' > /dev/null; echo "rc=$?"`);
   assert.match(deep.stdout, /^rc=[1-9]/);
@@ -17,7 +22,7 @@ test("a runaway jq program ends with an output-limit error; the host process liv
 });
 
 test("the 16 MiB output limit counts bytes: many small results print in full up to it", async () => {
-  const ts = await createToolShell({});
+  const ts = await createToolShell({ config });
   const s = ts.session();
   // 2,000,000 lines, 14,888,890 bytes (the real jq 1.6 prints the same): under the cap, all kept.
   const many = await s.bash(`jq -n 'range(0;2000000)' | wc -lc`);

@@ -36,8 +36,8 @@ async function startServer(t: { after(fn: () => unknown): void }): Promise<{ url
   return { url, child, lines: () => err.split("\n") };
 }
 
-function runChild(store: string, url: string) {
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), CHILD, store, url], { stdio: ["ignore", "pipe", "pipe"] });
+function runChild(store: string, url: string, ...more: string[]) {
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), CHILD, store, url, ...more], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
@@ -103,4 +103,31 @@ test("sqlite: a resumed step whose upstream task the server no longer knows answ
   assert.match(result.stderr, /"code":"tool_error"/);
   assert.match(result.stderr, /task durable-task, started by an earlier attempt of this call, cannot be followed .*run the step under a new step id/);
   assert.equal(count(after.lines(), "job started durable-task"), 0, after.lines().join("\n"));
+});
+
+test("sqlite: a resumed step following an approved call's task asks nothing again: the work was approved when it started", async (t) => {
+  const location = path.join(tempDir(t), "state.db");
+  const server = await startServer(t);
+  const first = runChild(location, server.url, "gated");
+  t.after(() => stopChild(first.child));
+  await eventually("the job started", () => count(server.lines(), "job started durable-task") === 1 || undefined);
+  const store = await STORES[0].open(location);
+  t.after(() => store.close());
+  await eventually("the task in the store", async () => (await store.recordedCalls("tasks", "call_bash_1")).find((c) => c.task === "durable-task"));
+  first.child.kill("SIGKILL");
+  await first.exited;
+  const requested = async () => (await store.listEvents("tasks", { limit: 1000 })).filter((e) => e.type === "approval.requested").length;
+  assert.equal(await requested(), 1, "asked once, before the work started");
+
+  const polled = count(server.lines(), "job polled durable-task");
+  const second = runChild(location, server.url, "gated");
+  t.after(() => stopChild(second.child));
+  await eventually("the resumed step polling the task", () => count(server.lines(), "job polled durable-task") > polled || undefined);
+  server.child.stdin!.write("finish durable-task\n");
+  assert.equal((await second.exited).code, 0, second.err());
+  const result = JSON.parse(second.out()) as ShellResult;
+  assert.equal(result.stdout, "before\njob done\nafter\n", JSON.stringify(result));
+  assert.equal(await requested(), 1, "no new request for following the task");
+  assert.deepEqual(await store.pendingApprovals(), []);
+  assert.equal(count(server.lines(), "job started durable-task"), 1);
 });

@@ -15,6 +15,10 @@ function apply(s: CallState, j: Judgement): void {
   const { call } = s;
   if (j.risk === "blocked" || j.rejected) throw new ToolCallError("denied", j.message ?? `${call.command} is blocked by policy`);
   if (j.risk !== "needs_approval" || j.approved) return;
+  // A resumed step's call following the upstream task its earlier attempt started (the `replay`
+  // step set `resumeTask`): the work was approved when it started, and following it starts
+  // nothing, so nothing is asked again. A block or a refusal since still denies it (above).
+  if (s.resumeTask !== undefined) return;
   call.line ??= s.scope.lineOf?.(call);
   const requestId = raiseRequest(s.env.policy, s.scope.session, call, j.why);
   const err = new ToolCallError(

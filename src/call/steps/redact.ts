@@ -1,8 +1,10 @@
 /**
  * The `redact` step: config secrets never leave a call, whatever the surface — not in its output
- * (text, JSON value, raw return) and not in its error message. See docs/security.md ("Secrets").
+ * (text, JSON value, raw return) and not in its error message. When redaction itself fails, the
+ * call ends in `redactionFailed()`: its output is dropped and nothing of it is shown. See
+ * docs/security.md ("Secrets").
  */
-import { ToolCallError } from "../../tool/index.js";
+import { redactionFailed, ToolCallError } from "../../tool/index.js";
 import type { CallState, Step } from "../call.js";
 
 export const redact: Step = {
@@ -10,10 +12,15 @@ export const redact: Step = {
   when: (s) => s.replayed === undefined && s.env.redactor?.active === true,
   run(s: CallState) {
     const r = s.env.redactor!;
-    if (s.output) s.output = r.output(s.output);
-    if (s.error) {
-      const message = r.text(s.error.message);
-      if (message !== s.error.message) s.error = new ToolCallError(s.error.code, message, s.error.retryable);
+    try {
+      if (s.output) s.output = r.output(s.output);
+      if (s.error) {
+        const message = r.text(s.error.message);
+        if (message !== s.error.message) s.error = new ToolCallError(s.error.code, message, s.error.retryable);
+      }
+    } catch {
+      s.output = undefined;
+      s.error = redactionFailed();
     }
   },
 };

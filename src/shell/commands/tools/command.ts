@@ -6,7 +6,7 @@
  */
 import { decodeBytesToUtf8, defineCommand, type Command } from "../../just-bash.js";
 import { renderSource, renderTool } from "../../../catalog/index.js";
-import { isPromiseLike, ToolCallError, toToolCallError } from "../../../tool/index.js";
+import { isPromiseLike, redactionFailed, ToolCallError, toToolCallError } from "../../../tool/index.js";
 import { haltScript } from "../../halt.js";
 import { buildInput } from "./input.js";
 import { errorLine, renderOutput } from "./output.js";
@@ -44,8 +44,14 @@ export function createToolsCommand(): Command {
       result = fail(e);
     }
     // Secrets from the config never reach the script, whatever path the text took (a server's
-    // start-up error, a help page, a result).
-    if (scope.redact) result = { ...result, stdout: scope.redact(result.stdout), stderr: scope.redact(result.stderr) };
+    // start-up error, a help page, a result); text the redactor fails on is not shown at all.
+    if (scope.redact) {
+      try {
+        result = { ...result, stdout: scope.redact(result.stdout), stderr: scope.redact(result.stderr) };
+      } catch {
+        result = fail(redactionFailed());
+      }
+    }
     return result;
   });
 }

@@ -201,8 +201,12 @@ export function refuseDeepInput(value: unknown, what = "the input"): void {
   walk(value, 0);
 }
 
-/** refuseUnsafeInput's walk, on a value refuseDeepInput let through. */
-function refuseUnsafeParts(value: unknown): void {
+/**
+ * refuseUnsafeInput's walk, on a value refuseDeepInput let through: the field names and numbers
+ * JSON cannot carry faithfully. The HTTP API's bodies (and so webhook payloads) take it too.
+ * @throws ToolCallError `invalid_input`.
+ */
+export function refuseUnsafeParts(value: unknown): void {
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new ToolCallError("invalid_input", `the number ${String(value)} is out of range (numbers must be finite)`);
   }
