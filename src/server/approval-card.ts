@@ -243,7 +243,9 @@ export class ApprovalDetailsReader {
       allow_always: `Allow always: every call of ${r.tool} in ${whereWords}${inScript}, with any input, runs without asking.`,
       reject_always: `Reject always: every call of ${r.tool} in ${whereWords}, in any script, answers denied.`,
     };
-    const after_answer = trigger
+    const after_answer = trigger && !trigger.enabled
+      ? `Trigger ${trigger.name} is disabled: the answer is kept, but the run does not go on (a disabled trigger runs nothing); a later run, once it is enabled, asks again or uses the answer.`
+      : trigger
       ? `The run goes on as soon as you answer: what already ran is not run again, ${beforeStart ? "the script starts" : "this call runs with your answer"} (denied after Reject), and the script continues.`
       : beforeStart
         ? "The script has not run. Nothing runs until the agent sends it again: after Allow once, the agent must send the same script again (a terminal or MCP client that waits does this by itself)."

@@ -263,8 +263,8 @@ export class TriggerService {
   }
 
   /**
-   * An approval request of session `sessionId` was answered: when it is a trigger's session and
-   * a run of that trigger stopped on the request, the same run goes on (here, or on pg-boss by
+   * An approval request of session `sessionId` was answered: when it is an enabled trigger's
+   * session and a run of that trigger stopped on the request, the same run goes on (here, or on pg-boss by
    * whichever replica takes it) — its completed calls replayed, the answered call run with its
    * answer (docs/sessions.md → Triggers). Never throws.
    * @returns the run that goes on, or undefined when none waited on the request.
@@ -286,7 +286,8 @@ export class TriggerService {
     try {
       if (!this.o.shell || !sessionId.startsWith("trg_")) return undefined;
       const t = await this.o.store.getTrigger(sessionId.slice(4));
-      if (!t) return undefined;
+      // A disabled trigger runs nothing: the answer is kept, the stopped run stays stopped.
+      if (!t || !t.enabled) return undefined;
       const run = (await this.o.store.listTriggerRuns(t.id, { limit: 50 })).find((r) => r.status === "stopped" && r.request_id === requestId);
       if (!run) return undefined;
       // Read back from the store (after this process's queued writes of the session): the replica

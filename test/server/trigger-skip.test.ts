@@ -110,3 +110,30 @@ test("control: with nothing waiting for approval, consecutive fires each run", a
   assert.deepEqual([...new Set(done.map((r) => r.status))], ["ok"], JSON.stringify(done.map((r) => [r.status, r.skipped])));
   assert.equal(new Set(done.map((r) => (r.input as { at: string }).at)).size, done.length, "one run per due time");
 });
+
+test("a disabled trigger runs nothing: answering its stopped run's request keeps the answer, and the run stays stopped; the card says so", async (t) => {
+  const { host, call, charged } = await serve(t);
+  await host.store.saveScript("default", { name: "charge-now", description: "Charges.", input_schema: schema, body: 'tools charge at="$(jq -r .at)"\n' });
+  const created = await call("POST", "/v1/agents/default/triggers", { name: "by-hand", webhook: true, script: "charge-now", input: { at: "manual" } });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  const id = created.json.id as string;
+  const stopped = await call("POST", `/v1/agents/default/triggers/${id}/run`, {});
+  assert.equal(stopped.json.status, "stopped", JSON.stringify(stopped.json));
+  const requestId = stopped.json.request_id as string;
+  assert.equal((await call("PATCH", `/v1/agents/default/triggers/${id}`, { enabled: false })).status, 200);
+  const pending = (await call("GET", "/v1/approvals")).json;
+  const card = JSON.stringify(pending);
+  assert.match(card, /is disabled: the answer is kept, but the run does not go on/, card.slice(0, 2000));
+
+  assert.equal((await call("POST", `/v1/sessions/trg_${id}/tool-approvals`, { decisions: [{ tool_call_id: requestId, decision: "allow" }] })).status, 200);
+  // Give a hand-over every chance to happen, then look: nothing ran, the run is still stopped.
+  await host.triggers.answered(`trg_${id}`, requestId);
+  const run = ((await call("GET", `/v1/agents/default/triggers/${id}/runs`)).json.runs as TriggerRunRecord[]).find((r) => r.id === stopped.json.id);
+  assert.equal(run?.status, "stopped", JSON.stringify(run));
+  assert.deepEqual(charged, []);
+  // Control: enabled again, a run uses the kept answer (allow once) and charges once.
+  assert.equal((await call("PATCH", `/v1/agents/default/triggers/${id}`, { enabled: true })).status, 200);
+  const again = await call("POST", `/v1/agents/default/triggers/${id}/run`, {});
+  assert.equal(again.json.status, "ok", JSON.stringify(again.json));
+  assert.deepEqual(charged, ["manual"]);
+});
