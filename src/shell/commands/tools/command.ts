@@ -45,7 +45,7 @@ export function createToolsCommand(): Command {
     }
     // Secrets from the config never reach the script, whatever path the text took (a server's
     // start-up error, a help page, a result).
-    if (scope.redact) result = { ...result, stdout: scope.redact(result.stdout), stderr: scope.redact(result.stderr) };
+    if (scope.redact) result = { stdout: scope.redact(result.stdout), stderr: scope.redact(result.stderr), exitCode: result.exitCode };
     return result;
   });
 }
