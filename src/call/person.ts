@@ -9,7 +9,6 @@
  * "Client Features" → Elicitation (a client that cannot ask declines; the content returned must
  * match the requested schema).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { describeFlags, showInput, showName } from "../display/show-input.js";
 import { checkAnswer, type InvokeContext, type JsonSchema, type ProgressUpdate, type Question, type QuestionAnswer, type ToolCall } from "../tool/index.js";
@@ -17,6 +16,7 @@ import type { CallStatus } from "./call.js";
 import type { SessionEventInput } from "./events.js";
 import { sensitiveRefusal, sensitiveRequest } from "./sensitive-question.js";
 import { KeyedQueue } from "../async/keyed-queue.js";
+import { contextSlot } from "../async/context.js";
 
 /**
  * One moment of a nested call the person may see: it started, it reported progress, it ended,
@@ -50,7 +50,7 @@ export interface Person {
   ask?(question: AskedQuestion, signal: AbortSignal): Promise<QuestionAnswer>;
 }
 
-const current = new AsyncLocalStorage<Person | undefined>();
+const current = contextSlot<Person | undefined>("toolshell.person");
 
 /**
  * Progress reports of one call that are all shown; past them, one a second at most. Every report
@@ -74,7 +74,7 @@ export function withPerson<T>(person: Person | undefined, fn: () => T): T {
 
 /** The person of the call running now, if its surface gave one. */
 export function currentPerson(): Person | undefined {
-  return current.getStore();
+  return current.get();
 }
 
 /** Tells the current person about a nested call; never throws. */

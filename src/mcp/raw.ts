@@ -12,7 +12,7 @@
  * See docs/mcp.md → Integers beyond 2^53; RFC 8259 §6 (numbers beyond IEEE 754 double precision
  * interoperate poorly, so digits are kept as text).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { contextSlot } from "../async/context.js";
 import { isLosslessNumber, parse, stringify } from "lossless-json";
 
 /** Where the raw text of one call's answer goes. */
@@ -21,7 +21,7 @@ export interface RawSlot {
   text?: string;
 }
 
-const scope = new AsyncLocalStorage<RawSlot>();
+const scope = contextSlot<RawSlot>("toolshell.raw-slot");
 
 /** Runs `fn` (a `client.callTool`) so that its answer's raw text can land in `slot`. */
 export function withRawSlot<T>(slot: RawSlot, fn: () => T): T {
@@ -30,7 +30,7 @@ export function withRawSlot<T>(slot: RawSlot, fn: () => T): T {
 
 /** The slot of the call being sent now, if any. */
 export function currentRawSlot(): RawSlot | undefined {
-  return scope.getStore();
+  return scope.get();
 }
 
 /** A digit run long enough to pass 2^53 (16 digits or more). */

@@ -7,14 +7,14 @@
  * work for a server runs ({@link withServerLog}); outside that work the filter passes every line
  * on, so an application that uses the SDK itself keeps its own warnings.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { contextSlot } from "../async/context.js";
 import { format } from "node:util";
 import type { ServerLog } from "./log.js";
 
 /** How every console line of the SDK's v2 line starts. */
 const SDK_PREFIX = "[mcp-sdk]";
 
-const current = new AsyncLocalStorage<ServerLog>();
+const current = contextSlot<ServerLog>("toolshell.server-log");
 let installed = false;
 
 function install(): void {
@@ -22,7 +22,7 @@ function install(): void {
   installed = true;
   const warn = console.warn;
   console.warn = function (this: Console, ...args: unknown[]) {
-    const log = current.getStore();
+    const log = current.get();
     if (log && typeof args[0] === "string" && args[0].startsWith(SDK_PREFIX)) return log.line(`sdk: ${format(...args).slice(SDK_PREFIX.length).trim()}`);
     return warn.apply(this, args);
   } as typeof console.warn;

@@ -10,7 +10,7 @@
  *
  * See docs/deployment.md → What is shared; docs/sessions.md → Durable steps.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { contextSlot } from "../async/context.js";
 import type { SessionStore } from "./durable.js";
 import { KeyedQueue } from "../async/keyed-queue.js";
 
@@ -22,7 +22,7 @@ export class SessionBusyError extends Error {
   }
 }
 
-const holding = new AsyncLocalStorage<ReadonlySet<object>>();
+const holding = contextSlot<ReadonlySet<object>>("toolshell.holding");
 const turns = new KeyedQueue<object>();
 
 /** Rejects with {@link SessionBusyError} past `deadline`; a value that arrives late goes to `late`. */
@@ -67,7 +67,7 @@ export async function holdSession<T>(
   onTaken: () => Promise<void>,
   fn: () => Promise<T>,
 ): Promise<T> {
-  if (!store.lease || holding.getStore()?.has(owner)) return fn();
+  if (!store.lease || holding.get()?.has(owner)) return fn();
   const deadline = Date.now() + waitMs;
   const turn = turns.turn(owner);
   try {
@@ -75,7 +75,7 @@ export async function holdSession<T>(
     const lease = await before(store.lease(sessionId, deadline), deadline, sessionId, waitMs, (late) => void late.release().catch(() => {}));
     try {
       await onTaken();
-      const held = new Set(holding.getStore() ?? []);
+      const held = new Set(holding.get() ?? []);
       held.add(owner);
       return await holding.run(held, fn);
     } finally {

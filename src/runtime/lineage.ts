@@ -3,20 +3,20 @@
  * session — for `ctx.session.parent` (README "ctx"). Saved scripts mark their run with
  * {@link withOrigin}; async context carries it to every nested call the script makes.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { contextSlot } from "../async/context.js";
 import { principalOf } from "../mcp/index.js";
 import type { CallOrigin, CallSessionInfo } from "../tool/index.js";
 
-const origins = new AsyncLocalStorage<CallOrigin[]>();
+const origins = contextSlot<CallOrigin[]>("toolshell.origins");
 
 /** Runs `fn` with `origin` as the innermost thing that started the calls made inside it. */
 export function withOrigin<T>(origin: CallOrigin, fn: () => T): T {
-  return origins.run([origin, ...(origins.getStore() ?? [])], fn);
+  return origins.run([origin, ...(origins.get() ?? [])], fn);
 }
 
 /** What started the code running now, innermost first (empty outside any saved script). */
 export function currentOrigins(): CallOrigin[] {
-  return origins.getStore() ?? [];
+  return origins.get() ?? [];
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined);

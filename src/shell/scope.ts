@@ -5,7 +5,7 @@
  *
  * See docs/architecture.md.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { contextSlot } from "../async/context.js";
 import type { IFileSystem } from "just-bash";
 import type { Catalog } from "../catalog/index.js";
 import type { ToolCall, ToolCallError, ToolOutput } from "../tool/index.js";
@@ -52,7 +52,7 @@ export interface ShellScope {
   redact?(text: string): string;
 }
 
-const storage = new AsyncLocalStorage<ShellScope>();
+const storage = contextSlot<ShellScope>("toolshell.shell-scope");
 
 /** Runs `fn` with `scope` as the current shell call's scope. */
 export function runInScope<T>(scope: ShellScope, fn: () => Promise<T>): Promise<T> {
@@ -61,5 +61,5 @@ export function runInScope<T>(scope: ShellScope, fn: () => Promise<T>): Promise<
 
 /** The scope of the shell call running now, if any. */
 export function currentScope(): ShellScope | undefined {
-  return storage.getStore();
+  return storage.get();
 }

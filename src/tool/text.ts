@@ -24,8 +24,19 @@ export function editDistance(a: string, b: string): number {
 
 /** The key two spellings of one name share: NFKC (full-width letters), invisible characters dropped, `-` and `_` folded to `_`, lower case (docs/security.md "One canonical form"). */
 export function foldName(name: string): string {
-  return name.normalize("NFKC").replace(INVISIBLE, "").replace(/-/g, "_").toLowerCase();
+  let folded = folds.get(name);
+  if (folded === undefined) {
+    folded = name.normalize("NFKC").replace(INVISIBLE, "").replace(/-/g, "_").toLowerCase();
+    // Every nested call folds the names of its server's tools (catalog/names.ts `namesakes`): the
+    // same few hundred names over and over, so each is folded once (kept up to FOLDS_KEPT names).
+    if (folds.size >= FOLDS_KEPT) folds.clear();
+    folds.set(name, folded);
+  }
+  return folded;
 }
+
+const folds = new Map<string, string>();
+const FOLDS_KEPT = 10_000;
 
 /** Characters that draw nothing (format and control characters, fillers): no part of a name's canonical form. */
 const INVISIBLE = /[\p{Cf}\p{Cc}\p{Variation_Selector}\u115f\u1160\u3164\uffa0\u2800]|\u034f/gu;

@@ -50,3 +50,17 @@ test("a megabyte of hex-looking words, character references, escapes and line br
   assert.equal(red.text(`${noise}key ${hex} ok`), `${noise}key ${REDACTED} ok`);
   assert.equal(red.text(noise), noise);
 });
+
+test("a string scanned before a secret was learned is redacted once the secret is added (the redactor's memory of scanned strings starts over); control: a long string and a JSON value follow the same rule", () => {
+  const red = createRedactor([SECRET]);
+  const token = "tok_learned_later_9f8e7d6c";
+  const event = { type: "tool.progress", message: `got ${token}` };
+  assert.equal(red.text(token), token);
+  assert.equal(red.value(event), event, "nothing to redact yet: the value itself");
+  red.add(token);
+  assert.equal(red.text(token), REDACTED);
+  assert.deepEqual(red.value(event), { type: "tool.progress", message: `got ${REDACTED}` });
+  const long = `${"x".repeat(300)} ${token}`;
+  assert.equal(red.text(long), `${"x".repeat(300)} ${REDACTED}`);
+  assert.equal(red.text(`${SECRET} again`), `${REDACTED} again`);
+});

@@ -85,6 +85,9 @@ test("the first run starts the warm host, later runs reuse it and its servers", 
   const ours = readFileSync(loaded, "utf8").split("\n").filter((u) => u.includes("/dist/")).map((u) => u.slice(u.indexOf("/dist/") + 6));
   assert.ok(ours.includes("cli/daemon-client.js"), ours.join(" "));
   assert.deepEqual(ours.filter((m) => /^(call|shell|engine|runtime|server|mcp|store|catalog|surface)\/|^policy\/index/.test(m)), [], "a warm run loads no part of the runtime");
+  // The plain `exec SCRIPT` goes to runCli without the parser (main.ts): no commander, no other command's definition.
+  assert.deepEqual(readFileSync(loaded, "utf8").split("\n").filter((u) => u.includes("/node_modules/")), [], "a warm plain exec loads no package");
+  assert.ok(!ours.includes("cli/program.js") && !ours.includes("cli/scripts.js"), ours.join(" "));
 });
 
 /** True once process `pid` has exited (it closes its servers first), looking for up to 20 s. */

@@ -18,6 +18,10 @@ import { secretParts } from "./parts.js";
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
 
+/** The longest string a redactor remembers scanning, and how many it remembers (see `once`). */
+const SCANNED_CHARS = 256;
+const SCANNED_KEPT = 2048;
+
 
 /** Replaces known secrets in strings and in any JSON-like value. */
 export interface Redactor {
@@ -78,6 +82,24 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     const wide = utf16.flatMap((b) => [b.toString("latin1"), Buffer.from(b).swap16().toString("latin1")]);
     bytesRe = alternation([...[...forms].map((f) => Buffer.from(f, "utf8").toString("latin1")), ...wide]);
     re = alternation([...forms, ...[...known].flatMap((k) => base64Cores(k)), ...utf16.flatMap((b) => base64Cores(b))]);
+    scanned.clear();
+  };
+  /**
+   * Short strings already scanned, and what they became: an event's strings (its session, type,
+   * tool, command, status) come back on every call, and each scan is a dozen regular expressions.
+   * Emptied whenever the secrets change; strings over {@link SCANNED_CHARS} are scanned each time.
+   */
+  const scanned = new Map<string, string>();
+  const once = (kind: string, s: string, scan: (s: string) => string): string => {
+    if (s.length > SCANNED_CHARS) return scan(s);
+    const key = kind + s;
+    let out = scanned.get(key);
+    if (out === undefined) {
+      out = scan(s);
+      if (scanned.size >= SCANNED_KEPT) scanned.clear();
+      scanned.set(key, out);
+    }
+    return out;
   };
   learn(secrets);
   const plain = (s: string): string => (re && s ? s.replace(re, REDACTED) : s);
@@ -108,7 +130,8 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
    * §2.1); a JSON string written with escapes (`\u0073k_…`, `\/`); base64 wrapped over lines (RFC
    * 2045 §6.8). Such a run is replaced whole.
    */
-  const text = (s: string): string => {
+  const text = (s: string): string => once("t", s, scanText);
+  const scanText = (s: string): string => {
     let out = plain(s);
     if (!re || !out) return out;
     const hides = (d: string): boolean => plain(d) !== d;
@@ -146,7 +169,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     }
     return out;
   };
-  const str = (s: string): string => text(blob(s));
+  const str = (s: string): string => once("s", s, (x) => text(blob(x)));
   const secretNumber = (n: number | bigint): boolean => numbers.has(Number(n)) || text(String(n)) !== String(n);
   // JSON text as a source wrote it: a string may spell a secret with escapes (`\u0073k_…`), and
   // a key written twice hides one from the parsed value; each string token is decoded, and

@@ -53,7 +53,8 @@ function start(s: CallState): void | Promise<void> {
   try {
     const ctx = scope.session.invokeContext(call, scope.signal);
     if (scope.recordTask || s.resumeTask !== undefined) {
-      ctx.upstreamTask = { ...(s.resumeTask !== undefined ? { resume: s.resumeTask } : {}), started: (taskId) => scope.recordTask?.(call, taskId) };
+      const started = (taskId: string) => scope.recordTask?.(call, taskId);
+      ctx.upstreamTask = s.resumeTask !== undefined ? { resume: s.resumeTask, started } : { started };
     }
     running = call.tool.invoke(call.input, ctx);
   } catch (err) {

@@ -9,7 +9,7 @@
  *
  * See MCP spec 2025-11-25 "Authorization"; README → Sign-in.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { contextSlot } from "../../async/context.js";
 import type { OAuthDiscoveryState, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/client";
 import type { OAuthConfig, ServerConfig } from "../../config/index.js";
 
@@ -106,7 +106,7 @@ export function principalOf(metadata: Record<string, unknown> | undefined): stri
   return typeof p === "string" && p !== "" ? p : DEFAULT_PRINCIPAL;
 }
 
-const acting = new AsyncLocalStorage<{ principal: string; sessionId: string }>();
+const acting = contextSlot<{ principal: string; sessionId: string }>("toolshell.acting");
 
 /**
  * Runs `fn` on behalf of a session's principal: an MCP server that must start or list its tools
@@ -119,7 +119,7 @@ export function actingFor<T>(session: { id: string; metadata: Record<string, unk
 
 /** The principal and session set by {@link actingFor} around the current work, if any. */
 export function currentPrincipal(): { principal: string; sessionId: string } | undefined {
-  return acting.getStore();
+  return acting.get();
 }
 
 /** When the access token expires (epoch ms), when the server said. */

@@ -47,7 +47,7 @@ export function createToolsCommand(): Command {
     // start-up error, a help page, a result); text the redactor fails on is not shown at all.
     if (scope.redact) {
       try {
-        result = { ...result, stdout: scope.redact(result.stdout), stderr: scope.redact(result.stderr) };
+        result = { stdout: scope.redact(result.stdout), stderr: scope.redact(result.stderr), exitCode: result.exitCode };
       } catch {
         result = fail(redactionFailed());
       }
