@@ -342,7 +342,8 @@ export class Session implements CallSession {
       held,
       recordCall: store ? (rec) => store.recordCall(this.id, id, rec) : undefined,
       subcommand: (word, c) => host.subcommand(word, c),
-      redactText: host.redactor.active ? (t) => host.redactor.text(t) : undefined,
+      // Asked on every use: a secret learned during the call (an OAuth token) turns redaction on.
+      redactText: (t) => (host.redactor.active ? host.redactor.text(t) : t),
     });
     let grace: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {

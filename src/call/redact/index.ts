@@ -97,7 +97,9 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     if (out === undefined) {
       out = scan(s);
       if (scanned.size >= SCANNED_KEPT) scanned.clear();
-      scanned.set(key, out);
+      // Kept as flat copies: a short string cut from a large one (a slice of a server's stderr
+      // chunk, a regex match) would keep the whole large string alive for as long as it is kept.
+      scanned.set(flatCopy(key), out === s ? flatCopy(s) : out);
     }
     return out;
   };
@@ -234,4 +236,9 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
       };
     },
   };
+}
+
+/** A copy of `s` in a string of its own (no reference to a larger string it was cut from). */
+function flatCopy(s: string): string {
+  return s.split("").join("");
 }
