@@ -272,6 +272,7 @@ export async function runShellStep(
   let recorded: RecordedCall[] | undefined;
   let heldRequestId: string | undefined;
   let result: ShellResult | undefined;
+  let running = false;
   try {
     if (request.stepId) {
       const prev = await store.getStep(view.id, request.stepId);
@@ -305,12 +306,17 @@ export async function runShellStep(
       { sessionId: view.id, stepId, kind: "shell", toolCallId, requestHash: hash, request: req, status: "running", attempt, startedAt: new Date().toISOString() },
       view.shellCallCount(),
     );
+    running = true;
     result = await run({ toolCallId, replayer, recorded, ...(heldRequestId ? { heldRequestId } : {}) });
+    running = false;
     const requestId = waitingRequestId(result);
     await store.endStep({ sessionId: view.id, stepId, status: requestId ? "waiting_approval" : "completed", result, requestId, files: view.files() });
     return result;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
+    // The shell call itself threw (not the store): that is its own failure, not the store's; the
+    // step stays `running`, so asking it again runs it again.
+    if (running) return { stdout: "", stderr: errorLine(new ToolCallError("internal", `the shell call failed: ${message}`)), exit_code: 1, success: false, tool_call_id: toolCallId ?? "call_bash_0" };
     view.emit({ type: "store.failed", tool_call_id: toolCallId, message });
     // After the shell call ran, its result stands even if it could not be recorded. Before, the
     // step does not run: running it blind could run a completed step twice.

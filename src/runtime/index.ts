@@ -14,5 +14,5 @@ export type { Redactor } from "../call/index.js";
 export type * from "./types.js";
 export { runShellStep, runStep, requestHash, waitingRequestId } from "./durable.js";
 export { createReplayer, type Replayer } from "./replay.js";
-export type { SessionStore, SessionLease, SessionSnapshot, SessionFiles, StepRecord, StepStatus, RecordedCall, DurableRun } from "./durable.js";
+export type { SessionStore, SessionLease, SessionSnapshot, SessionFiles, StepRecord, StepStatus, RecordedCall, DurableRun, DurableSessionView } from "./durable.js";
 export type { Replayed } from "../call/index.js";
