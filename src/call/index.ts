@@ -6,7 +6,7 @@ export { statusOf } from "./steps/event.js";
 export { raiseRequest } from "./steps/policy.js";
 export { createRedactor, configSecrets, REDACTED, MIN_SECRET_LENGTH } from "./redact/index.js";
 export type { Redactor } from "./redact/index.js";
-export { previewInput, trimResult, INPUT_PREVIEW_CHARS, RESULT_PREVIEW_CHARS } from "./preview.js";
+export { previewFields, previewInput, shorten, trimResult, INPUT_PREVIEW_CHARS, RESULT_PREVIEW_CHARS, SCRIPT_PREVIEW_CHARS } from "./preview.js";
 export type { SessionEvent, SessionEventInput, SessionEventType, ToolCallEvent, NestedCallEvent, NestedCallStatus } from "./events.js";
 export { currentPerson, describeQuestion, personContext, progressLine, showSchema, tellPerson, withPerson } from "./person.js";
 export type { AskedQuestion, CallProgress, Person, PersonSession } from "./person.js";

@@ -118,7 +118,7 @@ export class ServerLog {
     const stated = [...kept].reverse().find((l) => ERROR_LINE.test(l));
     if (stated !== undefined && !lines.includes(stated)) lines = [stated, ...lines.slice(-3)];
     while (lines.join("\n").length > 500) lines.splice(stated !== undefined && lines[0] === stated ? 1 : 0, 1);
-    return this.#redacted(lines.join("\n"));
+    return this.redacted(lines.join("\n"));
   }
 
   /** Forgets the kept stderr tail (at each new start). */
@@ -148,7 +148,7 @@ export class ServerLog {
   }
 
   /** `text` through the redactor; {@link UNREDACTED_LINE} when it fails (nothing of `text` is kept). */
-  #redacted(text: string): string {
+  redacted(text: string): string {
     try {
       return this.#redactor.text(text);
     } catch {
@@ -159,7 +159,7 @@ export class ServerLog {
   /** The one door to the file: every text is redacted here. */
   #write(text: string): void {
     if (this.#broken) return;
-    const redacted = this.#redacted(text);
+    const redacted = this.redacted(text);
     const out = redacted === UNREDACTED_LINE ? `[${new Date().toISOString()}] toolshell: ${UNREDACTED_LINE}\n` : redacted;
     try {
       if (!this.#stream) {

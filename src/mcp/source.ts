@@ -227,6 +227,7 @@ export class McpServerSource implements ToolSource {
             stderrTail: this.#log.tail(),
             ...signInPlace(this.#oauth?.broker, this.name, provider, error),
           });
+      failure.message = this.#log.redacted(failure.message); // whole, before a listing cuts it (docs/security.md "What each limit defends")
       this.#log.line(`start failed: ${failure.message}`);
       if (!this.#closed) {
         this.#state = "failed";

@@ -4,7 +4,7 @@
  *
  * See docs/architecture.md → One shell call.
  */
-import { personContext, withPerson, type CallSession, type Person, type SessionEvent, type SessionEventInput } from "../call/index.js";
+import { personContext, previewFields, withPerson, type CallSession, type Person, type SessionEvent, type SessionEventInput } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
 import { actingFor } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
@@ -162,7 +162,8 @@ export class Session implements CallSession {
     const at = new Date().toISOString();
     let e: SessionEvent;
     try {
-      e = this.host.redactor.value({ session_id: this.id, at, ...event } as SessionEvent);
+      // Redacted whole, then its previews cut: a secret is never cut in two before it is seen.
+      e = previewFields(this.host.redactor.value({ session_id: this.id, at, ...event } as SessionEvent));
     } catch {
       e = { session_id: this.id, at, type: "redaction.failed", event: event.type, message: redactionFailed().message };
     }
@@ -300,7 +301,7 @@ export class Session implements CallSession {
     const id = options.durable?.toolCallId ?? `call_bash_${++this.shellCalls}`;
     const held = await this.heldAnswer(options.durable?.heldRequestId);
     const catalog = await this.freshCatalog();
-    this.emit({ type: "shell_call.started", tool_call_id: id, script_preview: script.slice(0, 400) });
+    this.emit({ type: "shell_call.started", tool_call_id: id, script_preview: script });
     // The time limit covers preflight too (it may start on-demand servers the script names).
     const timeoutMs = options.timeoutMs ?? this.host.timeoutMs;
     const startedAt = Date.now();

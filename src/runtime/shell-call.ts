@@ -215,7 +215,7 @@ export class ShellCall implements ShellScope, CallScope {
       this.done.push(
         error
           ? { tool: call.command, input: call.given, ok: false, error: { code: error.code, message: error.message } }
-          : { tool: call.command, input: call.given, ok: true, result: trimResult(s.output!.kind === "json" ? s.output!.value : s.output!.text) },
+          : { tool: call.command, input: call.given, ok: true, result: trimResult(s.output!.kind === "json" ? s.output!.value : s.output!.text, (t) => this.redact(t)) },
       );
     }
     if (error || !this.o.recordCall) return false;

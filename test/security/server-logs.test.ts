@@ -51,3 +51,18 @@ test("a server's start-up error quoting its secrets on stderr leaves none in its
   assert.match(log, /^could not connect with fail --url postgres:\/\/app:\[REDACTED\]@127\.0\.0\.1:1\/db --note \[REDACTED\]$/m, log);
   assert.equal(statSync(file).mode & 0o777, 0o600, "the log is its owner's only");
 });
+
+test("a start failure quoting a secret is redacted before the `tools` listing shortens it: no first half of the secret shows; control: the failure is listed", async (t) => {
+  // The secret straddles the 70th character of the failure message the listing shows.
+  const secret = "cutSecretPathPart-0123456789abcdefghijKLMNOPQRST";
+  const logDir = tempDir(t, "toolshell-server-logs-");
+  const shell = await createToolShell({ config: { logDir, mcpServers: { r: { command: "/opt/${CUT_SECRET}/bin/server" } } }, env: { ...process.env, CUT_SECRET: secret }, connect: false });
+  t.after(() => shell.close());
+  const s = shell.session("listing");
+  const failed = await s.bash("tools r x");
+  assert.match(failed.stderr, /could not start: spawn \/opt\/\[REDACTED\]\/bin\/server/, failed.stderr);
+  const listing = await s.bash("tools --help");
+  const line = listing.stdout.split("\n").find((l) => /^\s+r\s/.test(l)) ?? "";
+  assert.match(line, /\(failed: MCP server "r" could not start: spawn \/opt\/\[REDACTED\]/, listing.stdout);
+  assert.ok(!listing.stdout.includes(secret.slice(0, 12)), `the listing shows the secret's first part: ${line}`);
+});
