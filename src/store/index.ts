@@ -11,5 +11,5 @@ export { openPostgresStore, PostgresStore, isPostgresUrl, postgresLocation, PG_M
 export type { PostgresStoreOptions, ChangeNote } from "./postgres/index.js";
 export { readTree, writeTree, syncTree } from "./files.js";
 export type { FileEntry } from "./files.js";
-export { renderTimeline } from "./timeline.js";
+export { renderTimeline, runKey, shellCallRuns, type ShellCallRun } from "./timeline.js";
 export { otelEventSink, TRACER_NAME } from "./otel.js";

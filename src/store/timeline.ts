@@ -19,6 +19,35 @@ function oneLine(s: unknown, max = 100): string {
   return t.length > max ? t.slice(0, max - 1) + "…" : t;
 }
 
+/** A run of a shell call: its tool call id and which start of it (1, 2, … ; 0 when it never started). */
+export interface ShellCallRun {
+  toolCallId: string;
+  attempt: number;
+}
+
+/**
+ * Which run of a shell call each `shell_call.started`, `shell_call.ended` and `tool.nested_call`
+ * event (in store order) belongs to: a nested call belongs to the run of the shell call named by
+ * its `parent_tool_call_id` that had last started when it was recorded. A durable step run again
+ * keeps its tool call id, so each attempt gets its own calls (docs/sessions.md "Durable steps").
+ * The one rule of the CLI's timeline and the console's.
+ */
+export function shellCallRuns(events: StoredEvent[]): Map<StoredEvent, ShellCallRun> {
+  const starts = new Map<string, number>();
+  const runs = new Map<StoredEvent, ShellCallRun>();
+  for (const e of events) {
+    const x = e as Record<string, unknown>;
+    if (e.type === "shell_call.started") starts.set(String(x.tool_call_id), (starts.get(String(x.tool_call_id)) ?? 0) + 1);
+    if (e.type !== "shell_call.started" && e.type !== "shell_call.ended" && e.type !== "tool.nested_call") continue;
+    const toolCallId = String((e.type === "tool.nested_call" ? x.parent_tool_call_id : x.tool_call_id) ?? "");
+    runs.set(e, { toolCallId, attempt: starts.get(toolCallId) ?? 0 });
+  }
+  return runs;
+}
+
+/** The key of a run, `<tool call id>#<attempt>`. */
+export const runKey = (run: ShellCallRun): string => `${run.toolCallId}#${run.attempt}`;
+
 /**
  * Renders events (in store order) as a timeline. Nested calls are printed under the run of the
  * shell call named by their `parent_tool_call_id` that was going on when they were recorded, in
@@ -28,20 +57,14 @@ function oneLine(s: unknown, max = 100): string {
  */
 export function renderTimeline(events: StoredEvent[]): string {
   const lines: string[] = [];
-  // One key per run of a shell call: its tool call id and how many times it had started.
-  const runs = new Map<string, number>();
-  const runOf = (id: string): string => `${id}#${runs.get(id) ?? 0}`;
+  const runs = shellCallRuns(events);
+  const keyOf = (e: StoredEvent): string => runKey(runs.get(e)!);
   const nestedBy = new Map<string, StoredEvent[]>();
-  const keyOf = new Map<StoredEvent, string>();
   for (const e of events) {
-    const x = e as Record<string, unknown>;
-    if (e.type === "shell_call.started") runs.set(String(x.tool_call_id), (runs.get(String(x.tool_call_id)) ?? 0) + 1);
-    if (e.type === "shell_call.started" || e.type === "shell_call.ended") keyOf.set(e, runOf(String(x.tool_call_id)));
-    if (e.type === "tool.nested_call") {
-      const parent = runOf(String(x.parent_tool_call_id ?? ""));
-      if (!nestedBy.has(parent)) nestedBy.set(parent, []);
-      nestedBy.get(parent)!.push(e);
-    }
+    if (e.type !== "tool.nested_call") continue;
+    const parent = keyOf(e);
+    if (!nestedBy.has(parent)) nestedBy.set(parent, []);
+    nestedBy.get(parent)!.push(e);
   }
   const shown = new Set<string>();
   const nestedLines = (run: string): void => {
@@ -71,11 +94,11 @@ export function renderTimeline(events: StoredEvent[]): string {
     const t = time(e.at);
     switch (e.type) {
       case "shell_call.started":
-        closeEarlier(String(x.tool_call_id), keyOf.get(e)!);
+        closeEarlier(String(x.tool_call_id), keyOf(e));
         lines.push(`${t}  ▶ ${x.tool_call_id} bash  ${oneLine(x.script_preview, 90)}`);
         break;
       case "shell_call.ended":
-        nestedLines(keyOf.get(e)!);
+        nestedLines(keyOf(e));
         lines.push(`${t}  ■ ${x.tool_call_id} exit ${x.exit_code}${x.stopped ? `  stopped: ${x.stopped}` : ""}`);
         break;
       case "tool.nested_call":

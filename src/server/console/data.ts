@@ -9,7 +9,7 @@ import { readFileSync, statSync, openSync, readSync, closeSync } from "node:fs";
 import { signature } from "../../catalog/index.js";
 import type { ApprovalRequest, Why } from "../../policy/index.js";
 import type { ShellResult, StepRecord } from "../../runtime/index.js";
-import { DEFAULT_AGENT, type StoredEvent } from "../../store/index.js";
+import { DEFAULT_AGENT, runKey, shellCallRuns, type StoredEvent } from "../../store/index.js";
 import type { CatalogTool } from "../../tool/index.js";
 import type { Host } from "../host.js";
 import { ApprovalDetailsReader, type ApprovalDetails } from "../approval-card.js";
@@ -147,22 +147,20 @@ const ms = (from: string, to: string): number | undefined => {
 export async function sessionTimeline(host: Host, sessionId: string): Promise<TimelineItem[]> {
   const events = await host.store.listEvents(sessionId, { limit: 10_000 });
   const items: TimelineItem[] = [];
-  const open = new Map<string, ShellCallView>();
+  // Each run of a shell call (a durable step run again keeps its id) with its own nested calls.
+  const runs = shellCallRuns(events);
+  const views = new Map<string, ShellCallView>();
   const latest = new Map<string, ShellCallView>();
-  const attempts = new Map<string, number>();
   for (const e of events) {
     const x = e as Record<string, unknown>;
     if (e.type === "shell_call.started") {
-      const id = String(x.tool_call_id);
-      const attempt = (attempts.get(id) ?? 0) + 1;
-      attempts.set(id, attempt);
-      const view: ShellCallView = { tool_call_id: id, attempt, started_at: e.at, script: String(x.script_preview ?? ""), state: "unfinished", nested: [], images: [] };
-      open.set(id, view);
-      latest.set(id, view);
+      const run = runs.get(e)!;
+      const view: ShellCallView = { tool_call_id: run.toolCallId, attempt: run.attempt, started_at: e.at, script: String(x.script_preview ?? ""), state: "unfinished", nested: [], images: [] };
+      views.set(runKey(run), view);
+      latest.set(run.toolCallId, view);
       items.push({ kind: "shell", call: view });
     } else if (e.type === "tool.nested_call") {
-      const parent = String(x.parent_tool_call_id ?? "");
-      const view = open.get(parent) ?? latest.get(parent);
+      const view = views.get(runKey(runs.get(e)!));
       const row: NestedRow = {
         call_id: String(x.call_id ?? ""),
         command: String(x.command ?? x.tool_name ?? ""),
@@ -176,13 +174,11 @@ export async function sessionTimeline(host: Host, sessionId: string): Promise<Ti
       if (view) view.nested.push(row);
       else items.push({ kind: "event", event: e });
     } else if (e.type === "shell_call.ended") {
-      const id = String(x.tool_call_id);
-      const view = open.get(id);
-      if (!view) {
+      const view = views.get(runKey(runs.get(e)!));
+      if (!view || view.ended_at !== undefined) {
         items.push({ kind: "event", event: e });
         continue;
       }
-      open.delete(id);
       view.ended_at = e.at;
       view.duration_ms = ms(view.started_at, e.at);
       view.exit_code = typeof x.exit_code === "number" ? x.exit_code : undefined;
