@@ -15,7 +15,7 @@ import { test } from "node:test";
 import type { Decision } from "../../src/index.js";
 import type { StreamMessage } from "../fixtures/event-stream.js";
 import { TOOL_KINDS, type ToolKind } from "./kinds.js";
-import { plantSession, SECRETS, type World } from "./world.js";
+import { OUTPUT_BOUND, plantSession, SECRETS, type World } from "./world.js";
 
 /** What one turn of a surface came to. */
 export interface Turn {
@@ -281,6 +281,23 @@ export const PATHS: PathRow[] = [
       for (const word of SECRETS.words) assert.ok(r.stdout.includes(word), `control: the word ${word} shows: ${r.stdout}`);
       const events = JSON.stringify(await surface.events());
       for (const part of SECRETS.parts) assert.ok(!events.includes(part), `the events hold ${part}`);
+    },
+  },
+  {
+    name: "output bound: a script printing past maxOutputBytes stops there, says so, keeps nothing past it; the session goes on",
+    kinds: (kind) => kind.name === "local tool",
+    async run(surface) {
+      // ~130 KB of numbered lines, twice the bound; nothing after the loop may run.
+      const r = await surface.turn('for i in $(seq 1 3000); do echo "bound line $i 0123456789012345678901234567890"; done; echo after-the-bound', "allow");
+      assert.match(text(r), new RegExp(`toolshell: output passed maxOutputBytes \\(${OUTPUT_BOUND} bytes\\); the script was stopped`), text(r).slice(-500));
+      assert.doesNotMatch(text(r), /after-the-bound/, "the script stopped at the bound");
+      assert.match(r.stdout, /bound line 1 /, "the output up to the bound is kept");
+      assert.doesNotMatch(text(r), /bound line 3000 /, "nothing past the bound is shown");
+      assert.ok(Buffer.byteLength(r.stdout) <= OUTPUT_BOUND, `stdout is within the bound: ${Buffer.byteLength(r.stdout)} bytes`);
+      const events = JSON.stringify(await surface.events());
+      assert.ok(!events.includes("bound line 3000 "), "nothing past the bound is in the events");
+      const next = await surface.turn("echo still-here", "allow");
+      assert.match(next.stdout, /still-here/, `the session's next call runs as usual: ${text(next)}`);
     },
   },
 ];

@@ -97,6 +97,9 @@ export const SECRETS = {
   words: ["admin", "db.internal"],
 };
 
+/** The world's `maxOutputBytes`: 64 KiB, the least a config may set. */
+export const OUTPUT_BOUND = 65536;
+
 /** Makes a world (`extra` merged into its config); `close()` stops its HTTP server and removes its folder. */
 export async function makeWorld(extra: Record<string, unknown> = {}): Promise<World> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "junction-"));
@@ -122,6 +125,9 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
         tools: path.join(FIXTURES, "junction/tools"),
         // With more than one token each says its role (docs/security.md "Who acts for whom").
         server: { tokens: [{ name: "token-1", token: TOKEN, role: "operator" }, { name: "agent-1", token: AGENT_TOKEN, role: "agent" }] },
+        // The least bound a config may set (docs/security.md "Bounded output"), so the
+        // output-bound row passes it with a small script on every surface.
+        maxOutputBytes: OUTPUT_BOUND,
         ...extra,
       },
       null,
