@@ -90,6 +90,8 @@ export class Session implements CallSession {
     if (this.refusal) throw this.refusal;
     for (const [k, v] of Object.entries(snap.metadata)) if (!(k in this.metadata)) this.metadata[k] = v;
     this.shellCalls = Math.max(this.shellCalls, snap.shellCalls);
+    // Its saved scripts read now: the `bash` tool's description counts them before the first call.
+    await this.freshCatalog();
   }
 
   /**

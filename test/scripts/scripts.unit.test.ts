@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { always, defineTool } from "../../src/index.js";
 import { openHost, type Host } from "../../src/server/index.js";
+import { createToolshellTools } from "../../src/ai/index.js";
+import { bashToolSpec } from "../../src/surface/index.js";
 
 const counts = { counter: 0, danger: 0 };
 const tools = {
@@ -183,4 +185,19 @@ test("tools plan cannot see inside a saved script: the plan is incomplete and na
   assert.equal(stopped.tools?.stopped?.reason, "needs_approval");
   const events = s.events.filter((e) => e.type === "tool.nested_call" && (e as { parent_tool_call_id?: string }).parent_tool_call_id === stopped.tool_call_id) as Array<{ tool_name: string; status: string }>;
   assert.deepEqual(events.map((e) => [e.tool_name, e.status]), [["danger", "needs_approval"], ["hidden-risk", "stopped"]]);
+});
+
+test("a new session's bash tool description counts the saved scripts before its first call, through the AI SDK adapter and the spec the gateway lists", async () => {
+  const saver = host.session("describes-saver");
+  const saved = await saver.bash(SAVE_ECHO.replace("save echo-input", "save described-script"));
+  assert.equal(saved.exit_code, 0, saved.stderr);
+  const listed = (await host.store.listScripts("default")).length;
+  assert.ok(listed >= 1);
+  const fresh = host.session("describes-fresh");
+  await fresh.ready;
+  const expected = `scripts (${listed} script${listed === 1 ? "" : "s"})`;
+  assert.ok(bashToolSpec(host.shell, fresh).description.includes(expected), bashToolSpec(host.shell, fresh).description);
+  const tools = await createToolshellTools({ shell: host.shell, session: "describes-ai" });
+  const description = typeof tools.bash.description === "function" ? (tools.bash.description as () => string)() : String(tools.bash.description);
+  assert.ok(description.includes(expected), description);
 });
