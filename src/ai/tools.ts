@@ -128,23 +128,29 @@ class HeldCalls {
 }
 
 /**
- * Creates the AI SDK tools of a ToolShell session: `bash` (input `{command, timeout_ms?}`, result
- * `{stdout, stderr, exit_code, success, tools?}` with the stop report) and one tool per direct
- * tool (`shell.split().direct`: keepVisible, staysDirect, turn-control, image and file-editing
- * tools) named as {@link directToolName} says. On-demand servers named in `keepVisible` are
- * loaded first so their tools can be listed. The `bash` description is computed at every step,
- * so a server loaded on demand is listed with its tool count from the next step on.
- * @throws Error when a direct tool's name collides with `bash` or another direct tool.
- */
-/**
  * What {@link createToolshellTools} returns: an AI SDK `ToolSet` whose `bash` tool is always there,
  * typed (so `tools.bash` needs no check, under `noUncheckedIndexedAccess` too), with the direct
  * tools by their names beside it.
  */
 export type ToolshellToolSet = ToolSet & { bash: Tool<BashToolInput, BashToolResult> };
 
+/**
+ * Creates the AI SDK tools of a ToolShell session: `bash` (input `{command, timeout_ms?}`, result
+ * `{stdout, stderr, exit_code, success, tools?}` with the stop report) and one tool per direct
+ * tool (`shell.split().direct`: keepVisible, staysDirect, turn-control, image and file-editing
+ * tools) named as {@link directToolName} says. On-demand servers named in `keepVisible` are
+ * loaded first so their tools can be listed. The `bash` description is computed at every step,
+ * so a server loaded on demand is listed with its tool count from the next step on.
+ * @throws Error when a direct tool's name collides with `bash` or another direct tool; TypeError
+ *         when `shell` is not a ToolShell (a host of `openHost` gives its own as `host.shell`).
+ */
 export async function createToolshellTools(options: ToolshellToolsOptions): Promise<ToolshellToolSet> {
   const { shell } = options;
+  const isHost = typeof (shell as { shell?: unknown } | undefined)?.shell === "object";
+  if (!shell || typeof shell.session !== "function" || isHost) {
+    const hint = isHost ? ": this is a host (openHost); pass its ToolShell, { shell: host.shell }" : "";
+    throw new TypeError(`createToolshellTools: \`shell\` must be a ToolShell (createToolShell(), or openHost(…).shell)${hint}`);
+  }
   const session = typeof options.session === "object" ? options.session : shell.session(options.session);
   await session.ready;
   await loadKeptServers(shell);

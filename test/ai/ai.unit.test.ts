@@ -288,3 +288,13 @@ test("streamText: the same tools stream a stopped script into an approval reques
   assert.equal(await second.text, "gone");
   assert.deepEqual(store.deleted, ["a1"]);
 });
+
+test("createToolshellTools given a host instead of its ToolShell says so, and how to pass it; control: host.shell works", async (t) => {
+  const { openHost } = await import("../../src/server/index.js");
+  const host = await openHost({ store: ":memory:", config: {} });
+  t.after(() => host.close());
+  await assert.rejects(() => createToolshellTools({ shell: host as never, session: "h" }), (err: Error) => err instanceof TypeError && /this is a host \(openHost\); pass its ToolShell, \{ shell: host\.shell \}/.test(err.message));
+  await assert.rejects(() => createToolshellTools({ shell: undefined as never, session: "h" }), /`shell` must be a ToolShell/);
+  const tools = await createToolshellTools({ shell: host.shell, session: "h" });
+  assert.equal(typeof tools.bash.execute, "function");
+});
