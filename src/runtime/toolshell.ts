@@ -219,7 +219,9 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     changing = run.catch(() => {});
     return run;
   };
-  const parse = (name: string, entry: unknown) => parseServerEntry(name, entry, { baseDir: config.baseDir, file: config.file, env: options.env });
+  // An entry added at run time (the API, the console, the library) is not the config file's: its
+  // errors name the entry's key only.
+  const parse = (name: string, entry: unknown) => parseServerEntry(name, entry, { baseDir: config.baseDir, env: options.env });
   return {
     config,
     timeoutMs: host.timeoutMs,

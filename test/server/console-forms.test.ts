@@ -94,6 +94,21 @@ test("a bad server entry keeps both fields and shows its error as an error; the 
     assert.equal(await page.locator("p.note").count(), 0, "no success-style note");
   }
   await page.screenshot({ path: path.join(SHOTS, "servers-refused.png"), fullPage: true });
+  // On a phone, a refusal quoting a long unbroken path stays inside its card; it names the entry,
+  // not the config file it was never in.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  t.after(() => phone.close());
+  await phone.addCookies(await signedIn.cookies());
+  const small = await open(t, "/servers", phone);
+  const smallForm = small.getByRole("region", { name: "Add an MCP server" });
+  await smallForm.getByLabel("Name").fill("remote");
+  await smallForm.getByLabel("Entry (JSON)").fill(`{"url": "notaurl${"/very/long/unbroken/path".repeat(6)}"}`);
+  await smallForm.getByRole("button", { name: "Add server" }).click();
+  const refusal = smallForm.getByRole("alert").filter({ hasText: /is not a URL/ });
+  await refusal.waitFor();
+  assert.match(await refusal.innerText(), /^mcpServers\.remote\.url: /, "the refusal names the entry, not the config file");
+  const spill = await refusal.evaluate((el) => el.scrollWidth - el.clientWidth);
+  assert.equal(spill, 0, "the refusal's text wraps inside its card");
   // Without the client script: the page comes back with what was typed and the error under the form.
   const plain = await browser.newContext({ javaScriptEnabled: false });
   t.after(() => plain.close());
