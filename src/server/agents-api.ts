@@ -180,6 +180,8 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
       });
     if (!bySecret && !byToken) throw new ApiError(401, "unauthorized", "send the trigger's secret as Authorization: Bearer <secret> (or X-Toolshell-Secret)");
     if (!t || t.kind !== "webhook") throw new ApiError(404, "not_found", `no webhook trigger ${c.req.param("trigger_id")}`);
+    // An API token (not the trigger's secret) reaches the trigger as on every other trigger route.
+    if (byToken && !bySecret) requireReach(c, options, principalOf({ principal: t.principal, agent_id: t.agent_id }), `trigger ${t.name}`);
     if (!t.enabled) throw new ApiError(409, "conflict", `trigger ${t.name} is disabled`);
     const payload = await body(c);
     if (/^(1|true|yes)$/i.test(c.req.query("wait") ?? "")) {

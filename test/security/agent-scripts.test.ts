@@ -64,6 +64,9 @@ test("an agent token cannot make, see, change, run or read the runs of another p
     ["POST", `/v1/agents/alice/triggers/${tid}/run`, {}],
     ["GET", `/v1/agents/alice/triggers/${tid}/runs`],
     ["GET", `/v1/agents/alice/triggers/${tid}/runs/${run.json.id}`],
+    // The webhook route with an API token instead of the trigger's secret: the same rule.
+    ["POST", `/v1/webhooks/${tid}`, { n: 1 }],
+    ["POST", `/v1/webhooks/${tid}?wait=true`, { n: 2 }],
   ];
   for (const [method, p, body] of attacks) {
     const r = await bob(method, p, body);
@@ -75,10 +78,14 @@ test("an agent token cannot make, see, change, run or read the runs of another p
   assert.equal(ops.json.principal, "carol");
   assert.equal((await bob("POST", `/v1/agents/bob/triggers/${ops.json.id}/run`, {})).status, 403);
   assert.equal((await bob("GET", `/v1/agents/bob/triggers/${ops.json.id}/runs`)).status, 403);
+  assert.equal((await bob("POST", `/v1/webhooks/${ops.json.id}?wait=true`, {})).status, 403, "nor through its webhook with bob's token");
+  assert.equal((await alice("GET", `/v1/agents/alice/triggers/${tid}/runs`)).json.runs.length, 1, "none of bob's attempts ran the trigger");
   assert.deepEqual((await bob("GET", "/v1/agents/bob/triggers")).json.triggers, [], "the list leaves out what bob cannot reach");
   // Controls: the owner sees and runs hers, bob his own, the operator every one.
   assert.equal((await alice("GET", `/v1/agents/alice/triggers/${tid}/runs`)).json.runs.length, 1);
-  assert.equal((await bob("POST", "/v1/agents/bob/triggers", { name: "mine", kind: "webhook", script: "greet", input: {} })).status, 201);
+  const mine = await bob("POST", "/v1/agents/bob/triggers", { name: "mine", kind: "webhook", script: "greet", input: {} });
+  assert.equal(mine.status, 201);
+  assert.equal((await bob("POST", `/v1/webhooks/${mine.json.id}?wait=true`, {})).status, 200, "bob's token runs his own trigger's webhook");
   assert.deepEqual((await bob("GET", "/v1/agents/bob/triggers")).json.triggers.map((x: { name: string }) => x.name), ["mine"]);
   assert.equal((await carol("GET", `/v1/agents/alice/triggers/${tid}/runs`)).json.runs.length, 1);
   assert.equal((await carol("PATCH", `/v1/agents/alice/triggers/${tid}`, { enabled: false })).status, 200);
