@@ -20,6 +20,7 @@
  */
 import type { Command } from "commander";
 import type { TriggerRecord, TriggerRunRecord } from "../store/index.js";
+import { runFailureText } from "../display/run-failure.js";
 import { waitedText } from "../display/run-waits.js";
 import type { CommonOptions } from "./commands.js";
 import { fail, jsonObject, print, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
@@ -48,7 +49,7 @@ function describe(t: Omit<TriggerRecord, "secret_hash">): string {
 function runRow(r: TriggerRunRecord): string[] {
   const ms = r.ended_at ? Date.parse(r.ended_at) - Date.parse(r.started_at) : undefined;
   const waits = r.approvals?.length ? `waited for ${r.approvals.length} approval${r.approvals.length > 1 ? "s" : ""}` : "";
-  const note = r.error ?? r.skipped?.reason ?? (r.status === "stopped" && r.request_id ? `needs approval: ${r.request_id}` : "");
+  const note = r.skipped?.reason ?? (r.status === "stopped" && r.request_id ? `needs approval: ${r.request_id}` : runFailureText(r));
   return [r.id, when(r.started_at), r.reason, r.status, ms === undefined ? "-" : `${ms} ms`, note || waits];
 }
 

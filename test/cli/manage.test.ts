@@ -195,6 +195,11 @@ test("triggers: create, list, show, update, delete, run and runs; bad specs are 
   const text = toolshell(dir, ["triggers", "run", "on-push"]);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^RUN +STARTED +REASON +STATUS +TOOK +NOTE\nrun_\w+ +[\d-]+ [\d:]+ +manual +ok +\d+ ms\n\nhi push\n$/);
+  // A failed run says why in the NOTE column (its script's last error line), as the console does.
+  assert.equal(toolshell(dir, ["triggers", "create", "broken", "--script", "greet", "--webhook", "--input", '{"nope":1}']).code, 0);
+  const failed = toolshell(dir, ["triggers", "run", "broken"]);
+  assert.match(failed.stdout, /^run_\w+ +[\d-]+ [\d:]+ +manual +failed +\d+ ms +exit 1: .*unknown field "nope"/m, failed.stdout + failed.stderr);
+  assert.match(toolshell(dir, ["triggers", "runs", "broken"]).stdout, /failed +\d+ ms +exit 1: .*unknown field "nope"/, "and so does the list of runs");
   assert.deepEqual(json(dir, ["triggers", "runs", "nightly"]).runs.map((r: any) => [r.status, r.session_id]), [["ok", `trg_${created.id}`]]);
   assert.match(created.id, /^trg_/, "docs/sessions.md: the session is trg_ and the id, trg_trg_…");
 

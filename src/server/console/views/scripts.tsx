@@ -4,6 +4,7 @@
  *
  * See README → Console; docs/sessions.md → Saved scripts, Triggers.
  */
+import { runFailureText } from "../../../display/run-failure.js";
 import { waitedText } from "../../../display/run-waits.js";
 import { diffLines } from "diff";
 import type { FC } from "hono/jsx";
@@ -174,24 +175,10 @@ export const ScriptPage: FC<{ script: ScriptRecord; versions: ScriptVersion[]; f
   </>
 );
 
-/** A `tools` error line's message (`{"error":{"message":…}}`), else the line as it is. */
-function errorMessage(line: string): string {
-  try {
-    const m = (JSON.parse(line) as { error?: { message?: unknown } }).error?.message;
-    return typeof m === "string" ? m : line;
-  } catch {
-    return line;
-  }
-}
-
-/** Why a run failed or stopped, in words: its error, else the exit code and the end of its stderr; why a skipped run did not start. */
+/** Why a run failed or stopped, in words (display/run-failure.ts); why a skipped run did not start. */
 const RunFailure: FC<{ run: TriggerRunRecord }> = ({ run }) => {
-  if (run.status === "ok" || run.status === "running") return null;
   if (run.status === "skipped") return <p class="run-skipped">Did not start: {run.skipped?.reason ?? "an earlier run waits for approval"}.</p>;
-  const res = (run.result ?? {}) as { exit_code?: number; stderr?: string; tools?: { stopped?: { reason?: string; message?: string } } };
-  const stopped = res.tools?.stopped;
-  const last = errorMessage(String(res.stderr ?? "").trim().split("\n").pop() ?? "");
-  const text = run.error ?? (stopped ? `${stopped.reason}${stopped.message ? `: ${stopped.message}` : ""}` : [res.exit_code !== undefined ? `exit ${res.exit_code}` : "", last].filter(Boolean).join(": "));
+  const text = runFailureText(run);
   return text ? <p class="err run-failure">{text.slice(0, 500)}</p> : null;
 };
 
