@@ -5,7 +5,8 @@
  * through the same `runTrigger` as the in-process scheduler.
  *
  * - **Once across replicas**: pg-boss's cron pass files each due time's job once; a run's id is
- *   the job's id, so the run record and its durable step are the same on every attempt.
+ *   the job's (a due time's: the trigger's and the time's), so the run record and its durable
+ *   step are the same on every attempt.
  * - **Retries**: a run whose script ran to an end (ok, failed, stopped for approval) is final, as
  *   with the in-process scheduler — the trigger's policy is "record it, wake the agent if asked",
  *   never "run the script again". Only a job whose replica died (no heartbeat) or whose store
@@ -13,7 +14,8 @@
  *   completed nested calls are replayed, not repeated.
  * - **Answers**: a run stopped for approval goes on when the answer comes, as a job (one per
  *   answer) whichever replica takes; its step resumes with the completed calls replayed.
- * - **Missed**: due times that passed while every replica was down run once (pg-boss `missed: "once"`).
+ * - **Missed**: due times that passed while every replica was down run once (pg-boss `missed: "once"`),
+ *   as reason `missed` with the first missed due time ({@link scheduleDue}).
  *
  * See docs/deployment.md → Triggers; docs/sessions.md → Triggers, Durable steps.
  */
@@ -54,6 +56,25 @@ export interface BossSchedulerOptions {
 function jobIdOf(runId: string): string {
   const h = createHash("sha256").update(runId).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * What a schedule job of trigger `t` filed at `created` runs, or undefined for nothing. The due
+ * time is the minute pg-boss filed the job in, except after an outage: pg-boss then files the
+ * missed occurrence's job beside the current one, both in the same minute, and the job that finds
+ * the trigger's `next_run_at` (written before every run) earlier than its minute runs that missed
+ * due time, reason `missed`. A run's id comes from the trigger and its due time, so two jobs for
+ * one due time are one run (the second finds it, or its durable step, done).
+ */
+export function scheduleDue(t: Pick<TriggerRecord, "id" | "updated_at" | "next_run_at">, created: Date): { reason: "schedule" | "missed"; scheduled_at: string; runId: string } | undefined {
+  const minute = new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString();
+  // pg-boss sends the occurrence of the last 60 s: for a schedule set in the middle of a minute,
+  // that is the minute already begun, which was not due when the schedule was made.
+  if (Date.parse(minute) < Date.parse(t.updated_at)) return undefined;
+  const missed = t.next_run_at !== undefined && t.next_run_at !== null && Date.parse(t.next_run_at) < Date.parse(minute);
+  const scheduled_at = missed ? new Date(Date.parse(t.next_run_at!)).toISOString() : minute;
+  const runId = `run_${createHash("sha256").update(`${t.id}@${scheduled_at}`).digest("hex").slice(0, 20)}`;
+  return { reason: missed ? "missed" : "schedule", scheduled_at, runId };
 }
 
 /** Schedules and runs triggers as pg-boss jobs (see the file comment). */
@@ -127,13 +148,10 @@ export class BossScheduler implements TriggerScheduler {
     const cur = await this.store.getTrigger(d.trigger_id);
     if (cur && d.resume && d.run_id) return void (await this.fire(d.trigger_id, d.reason, { runId: d.run_id, resume: d.resume }));
     if (!cur || (d.reason === "schedule" && !cur.enabled)) return;
-    // The due time a schedule job stands for: the minute pg-boss filed it in (`createdOn`, with includeMetadata).
     const created = (job as { createdOn?: Date }).createdOn;
-    const scheduled_at = d.reason === "schedule" && created ? new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString() : undefined;
-    // pg-boss sends the occurrence of the last 60 s: for a schedule set in the middle of a minute,
-    // that is the minute already begun, which was not due when the schedule was made.
-    if (scheduled_at && Date.parse(scheduled_at) < Date.parse(cur.updated_at)) return;
-    await this.fire(d.trigger_id, d.reason, { payload: d.payload, runId, ...(scheduled_at ? { scheduled_at } : {}) });
+    if (d.reason !== "schedule" || !created) return void (await this.fire(d.trigger_id, d.reason, { payload: d.payload, runId }));
+    const due = scheduleDue(cur, created);
+    if (due) await this.fire(d.trigger_id, due.reason, { payload: d.payload, runId: due.runId, scheduled_at: due.scheduled_at });
   }
 
   async reschedule(t: TriggerRecord): Promise<void> {
