@@ -12,6 +12,7 @@ import { api, deployment, kill, TOKEN, until, type Replica } from "./helpers.js"
 
 interface Step {
   step_id: string;
+  tool_call_id: string;
   status: string;
   note?: string;
   started_at: string;
@@ -72,6 +73,10 @@ test("a running step names its replica; killed, the step shows replica gone in t
   assert.equal(state, "replica gone");
   assert.equal(await row.getAttribute("data-status"), "replica_gone");
   assert.match(await row.innerText(), /stopped .*nothing runs this step until the agent sends step turn-1\.bash-1 again/s);
+  // Its shell call's card below says it did not end, not "running…" (the step is not running).
+  const card = page.locator(`article.card.shell[data-call="${running.tool_call_id}"]`).first();
+  assert.equal(await card.getAttribute("data-state"), "unfinished");
+  assert.doesNotMatch(await card.locator(".card-head").innerText(), /running/);
 
   // Sent again to B: it runs there (what A completed is replayed) and the step no longer names A.
   const onB = await api(b, "POST", "/v1/sessions/h1/bash", body);

@@ -13,6 +13,7 @@ import { DEFAULT_AGENT, runKey, shellCallRuns, type StoredEvent } from "../../st
 import type { CatalogTool } from "../../tool/index.js";
 import type { Host } from "../host.js";
 import { ApprovalDetailsReader, type ApprovalDetails } from "../approval-card.js";
+import type { StepView } from "../steps.js";
 
 /** Why a call needs a person, in words (the `why` codes of the approval policy, README "Approvals"). */
 export const WHY_TEXT: Record<Why, string> = {
@@ -50,7 +51,7 @@ export interface ApprovalCard {
 /** Lines of context shown above and below the line a request came from. */
 const AROUND = 4;
 
-function scriptOfStep(step: StepRecord | undefined): string | undefined {
+function scriptOfStep(step: Pick<StepRecord, "request"> | undefined): string | undefined {
   const req = step?.request as { script?: unknown } | undefined;
   return typeof req?.script === "string" ? req.script : undefined;
 }
@@ -144,7 +145,7 @@ const ms = (from: string, to: string): number | undefined => {
  * The timeline of a session: its events in store order, shell calls as items that carry their
  * nested calls, scripts and results taken from the recorded steps. Never throws.
  */
-export async function sessionTimeline(host: Host, sessionId: string): Promise<TimelineItem[]> {
+export async function sessionTimeline(host: Host, sessionId: string, steps: StepView[]): Promise<TimelineItem[]> {
   const events = await host.store.listEvents(sessionId, { limit: 10_000 });
   const items: TimelineItem[] = [];
   // Each run of a shell call (a durable step run again keeps its id) with its own nested calls.
@@ -188,12 +189,13 @@ export async function sessionTimeline(host: Host, sessionId: string): Promise<Ti
       items.push({ kind: "event", event: e });
     }
   }
-  for (const step of await host.store.listSteps(sessionId)) {
+  for (const step of steps) {
     if (step.kind !== "shell") continue;
-    const view = latest.get(step.toolCallId);
+    const view = latest.get(step.tool_call_id);
     if (!view) continue;
     const script = scriptOfStep(step);
     if (script !== undefined) view.script = script;
+    // A step whose replica stopped is not running: its call stays "did not end" (steps.ts).
     if (step.status === "running" && !view.ended_at) view.state = "running";
     else if (view.ended_at && step.result && typeof step.result === "object") {
       view.result = step.result as ShellResult;

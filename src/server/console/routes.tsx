@@ -199,12 +199,13 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     // A trigger's session is named after its trigger (people never meet the `trg_trg_…` id).
     const trigger = id.startsWith("trg_") ? (await host.store.listTriggers()).find((t) => triggerSessionId(t) === id) : undefined;
     const title = trigger ? `Trigger ${trigger.name}` : `Session ${id}`;
+    const steps = await sessionSteps(host.store, id);
     return render(
       c,
       { title, section: "sessions", live: `session:${id}` },
       <>
-        <StepList steps={await sessionSteps(host.store, id)} />
-        <Timeline items={await sessionTimeline(host, id)} sessionId={id} />
+        <StepList steps={steps} />
+        <Timeline items={await sessionTimeline(host, id, steps)} sessionId={id} />
       </>,
     );
   });
