@@ -1,6 +1,7 @@
 import type { BashOptions, Command } from "just-bash";
 import { createJqCommand } from "./jq/command.js";
 import { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils/coreutils.js";
+import { createDiffCommand } from "./coreutils/diff.js";
 import { createXargsCommand } from "./xargs/xargs.js";
 
 export { createJqCommand, scanJqArgv, JQ_VERSION, type JqArgvScan } from "./jq/command.js";
@@ -8,19 +9,20 @@ export { planJqArgv, type JqPlan, type JqArgOp } from "./jq/argv.js";
 export { JqEngine, sharedJqEngine, type JqRunRequest, type JqRunResult, type JqStagedFile } from "./jq/engine.js";
 export { createXargsCommand } from "./xargs/xargs.js";
 export { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils/coreutils.js";
+export { createDiffCommand, DIFF_SEARCH_MS } from "./coreutils/diff.js";
 
 /**
  * The just-bash custom commands that make the shell behave like the real tools
  * (docs/shell.md): `jq` (real jq 1.7.1 in WebAssembly, files from the session's virtual
  * filesystem), `xargs` (with `-I`, `-n`, `-L`, `-0`, `-d`, `-r`, `-t`), and thin
- * wrappers that give `uniq -c` and `wc` (stdin, several counts) GNU's column widths and
- * `ln -s` GNU's message for a refused symbolic link.
+ * wrappers that give `uniq -c` and `wc` (stdin, several counts) GNU's column widths,
+ * `ln -s` GNU's message for a refused symbolic link, and `diff` a search that never holds the host.
  * Returns new Command objects on each call; they hold no per-session state (jq runs
  * share one worker, queued). Pass them first in `customCommands` so they replace the
  * bundled commands of the same name.
  */
 export function compatCommands(): Command[] {
-  return [createJqCommand(), createXargsCommand(), createUniqCommand(), createWcCommand(), createLnCommand()];
+  return [createJqCommand(), createXargsCommand(), createUniqCommand(), createWcCommand(), createLnCommand(), createDiffCommand()];
 }
 
 /**
