@@ -122,6 +122,11 @@ export class ShellCall implements ShellScope, CallScope {
     return this.stop !== undefined;
   }
 
+  /** Marks the call stopped by a host limit the script itself reached (no tool call is in flight then: nothing to abort). */
+  stopWith(error: ToolCallError): void {
+    if (!this.stop) this.stop = { reason: "error", error };
+  }
+
   stopsScript(err: ToolCallError): boolean {
     return STOPPING.has(err.code) && this.stop !== undefined;
   }

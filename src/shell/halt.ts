@@ -8,7 +8,9 @@
  *
  * See README → Approvals.
  */
-import type { ToolCallError } from "../tool/index.js";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { ToolCallError } from "../tool/index.js";
 import { currentScope } from "./scope.js";
 
 /** The budget kind whose exhaustion marks a toolshell halt in the engine's stderr. */
@@ -38,6 +40,49 @@ function haltIfStopped(ctx: HaltContext): void {
   if (scope?.isStopped()) haltScript(ctx);
 }
 
+/** The share of the process's heap limit past which a running script is stopped (docs/security.md "What each limit defends"). */
+export const HEAP_SHARE = 0.8;
+
+/**
+ * Halts the running script when the process's heap has passed {@link HEAP_SHARE} of its limit:
+ * what one script holds (variables, arrays, strings of up to the engine's 64 MiB each) is not
+ * bounded in total by the engine, and a process out of heap dies with every session in it. The
+ * shell call stops with an `unavailable` error saying so; its variables are dropped with it.
+ */
+function haltIfHeapFull(ctx: HaltContext): void {
+  const full = () => {
+    const h = getHeapStatistics();
+    return h.used_heap_size >= h.heap_size_limit * HEAP_SHARE ? h : undefined;
+  };
+  if (!full()) return;
+  // What is used may be garbage (a script stopped a moment ago): collected first, so only a
+  // script that holds the memory is stopped, never the next one to run.
+  collectGarbage();
+  const heap = full();
+  if (!heap) return;
+  const mib = (n: number) => Math.round(n / 1048576);
+  const error = new ToolCallError("unavailable", `the host's memory passed ${mib(heap.used_heap_size)} MiB of its ${mib(heap.heap_size_limit)} MiB heap (${Math.round(HEAP_SHARE * 100)}%) while this script ran; the script was stopped and what it held was let go`);
+  // Its stack formatted now: an error's unformatted stack keeps the frames' objects (the
+  // interpreter, and all the script holds) alive as long as the error lives in the stop report.
+  void error.stack;
+  currentScope()?.stopWith?.(error);
+  haltScript(ctx, error);
+}
+
+let gc: (() => void) | null | undefined;
+/** A full garbage collection (V8's `gc`, made available on first use); nothing when it cannot be had. */
+function collectGarbage(): void {
+  if (gc === undefined) {
+    try {
+      setFlagsFromString("--expose-gc");
+      gc = runInNewContext("gc") as () => void;
+    } catch {
+      gc = null;
+    }
+  }
+  gc?.();
+}
+
 /**
  * Lets a stopped shell call halt its script at the next statement, command or `[[ ]]` term,
  * output kept, even when the script computes without running any command of ours. The patched
@@ -49,4 +94,5 @@ export function installHaltAtYield(): void {
   const g = globalThis as unknown as Record<symbol, Set<(ctx: HaltContext) => void> | undefined>;
   const hooks = (g[AFTER_YIELD] ??= new Set());
   hooks.add(haltIfStopped);
+  hooks.add(haltIfHeapFull);
 }

@@ -44,6 +44,8 @@ export interface ShellScope {
   stopsScript(err: ToolCallError): boolean;
   /** True once the shell call has stopped: every later `tools` call answers `stopped`. */
   isStopped(): boolean;
+  /** Stops the shell call with `error` (the host's own limits, e.g. its memory; the first stop wins). */
+  stopWith?(error: ToolCallError): void;
   /** Notes files the command wrote (tool-images) for the stop report. */
   noteFiles(paths: string[]): void;
   /** The handler of a reserved first word (`help`, `search`, `plan`, `scripts`), if there is one. */
