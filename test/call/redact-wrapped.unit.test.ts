@@ -60,3 +60,32 @@ test("7.7 MB of MIME base64 is scanned without overflowing the stack and comes b
   const one = "QUJD".repeat(2_000_000);
   assert.equal(red.text(one), one);
 });
+
+test("a secret split by any form of line break is replaced whole: bare CR, U+2028/2029, NEL, a quoted reply's '> ', a hyphenated wrap, an escaped \\n inside a JSON string, <br>; control: the same breaks in harmless text stay", () => {
+  const secret = "sk_live_Zq81XvPl0aT7mNc3";
+  const red = createRedactor([secret]);
+  const [a, b] = [secret.slice(0, 10), secret.slice(10)];
+  const forms: Record<string, string> = {
+    "bare CR": `${a}\r${b}`,
+    "LF": `${a}\n${b}`,
+    "U+2028": `${a}\u2028${b}`,
+    "U+2029": `${a}\u2029${b}`,
+    NEL: `${a}\u0085${b}`,
+    "quoted reply": `> ${a}\n> ${b}`,
+    "nested quote": `>> ${a}\n>> ${b}`,
+    "hyphenated wrap": `${a}-\n${b}`,
+    "escaped \\n in a JSON string": JSON.stringify({ v: `${a}\n${b}` }),
+    "escaped \\r\\n": JSON.stringify(`${a}\r\n${b}`),
+    "<br>": `${a}<br>${b}`,
+    "<br />": `${a}<BR />${b}`,
+  };
+  for (const [name, text] of Object.entries(forms)) {
+    const out = red.text(`before ${text} after`);
+    assert.ok(!out.includes(b) && !out.includes(a), `${name}: ${JSON.stringify(out)}`);
+    assert.match(out, /^before .*\[REDACTED\].* after$/s, `${name}: the text around it stays: ${JSON.stringify(out)}`);
+  }
+  // Controls: the same breaks between harmless words, and a secret's halves far apart, stay.
+  for (const text of ["first\rsecond", "one\u2028two", "> quoted\n> reply", "co-\noperate", JSON.stringify({ v: "x\ny" }), "a<br>b", `${a} and then some other words`]) {
+    assert.equal(red.text(text), text);
+  }
+});

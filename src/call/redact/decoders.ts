@@ -51,21 +51,32 @@ export function escapesDecoded(run: string): string {
   );
 }
 
-/** A line break with the spaces and tabs around it (a wrap, and the next line's indentation). */
-const BREAK = /[ \t]*\r?\n[ \t]*/g;
+/**
+ * A line break in any of its forms — LF, CRLF, a bare CR, the Unicode line and paragraph
+ * separators, NEL, a vertical tab or form feed, one written as a JSON/C escape (`\n`, `\r\n`)
+ * or as HTML (`<br>`) — with the spaces and tabs around it and the next line's quote marks
+ * (`> `, as a quoted reply has them).
+ */
+const BREAK_FORMS = String.raw`(?:\r\n|[\n\r\u2028\u2029\u0085\v\f]|\\r\\n|\\[nr]|<br\s*\/?>)(?:[ \t]*>)*[ \t]*`;
+/** A line break (see {@link BREAK_FORMS}): a wrap, and the next line's indentation. */
+export const BREAK = new RegExp(String.raw`[ \t]*${BREAK_FORMS}`, "gi");
+/** A word broken with a hyphen at the end of the line (`sk_live_Zq-⏎81Xv…`): the hyphen is part of the wrap. */
+export const HYPHEN_BREAK = new RegExp(String.raw`-[ \t]*${BREAK_FORMS}`, "gi");
+/** Whether `s` may hold a line break of any form (a cheap test before {@link unwrap}). */
+export const MAY_BREAK = /[\n\r\u2028\u2029\u0085\v\f]|\\[nr]|<br/i;
 
 /**
  * `s` with each match of `re` that spans a line break (a secret wrapped over lines, with or
  * without indentation) replaced whole by `replacement`, break included; matches within one line
  * are left to the plain match. One pass over `s` and one over its lines joined.
  */
-export function unwrap(s: string, re: RegExp, replacement: string): string {
+export function unwrap(s: string, re: RegExp, replacement: string, breaks: RegExp = BREAK): string {
   /** Where each line starts in the joined text and in `s`. */
   const joinedAt: number[] = [];
   const sourceAt: number[] = [];
   let joined = "";
   let last = 0;
-  for (const m of s.matchAll(BREAK)) {
+  for (const m of s.matchAll(breaks)) {
     joinedAt.push(joined.length);
     sourceAt.push(last);
     joined += s.slice(last, m.index);

@@ -8,7 +8,7 @@
  */
 import type { ToolOutput } from "../../tool/index.js";
 import { alternation, base64Cores, BASE64URL, formsOf, isBase64, JSON_ESCAPE, NUMBER, PERCENT_RUN, percentDecoded } from "./encodings.js";
-import { ENTITY_RUN, entitiesDecoded, ESCAPE_RUN, escapesDecoded, HEX_RUN, hexBytes, unwrap, wrappedBase64 } from "./decoders.js";
+import { ENTITY_RUN, entitiesDecoded, ESCAPE_RUN, escapesDecoded, HEX_RUN, hexBytes, HYPHEN_BREAK, MAY_BREAK, unwrap, wrappedBase64 } from "./decoders.js";
 import { rewriteJsonTokens } from "./tokenizer.js";
 
 export { MIN_SECRET_LENGTH } from "./encodings.js";
@@ -151,8 +151,9 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     if (out.includes("&")) out = out.replace(ENTITY_RUN, (run) => (run.includes("&") && hides(entitiesDecoded(run)) ? REDACTED : run));
     if (out.includes("\\")) out = out.replace(ESCAPE_RUN, (run) => (run.includes("\\") && hides(escapesDecoded(run)) ? REDACTED : run));
     out = out.replace(HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) ? REDACTED : run));
+    // A secret wrapped over lines, in any form of line break (with or without a hyphen).
+    if (MAY_BREAK.test(out)) out = unwrap(unwrap(out, re, REDACTED), re, REDACTED, HYPHEN_BREAK);
     if (out.includes("\n")) {
-      out = unwrap(out, re, REDACTED);
       // A block may start after text on its line, so the characters before it in the same word
       // are tried as part of it and not (the four alignments of a base64 group).
       let wrapped = "";
