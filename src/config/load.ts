@@ -47,6 +47,31 @@ export interface ParseConfigOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** Key names that would reach an object's prototype rather than name anything. */
+const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * An issue for each `__proto__`, `constructor` or `prototype` key anywhere in the config (a
+ * record of approval overrides, an env, headers…): such a key names no tool, variable or
+ * header, and read into an object it would reach its prototype. Server names have their own
+ * message (`serverNameProblem`), so the keys of `mcpServers` and `servers` are left to it.
+ */
+function prototypeKeys(root: Record<string, unknown>): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const stack: Array<[unknown, string]> = [[root, ""]];
+  while (stack.length) {
+    const [value, at] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    const serverNames = at === "mcpServers" || at === "servers";
+    for (const k of Object.keys(value)) {
+      const p = Array.isArray(value) ? `${at}[${k}]` : at ? `${at}.${k}` : k;
+      if (PROTOTYPE_KEYS.has(k) && !serverNames) issues.push({ path: p, message: `the key "${k}" is not allowed (it would reach an object's prototype, not name anything)` });
+      else stack.push([(value as Record<string, unknown>)[k], p]);
+    }
+  }
+  return issues;
+}
+
 /**
  * Parses a configuration object: top-level keys toolshell does not read are kept with a note
  * unless they are a near miss of one it does (`callLimt`: an error with "did you mean");
@@ -62,6 +87,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw new ConfigError([{ path: "", message: "expected a JSON object" }], where);
   const o = json as Record<string, unknown>;
   const { issues, others } = sortUnknownKeys(o, TOP_LEVEL_KEYS, "");
+  issues.push(...prototypeKeys(o));
   const prepared = prepareServerGroups(o, ctx);
   issues.push(...prepared.issues);
   const value = prepared.value;

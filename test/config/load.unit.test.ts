@@ -159,6 +159,22 @@ test("a server named __proto__, constructor or prototype is refused with a clear
   assert.deepEqual(parseConfig(JSON.parse('{"mcpServers":{"ok":{"command":"x"}}}') as unknown, { baseDir: dir }).servers.map((s) => s.name), ["ok"]);
 });
 
+test("a __proto__, constructor or prototype key anywhere else in the config is refused naming its place; control: the same config without it loads", (t) => {
+  const dir = tempDir(t, "ts-config-");
+  const cases: Array<[string, string]> = [
+    ['{"approval":{"tools":{"__proto__":"never"}}}', "approval.tools.__proto__"],
+    ['{"approval":{"servers":{"constructor":"never"}}}', "approval.servers.constructor"],
+    ['{"mcpServers":{"x":{"command":"x","env":{"__proto__":{"A":"b"}}}}}', "mcpServers.x.env.__proto__"],
+    ['{"mcpServers":{"x":{"url":"https://example.com/mcp","headers":{"prototype":"1"}}}}', "mcpServers.x.headers.prototype"],
+    ['{"triggers":[{"name":"t","webhook":true,"script":"s","input":{"__proto__":{"n":1}}}]}', "triggers[0].input.__proto__"],
+  ];
+  for (const [text, where] of cases) {
+    const err = message(() => parseConfig(JSON.parse(text) as unknown, { baseDir: dir }));
+    assert.ok(err.includes(`${where}: the key "${where.split(".").pop()}" is not allowed`), `${text}: ${err}`);
+  }
+  assert.deepEqual(parseConfig(JSON.parse('{"approval":{"tools":{"x":"never"}}}') as unknown, { baseDir: dir }).approval.tools, { x: "never" });
+});
+
 test("oauth: an object of optional settings or false, on URL servers only", (t) => {
   const dir = tempDir(t, "ts-config-");
   const opts = { baseDir: dir, env: { SECRET: "client-secret-1" } };
