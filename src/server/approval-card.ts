@@ -220,9 +220,11 @@ export class ApprovalDetailsReader {
     let already_ran: RanCall | undefined;
     const events = await this.eventsOf(r.session_id).catch(() => [] as StoredEvent[]);
     const atOf = (callId: string) => (events.find((e) => e.type === "tool.nested_call" && (e as Record<string, unknown>).call_id === callId) as { at?: string } | undefined)?.at;
-    if (index && step) {
+    if (step) {
+      // Stopped at a call: the calls before it. Asked before a resumed step's start: what its
+      // earlier runs completed (replayed when the step is sent again, not run again).
       for (const c of await this.callsOf(r.session_id, shellId).catch(() => [])) {
-        if (c.index < Number(index[1]) && !c.started) ran_before.push({ tool: c.command, input: JSON.parse(c.inputKey) as unknown, ...(atOf(c.callId) ? { at: atOf(c.callId) } : {}) });
+        if ((!index || c.index < Number(index[1])) && !c.started) ran_before.push({ tool: c.command, input: JSON.parse(c.inputKey) as unknown, ...(atOf(c.callId) ? { at: atOf(c.callId) } : {}) });
       }
     }
     for (const s of [...steps].reverse().slice(0, 50)) {
@@ -247,7 +249,9 @@ export class ApprovalDetailsReader {
       ? `Trigger ${trigger.name} is disabled: the answer is kept, but the run does not go on (a disabled trigger runs nothing); a later run, once it is enabled, asks again or uses the answer.`
       : trigger
       ? `The run goes on as soon as you answer: what already ran is not run again, ${beforeStart ? "the script starts" : "this call runs with your answer"} (denied after Reject), and the script continues.`
-      : beforeStart
+      : beforeStart && ran_before.length
+        ? "This run of the step has not started; its earlier run made the calls listed. Nothing runs until the agent sends the same step_id again: those calls are replayed, not run again, and the script goes on with your answer."
+        : beforeStart
         ? "The script has not run. Nothing runs until the agent sends it again: after Allow once, the agent must send the same script again (a terminal or MCP client that waits does this by itself)."
         : "The script stopped at this call. Nothing goes on by itself: the agent runs it again — sent with the same step_id it resumes, what already ran replayed; sent as a new script, calls that ran before run again.";
     return {

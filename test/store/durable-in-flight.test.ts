@@ -22,6 +22,8 @@ import { STORES } from "./stores.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHILD = path.join(here, "../fixtures/durable/in-flight-child.ts");
+/** Step s1, as the child sends it: a read-only call that completes, then the charge. */
+const S1 = "tools count n=7\ntools charge id=c1\n";
 
 for (const kind of STORES) {
   test(`${kind.name}: a re-asked call that was approved and in flight when its process died says it may already have run`, async (t) => {
@@ -59,7 +61,7 @@ for (const kind of STORES) {
     t.after(() => host.close());
     const s = host.session("pay");
     // The step resumes; the charge's one-off answer was spent on the attempt that died, so it asks again.
-    const again = await s.bash("tools charge id=c1\n", { stepId: "s1" });
+    const again = await s.bash(S1, { stepId: "s1" });
     assert.equal(again.tools?.stopped?.reason, "needs_approval", JSON.stringify(again));
     const pending = await host.store.pendingApprovals();
     const c1 = pending.find((r) => r.input.id === "c1");
@@ -77,6 +79,9 @@ for (const kind of STORES) {
     assert.equal(card.in_flight.replica, undefined, "a library host is no replica");
     assert.equal(card.in_flight.warning, `This exact call was approved by ops (cli) at ${card.in_flight.approved_at} and had started at ${card.in_flight.started_at} when the process running it stopped; it may already have run upstream. Allowing it runs it again.`);
     assert.equal(card.already_ran, undefined, "it never completed");
+    // Asked before this run of the step starts, the card lists what its earlier run completed.
+    assert.deepEqual(card.ran_before.map((c) => [c.tool, c.input]), [["tools count", { n: 7 }]], JSON.stringify(card.ran_before));
+    assert.match(card.after_answer, /earlier run made the calls listed/, card.after_answer);
     // Control: the charge of s2 never started (it asked and waits): no such warning.
     assert.equal((await reader.read(c2)).in_flight, undefined);
 
@@ -87,7 +92,7 @@ for (const kind of STORES) {
 
     // Allowed again, the step runs the charge to the end: its completed record replaces the mark.
     await s.answer(c1.id, "allow");
-    const done = await s.bash("tools charge id=c1\n", { stepId: "s1" });
+    const done = await s.bash(S1, { stepId: "s1" });
     assert.equal(done.exit_code, 0, JSON.stringify(done));
     assert.match(done.stdout, /charged c1/);
     const later = await s.bash("tools charge id=c1\n", { stepId: "s3" });
