@@ -11,8 +11,11 @@
  * what the path needs, so a driver that gains it must run the row.
  */
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
 import type { Decision } from "../../src/index.js";
+import { eventually } from "../fixtures/eventually.js";
 import type { StreamMessage } from "../fixtures/event-stream.js";
 import { TOOL_KINDS, type ToolKind } from "./kinds.js";
 import { OUTPUT_BOUND, plantSession, SECRETS, type World } from "./world.js";
@@ -281,6 +284,24 @@ export const PATHS: PathRow[] = [
       for (const word of SECRETS.words) assert.ok(r.stdout.includes(word), `control: the word ${word} shows: ${r.stdout}`);
       const events = JSON.stringify(await surface.events());
       for (const part of SECRETS.parts) assert.ok(!events.includes(part), `the events hold ${part}`);
+    },
+  },
+  {
+    name: "server log: a secret a stdio server writes on stderr is in the host's log file of that server only redacted",
+    kinds: (kind) => kind.name === "MCP over stdio",
+    async run(surface, _kind, world, id) {
+      const r = await surface.turn(`tools jstdio confess id=${id(1)}`, "allow");
+      assert.match(r.stdout, /confessed/, text(r));
+      const file = path.join(world.dir, "logs", "jstdio.log");
+      // The line is written when the server's stderr line ends (by the host, in its own process).
+      const log = await eventually("the server's stderr line in its log file", () => {
+        const t = existsSync(file) ? readFileSync(file, "utf8") : "";
+        return t.includes(`junction-server: ${id(1)} connecting with `) ? t : undefined;
+      });
+      for (const part of SECRETS.parts) assert.ok(!log.includes(part), `the log file holds ${part}`);
+      // The server's env value is a secret whole (its password a part of it): the line keeps its words, the value is gone.
+      assert.ok(log.includes(`junction-server: ${id(1)} connecting with [REDACTED]`), `control: the rest of the line is there: ${log.slice(-600)}`);
+      assert.ok(!log.includes(SECRETS.env.JUNCTION_DSN), "the connection string is not in the log");
     },
   },
   {

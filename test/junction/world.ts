@@ -128,6 +128,8 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
         // The least bound a config may set (docs/security.md "Bounded output"), so the
         // output-bound row passes it with a small script on every surface.
         maxOutputBytes: OUTPUT_BOUND,
+        // Every host of the world writes its servers' logs here (the server-log row reads them).
+        logDir: path.join(dir, "logs"),
         ...extra,
       },
       null,
