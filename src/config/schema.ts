@@ -71,6 +71,8 @@ const httpUrl = z
       return;
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: "must be http:// or https://", input: s });
+    // fetch refuses a URL with credentials (WHATWG Fetch, "Request constructor"); not quoted: it holds them.
+    else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "holds a user name or password, which fetch refuses to send: give them as a header instead (\"headers\": { \"Authorization\": \"Basic …\" })", input: "" });
   })
   .meta({ format: "uri", pattern: "^https?://" });
 

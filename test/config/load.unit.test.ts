@@ -175,6 +175,14 @@ test("a __proto__, constructor or prototype key anywhere else in the config is r
   assert.deepEqual(parseConfig(JSON.parse('{"approval":{"tools":{"x":"never"}}}') as unknown, { baseDir: dir }).approval.tools, { x: "never" });
 });
 
+test("a server URL with a user name or password is refused at load, without quoting it; control: the same URL without them loads", (t) => {
+  const dir = tempDir(t, "ts-config-");
+  const err = message(() => parseConfig({ mcpServers: { remote: { url: "https://svc:Sup3rSecretPassw0rd@mcp.example.com/mcp" } } }, { baseDir: dir }));
+  assert.match(err, /mcpServers\.remote\.url: holds a user name or password, which fetch refuses to send: give them as a header instead/);
+  assert.ok(!err.includes("Sup3rSecretPassw0rd"), err);
+  assert.equal(parseConfig({ mcpServers: { remote: { url: "https://mcp.example.com/mcp" } } }, { baseDir: dir }).servers.length, 1);
+});
+
 test("oauth: an object of optional settings or false, on URL servers only", (t) => {
   const dir = tempDir(t, "ts-config-");
   const opts = { baseDir: dir, env: { SECRET: "client-secret-1" } };
