@@ -73,3 +73,19 @@ test("approvals across sessions: listed without internal keys, answered by id in
   assert.equal(no.code, 0, no.stderr);
   assert.equal(cli(["--no-daemon", "approvals"]).stdout, "no pending approval requests\n");
 });
+
+test("toolshell --no-daemon approvals starts no server: listing reads the store; control: exec starts the eager server", (t) => {
+  assert.ok(existsSync(CLI), "run `npm run build` first");
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-approvals-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const marker = path.join(dir, "started");
+  // An eager stdio server that leaves a file when it starts (and then fails: no MCP is spoken).
+  writeFileSync(path.join(dir, "toolshell.config.json"), JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "1")`] } } }));
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, "--no-daemon", ...args], { cwd: dir, encoding: "utf8", input: "", timeout: 120_000 });
+  const listed = cli(["approvals"]);
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.equal(listed.stdout, "no pending approval requests\n");
+  assert.equal(existsSync(marker), false, "no server process was started to list approvals");
+  cli(["exec", "echo hi"]);
+  assert.equal(existsSync(marker), true, "control: a run starts the eager server");
+});
