@@ -264,10 +264,10 @@ export class TriggerService {
 
   /**
    * An approval request of session `sessionId` was answered: when it is an enabled trigger's
-   * session and a run of that trigger stopped on the request, the same run goes on (here, or on pg-boss by
+   * session and runs of that trigger stopped on the request, each goes on (here, or on pg-boss by
    * whichever replica takes it) — its completed calls replayed, the answered call run with its
    * answer (docs/sessions.md → Triggers). Never throws.
-   * @returns the run that goes on, or undefined when none waited on the request.
+   * @returns the earliest run that goes on, or undefined when none waited on the request.
    */
   answered(sessionId: string, requestId: string): Promise<string | undefined> {
     // One handover per answer, whoever asks for it (the host's answer event, or `toolshell
@@ -288,13 +288,15 @@ export class TriggerService {
       const t = await this.o.store.getTrigger(sessionId.slice(4));
       // A disabled trigger runs nothing: the answer is kept, the stopped run stays stopped.
       if (!t || !t.enabled) return undefined;
-      const run = (await this.o.store.listTriggerRuns(t.id, { limit: 50 })).find((r) => r.status === "stopped" && r.request_id === requestId);
-      if (!run) return undefined;
+      // Every run stopped on the request goes on (a run now beside a stopped run can stop on the
+      // same pending request): each takes the answer, or asks again once a one-off answer is spent.
+      const runs = (await this.o.store.listTriggerRuns(t.id, { limit: 50 })).filter((r) => r.status === "stopped" && r.request_id === requestId);
+      if (!runs.length) return undefined;
       // Read back from the store (after this process's queued writes of the session): the replica
       // that takes the run must find the answer there.
       if ((await this.o.store.approvalBook(sessionId)).get(requestId)?.status !== "answered") return undefined;
-      await this.scheduler.resume(t.id, { runId: run.id, resume: requestId });
-      return run.id;
+      for (const run of runs) await this.scheduler.resume(t.id, { runId: run.id, resume: requestId });
+      return runs[runs.length - 1]!.id;
     } catch {
       return undefined;
     }

@@ -137,3 +137,26 @@ test("a disabled trigger runs nothing: answering its stopped run's request keeps
   assert.equal(again.json.status, "ok", JSON.stringify(again.json));
   assert.deepEqual(charged, ["manual"]);
 });
+
+test("two runs stopped on the same request both go on once it is answered: each takes the answer or asks again; control: allow_always lets both charge", async (t) => {
+  const { host, call, charged } = await serve(t);
+  await host.store.saveScript("default", { name: "charge-now", description: "Charges.", input_schema: schema, body: 'tools charge at="$(jq -r .at)"\n' });
+  const created = await call("POST", "/v1/agents/default/triggers", { name: "twice", webhook: true, script: "charge-now", input: { at: "same" } });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  const id = created.json.id as string;
+  const runsOf = async () => (await call("GET", `/v1/agents/default/triggers/${id}/runs`)).json.runs as TriggerRunRecord[];
+  // Run now twice: the second run's call finds the first's request pending and stops on it too.
+  const one = await call("POST", `/v1/agents/default/triggers/${id}/run`, {});
+  const two = await call("POST", `/v1/agents/default/triggers/${id}/run`, {});
+  assert.equal(one.json.status, "stopped", JSON.stringify(one.json));
+  assert.equal(two.json.status, "stopped", JSON.stringify(two.json));
+  assert.equal(two.json.request_id, one.json.request_id, "both stopped on one request");
+  assert.equal((await call("POST", `/v1/sessions/trg_${id}/tool-approvals`, { decisions: [{ tool_call_id: one.json.request_id, decision: "allow_always" }] })).status, 200);
+  // The answer's own hand-over (one per answer) resumes the runs.
+  const done = await eventually("both runs to end", async () => {
+    const runs = (await runsOf()).filter((r) => r.id === one.json.id || r.id === two.json.id);
+    return runs.every((r) => r.status === "ok") ? runs : undefined;
+  });
+  assert.equal(done.length, 2);
+  assert.deepEqual(charged, ["same", "same"], "each run charged once");
+});
