@@ -165,7 +165,8 @@ export interface SessionStore {
    * docs/deployment.md): waits while another process holds it; a holder that dies lets go.
    * Writes of the session made under a lease that was lost are refused (the fence). Absent when
    * one process owns the store (SQLite): the session's own queue is enough. Waits at most until
-   * `deadline` (epoch ms), when given.
+   * `deadline` (epoch ms), when given; having waited that long, it rejects with an error whose
+   * `code` is `"session_busy"` (the caller answers it as a busy session, runtime/lease.ts).
    */
   lease?(sessionId: string, deadline?: number): Promise<SessionLease>;
   /**

@@ -25,6 +25,9 @@ export class SessionBusyError extends Error {
 const holding = contextSlot<ReadonlySet<object>>("toolshell.holding");
 const turns = new KeyedQueue<object>();
 
+/** The `code` of a store's error when it waited for a session's lease until the deadline (see {@link SessionStore.lease}). */
+export const SESSION_BUSY = "session_busy";
+
 /** Rejects with {@link SessionBusyError} past `deadline`; a value that arrives late goes to `late`. */
 function before<T>(p: Promise<T>, deadline: number, sessionId: string, waitMs: number, late?: (v: T) => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -41,7 +44,9 @@ function before<T>(p: Promise<T>, deadline: number, sessionId: string, waitMs: n
       },
       (err: unknown) => {
         clearTimeout(timer);
-        if (!over) reject(err);
+        // A store that gave up waiting for the session itself (`code: "session_busy"`, the
+        // PostgreSQL lease's own time-out at the same deadline) says the same as the timer.
+        if (!over) reject((err as { code?: unknown } | null)?.code === SESSION_BUSY ? new SessionBusyError(sessionId, waitMs) : err);
       },
     );
   });

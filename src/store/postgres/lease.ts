@@ -149,7 +149,8 @@ export class Leases {
       try {
         await client.query("SELECT pg_advisory_lock($1::int, hashtext($2))", [LEASE_LOCK_CLASS, sessionId]);
       } catch (err) {
-        if ((err as { code?: string }).code === "57014") throw new Error(`session ${sessionId} is held by another process: waited ${Math.round(waitMs)} ms for its lease`, { cause: err });
+        // Waited until the deadline: the session is busy (runtime/lease.ts answers it as such).
+        if ((err as { code?: string }).code === "57014") throw Object.assign(new Error(`session ${sessionId} is held by another process: waited ${Math.round(waitMs)} ms for its lease`, { cause: err }), { code: "session_busy" });
         throw err;
       }
       await client.query("RESET statement_timeout");
