@@ -42,6 +42,13 @@ function haltIfStopped(ctx: HaltContext): void {
 
 /** The share of the process's heap limit past which a running script is stopped (docs/security.md "What each limit defends"). */
 export const HEAP_SHARE = 0.8;
+/** Room kept below the heap limit: `heap_size_limit` counts the young generation's reserve (up to 192 MiB on Node 24), which long-lived data never gets. */
+const HEAP_RESERVE = 256 * 1048576;
+
+/** The heap use past which a running script is stopped: 80% of the limit, at most the limit less {@link HEAP_RESERVE}, at least half of it. */
+export function heapBound(limit: number): number {
+  return Math.max(limit / 2, Math.min(limit * HEAP_SHARE, limit - HEAP_RESERVE));
+}
 
 /**
  * Halts the running script when the process's heap has passed {@link HEAP_SHARE} of its limit:
@@ -52,7 +59,7 @@ export const HEAP_SHARE = 0.8;
 function haltIfHeapFull(ctx: HaltContext): void {
   const full = () => {
     const h = getHeapStatistics();
-    return h.used_heap_size >= h.heap_size_limit * HEAP_SHARE ? h : undefined;
+    return h.used_heap_size >= heapBound(h.heap_size_limit) ? h : undefined;
   };
   if (!full()) return;
   // What is used may be garbage (a script stopped a moment ago): collected first, so only a
@@ -61,7 +68,7 @@ function haltIfHeapFull(ctx: HaltContext): void {
   const heap = full();
   if (!heap) return;
   const mib = (n: number) => Math.round(n / 1048576);
-  const error = new ToolCallError("unavailable", `the host's memory passed ${mib(heap.used_heap_size)} MiB of its ${mib(heap.heap_size_limit)} MiB heap (${Math.round(HEAP_SHARE * 100)}%) while this script ran; the script was stopped and what it held was let go`);
+  const error = new ToolCallError("unavailable", `the host's memory passed ${mib(heap.used_heap_size)} MiB of its ${mib(heap.heap_size_limit)} MiB heap (the bound is ${mib(heapBound(heap.heap_size_limit))} MiB) while this script ran; the script was stopped and what it held was let go`);
   // Its stack formatted now: an error's unformatted stack keeps the frames' objects (the
   // interpreter, and all the script holds) alive as long as the error lives in the stop report.
   void error.stack;
