@@ -13,7 +13,7 @@ import type { ParseError } from "jsonc-parser";
 import { expandDeep } from "./expand.js";
 import { isPostgresUrl } from "./store-location.js";
 import { ConfigError, sortUnknownKeys, toIssues, wording, type ConfigIssue } from "./messages.js";
-import { configSchema, TOP_LEVEL_KEYS, type ParsedConfigFile } from "./schema.js";
+import { configSchema, PROTOTYPE_KEYS, TOP_LEVEL_KEYS, type ParsedConfigFile } from "./schema.js";
 import { expandContext, prepareServerGroups, resolveServerGroups, type ServerConfig } from "./servers.js";
 
 /** The parsed configuration, paths absolute. */
@@ -46,9 +46,6 @@ export interface ParseConfigOptions {
   /** Variables for `${VAR}` expansion and PATH look-up; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
 }
-
-/** Key names that would reach an object's prototype rather than name anything. */
-const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /**
  * An issue for each `__proto__`, `constructor` or `prototype` key anywhere in the config (a

@@ -45,9 +45,12 @@ const SERVER_NAME_RULE = 'a server name must be 1-64 letters, digits, ".", "_" o
 /** Names toolshell's own `tools` words and sources take (`tools search`, `tools scripts …`); no server may have one. */
 export const RESERVED_SERVER_NAMES: readonly string[] = ["search", "plan", "help", "scripts", "local"];
 
+/** Key names that would reach an object's prototype rather than name anything: refused as server names, config keys and tool-input fields. */
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
 /** Why `name` cannot name a server, or undefined when it can (README "Configuration"; `_` and `-` are one letter). */
 export function serverNameProblem(name: string): string | undefined {
-  if (["__proto__", "constructor", "prototype"].includes(name)) return `server name "${name}" is not allowed (it would reach an object's prototype, not name a server): rename it`;
+  if (PROTOTYPE_KEYS.has(name)) return `server name "${name}" is not allowed (it would reach an object's prototype, not name a server): rename it`;
   if (!SERVER_NAME.test(name)) return `${SERVER_NAME_RULE}${name.length > 64 ? ` (this one has ${name.length})` : ""}`;
   if (RESERVED_SERVER_NAMES.includes(foldName(name))) return `server name "${name}" is reserved (${RESERVED_SERVER_NAMES.join(", ")}): rename it`;
   return undefined;

@@ -5,6 +5,7 @@
  * mistyped fields are refused with the tool's signature, never dropped.
  */
 import { effectiveSchema, objectFields, signature } from "../../../catalog/index.js";
+import { PROTOTYPE_KEYS } from "../../../config/index.js";
 import { ToolCallError, type CatalogTool, type JsonSchema } from "../../../tool/index.js";
 
 /** The words after the tool name, and the command's stdin as text. */
@@ -164,11 +165,9 @@ export function buildInput(tool: CatalogTool, raw: RawInput): Record<string, unk
   return input;
 }
 
-/** Keys that would reach an object's prototype instead of being a field. */
-const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
-
+/** Refuses a field name that would reach an object's prototype instead of being a field (config `PROTOTYPE_KEYS`). */
 function refuseUnsafeKey(key: string): void {
-  if (UNSAFE_KEYS.has(key)) throw new ToolCallError("invalid_input", `the field name ${JSON.stringify(key)} is not allowed`);
+  if (PROTOTYPE_KEYS.has(key)) throw new ToolCallError("invalid_input", `the field name ${JSON.stringify(key)} is not allowed`);
 }
 
 /**
