@@ -32,8 +32,8 @@ export function previewInput(input: unknown): string {
  */
 export function previewFields<E extends object>(event: E): E {
   const e = event as { input_preview?: unknown; script_preview?: unknown };
-  if (typeof e.input_preview === "string" && e.input_preview.length > INPUT_PREVIEW_CHARS) e.input_preview = shorten(e.input_preview, INPUT_PREVIEW_CHARS);
-  if (typeof e.script_preview === "string" && e.script_preview.length > SCRIPT_PREVIEW_CHARS) e.script_preview = shorten(e.script_preview, SCRIPT_PREVIEW_CHARS);
+  if (typeof e.input_preview === "string") e.input_preview = shorten(e.input_preview, INPUT_PREVIEW_CHARS);
+  if (typeof e.script_preview === "string") e.script_preview = shorten(e.script_preview, SCRIPT_PREVIEW_CHARS);
   return event;
 }
 
