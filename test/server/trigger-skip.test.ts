@@ -50,12 +50,17 @@ async function serve(t: TestContext): Promise<{ host: Host; url: string; call: R
 
 const schema = { type: "object", properties: { at: { type: "string" } } };
 
+/** Saves `charge-now` (a charge at its input's `at`) and makes a trigger of it with `spec`: the trigger's id. */
+async function chargeTrigger(host: Host, call: ReturnType<typeof apiCaller>, spec: Record<string, unknown>): Promise<string> {
+  await host.store.saveScript("default", { name: "charge-now", description: "Charges.", input_schema: schema, body: 'tools charge at="$(jq -r .at)"\n' });
+  const created = await call("POST", "/v1/agents/default/triggers", { ...spec, script: "charge-now" });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  return created.json.id as string;
+}
+
 test("while a scheduled run waits for approval, each fire is recorded as skipped; once answered, the next fire runs", async (t) => {
   const { host, url, call, charged } = await serve(t);
-  await host.store.saveScript("default", { name: "charge-now", description: "Charges.", input_schema: schema, body: 'tools charge at="$(jq -r .at)"\n' });
-  const created = await call("POST", "/v1/agents/default/triggers", { name: "every-second", schedule: "* * * * * *", script: "charge-now", input: { at: "{{scheduled_at}}" } });
-  assert.equal(created.status, 201, JSON.stringify(created.json));
-  const id = created.json.id as string;
+  const id = await chargeTrigger(host, call, { name: "every-second", schedule: "* * * * * *", input: { at: "{{scheduled_at}}" } });
   const session = `trg_${id}`;
   const runs = async () => (await call("GET", `/v1/agents/default/triggers/${id}/runs`)).json.runs as TriggerRunRecord[];
 
@@ -113,10 +118,7 @@ test("control: with nothing waiting for approval, consecutive fires each run", a
 
 test("a disabled trigger runs nothing: answering its stopped run's request keeps the answer, and the run stays stopped; the card says so", async (t) => {
   const { host, call, charged } = await serve(t);
-  await host.store.saveScript("default", { name: "charge-now", description: "Charges.", input_schema: schema, body: 'tools charge at="$(jq -r .at)"\n' });
-  const created = await call("POST", "/v1/agents/default/triggers", { name: "by-hand", webhook: true, script: "charge-now", input: { at: "manual" } });
-  assert.equal(created.status, 201, JSON.stringify(created.json));
-  const id = created.json.id as string;
+  const id = await chargeTrigger(host, call, { name: "by-hand", webhook: true, input: { at: "manual" } });
   const stopped = await call("POST", `/v1/agents/default/triggers/${id}/run`, {});
   assert.equal(stopped.json.status, "stopped", JSON.stringify(stopped.json));
   const requestId = stopped.json.request_id as string;
@@ -140,10 +142,7 @@ test("a disabled trigger runs nothing: answering its stopped run's request keeps
 
 test("two runs stopped on the same request both go on once it is answered: each takes the answer or asks again; control: allow_always lets both charge", async (t) => {
   const { host, call, charged } = await serve(t);
-  await host.store.saveScript("default", { name: "charge-now", description: "Charges.", input_schema: schema, body: 'tools charge at="$(jq -r .at)"\n' });
-  const created = await call("POST", "/v1/agents/default/triggers", { name: "twice", webhook: true, script: "charge-now", input: { at: "same" } });
-  assert.equal(created.status, 201, JSON.stringify(created.json));
-  const id = created.json.id as string;
+  const id = await chargeTrigger(host, call, { name: "twice", webhook: true, input: { at: "same" } });
   const runsOf = async () => (await call("GET", `/v1/agents/default/triggers/${id}/runs`)).json.runs as TriggerRunRecord[];
   // Run now twice: the second run's call finds the first's request pending and stops on it too.
   const one = await call("POST", `/v1/agents/default/triggers/${id}/run`, {});
