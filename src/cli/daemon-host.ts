@@ -14,6 +14,8 @@ import type { QuestionAnswer } from "../tool/index.js";
 import { configFingerprint, hostPaths, request, shownStore, type DaemonAnswer, type DaemonEvent, type DaemonRequest, type HostKey } from "./daemon-client.js";
 import { openToolShell, runOnHost, type CliRequest } from "./commands.js";
 import { cliProgressLine } from "./person.js";
+import { configSecrets, createRedactor } from "../call/index.js";
+import { loadConfig } from "../config/index.js";
 
 /**
  * Serves the host for `key` until stopped, idle or stale. It listens at once; it opens the host
@@ -23,13 +25,20 @@ import { cliProgressLine } from "./person.js";
 export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: number): Promise<void> {
   const { socket } = hostPaths(key);
   const logFile = process.env.TOOLSHELL_DAEMON_LOG;
+  // Every line passes the config's redactor (docs/security.md "Secrets"): the host's once it is
+  // open, before that (and when it cannot open) one made from the config's secrets, if it loads.
+  let redact = (line: string): string => line;
   const log = (line: string) => {
     if (logFile) {
       try {
-        appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`, { mode: 0o600 });
+        appendFileSync(logFile, `${new Date().toISOString()} ${redact(line)}\n`, { mode: 0o600 });
       } catch {}
     }
   };
+  try {
+    const redactor = createRedactor(configSecrets(loadConfig({ config: key.config })));
+    redact = (line) => redactor.text(line);
+  } catch {}
   // Another host may already listen (two runs started at once): then this one is not needed.
   try {
     await request(socket, { kind: "status" });
@@ -56,6 +65,8 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
       // Servers set through the API or another replica, and edits of the config file, reach the
       // warm host as they reach every host on the store (Host.follow; docs/deployment.md).
       await host.follow();
+      const redactor = host.shell.redactor;
+      redact = (line) => redactor.text(line);
       log("host open");
       armIdle();
     } catch (e) {

@@ -218,6 +218,24 @@ test("a postgres:// --store reaches the host through its environment: no passwor
   assert.equal(cli(["daemon", "stop"]).stdout, "stopped\n");
 });
 
+test("the warm host's own log passes the config's redactor: a host that cannot open does not write a server's secret", async (t) => {
+  const secret = "daemon-log-secret-4711";
+  const { work, sockets } = setup(t, { mcpServers: { kit: { command: "node", args: ["kit.js"], env: { KIT_TOKEN: "${KIT_TOKEN}" } } } });
+  const log = path.join(sockets, "host.log");
+  // A workspace that is not there (its path quotes the secret) keeps the host from opening; the
+  // error is what the log writes. Control: the same line names the rest of the path.
+  const r = spawnSync(process.execPath, [CLI, "--workspace", path.join(work, `gone-${secret}`), "daemon", "serve", "--idle", "5"], {
+    cwd: work,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, TOOLSHELL_DAEMON_DIR: sockets, TOOLSHELL_DAEMON_LOG: log, KIT_TOKEN: secret },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const text = readFileSync(log, "utf8");
+  assert.match(text, /cannot open the host: workspace is not a folder: .*gone-\[REDACTED\]/, text);
+  assert.ok(!text.includes(secret), text);
+});
+
 test("daemon status and stop find the config's host whatever --workspace it was started with (npm start's); --workspace narrows to that one", async (t) => {
   const { work, cli } = setup(t);
   const ws = mkdtempSync(path.join(tmpdir(), "toolshell-daemon-ws-"));
