@@ -8,12 +8,14 @@
  * another replica reaches the pages too. The same check reads the stored events of each watched
  * session ({@link LiveHub.watch}): an event another replica wrote reaches the console's session
  * page and the HTTP API's event stream (`GET /v1/sessions/{id}/events` as `text/event-stream`,
- * server/event-stream.ts) of this replica.
+ * server/event-stream.ts) of this replica; and its durable steps' statuses, so a step whose
+ * replica went stale (which writes no event) shows "replica gone" on the open page.
  *
  * See README → Console; the WHATWG HTML standard's "Server-sent events" (`text/event-stream`).
  */
 import type { SSEStreamingApi } from "hono/streaming";
 import type { Host } from "../host.js";
+import { sessionSteps } from "../steps.js";
 
 /** What changed: the pending approvals (with their count), or one session's timeline. */
 export type LiveMessage = { kind: "approvals"; pending: number } | { kind: "session"; session_id: string; type: string };
@@ -54,8 +56,11 @@ export class LiveHub {
   #unsubscribe?: () => void;
   #timer?: NodeJS.Timeout;
   #fingerprint = "";
-  /** Sessions whose stored events are checked: how many watch each, and the last `seq` seen. */
-  readonly #watched = new Map<string, { count: number; seq?: number }>();
+  /**
+   * Sessions whose stored events are checked: how many watch each, the last `seq` seen, and the
+   * status of each of its durable steps at the last check.
+   */
+  readonly #watched = new Map<string, { count: number; seq?: number; steps?: string }>();
 
   readonly #questions?: () => Promise<string[]>;
 
@@ -134,6 +139,11 @@ export class LiveHub {
           if (fresh.length < PAGE) break;
         }
         if (last && !first) this.#send({ kind: "session", session_id: sid, type: last.type });
+        // A step's replica going stale writes no event (nobody is left to write it): the steps'
+        // statuses are compared too, so the page shows "replica gone" without a reload.
+        const steps = (await sessionSteps(this.#host.store, sid)).map((s) => `${s.step_id}:${s.status}`).join(",");
+        if (w.steps !== undefined && w.steps !== steps && !last) this.#send({ kind: "session", session_id: sid, type: "step.status" });
+        w.steps = steps;
       } catch {}
     }
   }
