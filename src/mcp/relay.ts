@@ -23,7 +23,7 @@ import type { Connection } from "./connection.js";
 import type { ServerLog } from "./log.js";
 import { jsonAt, withRawSlot, type RawSlot } from "./raw.js";
 import { STRUCTURED_JSON, type McpCallResult } from "./result.js";
-import { followTask, reattachTask, taskOf } from "./tasks.js";
+import { followTask, reattachTask, sendsAsTask, taskOf } from "./tasks.js";
 
 export type { McpCallResult } from "./result.js";
 
@@ -117,11 +117,13 @@ export class PersonRelay {
 
 /**
  * `tools/call` that keeps the answer's raw `structuredContent` text (under
- * {@link STRUCTURED_JSON}) when it holds integers beyond 2^53 (raw.ts).
+ * {@link STRUCTURED_JSON}) when it holds integers beyond 2^53 (raw.ts); sent as a 2025 task when
+ * the tool's `taskSupport` requires it (tasks.ts `sendsAsTask`).
  */
-export async function callToolKeepingDigits(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions): Promise<McpCallResult> {
+export async function callToolKeepingDigits(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions, taskSupport?: unknown): Promise<McpCallResult> {
   const slot: RawSlot = {};
-  const result = (await withRawSlot(slot, () => client.callTool({ name, arguments: args }, options))) as McpCallResult;
+  const params = sendsAsTask(client, taskSupport) ? { name, arguments: args, task: {} } : { name, arguments: args };
+  const result = (await withRawSlot(slot, () => client.callTool(params, options))) as McpCallResult;
   if (slot.text !== undefined && result.structuredContent !== undefined && result.structuredContent !== null) {
     const json = jsonAt(slot.text, ["result", "structuredContent"]);
     if (json !== undefined) result[STRUCTURED_JSON] = json;

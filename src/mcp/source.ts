@@ -242,8 +242,8 @@ export class McpServerSource implements ToolSource {
   }
 
   /** Sends one tools/call on the live connection (restarting the server when it is down). */
-  #call = (name: string, args: Record<string, unknown>, ctx: InvokeContext): Promise<McpCallResult> =>
-    this.#request(name, ctx, (client, options) => callToolKeepingDigits(client, name, args, options));
+  #call = (name: string, args: Record<string, unknown>, ctx: InvokeContext, taskSupport?: unknown): Promise<McpCallResult> =>
+    this.#request(name, ctx, (client, options) => callToolKeepingDigits(client, name, args, options, taskSupport));
 
   /** Sends what `send` sends for the tool `name` on the live connection, with the call's timeout, signal and errors. */
   #request = async (name: string, ctx: InvokeContext, send: (client: Client, options: RequestOptions) => Promise<McpCallResult>): Promise<McpCallResult> => {

@@ -1,15 +1,26 @@
 /**
- * The Tasks extension as a client (`io.modelcontextprotocol/tasks`, 2026-07-28): a `tools/call`
- * the server answers with a task handle (`resultType: "task"`) is followed to its end — polled
- * with `tasks/get` at the server's `pollIntervalMs`, its status shown to the person as progress,
- * its questions (`input_required` with `inputRequests`) answered through the relay and sent back
- * with `tasks/update`, and `tasks/cancel` sent when the shell call stops first. The SDK (2.4.0)
- * does not carry the extension, so the messages are written here from its specification.
+ * Tasks as a client, in both eras.
  *
- * See the Tasks extension specification 2026-07-28 (modelcontextprotocol/ext-tasks): Capability
+ * The 2026-07-28 Tasks extension (`io.modelcontextprotocol/tasks`): a `tools/call` the server
+ * answers with a task handle (`resultType: "task"`) is followed to its end — polled with
+ * `tasks/get` at the server's `pollIntervalMs`, its status shown to the person as progress, its
+ * questions (`input_required` with `inputRequests`) answered through the relay and sent back with
+ * `tasks/update`, and `tasks/cancel` sent when the shell call stops first.
+ *
+ * The 2025-11-25 core's tasks: a tool whose definition says `execution.taskSupport: "required"`,
+ * on a server that declares `capabilities.tasks.requests.tools.call`, is called with a `task`
+ * parameter; the `CreateTaskResult` is polled with `tasks/get` (its `pollInterval`) the same way,
+ * and once the task is done or waits for input its outcome is read with `tasks/result` (which
+ * blocks while the server asks its questions as `elicitation/create` requests tied to the task);
+ * `tasks/cancel` as above.
+ *
+ * The SDK (2.4.0) carries neither as a client, so the messages are written here from the
+ * specifications: the Tasks extension 2026-07-28 (modelcontextprotocol/ext-tasks): Capability
  * Negotiation, Polymorphic Results, Task Polling (respect `pollIntervalMs`), Task Update Requests,
  * Task Cancellation (`notifications/cancelled` MUST NOT be used), Error Handling (`failed` carries
- * the JSON-RPC error; a tool error is `completed` with `isError`).
+ * the JSON-RPC error; a tool error is `completed` with `isError`); MCP spec 2025-11-25
+ * "Utilities" → Tasks (Tool-Level Negotiation, Creating Tasks, Getting Task Status, Retrieving
+ * Task Results, Cancelling Tasks).
  */
 import { ProtocolError, type Client, type ElicitRequest, type ElicitResult, type Transport } from "@modelcontextprotocol/client";
 import { ToolCallError } from "../tool/types.js";
@@ -25,12 +36,17 @@ const TASK_META = "dev.toolshell/task";
 const MIN_POLL_MS = 50;
 const MAX_POLL_MS = 30_000;
 
+/** The longest a 2025 `tasks/result` is waited for (ms): in practice the shell call's time limit ends it first. */
+const RESULT_WAIT_MS = 2_147_483_647;
+
 /** A task as the server describes it (the fields toolshell reads). */
 export interface TaskState {
   taskId: string;
   status: "working" | "input_required" | "completed" | "failed" | "cancelled" | string;
   statusMessage?: string;
   pollIntervalMs?: number;
+  /** The 2025 core's name for the interval (ms). */
+  pollInterval?: number;
   result?: Record<string, unknown>;
   error?: { code?: number; message?: string; data?: unknown };
   inputRequests?: Record<string, { method?: string; params?: Record<string, unknown> }>;
@@ -38,31 +54,50 @@ export interface TaskState {
 
 /**
  * Lets a task handle through the SDK, which refuses a result type it does not know: the answer to
- * a `tools/call` with `resultType: "task"` reaches the SDK as a complete result holding the handle
- * in its `_meta` ({@link taskOf} takes it out). A task answering any other request stays as the
- * server sent it, and the SDK refuses it (the extension: an invalid response to that request).
+ * a `tools/call` with `resultType: "task"` (2026), or to one sent with a `task` parameter and
+ * answered with a `CreateTaskResult` (2025), reaches the SDK as a complete result holding the
+ * handle in its `_meta` ({@link taskOf} takes it out). A task answering any other request stays
+ * as the server sent it, and the SDK refuses it (an invalid response to that request).
  */
 export function answerTasksAsResults(transport: Transport): void {
-  const toolCalls = new Set<string | number>();
+  /** The `tools/call` requests in flight, and whether each asked for a task (2025). */
+  const toolCalls = new Map<string | number, boolean>();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     if ("method" in message && message.method === "tools/call" && "id" in message && message.id !== undefined) {
-      toolCalls.add(message.id);
-      if (toolCalls.size > 1000) toolCalls.delete(toolCalls.values().next().value!);
+      toolCalls.set(message.id, typeof (message.params as { task?: unknown } | undefined)?.task === "object");
+      if (toolCalls.size > 1000) toolCalls.delete(toolCalls.keys().next().value!);
     }
     return send(message, options);
   };
   const receive = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    if ("id" in message && "result" in message && message.id !== undefined && toolCalls.delete(message.id)) {
+    if ("id" in message && "result" in message && message.id !== undefined && toolCalls.has(message.id)) {
+      const askedForTask = toolCalls.get(message.id);
+      toolCalls.delete(message.id);
       const result = message.result as Record<string, unknown>;
+      const created = result?.task as Record<string, unknown> | undefined;
       if (result?.resultType === "task" && typeof result.taskId === "string") {
         const { resultType: _task, _meta, ...task } = result;
         message = { ...message, result: { resultType: "complete", content: [], _meta: { ...(_meta as object), [TASK_META]: task } } };
+      } else if (askedForTask && created && typeof created === "object" && typeof created.taskId === "string" && result.content === undefined) {
+        message = { ...message, result: { content: [], _meta: { ...(result._meta as object), [TASK_META]: created } } };
       }
     }
     receive?.(message, extra);
   };
+}
+
+/**
+ * Whether a call of a tool with this `execution.taskSupport` is sent as a 2025 task (a `task`
+ * parameter): only when the tool requires it and the server declares task-augmented
+ * `tools/call` (MCP spec 2025-11-25 "Tasks" → Tool-Level Negotiation). The 2026 era needs no
+ * parameter: the server answers with a task when it chooses.
+ */
+export function sendsAsTask(client: Client, taskSupport: unknown): boolean {
+  if (taskSupport !== "required" || client.getProtocolEra() === "modern") return false;
+  const tasks = (client.getServerCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks;
+  return tasks?.requests?.tools?.call !== undefined;
 }
 
 /** The task handle a `tools/call` was answered with, or undefined for a result. */
@@ -95,6 +130,7 @@ const ANY = { "~standard": { version: 1 as const, vendor: "toolshell", validate:
  */
 export async function followTask(client: Client, task: TaskState, options: FollowOptions): Promise<McpCallResult> {
   const { signal } = options;
+  const modern = client.getProtocolEra() === "modern";
   const answered = new Set<string>();
   let polls = 0;
   let shown: string | undefined;
@@ -103,11 +139,17 @@ export async function followTask(client: Client, task: TaskState, options: Follo
       const message = state.statusMessage ? `${state.status}: ${state.statusMessage}` : state.status;
       if (message !== shown) options.report?.({ progress: ++polls, message: `task ${message}` });
       shown = message;
+      if (state.status === "cancelled") throw new Error(`the server cancelled its task ${state.taskId}${state.statusMessage ? `: ${state.statusMessage}` : ""}`);
+      if (!modern && (state.status === "completed" || state.status === "failed" || state.status === "input_required")) {
+        // 2025: the outcome (or, while it waits for input, the questions and then the outcome)
+        // comes through `tasks/result`, which blocks until the task ends: only the shell call's
+        // own time limit (the signal) bounds it.
+        return (await client.request({ method: "tasks/result", params: { taskId: task.taskId } }, ANY, { signal, timeout: RESULT_WAIT_MS })) as unknown as McpCallResult;
+      }
       if (state.status === "completed") return (state.result ?? { content: [] }) as McpCallResult;
       if (state.status === "failed") throw new ProtocolError(state.error?.code ?? -32603, state.error?.message ?? state.statusMessage ?? "the task failed", state.error?.data);
-      if (state.status === "cancelled") throw new Error(`the server cancelled its task ${state.taskId}${state.statusMessage ? `: ${state.statusMessage}` : ""}`);
       if (state.status === "input_required") await answerQuestions(client, state, answered, options);
-      await sleep(Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Number(state.pollIntervalMs) || 1000)), signal);
+      await sleep(Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Number(state.pollIntervalMs ?? state.pollInterval) || 1000)), signal);
       state = (await client.request({ method: "tasks/get", params: { taskId: task.taskId } }, ANY, { signal, timeout: options.timeout })) as unknown as TaskState;
     }
   } catch (error) {

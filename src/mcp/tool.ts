@@ -9,8 +9,11 @@ import { compileJsonSchema } from "../tool/schema.js";
 import { ToolCallError, type CatalogTool, type Hints, type InvokeContext, type JsonSchema, type ToolOutput, type ValidationResult } from "../tool/types.js";
 import { toToolOutput, type McpCallResult } from "./result.js";
 
-/** Sends one `tools/call` for a tool of this server. Throws ToolCallError only. */
-export type CallFn = (name: string, args: Record<string, unknown>, ctx: InvokeContext) => Promise<McpCallResult>;
+/**
+ * Sends one `tools/call` for a tool of this server; `taskSupport` is the definition's
+ * `execution.taskSupport` (tasks.ts `sendsAsTask`). Throws ToolCallError only.
+ */
+export type CallFn = (name: string, args: Record<string, unknown>, ctx: InvokeContext, taskSupport?: unknown) => Promise<McpCallResult>;
 
 /**
  * Maps MCP annotations to hints: `readOnlyHint`→`readOnly`, `destructiveHint`→`destructive`,
@@ -84,7 +87,7 @@ export function toCatalogTool(tool: Tool, server: string, call: CallFn, onNote: 
     hintsDeclared: declared,
     validate: checkInput,
     async invoke(input, ctx): Promise<ToolOutput> {
-      const result = await call(tool.name, input, ctx);
+      const result = await call(tool.name, input, ctx, (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport);
       if (outputSchema && result.isError !== true) {
         const structured = result.structuredContent;
         if (structured === undefined || structured === null) {
