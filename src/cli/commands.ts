@@ -134,7 +134,8 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
   if (req.kind === "plan") {
     const { planScript } = await import("../policy/index.js");
     const session = cliSession(sessionId);
-    const { plan } = await planScript(script!, shell.catalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
+    // The session's catalog: its saved scripts are commands too, as inside a shell call.
+    const { plan } = await planScript(script!, await session.freshCatalog(), shell.policy, { sessionId: session.id, sessionMetadata: session.metadata });
     return { stdout: terminalJson(JSON.stringify(plan, null, 2)) + "\n", stderr: "", code: 0 };
   }
   if (req.kind === "approve") {

@@ -84,10 +84,13 @@ export async function planScript(
   for (const c of all) {
     const words = c.words ?? c.partial;
     if (words.length === 0 || NOT_CALLS.has(words[0])) {
-      if (!c.words) complete = false;
+      if (!c.words) {
+        complete = false;
+        unproven.push(`tools${words.length ? ` ${words[0]}` : ""} … (line ${c.line}): its words are built while the script runs, so what it calls is not known before the run`);
+      }
       continue;
     }
-    if (words[0] === "scripts" && (words.length === 1 || words[1] === "save" || words[1] === "--help")) continue;
+    if (words[0] === "scripts" && ((c.words && words.length === 1) || words[1] === "save" || words[1] === "--help")) continue;
     await turns.step();
     let resolved: Awaited<ReturnType<Catalog["resolve"]>> | undefined;
     try {
@@ -95,12 +98,20 @@ export async function planScript(
     } catch {
       resolved = undefined;
     }
-    if (resolved && resolved.kind === "source") continue;
+    // `tools SERVER` lists the server's tools; with its tool word built at run time (`tools memory
+    // $x`, a function's "$@") it is a call of a tool not known before the run.
+    if (resolved && resolved.kind === "source") {
+      if (c.words) continue;
+      resolved = undefined;
+    }
     if (c.inText && resolved?.kind !== "tool") continue;
     const command = resolved?.kind === "tool" ? resolved.command : `tools ${words.slice(0, 2).join(" ")}`;
     if (resolved?.kind === "tool" && (resolved.rest.includes("--help") || resolved.rest[0] === "-h")) continue;
     const savedScript = resolved?.kind === "tool" && resolved.tool.source === "scripts";
-    if (savedScript) complete = false;
+    if (savedScript) {
+      complete = false;
+      unproven.push(`${command} (line ${c.line}): a saved script: the calls of its body are read when it runs`);
+    }
     // A call given no input words (or `-`) reads stdin: known only when the script writes it out.
     const rest = resolved?.kind === "tool" ? resolved.rest : [];
     const readsStdin = !c.inText && (rest.length === 0 || rest.includes("-"));

@@ -136,6 +136,13 @@ test("scripts run: one shell call in the CLI session — k=v, JSON, stdin; the s
   assert.equal(report.tools.stopped.reason, "needs_approval");
   assert.match(report.tools.stopped.request_id, /^apr_/);
 
+  // `toolshell plan` reads a saved script's call as the shell's `tools plan` does (the session's
+  // catalog holds the scripts), naming why the plan is not complete.
+  const plan = JSON.parse(toolshell(dir, ["plan", "-"], "tools scripts greet who=x\n").stdout);
+  assert.deepEqual(plan.calls.map((c: { tool: string; input: unknown }) => [c.tool, c.input]), [["tools scripts greet", { who: "x" }]]);
+  assert.equal(plan.complete, false);
+  assert.match(plan.hidden.join("\n"), /tools scripts greet \(line 1\): a saved script/);
+
   // Another agent's scripts run in that agent's own CLI session.
   toolshell(dir, ["scripts", "save", "greet", "--agent", "bob", "--description", "Bob's"], "echo bob\n");
   assert.equal(toolshell(dir, ["scripts", "run", "greet", "--agent", "bob"]).stdout, "bob\n");

@@ -284,6 +284,37 @@ test("no way around it: every hidden route is caught at run time and marked by t
   }
 });
 
+test("a tool word built at run time after a literal server (a variable, a function's \"$@\", a loop) makes the plan incomplete, naming the call; control: the written-out call is planned", async () => {
+  const forms: Record<string, string> = {
+    variable: `x=delete-entities; tools memory $x entityNames='["v"]'`,
+    substitution: `x=$(echo delete-entities); tools memory $x entityNames='["v"]'`,
+    "function's $@": `f() { tools memory "$@"; }; f delete-entities entityNames='["v"]'`,
+    loop: `for t in read-graph delete-entities; do tools memory $t; done`,
+    "saved script by variable": `x=anything; tools scripts $x`,
+  };
+  for (const [name, script] of Object.entries(forms)) {
+    const plan = JSON.parse((await ts.session().bash(`tools plan <<'PLAN'\n${script}\nPLAN`)).stdout);
+    assert.equal(plan.complete, false, `${name}: ${JSON.stringify(plan)}`);
+    assert.ok(
+      plan.hidden?.some((h: string) => /line 1\).*(not known before the run|does not resolve before the run)/.test(h)),
+      `${name}: says why: ${JSON.stringify(plan.hidden)}`,
+    );
+  }
+  // A command word built at run time says why too.
+  const bare = JSON.parse((await ts.session().bash(`tools plan <<'PLAN'\nx=memory; tools $x read-graph\nPLAN`)).stdout);
+  assert.equal(bare.complete, false);
+  assert.match(bare.hidden.join("\n"), /its words are built while the script runs/);
+  // Control: written out, the same call is planned (and asked before the start).
+  const written = JSON.parse((await ts.session().bash(`tools plan <<'PLAN'\ntools memory delete-entities entityNames='["v"]'\nPLAN`)).stdout);
+  assert.equal(written.complete, true, JSON.stringify(written));
+  assert.deepEqual(
+    written.calls.map((c: { tool: string; risk: string }) => [c.tool, c.risk]),
+    [["tools memory delete-entities", "needs_approval"]],
+  );
+  // `tools memory` alone lists the server's tools: not a call.
+  assert.deepEqual(JSON.parse((await ts.session().bash(`tools plan <<'PLAN'\ntools memory\nPLAN`)).stdout), { calls: [], complete: true });
+});
+
 test("CLI: toolshell plan FILE, and a stopped run without a terminal prints the report and exits 3", async () => {
   const { spawnSync } = await import("node:child_process");
   const cli = path.resolve("dist/cli/main.js");
