@@ -42,6 +42,7 @@ function describe(t: Omit<TriggerRecord, "secret_hash">): string {
     ["last run", when(t.last_run_at)],
     ["next run", t.kind === "schedule" ? when(t.next_run_at) : undefined],
     ["from", t.origin],
+    ["acts for", t.principal ?? `agent ${t.agent_id}`],
   ];
   return `${t.name}\n` + rows.filter(([, v]) => v !== undefined).map(([k, v]) => `  ${(k + ":").padEnd(23)}${v}`).join("\n") + "\n";
 }

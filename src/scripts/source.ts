@@ -177,10 +177,29 @@ export class ScriptsSource implements ToolSource {
         if (bodySha256(current.body) !== sha256) {
           throw new ToolCallError("unavailable", `saved script ${s.name} was saved again (v${current.version}) after this call was checked against v${s.version}; run it again`, true);
         }
+        refuseUnvouched(current, ctx.session.metadata);
         return runSavedScript(session, current, input, ctx);
       },
     };
     this.cache.set(key, tool);
     return tool;
   }
+}
+
+/**
+ * A trigger acting for a principal other than its agent's (an operator's trigger in an agent's
+ * namespace) runs only script versions saved before that principal last changed it: a version
+ * saved since (by the agent, whose tokens can save its scripts) was never seen by the person
+ * whose sign-ins the run uses (docs/security.md "Who acts for whom").
+ * @throws ToolCallError `denied` naming the version and what to do.
+ */
+function refuseUnvouched(script: ScriptRecord, metadata: Record<string, unknown>): void {
+  const trigger = currentOrigins().find((o) => o.kind === "trigger" && o.vouchedAt);
+  if (!trigger?.vouchedAt || script.updated_at <= trigger.vouchedAt) return;
+  const who = typeof metadata.principal === "string" ? metadata.principal : "its principal";
+  throw new ToolCallError(
+    "denied",
+    `saved script ${script.name} v${script.version} was saved at ${script.updated_at}, after ${who} last changed trigger ${trigger.name ?? trigger.id} (${trigger.vouchedAt}); ` +
+      `a trigger acting for ${who} runs only script versions saved before that: ${who} (or an operator) changes the trigger to accept this version`,
+  );
 }

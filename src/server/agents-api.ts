@@ -135,7 +135,9 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     } catch (err) {
       throw new ApiError(400, "invalid_request", (err as Error).message);
     }
-    const updated = await host.triggers.update(cur.id, next, { principal: principalOfToken(c, options) });
+    // Turning a trigger on or off changes nothing it does: it keeps who it acts for (triggers.ts).
+    const vouch = Object.keys(b).some((k) => k !== "enabled");
+    const updated = await host.triggers.update(cur.id, next, { principal: principalOfToken(c, options), vouch });
     return c.json(publicTrigger(updated!));
   });
 

@@ -19,6 +19,7 @@
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import { withOrigin, type Session, type ShellResult, type ToolShell } from "../runtime/index.js";
+import { principalOf } from "../mcp/index.js";
 import { SCRIPTS_SOURCE } from "../scripts/index.js";
 import type { RunApproval, Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import { fillTemplates } from "./template.js";
@@ -149,7 +150,10 @@ async function runScript(t: TriggerRecord, session: Session, run: TriggerRunReco
     // Checked again here: a trigger stored by an older version must not inject shell words.
     if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(t.script)) throw new Error(`trigger ${t.name}: ${JSON.stringify(t.script)} is not a script name`);
     // Marked as this trigger's run: its calls take only answers given to its runs (policy/approvals.ts).
-    const result = await withOrigin({ kind: "trigger", id: t.id, name: t.name }, () => session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` }));
+    // Acting for someone other than the agent, it runs only script versions they vouched for.
+    const forOther = !!t.principal && t.principal !== principalOf({ agent_id: t.agent_id });
+    const origin = { kind: "trigger" as const, id: t.id, name: t.name, ...(forOther ? { vouchedAt: t.vouched_at ?? t.updated_at } : {}) };
+    const result = await withOrigin(origin, () => session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` }));
     run.tool_call_id = result.tool_call_id;
     run.result = result;
     run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";

@@ -127,7 +127,11 @@ export class TriggerService {
    * trigger gets a new secret, returned once.
    * @throws Error when the name is taken (without `replace`).
    */
-  async create(agentId: string, spec: TriggerSpec, options: { origin?: TriggerRecord["origin"]; replace?: boolean; principal?: string } = {}): Promise<{ trigger: TriggerRecord; secret?: string }> {
+  async create(
+    agentId: string,
+    spec: TriggerSpec,
+    options: { origin?: TriggerRecord["origin"]; replace?: boolean; principal?: string; vouch?: boolean } = {},
+  ): Promise<{ trigger: TriggerRecord; secret?: string }> {
     const existing = await this.o.store.findTrigger(agentId, spec.name);
     if (existing && !options.replace) throw new Error(`a trigger named ${spec.name} exists`);
     const t = new Date(this.now()).toISOString();
@@ -153,6 +157,7 @@ export class TriggerService {
       ...(nextRun(spec, existing)),
       origin: options.origin ?? "api",
       ...(options.principal ? { principal: options.principal } : {}),
+      vouched_at: options.vouch === false && existing ? (existing.vouched_at ?? existing.updated_at) : t,
       created_at: existing?.created_at ?? t,
       updated_at: t,
     };
@@ -164,13 +169,18 @@ export class TriggerService {
     return { trigger: (await this.o.store.getTrigger(rec.id)) ?? rec, ...(secret ? { secret } : {}) };
   }
 
-  /** Changes some fields of a trigger. @returns the new record, or undefined when there is none. */
-  async update(id: string, spec: TriggerSpec, options: { principal?: string } = {}): Promise<TriggerRecord | undefined> {
+  /**
+   * Changes a trigger. Whoever changes what it does is who it acts for from then on, and vouches
+   * for the saved scripts as they are now (`vouched_at`); `vouch: false` (a change that only turns
+   * it on or off) keeps who it acts for and what they vouched for.
+   * @returns the new record, or undefined when there is none.
+   */
+  async update(id: string, spec: TriggerSpec, options: { principal?: string; vouch?: boolean } = {}): Promise<TriggerRecord | undefined> {
     const cur = await this.o.store.getTrigger(id);
     if (!cur) return undefined;
-    // Whoever changes what a trigger does is who it acts for from then on.
-    const principal = options.principal ?? cur.principal;
-    return (await this.create(cur.agent_id, spec, { origin: cur.origin, replace: true, ...(principal ? { principal } : {}) })).trigger;
+    const vouch = options.vouch !== false;
+    const principal = vouch ? (options.principal ?? cur.principal) : cur.principal;
+    return (await this.create(cur.agent_id, spec, { origin: cur.origin, replace: true, vouch, ...(principal ? { principal } : {}) })).trigger;
   }
 
   /** Deletes a trigger and its schedule. @returns false when there was none. */

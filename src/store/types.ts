@@ -96,6 +96,13 @@ export interface TriggerRecord {
    * that created or last changed it. Absent for triggers of the CLI and the config: the agent's.
    */
   principal?: string;
+  /**
+   * When {@link principal} last changed what the trigger does (created it, or changed its script,
+   * input, schedule…; turning it on or off is not such a change). A trigger acting for a principal
+   * other than its agent's runs only saved script versions saved before then (docs/security.md
+   * "Who acts for whom"). Absent on older records: `updated_at`.
+   */
+  vouched_at?: string;
   created_at: string;
   updated_at: string;
 }

@@ -137,6 +137,11 @@ export interface CallOrigin {
   version?: number;
   /** SHA-256 (hex) of the saved script's body: approval answers given inside it are bound to it. */
   sha256?: string;
+  /**
+   * A trigger acting for a principal other than its agent's: when that principal last changed it.
+   * Saved script versions saved later are not run for them (docs/security.md "Who acts for whom").
+   */
+  vouchedAt?: string;
 }
 
 /**

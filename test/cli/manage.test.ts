@@ -191,7 +191,8 @@ test("triggers: create, list, show, update, delete, run and runs; bad specs are 
   assert.match(toolshell(dir, ["triggers", "show", "nightly"]).stdout, /^nightly\n  id: +trg_\w+\n(.|\n)*  enabled: +no\n/);
   // Made with the CLI, and said so: the record's origin is cli, and show says it.
   assert.equal(json(dir, ["triggers", "show", "nightly"]).origin, "cli");
-  assert.match(toolshell(dir, ["triggers", "show", "nightly"]).stdout, /\n  from: +cli\n$/);
+  // It acts for its agent (a trigger made over the API acts for the token's principal).
+  assert.match(toolshell(dir, ["triggers", "show", "nightly"]).stdout, /\n  from: +cli\n  acts for: +agent default\n$/);
 
   // Run now: the payload fills the input templates; the run is recorded with the trigger.
   const run = json(dir, ["triggers", "run", "nightly", "--payload", '{"who":"ops"}']);

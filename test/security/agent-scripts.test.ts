@@ -92,6 +92,48 @@ test("an agent token cannot make, see, change, run or read the runs of another p
   assert.equal((await carol("GET", "/v1/agents/bob/triggers")).json.triggers.length, 2);
 });
 
+test("an operator's trigger in an agent's namespace runs only script versions saved before the operator last changed it; control: the agent's own trigger runs its new versions, and turning a trigger off and on changes nobody", async (t) => {
+  const { bob, carol } = await start(t);
+  const runOf = async (caller: typeof carol, id: string) => (await caller("POST", `/v1/agents/bob/triggers/${id}/run`, {})).json;
+  const out = (run: { result?: { stdout?: string; stderr?: string }; error?: string }) => `${run.result?.stdout ?? ""}${run.result?.stderr ?? ""}${run.error ?? ""}`;
+  assert.equal((await bob("POST", "/v1/agents/bob/scripts", script("report", "echo v1"))).status, 201);
+  const ops = (await carol("POST", "/v1/agents/bob/triggers", { name: "ops-report", kind: "webhook", script: "report", input: {} })).json;
+  assert.equal(ops.principal, "carol");
+  const first = await runOf(carol, ops.id);
+  assert.equal(first.status, "ok", JSON.stringify(first));
+  assert.equal(first.result.stdout, "v1\n");
+
+  // The agent saves a new version: the operator's trigger does not run it as the operator.
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal((await bob("PUT", "/v1/agents/bob/scripts/report", script("report", "echo v2-as-$(tools whoami 2>/dev/null || echo someone)"))).status, 200);
+  const refused = await runOf(carol, ops.id);
+  assert.equal(refused.status, "failed", JSON.stringify(refused));
+  assert.doesNotMatch(out(refused), /v2-as/);
+  assert.match(out(refused), /saved script report v2 was saved at .* after carol last changed trigger ops-report/);
+  // Turning it off and on is no change of what it does: still refused.
+  assert.equal((await carol("PATCH", `/v1/agents/bob/triggers/${ops.id}`, { enabled: false })).json.principal, "carol");
+  assert.equal((await carol("PATCH", `/v1/agents/bob/triggers/${ops.id}`, { enabled: true })).status, 200);
+  assert.equal((await runOf(carol, ops.id)).status, "failed");
+  // Control: the operator changes the trigger (here: sends its script again, accepting what is
+  // there now), and it runs v2.
+  assert.equal((await carol("PATCH", `/v1/agents/bob/triggers/${ops.id}`, { script: "report" })).status, 200);
+  const accepted = await runOf(carol, ops.id);
+  assert.equal(accepted.status, "ok", JSON.stringify(accepted));
+  assert.match(accepted.result.stdout, /^v2-as-/);
+
+  // Control: bob's own trigger acts for bob and runs each version he saves.
+  const mine = (await bob("POST", "/v1/agents/bob/triggers", { name: "mine", kind: "webhook", script: "report", input: {} })).json;
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal((await bob("PUT", "/v1/agents/bob/scripts/report", script("report", "echo v3"))).status, 200);
+  const own = await runOf(bob, mine.id);
+  assert.equal(own.status, "ok", JSON.stringify(own));
+  assert.equal(own.result.stdout, "v3\n");
+  // The operator turning bob's trigger off does not make it act for the operator.
+  const toggled = (await carol("PATCH", `/v1/agents/bob/triggers/${mine.id}`, { enabled: false })).json;
+  assert.equal(toggled.principal, "bob");
+  assert.equal((await bob("GET", `/v1/agents/bob/triggers/${mine.id}`)).status, 200, "bob still reaches his trigger");
+});
+
 test("a token from the environment carries a name and a role by the config's rule: an agent one reaches only its own; control: an operator one from the environment reaches every agent", async (t) => {
   const dir = tempDir(t, "toolshell-env-roles-");
   const env = { TOOLSHELL_API_TOKENS: JSON.stringify([{ name: "carol", token: OPS, role: "operator" }, { name: "alice", token: ALICE, role: "agent" }]), TOOLSHELL_API_TOKEN: BOB };

@@ -215,6 +215,10 @@ export const TriggerList: FC<{ triggers: Array<{ trigger: Omit<TriggerRecord, "s
                 script <code>{t.script}</code> of agent {t.agent_id}
               </dd>
             </div>
+            <div>
+              <dt>Acts for</dt>
+              <dd>{t.principal ?? `agent ${t.agent_id}`} (whose sign-ins its calls use)</dd>
+            </div>
           </dl>
           <h3>Last runs</h3>
           {runs.length ? (
