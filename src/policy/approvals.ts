@@ -217,7 +217,8 @@ export class ApprovalBook {
     if (decision === "allow_always") this.alwaysTools.add(scoped(req.scope, allowed));
     if (decision === "reject") this.refusals.set(key, expires);
     if (decision === "reject_always") this.deniedTools.add(subject);
-    if (decision === "allow" || decision === "allow_always") this.approvedOnce.add(scoped(req.scope, req.tool));
+    // A `once()` tool's yes holds for the definition shown too (a redefined tool asks again).
+    if (decision === "allow" || decision === "allow_always") this.approvedOnce.add(scoped(req.scope, allowSubject(req.tool, req.definition)));
     req.status = "answered";
     req.decision = decision;
     req.answered_at = new Date(this.now()).toISOString();
@@ -234,7 +235,10 @@ export class ApprovalBook {
     return (!exclusive && this.alwaysTools.has(tool)) || (scope !== undefined && this.alwaysTools.has(scoped(scope, tool)));
   }
 
-  /** True when a person said yes to this `once()` tool in the session (unless `exclusive`), or in this scope. */
+  /**
+   * True when a person said yes to this `once()` tool in the session (unless `exclusive`), or in
+   * this scope. `tool` is the command bound to its definition (`allowSubject`).
+   */
   approvedOnceIn(tool: string, scope?: string, exclusive = false): boolean {
     return (!exclusive && this.approvedOnce.has(tool)) || (scope !== undefined && this.approvedOnce.has(scoped(scope, tool)));
   }
@@ -243,11 +247,12 @@ export class ApprovalBook {
   approvedToolsIn(scope?: string, exclusive = false): Set<string> {
     const out = new Set<string>();
     const prefix = scope === undefined ? undefined : scoped(scope, "");
+    // The names, without the definition each yes is bound to (the predicate judges names).
+    const name = (t: string) => t.split("\u0000def:")[0];
     for (const t of this.approvedOnce) {
       if (!t.includes(SCOPE_SEP)) {
-        if (!exclusive) out.add(t);
-      }
-      else if (prefix !== undefined && t.startsWith(prefix)) out.add(t.slice(prefix.length));
+        if (!exclusive) out.add(name(t));
+      } else if (prefix !== undefined && t.startsWith(prefix)) out.add(name(t.slice(prefix.length)));
     }
     return out;
   }

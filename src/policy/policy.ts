@@ -192,7 +192,9 @@ export class Policy implements CallJudge {
       if (policy.kind === "never") return base;
       if (policy.kind === "once") {
         const sc = this.currentScope();
-        return this.book(ctx.sessionId).approvedOnceIn(ctx.command, sc?.key, sc?.exclusive) ? base : { risk: "needs_approval", why: "policy" };
+        // Bound to the definition the person was shown, as every allow is (canonical.ts).
+        const subject = allowSubject(ctx.command, definitionHash(tool));
+        return this.book(ctx.sessionId).approvedOnceIn(subject, sc?.key, sc?.exclusive) ? base : { risk: "needs_approval", why: "policy" };
       }
       if (policy.kind === "predicate") return this.assessPredicate(policy.fn, tool, input, ctx, base, trusted);
     }

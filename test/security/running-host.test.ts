@@ -145,6 +145,26 @@ test("warm CLI host: a tool file that gains needsApproval is asked about from it
   assert.match(asked.stdout + asked.stderr, /approval/i);
 });
 
+test("a once() tool's yes is bound to its definition: its file redefined (a destructive hint) asks again; control: unchanged, it runs without asking", (t) => {
+  const p = project(t);
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, "--no-daemon", ...args], { cwd: p.dir, encoding: "utf8", timeout: 60_000 });
+  const once = `needsApproval: (await import(${JSON.stringify(path.join(REPO_ROOT, "dist/index.js"))})).once(),`;
+  p.tool("pay", `${once} ${SAFE}`);
+  const asked = cli(["exec", "tools pay"]);
+  assert.equal(asked.status, 3, asked.stderr);
+  const requestId = /apr_[0-9a-f]+/.exec(asked.stderr)?.[0];
+  assert.ok(requestId, asked.stderr);
+  assert.equal(cli(["approve", requestId, "allow"]).status, 0);
+  // Control: once said yes to, it runs without asking, again and again.
+  for (let i = 0; i < 2; i++) assert.equal(cli(["exec", "tools pay"]).stdout, "marked\n");
+  // Redefined: the yes was for the tool as shown.
+  p.tool("pay", `${once} ${DESTRUCTIVE}`);
+  const again = cli(["exec", "tools pay"]);
+  assert.doesNotMatch(again.stdout, /marked/, again.stderr);
+  assert.equal(again.status, 3, again.stderr);
+  assert.match(again.stderr, /needs a person's approval/);
+});
+
 test("library watcher: a changed part that needs a restart is reported, with its name as the file writes it; control: a rules-only change reports none", async (t) => {
   const p = project(t);
   const shell = await createToolShell({ config: p.cfg });
