@@ -291,6 +291,11 @@ test("a tool word built at run time after a literal server (a variable, a functi
     "function's $@": `f() { tools memory "$@"; }; f delete-entities entityNames='["v"]'`,
     loop: `for t in read-graph delete-entities; do tools memory $t; done`,
     "saved script by variable": `x=anything; tools scripts $x`,
+    // Pathname and brace expansion build the word at run time too.
+    "a ? glob (a file of that name)": `echo > delete-entities; tools memory delete-entitie? entityNames='["v"]'`,
+    "a [ ] glob": `tools memory [d]elete-entities entityNames='["v"]'`,
+    "an extglob": `shopt -s extglob; tools memory @(delete-entities) entityNames='["v"]'`,
+    "brace expansion": `tools memory {delete-entities,entityNames='["v"]'}`,
   };
   for (const [name, script] of Object.entries(forms)) {
     const plan = JSON.parse((await ts.session().bash(`tools plan <<'PLAN'\n${script}\nPLAN`)).stdout);
