@@ -32,7 +32,29 @@ const chunkEdits = [
   // globs compiled it again on every call. RE2 programs are immutable; each use has its own matcher.
   ["chunk-KVG5FR5F.js", "this._re2=_.compile(n,r)", "this._re2=__tsRe2Compile(n,r,()=>_.compile(n,r))",
     "const __tsRe2Cache=new Map();function __tsRe2Compile(p,f,c){if(p.length>=1000)return c();const k=`${f}\\0${p}`;let r=__tsRe2Cache.get(k);if(r)return r;r=c();__tsRe2Cache.size>=256&&__tsRe2Cache.clear();__tsRe2Cache.set(k,r);return r}\n"],
+  // H28: awk gives the event loop a turn every 20 ms of work too (before each statement, the
+  // H15 rule of the shell), and after the turn a stopped shell call (its time limit) or a full
+  // heap stops awk with a limit error: an awk loop froze the whole process for as long as it
+  // ran, past the shell call's time limit. The H15 functions come through
+  // globalThis[Symbol.for("toolshell.engineYield")] (the chunk cannot see the bundle's).
+  ["chunk-3CBCABOZ.js", 'async function H(e,t){switch(D(e,"single statement execution"),',
+    'async function H(e,t){if(__tsE().due())await __tsAwkTurn(e);switch(D(e,"single statement execution"),',
+    'const __tsE=()=>globalThis[Symbol.for("toolshell.engineYield")];async function __tsAwkTurn(e){await __tsE().yield();__tsE().after({executionScope:{consumeLimited(){throw new w("stopped: its shell call ended (its time limit, or the host\'s memory)","iterations",e.output)}}})}\n'],
 ];
+
+/** Edits of sed's chunk (H29), applied one after another to the same file. */
+const sedEdits = [
+  // H29: sed gives the event loop a turn every 20 ms of work (before each cycle over a line) and
+  // stops when its shell call has ended, as awk does (H28); one cycle's own loop (`:a;…;ba`),
+  // which runs without a turn, is stopped after SED_CYCLE_MS of work.
+  ["do{if(Y++,Y>fe)break;",
+    'do{if(__tsE().due()){await __tsE().yield();__tsE().after({executionScope:{consumeLimited(){throw new x("stopped: its shell call ended (its time limit, or the host\'s memory)","iterations")}}})}if(Y++,Y>fe)break;'],
+  ["function Z(i,e,t,n){", "function Z(i,e,t,n){let __tsT0=__tsE().clock();"],
+  ["for(;u<i.length;){if(r++,r>a)throw new x(",
+    "for(;u<i.length;){if((r&63)===63&&__tsE().clock()-__tsT0>__tsSedCycleMs)throw new x(`one cycle over a line ran ${__tsSedCycleMs} ms of work without ending (a loop that does not end?)`,\"iterations\");if(r++,r>a)throw new x("],
+];
+const SED_CHUNK = "chunk-CFBEDNHJ.js";
+const SED_APPENDED = 'const __tsE=()=>globalThis[Symbol.for("toolshell.engineYield")];const __tsSedCycleMs=1000;\n';
 
 function applyEdits() {
   // H1: command word goes through the same expansion as arguments (split, "$@", arrays, globs)
@@ -232,5 +254,9 @@ if (main && arg === "--id") {
     rep(old, replacement);
     writeFileSync(chunk, `${s.replace(/\n+$/, "")}\n${appended}`);
   }
+  const sed = path.join(arg, "dist", "bundle", "chunks", SED_CHUNK);
+  s = readFileSync(sed, "utf8");
+  for (const [old, replacement] of sedEdits) rep(old, replacement);
+  writeFileSync(sed, `${s.replace(/\n+$/, "")}\n${SED_APPENDED}`);
   console.log(`patched ${bundle} (${engineId})`);
 }

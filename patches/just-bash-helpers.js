@@ -172,6 +172,8 @@ function __tsAfterYield(ctx) {
   const hooks = globalThis[Symbol.for("toolshell.afterYield")];
   if (hooks) for (const hook of hooks) hook(ctx);
 }
+// H28/H29: the same turns for awk's and sed's chunks, which cannot see this bundle's functions.
+globalThis[Symbol.for("toolshell.engineYield")] = { due: __tsYieldDue, yield: __tsYield, after: __tsAfterYield, clock: __tsClock };
 // H18: the array a name stands for: the target of a nameref (`local -n r=arr`), else the name.
 function __tsArrayName(e, t) {
   if (!e.state.namerefs || !e.state.namerefs.has(t)) return t;

@@ -1,0 +1,67 @@
+/**
+ * One script cannot freeze the process from inside a command either (docs/security.md "What each
+ * limit defends", event-loop turns): awk gives the event loop a turn every 20 ms of work, as the
+ * shell does between statements, and stops when its shell call has ended (its time limit); sed
+ * does the same between cycles, and a single cycle that loops without end stops after its bound.
+ * Each attack has a control: the same command with a loop that ends answers as bash's does.
+ * These tests assert the order of events, never durations (timing is in bench/).
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createToolShell, type ToolShell } from "../../src/index.js";
+
+let ts: ToolShell;
+before(async () => {
+  ts = await createToolShell({ timeoutMs: 1500 });
+});
+after(() => ts.close());
+
+/**
+ * Runs `script` in one session while another session runs `echo hi` 100 ms later: what each
+ * returned, and whether the other session's call and a 50 ms timer ended before the script did.
+ */
+async function beside(script: string) {
+  const order: string[] = [];
+  const timer = setTimeout(() => order.push("timer"), 50);
+  const other = (async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    const r = await ts.session(`other-${Math.random()}`).bash("echo hi");
+    order.push("other");
+    return r;
+  })();
+  const r = await ts.session(`busy-${Math.random()}`).bash(script);
+  order.push("script");
+  clearTimeout(timer);
+  return { r, order, other: await other };
+}
+
+test("an awk loop that runs past the time limit: other sessions and timers run meanwhile, and awk stops at the limit; control: a loop that ends prints its result", async () => {
+  const { r, order, other } = await beside("awk 'BEGIN{for(i=0;i<1000000000;i++)x++; print x}'; echo after-awk");
+  assert.equal(other.stdout, "hi\n");
+  assert.deepEqual(order, ["timer", "other", "script"], "the timer and the other session's call ended while awk ran");
+  assert.match(r.stderr, /awk: stopped: its shell call ended/);
+  assert.match(r.stderr, /ran past its time limit of 1500 ms/);
+  assert.notEqual(r.exit_code, 0);
+  const ok = await ts.session().bash("awk 'BEGIN{for(i=0;i<10000;i++)x++; print x}'");
+  assert.deepEqual([ok.stdout, ok.exit_code], ["10000\n", 0], ok.stderr);
+});
+
+test("an awk gsub loop over a growing string (work inside statements): the same turns and the same stop", async () => {
+  const { r, order } = await beside(`awk 'BEGIN{for(i=0;i<100000;i++){s=s "${"a".repeat(40)}"; gsub(/a/,"a",s)}}'`);
+  assert.deepEqual(order, ["timer", "other", "script"]);
+  assert.match(r.stderr, /awk: stopped: its shell call ended/);
+});
+
+test("a sed cycle that branches forever stops after its bound with a clear error, and other sessions run afterwards; control: a branch loop that ends gives bash's output", async () => {
+  const { r, other } = await beside("echo | sed ':a;s/^/xxxxxxxxxx/;ba' | wc -c; echo after-sed");
+  assert.match(r.stderr, /sed: one cycle over a line ran 1000 ms of work without ending/);
+  assert.match(r.stdout, /after-sed/);
+  assert.equal(other.stdout, "hi\n");
+  const ok = await ts.session().bash("echo xxxx | sed ':a;s/x/y/;ta'");
+  assert.deepEqual([ok.stdout, ok.exit_code], ["yyyy\n", 0]);
+});
+
+test("sed over many lines gives the event loop turns between cycles", async () => {
+  const { r, order } = await beside("seq 1 90000 > n.txt; cat n.txt n.txt n.txt n.txt n.txt n.txt n.txt n.txt | sed 's/1/a/;s/2/b/;s/3/c/;s/4/d/' | tail -1");
+  assert.deepEqual(order.slice(0, 2), ["timer", "other"], `${JSON.stringify(order)} ${r.stderr}`);
+});
