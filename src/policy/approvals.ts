@@ -108,6 +108,9 @@ export interface ApprovalSnapshot {
   approvedOnce: string[];
 }
 
+/** A request answered already (by another person, or the same one twice): nothing changed. */
+export class AnsweredError extends Error {}
+
 /** One session's approvals. All methods are synchronous and never throw except `answer`. */
 export class ApprovalBook {
   readonly sessionId: string;
@@ -206,7 +209,7 @@ export class ApprovalBook {
     checkDecision(decision);
     const req = this.requests.get(requestId);
     if (!req) throw new Error(`no approval request ${requestId} in session ${this.sessionId}`);
-    if (req.status !== "pending") throw new Error(`approval request ${requestId} was already answered (${req.decision})`);
+    if (req.status !== "pending") throw new AnsweredError(`approval request ${requestId} was already answered (${req.decision})`);
     const subject = req.subject ?? req.tool;
     const key = callKey(subject, req.input);
     // Allow answers are bound to the tool's definition as shown; refusals to the tool whatever it becomes.

@@ -3,7 +3,7 @@ export { permissiveJudge } from "./judge.js";
 export type { Risk, Why, Judgement, JudgeCall, CallJudge } from "./judge.js";
 export { Policy, refusedMessage } from "./policy.js";
 export type { ApprovalMode, Override, PolicyOptions, Assessment } from "./policy.js";
-export { ApprovalBook, ALLOW_TTL_MS, checkDecision, describeScripts } from "./approvals.js";
+export { AnsweredError, ApprovalBook, ALLOW_TTL_MS, checkDecision, describeScripts } from "./approvals.js";
 export type { ApprovalRequest, ApprovalSnapshot, ApprovalScope, Decision, ScriptVersionRef } from "./approvals.js";
 export { Rater, offlineRater, MemoryRatingCache, ratingKey, RATED_CHANGES_AT } from "./rating.js";
 export type { DecisionService, RatedTool, Rating, RatingCache } from "./rating.js";

@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { Decision } from "../policy/index.js";
+import { AnsweredError, type Decision } from "../policy/index.js";
 import { withDisplay } from "../display/show-input.js";
 import { ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
@@ -275,7 +275,10 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const results = [];
     const actor = actorOf(c, options);
     for (const p of plan) {
-      const answered = await session.answer(p.req.id, p.decision, actor);
+      // Answered meanwhile (another person, another replica): a conflict, not a server fault.
+      const answered = await session.answer(p.req.id, p.decision, actor).catch((err: unknown) => {
+        throw err instanceof AnsweredError ? new ApiError(409, "conflict", err.message) : err;
+      });
       results.push({ tool_call_id: answered.tool_call_id, request_id: answered.id, tool: answered.tool, decision: answered.decision, status: answered.status });
     }
     return c.json({ results, pending: withDisplay(await session.pendingApprovals()) });

@@ -157,6 +157,24 @@ test("approvals: pending requests are listed; decisions are checked before any i
   assert.equal(dangerRuns, 1);
 });
 
+test("approvals: a request another process answered meanwhile: the second answer is told it conflicts (never a server error)", async () => {
+  await call("POST", "/v1/sessions", { id: "race" });
+  const stopped = await call("POST", "/v1/sessions/race/bash", { script: "tools danger x=100" });
+  const id = stopped.json.tools.stopped.request_id;
+  // Another host on the same store file (a CLI, another replica) answers first; this API's view
+  // may still list the request as pending.
+  const other = await openHost({ store: path.join(dir, "state.db"), config: {} });
+  try {
+    await other.session("race", {}, { anyOwner: true }).answer(id, "reject");
+  } finally {
+    await other.close();
+  }
+  const late = await call("POST", "/v1/sessions/race/tool-approvals", { decisions: [{ request_id: id, decision: "allow" }] });
+  assert.ok(late.status === 409 || late.status === 404, JSON.stringify(late.json));
+  isError(late.json, late.status === 409 ? "conflict" : "not_found");
+  assert.match(late.json.error.message, late.status === 409 ? /was already answered \(reject\)/ : /no pending approval request/);
+});
+
 test("approvals: a tool_call_id answers only its own call, never an older stop of the same line", async () => {
   await call("POST", "/v1/sessions", { id: "s-two-stops" });
   const before = dangerRuns;
