@@ -63,7 +63,8 @@ function brokenTool(file: string, reason: string): ToolDefinition {
   const line = reason.split("\n")[0].slice(0, 300);
   const def = defineTool({
     description: `Not available: ${path.basename(file)} did not load (${line}).`,
-    inputSchema: { type: "object" },
+    // Any input: whatever a call gives, it answers why the tool is not there, not a field error.
+    inputSchema: { type: "object", additionalProperties: true },
     execute: () => {
       throw new ToolCallError("unavailable", `${file}: ${line}`, false);
     },
