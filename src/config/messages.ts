@@ -20,11 +20,16 @@ export interface ConfigIssue {
  * `<file>: <path>: <message>` (without `file` when the config was not read from one).
  */
 export class ConfigError extends Error {
+  readonly issues: ConfigIssue[];
   constructor(
-    readonly issues: ConfigIssue[],
+    issues: ConfigIssue[],
     readonly file?: string,
   ) {
-    super(issues.map((i) => `${file ? `${file}: ` : ""}${issueLine(i)}`).join("\n"));
+    // One line per distinct issue: a value can break two rules that say the same thing (1e308:
+    // not a whole number, and too large).
+    const distinct = [...new Map(issues.map((i) => [issueLine(i), i])).values()];
+    super(distinct.map((i) => `${file ? `${file}: ` : ""}${issueLine(i)}`).join("\n"));
+    this.issues = distinct;
     this.name = "ConfigError";
   }
 

@@ -142,3 +142,20 @@ test("every mistake of a file is told at once, one line each", (t) => {
   assert.equal(lines[2], 'FILE: mcpServers.b.url: "nope" is not a URL');
   assert.equal(lines[3], "FILE: manageScripts: expected true or false");
 });
+
+test("a value that breaks two rules saying the same thing is one line of the error; control: two different problems are two lines", (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-config-lines-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, "toolshell.config.json");
+  const message = (text: string) => {
+    writeFileSync(file, text);
+    try {
+      readConfigFile(file);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "";
+  };
+  assert.equal(message('{"timeoutMs":1e308}'), `${file}: timeoutMs: expected a whole number from 100 to 86400000`);
+  assert.equal(message('{"timeoutMs":1e308,"callLimit":-1}').split("\n").length, 2);
+});
