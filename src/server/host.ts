@@ -13,7 +13,7 @@ import { buildToolShell, checkWorkspace, watchConfigFile, type ConfigWatch, type
 import { createScripts } from "../scripts/index.js";
 import { SignInBroker } from "../mcp/index.js";
 import { isStoreUrl, openStore, otelEventSink, type Store } from "../store/index.js";
-import { followSharedState, mergeServers, type SharedStateFollower } from "./shared-state.js";
+import { dropMootRemovals, followSharedState, mergeServers, type SharedStateFollower } from "./shared-state.js";
 import { TriggerService, type WakeCall } from "./triggers.js";
 
 
@@ -165,6 +165,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   let follower: SharedStateFollower | undefined;
   let watch: ConfigWatch | undefined;
   // Servers set through the API before this host started (in the store) are in force from the start.
+  await dropMootRemovals(store, fileServers).catch(() => {});
   await shell.setServers(mergeServers(config, fileServers, await store.listShared("server"), env)).catch((err: unknown) => {
     process.stderr.write(`toolshell: the shared servers were not all applied: ${shell.redactor.text((err as Error).message)}\n`);
   });
@@ -185,6 +186,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     async reloadConfig(next) {
       const said = shell.reloadRules(next);
       fileServers = [...next.servers];
+      await dropMootRemovals(store, fileServers).catch(() => {});
       const servers = mergeServers(config, fileServers, await store.listShared("server"), env);
       const before = JSON.stringify(shell.config.servers);
       await shell.setServers(servers);

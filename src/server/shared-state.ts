@@ -81,6 +81,18 @@ export function mergeServers(config: Pick<ToolshellConfig, "baseDir" | "file">, 
   return out;
 }
 
+/**
+ * Drops each removal made through the API of a server the config file no longer has: it hides
+ * nothing now, and a server written into the file again must be in force (the file is the
+ * record; `toolshell servers remove` edits the file and ends the server through the API, which
+ * records such a removal). Quiet: no host's servers change by it.
+ */
+export async function dropMootRemovals(store: Store, fileServers: readonly ServerConfig[]): Promise<void> {
+  for (const r of await store.listShared("server")) {
+    if (r.data.removed && !fileServers.some((s) => s.name === r.key)) await store.putShared("server", r.key, null, { quiet: true });
+  }
+}
+
 /** What {@link followSharedState} needs. */
 export interface FollowOptions {
   shell: ToolShell;

@@ -3,10 +3,11 @@
  * list with state, add, change, remove, and the errors of bad input.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { loadConfig } from "../../src/config/index.js";
 import { openHost, startApi } from "../../src/server/index.js";
 import { apiCaller } from "../fixtures/api-call.js";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
@@ -61,4 +62,35 @@ test("GET/POST/PUT/DELETE /v1/servers manage the servers of a running host", asy
   assert.deepEqual((await call("GET", "/v1/servers")).json, { servers: [] });
   assert.equal((await call("DELETE", "/v1/servers/memory")).status, 404);
   assert.match((await session.bash("tools memory read_graph")).stderr, /"code":"unknown_command"/);
+});
+
+test("a server of the file removed through the API, then taken out of the file and written into it again, is in force again (the file is the record); control: while the file keeps it, the removal holds", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-servers-file-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, "toolshell.config.json");
+  const withMem = { server: { tokens: [TOKEN] }, mcpServers: { mem: { command: NPM_SERVERS.memory, load: "on_demand" } } };
+  const without = { server: { tokens: [TOKEN] }, mcpServers: {} };
+  writeFileSync(file, JSON.stringify(withMem));
+  const host = await openHost({ store: path.join(dir, "state.db"), config: file });
+  const api = await startApi(host, { host: "127.0.0.1", port: 0 });
+  t.after(async () => {
+    await api.close();
+    await host.close();
+  });
+  const call = (method: string, p: string, body?: unknown) => apiCaller(api.url, TOKEN)(method, p, body);
+  const names = () => host.shell.config.servers.map((s) => s.name);
+  // What `toolshell servers remove mem` does with a serve running: the API ends it, the file loses it.
+  assert.equal((await call("DELETE", "/v1/servers/mem")).status, 204);
+  assert.deepEqual(names(), []);
+  await host.reloadConfig(loadConfig({ config: file }));
+  assert.deepEqual(names(), [], "control: while the file keeps it, the removal holds");
+  writeFileSync(file, JSON.stringify(without));
+  await host.reloadConfig(loadConfig({ config: file }));
+  // Written into the file again by hand: it is there, on this host and on the next one to open.
+  writeFileSync(file, JSON.stringify(withMem));
+  await host.reloadConfig(loadConfig({ config: file }));
+  assert.deepEqual(names(), ["mem"]);
+  const next = await openHost({ store: path.join(dir, "state.db"), config: file });
+  t.after(() => next.close());
+  assert.deepEqual(next.shell.config.servers.map((s) => s.name), ["mem"]);
 });
