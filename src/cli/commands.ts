@@ -190,9 +190,10 @@ export async function runCli(req: CliRequest): Promise<void> {
       if (warm) {
         ({ outcome, answer } = warm);
       } else {
-        // Listing approvals reads the store: the servers are not started for it (their tools'
-        // descriptions then come from the servers already loaded only).
-        host ??= await openToolShell(req.options, req.kind === "approvals" ? { connect: false } : {});
+        // Listing and answering approvals read and write the store: the servers are not started
+        // for it (their tools' descriptions then come from the servers already loaded only; a
+        // trigger run the answer lets go on starts what it calls, as on demand).
+        host ??= await openToolShell(req.options, req.kind === "approvals" || req.kind === "approve" ? { connect: false } : {});
         const h = host;
         outcome = await runOnHost(h, req, script, (await import("./person.js")).cliPerson(process.stderr, terminal));
         answer = async (id, decision) => h.session(req.options.session ?? CLI_SESSION).answer(id, decision, (await import("./ask.js")).cliActor());

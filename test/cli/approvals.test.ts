@@ -7,11 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { NPM_SERVERS, REPO_ROOT } from "../fixtures/mcp/index.js";
+import { toolFile } from "../fixtures/tool-file.js";
 
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
 
@@ -74,7 +75,7 @@ test("approvals across sessions: listed without internal keys, answered by id in
   assert.equal(cli(["--no-daemon", "approvals"]).stdout, "no pending approval requests\n");
 });
 
-test("toolshell --no-daemon approvals starts no server: listing reads the store; control: exec starts the eager server", (t) => {
+test("toolshell --no-daemon approvals and approve start no server: they read and write the store; control: exec starts the eager server", (t) => {
   assert.ok(existsSync(CLI), "run `npm run build` first");
   const dir = mkdtempSync(path.join(tmpdir(), "toolshell-approvals-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,4 +89,15 @@ test("toolshell --no-daemon approvals starts no server: listing reads the store;
   assert.equal(existsSync(marker), false, "no server process was started to list approvals");
   cli(["exec", "echo hi"]);
   assert.equal(existsSync(marker), true, "control: a run starts the eager server");
+  // Answering one is the same: a request made by a run, answered with no server started.
+  mkdirSync(path.join(dir, "agent", "tools"), { recursive: true });
+  writeFileSync(path.join(dir, "agent", "tools", "pay.mjs"), toolFile("needsApproval: () => true,"));
+  const stopped = cli(["exec", "tools pay"]);
+  const id = /apr_[0-9a-f]+/.exec(stopped.stderr)?.[0];
+  assert.ok(id, stopped.stderr);
+  rmSync(marker);
+  const answered = cli(["approve", id, "allow"]);
+  assert.equal(answered.status, 0, answered.stderr);
+  assert.match(answered.stdout, /^allow: tools pay/);
+  assert.equal(existsSync(marker), false, "no server process was started to answer");
 });
