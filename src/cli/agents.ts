@@ -162,7 +162,7 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
         undefined,
         (waiting) => void out(process.stderr, `toolshell mcp: ${describeServerWait(waiting).replace(/\n/g, "\ntoolshell mcp: ")}\n`),
       );
-    const gatewayOptions = { elicitation: opts.elicitation !== false, approveTool: opts.approveTool !== false };
+    const gatewayOptions = { elicitation: opts.elicitation !== false, approveTool: opts.approveTool !== false, approveCommand: await approveCommand(common, opts.store ?? (common as { store?: string }).store) };
     if (opts.http !== undefined) {
       const port = Number(opts.http);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http takes a port number, got ${opts.http}`);
@@ -294,4 +294,19 @@ export async function runListTokens(common: CommonOptions): Promise<void> {
 function savings(seen: number, listed: number): string {
   const pct = Math.round(Math.abs(1 - seen / listed) * 1000) / 10;
   return seen <= listed ? `${pct}% fewer` : `${pct}% more: with this few tools, listing them directly is smaller`;
+}
+
+/**
+ * The command a person runs to answer this gateway's requests from any folder: `toolshell
+ * approve` with this gateway's config file (and a store file given by flag) as absolute paths. A
+ * store URL is not written out (it may hold a password): the config's `store`, or the person's
+ * own `--store`, reaches it.
+ */
+async function approveCommand(common: CommonOptions, storeFlag: string | undefined): Promise<string> {
+  const { resolveConfigFile } = await import("../config/index.js");
+  const { isStoreUrl } = await import("../store/index.js");
+  const quote = (p: string) => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`);
+  const file = resolveConfigFile({ flag: common.config });
+  const store = storeFlag && !isStoreUrl(storeFlag) ? storeFlag : undefined;
+  return ["toolshell", ...(file ? ["--config", quote(path.resolve(file))] : []), ...(store ? ["--store", quote(path.resolve(store))] : []), "approve"].join(" ");
 }

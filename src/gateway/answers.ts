@@ -42,9 +42,9 @@ export function approvalForm(requests: ApprovalRequest[]): { message: string; re
 }
 
 /** How the person answers a request when the client cannot ask them (no form elicitation). */
-export function approvalHow(options: { approveTool?: boolean }, requestId: string): string {
+export function approvalHow(options: { approveTool?: boolean; approveCommand?: string }, requestId: string): string {
   return options.approveTool === false
-    ? `ask the person to answer with: toolshell approve ${requestId} allow|allow_always|reject|reject_always (or the HTTP API); then run a script again`
+    ? `ask the person to answer with: ${options.approveCommand ?? "toolshell approve"} ${requestId} allow|allow_always|reject|reject_always (or the HTTP API); then run a script again`
     : `ask the person, then call ${APPROVE_TOOL_NAME} with {"request_id":"${requestId}","decision":"allow"|"allow_always"|"reject"|"reject_always"}; then run a script again`;
 }
 

@@ -50,6 +50,8 @@ export interface GatewayOptions {
    * and answers then come only through `toolshell approve` or the HTTP API.
    */
   approveTool?: boolean;
+  /** The command a person runs to answer a request (default `toolshell approve`): the CLI names its config file in it. */
+  approveCommand?: string;
 }
 
 /** What one server instance serves: the protocol era, and for the 2026 era the requestState codec. */

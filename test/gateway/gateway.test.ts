@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -260,6 +261,22 @@ test("stdio: answers persist in the store across gateway restarts (session `mcp`
   const ran = bashValue(await second.callTool({ name: "bash", arguments: { command: `tools memory delete-entities '{"entityNames":["beta"]}' >/dev/null && tools memory read-graph | jq -c '[.entities[].name]'` } }));
   assert.equal(ran.exit_code, 0, ran.stderr);
   assert.equal(ran.stdout, '["alpha"]\n', "beta was deleted without asking; alpha's stopped script was never resumed");
+});
+
+test("stdio with --no-approve-tool: the way to answer names the gateway's config file, and run as written from another folder it answers", async () => {
+  const { file, dir } = writeConfig();
+  const cmd = tsxCommand(MAIN, ["mcp", "--no-approve-tool", "--no-elicitation", "--config", file]);
+  const { client } = makeClient();
+  await client.connect(new StdioClientTransport({ command: cmd.command, args: cmd.args, cwd: dir, stderr: "pipe" }));
+  closers.push(() => client.close());
+  const stopped = bashValue(await client.callTool({ name: "bash", arguments: { command: `tools memory delete-entities '{"entityNames":["alpha"]}'` } }));
+  const how = stopped.approval?.how ?? "";
+  assert.ok(how.includes(`toolshell --config ${file} approve ${stopped.tools!.stopped!.request_id} `), how);
+  // The person runs it from elsewhere (here: the temp folder's parent), answering "allow".
+  const words = how.replace(/^ask the person to answer with: /, "").split(" ").slice(1, 5);
+  const answer = spawnSync(process.execPath, [...tsxCommand(MAIN, []).args, ...words, "allow"], { cwd: path.dirname(dir), encoding: "utf8", timeout: 60_000 });
+  assert.equal(answer.status, 0, answer.stderr);
+  assert.match(answer.stdout, /^allow: tools memory delete-entities/);
 });
 
 test("a direct tool that needs approval: asked through elicitation, or refused with a request id the approve tool answers", async () => {
