@@ -48,6 +48,19 @@ export function approvalHow(options: { approveTool?: boolean; approveCommand?: s
     : `ask the person, then call ${APPROVE_TOOL_NAME} with {"request_id":"${requestId}","decision":"allow"|"allow_always"|"reject"|"reject_always"}; then run a script again`;
 }
 
+/**
+ * What the agent does once a request is answered, as the stop report said (`not_reached`): a
+ * request made before the script started (its id is the shell call's) means nothing ran, so the
+ * same script runs again; one made while it ran, a new script for what is left; a direct tool's,
+ * the same call again.
+ */
+export function nextAfterAnswer(request: { tool_call_id: string; tool: string }): string {
+  if (request.tool_call_id.startsWith("direct:")) return `call the tool again (${request.tool})`;
+  return request.tool_call_id.includes(":tools:")
+    ? "run a new script for what is left: the calls before the stopped one ran"
+    : "nothing ran: run the same script again";
+}
+
 /** Records the person's answer through the gateway; an answer the book refuses (already answered) is dropped. */
 export async function answerQuietly(session: Session, id: string, decision: Decision): Promise<void> {
   try {

@@ -27,7 +27,7 @@ import { refusingDeepMessages } from "./deep.js";
 import { gatewayPerson } from "./person.js";
 import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
 import { APPROVE_TOOL_NAME, bashToolSpec, BASH_TOOL_NAME, directTools, loadKeptServers, runBashTool, type BashToolResult } from "../surface/index.js";
-import { answerQuietly, approvalForm, approvalHow, DECISIONS, directResult, textResult } from "./answers.js";
+import { answerQuietly, approvalForm, approvalHow, DECISIONS, directResult, nextAfterAnswer, textResult } from "./answers.js";
 import { modernBash, modernDirect, type ModernCall } from "./modern.js";
 import { gatewayCodec, requestStateKeys, type GatewayState } from "./request-state.js";
 
@@ -252,7 +252,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     }
     try {
       const r = await session.answer(id, decision as Decision, { surface: "mcp", by: String(session.metadata.client ?? "mcp:client").replace(/^mcp:/, "") });
-      return textResult({ answered: { request_id: r.id, tool: r.tool, input: r.input, decision: r.decision }, next: "run a script again (a new one for what is left)" });
+      return textResult({ answered: { request_id: r.id, tool: r.tool, input: r.input, decision: r.decision }, next: nextAfterAnswer(r) });
     } catch (err) {
       return textResult({ error: { code: "invalid_input", message: (err as Error).message, retryable: false } }, true);
     }

@@ -55,7 +55,9 @@ export function reportAfterRun(call: ShellCall, ran: { stdout: string; stderr: s
       ...(s.reason === "needs_approval" ? { approval: "requested" as const, request_id: s.requestId, why: s.why } : {}),
       message: s.error.message,
     };
-    return { stderr, exitCode, report: { done: call.done, read_only_calls: call.readOnlyCalls, stopped, not_reached: NOT_REACHED, stdout, stderr, files_written } };
+    // A stop that no call made (the time limit, the host's memory) names what it cut short.
+    const notReached = s.call ? NOT_REACHED : "what the script had not reached when it stopped; write a new script for the rest";
+    return { stderr, exitCode, report: { done: call.done, read_only_calls: call.readOnlyCalls, stopped, not_reached: notReached, stdout, stderr, files_written } };
   }
   if (exitCode !== 0 && (call.done.length > 0 || call.denials > 0)) return { stderr, exitCode, report: { done: call.done, read_only_calls: call.readOnlyCalls, stdout, stderr, files_written } };
   return { stderr, exitCode };

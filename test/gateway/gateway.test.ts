@@ -255,6 +255,8 @@ test("stdio: answers persist in the store across gateway restarts (session `mcp`
   const id = stopped.tools!.stopped!.request_id;
   const ok = (await first.callTool({ name: "toolshell_approve", arguments: { request_id: id, decision: "allow_always" } })) as CallToolResult;
   assert.equal(ok.isError, undefined, JSON.stringify(ok));
+  // Asked before the script started: the answer says what the stop report said, run it again.
+  assert.equal(JSON.parse((ok.content[0] as { text: string }).text).next, "nothing ran: run the same script again");
   await first.close();
   const second = await start();
   closers.push(() => second.close());
@@ -297,7 +299,8 @@ test("a direct tool that needs approval: asked through elicitation, or refused w
   assert.equal(refused.isError, true);
   const body = JSON.parse((refused.content[0] as { text: string }).text) as { error: { code: string }; approval: { request_id: string } };
   assert.equal(body.error.code, "needs_approval");
-  await plain.client.callTool({ name: "toolshell_approve", arguments: { request_id: body.approval.request_id, decision: "allow" } });
+  const answered = (await plain.client.callTool({ name: "toolshell_approve", arguments: { request_id: body.approval.request_id, decision: "allow" } })) as CallToolResult;
+  assert.equal(JSON.parse((answered.content[0] as { text: string }).text).next, "call the tool again (tools memory delete-entities)");
   const ran = (await plain.client.callTool({ name: "memory__delete_entities", arguments: { entityNames: ["beta"] } })) as CallToolResult;
   assert.equal(ran.isError, undefined, JSON.stringify(ran));
   const left = bashValue(await plain.client.callTool({ name: "bash", arguments: { command: "tools memory read-graph | jq -c '[.entities[].name]'" } }));

@@ -332,6 +332,8 @@ test("a time limit during sleep keeps the output so far in the result and the re
   assert.equal(r.stdout, "start\n");
   assert.equal(r.tools?.stopped?.reason, "timeout");
   assert.equal(r.tools?.stdout, "start\n");
+  // No call stopped: the report names what the script had not reached, not "the stopped call".
+  assert.equal(r.tools?.not_reached, "what the script had not reached when it stopped; write a new script for the rest");
   await ts.close();
 });
 
