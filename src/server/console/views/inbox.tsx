@@ -21,7 +21,9 @@ const ScriptAround: FC<{ script: NonNullable<ApprovalCard["script"]>; id: string
   <figure class="script-around">
     <figcaption id={`${id}-script`}>
       {saved ? `Saved script ${saved.name} (version ${saved.version}): ` : "The script: "}
-      {script.line ? `line ${script.line} of ${script.total} asked` : `${script.total} lines; the call is not written on one line`}
+      {script.line
+        ? `line ${script.line} of ${script.total} asked`
+        : `${script.total} ${script.total === 1 ? "line" : "lines"}; the call is not written out in it (its words were built while it ran)`}
     </figcaption>
     <ol class="script" aria-labelledby={`${id}-script`}>
       {script.lines.map((l) => (
