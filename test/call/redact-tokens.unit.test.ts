@@ -64,3 +64,10 @@ test("a string scanned before a secret was learned is redacted once the secret i
   assert.equal(red.text(long), `${"x".repeat(300)} ${REDACTED}`);
   assert.equal(red.text(`${SECRET} again`), `${REDACTED} again`);
 });
+
+test("a hex secret is redacted in either case (a digest or key printed upper-case); control: another hex value of that length stays", () => {
+  const hex = "9f86d081884c7d659a2feaa0c55ad015";
+  const red = createRedactor([hex]);
+  assert.equal(red.text(`key ${hex.toUpperCase()} and ${hex}`), `key ${REDACTED} and ${REDACTED}`);
+  assert.equal(red.text("other 0123456789ABCDEF0123456789ABCDEF"), "other 0123456789ABCDEF0123456789ABCDEF");
+});

@@ -71,6 +71,8 @@ export function decodedBase64(s: string): string | undefined {
  */
 export function formsOf(secret: string): string[] {
   const forms = new Set<string>([secret, secret.replace(/_/g, "-"), secret.replace(/-/g, "_").toLowerCase()]);
+  // A hex secret is the same value in either case (a digest or key printed upper-case).
+  if (/^[0-9a-f]+$/i.test(secret)) forms.add(secret.toUpperCase()).add(secret.toLowerCase());
   const encoded = encodeURIComponent(secret);
   forms.add(encoded).add(encoded.replace(/%20/g, "+"));
   for (const s of [secret, secret.replace(/\+/g, " ")]) {
