@@ -146,8 +146,9 @@ export interface ToolShell {
   reloadRules(next: Pick<ToolshellConfig, "approval">): string[];
   /**
    * Loads the local tool files again (a file changed, was added or deleted): the next call sees
-   * their definitions as they are now (hints, `needsApproval`). @returns the tool names added,
-   * changed or removed. @throws Error when a file does not load; the tools in force stay.
+   * their definitions as they are now (hints, `needsApproval`). @returns the tool names changed
+   * (definition or code), added (`NAME (new)`) or removed (`NAME (gone)`). @throws Error when a
+   * file does not load; the tools in force stay.
    */
   reloadTools(): Promise<string[]>;
   /** Calls `listener` after each server change, and after a server's tools were listed again (the MCP gateway then sends `tools/list_changed` when its list changed). @returns unsubscribe. */

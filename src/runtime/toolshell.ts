@@ -64,6 +64,8 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     }
   } else if (options.tools) Object.assign(defs, options.tools);
   let local = await LocalToolSource.from(defs);
+  /** The definitions `local` was made from (a reload compares their code too). */
+  let localDefs = defs;
   const store = options.oauth?.store ?? new MemoryCredentialStore();
   const storedTokens = (await store.list()).flatMap((r) => [r.credentials.tokens?.access_token, r.credentials.tokens?.refresh_token, r.credentials.clientInformation?.client_secret]).filter((x): x is string => !!x);
   // Made before the servers: their log files are written through it from their first line.
@@ -240,12 +242,17 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
         if (Array.isArray(options.tools)) for (const d of options.tools) fresh[d.name!] = d;
         else if (options.tools) Object.assign(fresh, options.tools);
         const next = await LocalToolSource.from(fresh);
-        const describe = (src: LocalToolSource) => new Map(src.tools().map((t) => [t.name, JSON.stringify(t)]));
-        const a = describe(local);
-        const b = describe(next);
-        const changed = [...new Set([...a.keys(), ...b.keys()])].filter((n) => a.get(n) !== b.get(n)).sort();
+        // A tool is its definition and its code: an edit of `execute` alone is a change too.
+        const describe = (src: LocalToolSource, d: Record<string, ToolDefinition>) => new Map(src.tools().map((t) => [t.name, JSON.stringify(t) + String(d[t.name]?.execute)]));
+        const a = describe(local, localDefs);
+        const b = describe(next, fresh);
+        const changed = [...new Set([...a.keys(), ...b.keys()])]
+          .filter((n) => a.get(n) !== b.get(n))
+          .sort()
+          .map((n) => (!a.has(n) ? `${n} (new)` : !b.has(n) ? `${n} (gone)` : n));
         for (const s of mcp) if (next.tools().some((t) => t.name.replace(/-/g, "_").toLowerCase() === s.name.replace(/-/g, "_").toLowerCase())) throw new Error(`tool ${s.name} has the same name as a server`);
         local = next;
+        localDefs = fresh;
         sources = [local, ...mcp, ...(options.sources ?? [])];
         shellSources = toShell(sources);
         host.setSources(shellSources);

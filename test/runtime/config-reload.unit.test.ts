@@ -80,9 +80,20 @@ test("library watcher: approval rules and tool files written while the host runs
   await settle(() => changed.slice(before2).some((c) => c.includes("tool note")));
   assert.equal(stoppedFor(await s.bash("tools note")), "needs_approval");
 
-  // A deleted tool file: the tool is gone.
+  // A deleted tool file: the tool is gone, and the reload says so.
   const before3 = changed.length;
   unlinkSync(path.join(tools, "note.ts"));
-  await settle(() => changed.slice(before3).some((c) => c.includes("tool note")));
+  await settle(() => changed.slice(before3).some((c) => c.includes("tool note (gone)")));
   assert.match((await s.bash("tools note")).stderr, /unknown_command/);
+  // A new file: said as new. An edit of its code alone (same definition): said as changed, and run.
+  const before4 = changed.length;
+  writeFileSync(path.join(tools, "fresh.mjs"), toolFile(SAFE_HINTS));
+  await settle(() => changed.slice(before4).some((c) => c.includes("tool fresh (new)")));
+  const before5 = changed.length;
+  writeFileSync(path.join(tools, "fresh.mjs"), toolFile(SAFE_HINTS).replace('execute: () => "marked"', 'execute: () => "marked again"'));
+  await settle(() => changed.slice(before5).some((c) => c.includes("tool fresh")));
+  assert.deepEqual(changed.at(-1), ["tool fresh"]);
+  assert.equal((await s.bash("tools fresh")).stdout, "marked again\n");
 });
+
+const SAFE_HINTS = "hints: { readOnly: false, destructive: false, openWorld: false },";
