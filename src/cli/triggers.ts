@@ -20,7 +20,7 @@
  */
 import type { Command } from "commander";
 import type { TriggerRecord, TriggerRunRecord } from "../store/index.js";
-import { runFailureText } from "../display/run-failure.js";
+import { runFailureText, runInterruptedText } from "../display/run-failure.js";
 import { waitedText } from "../display/run-waits.js";
 import type { CommonOptions } from "./commands.js";
 import { fail, jsonObject, print, recordCliChange, table, when, withStore, type ManageOptions } from "./manage.js";
@@ -51,7 +51,7 @@ function runRow(r: TriggerRunRecord): string[] {
   const ms = r.ended_at ? Date.parse(r.ended_at) - Date.parse(r.started_at) : undefined;
   const waits = r.approvals?.length ? `waited for ${r.approvals.length} approval${r.approvals.length > 1 ? "s" : ""}` : "";
   const note = r.skipped?.reason ?? (r.status === "stopped" && r.request_id ? `needs approval: ${r.request_id}` : runFailureText(r));
-  return [r.id, when(r.started_at), r.reason, r.status, ms === undefined ? "-" : `${ms} ms`, note || waits];
+  return [r.id, when(r.started_at), r.reason, r.status, ms === undefined ? "-" : `${ms} ms`, [note || waits, runInterruptedText(r)].filter(Boolean).join("; ")];
 }
 
 /** The approvals runs waited for, and why a skipped run did not start, one line each below the table (the table cuts long notes). */

@@ -31,3 +31,12 @@ export function runFailureText(run: FailedRun): string {
   const last = errorMessage(String(res.stderr ?? "").trim().split("\n").pop() ?? "");
   return [res.exit_code !== undefined ? `exit ${res.exit_code}` : "", last].filter(Boolean).join(": ");
 }
+
+/**
+ * That a run ran again after the process running it ended mid-run (a replica killed), e.g. "ran
+ * again after its process ended mid-run (1×)"; "" for a run that was not cut short.
+ */
+export function runInterruptedText(run: { interrupted_at?: string[] }): string {
+  const n = run.interrupted_at?.length ?? 0;
+  return n ? `ran again after its process ended mid-run (${n}×; what had completed was replayed)` : "";
+}

@@ -198,6 +198,9 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     session_id: triggerSessionId(t),
     payload,
     started_at: started,
+    ...(req.scheduled_at && (reason === "schedule" || reason === "missed") && !earlier?.scheduled_at ? { scheduled_at: req.scheduled_at } : {}),
+    // Recorded as running, yet not running here: the process that ran it ended mid-run.
+    ...(earlier?.status === "running" ? { interrupted_at: [...(earlier.interrupted_at ?? []), new Date(r.now()).toISOString()] } : {}),
     ...(resuming ? { resumed_at: [...(earlier.resumed_at ?? []), new Date(r.now()).toISOString()], approvals: [...(earlier.approvals ?? []), await waitedFor(r, triggerSessionId(t), req.resume!)] } : {}),
   };
   delete run.ended_at;

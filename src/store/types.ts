@@ -134,8 +134,15 @@ export interface TriggerRunRecord {
    */
   skipped?: { reason: string; run_id: string; request_id: string };
   started_at: string;
+  /** The due time a schedule's run (`schedule`, `missed`) was for. */
+  scheduled_at?: string;
   /** When the run went on after each answer it stopped for (docs/sessions.md → Triggers). */
   resumed_at?: string[];
+  /**
+   * When the run ran again after the process running it ended mid-run (a replica killed): its
+   * step resumed there, what had completed replayed (docs/deployment.md).
+   */
+  interrupted_at?: string[];
   /** Each approval the run waited for, in order: who answered, how, and how long it waited. */
   approvals?: RunApproval[];
   ended_at?: string;

@@ -41,6 +41,8 @@ test("a schedule due once runs once with two replicas", async (t) => {
   for (const r of runs) {
     assert.equal(r.status, "ok", JSON.stringify(r));
     assert.equal(r.reason, "schedule");
+    // The due time it ran for is on the run record (the input template got the same).
+    assert.equal((r as { scheduled_at?: string }).scheduled_at, r.input?.at);
   }
   const dueTimes = runs.map((r) => r.input?.at);
   assert.equal(new Set(dueTimes).size, runs.length, `one run per due time: ${dueTimes.join(", ")}`);
@@ -95,4 +97,6 @@ test("a run whose replica is killed mid-script is recovered by the other replica
   assert.equal(run.result?.stdout, "finished\n");
   assert.deepEqual(d.lines(), ["A t1", "A hang", "B hang", "B t2"]);
   assert.equal((await runsOf(b, id)).length, 1);
+  // The run says it was cut short and ran again (the API; the CLI's and console's note).
+  assert.equal((run as { interrupted_at?: string[] }).interrupted_at?.length, 1, JSON.stringify(run));
 });

@@ -4,7 +4,7 @@
  *
  * See README → Console; docs/sessions.md → Saved scripts, Triggers.
  */
-import { runFailureText } from "../../../display/run-failure.js";
+import { runFailureText, runInterruptedText } from "../../../display/run-failure.js";
 import { waitedText } from "../../../display/run-waits.js";
 import { diffLines } from "diff";
 import type { FC } from "hono/jsx";
@@ -233,6 +233,7 @@ export const TriggerList: FC<{ triggers: Array<{ trigger: Omit<TriggerRecord, "s
                     </p>
                   ))}
                   <RunFailure run={r} />
+                  {r.interrupted_at?.length ? <p class="run-wait">{runInterruptedText(r)}</p> : null}
                 </li>
               ))}
             </ul>
