@@ -99,11 +99,16 @@ export function createApp(host: Host, options: AppOptions): Hono {
     await next();
     if (c.res.status >= 400 || c.req.method === "GET") return;
     let name: string | undefined;
+    let patch: Record<string, unknown> | undefined;
     try {
       const b = JSON.parse(await c.req.text()) as { name?: unknown; id?: unknown };
       name = typeof b.name === "string" ? b.name : typeof b.id === "string" ? b.id : undefined;
+      if (c.req.method === "PATCH" && b && typeof b === "object" && !Array.isArray(b)) patch = b as Record<string, unknown>;
     } catch {}
-    const what = describeChange(c.req.method, c.req.path, name);
+    // A trigger named by its id (the console's forms) is logged by its name.
+    const triggerId = /^\/v1\/agents\/[^/]+\/triggers\/(trg_[^/]+)/.exec(c.req.path)?.[1];
+    const trigger = triggerId ? await store.getTrigger(triggerId).catch(() => undefined) : undefined;
+    const what = describeChange(c.req.method, c.req.path, name, patch, (id) => (trigger && id === trigger.id ? trigger.name : undefined));
     if (!what) return;
     try {
       const log = host.session(CHANGES_SESSION, { client: "toolshell" });

@@ -25,9 +25,10 @@ const SHELL_OR_ANSWER = /^\/v1\/sessions\/[^/]+\/(bash|tool-approvals|questions)
 /**
  * What a mutating API request changes, in words, or undefined when it is not a change of the
  * log (a shell call, an approval answer or a question's answer is in its session's timeline; a
- * webhook delivery is a trigger run). `name` is the body's `name`, when it has one.
+ * webhook delivery is a trigger run). `name` is the body's `name`, when it has one; `patch` the
+ * body of a change (its fields are named); `known` gives a trigger's name for its id.
  */
-export function describeChange(method: string, path: string, name?: string): string | undefined {
+export function describeChange(method: string, path: string, name?: string, patch?: Record<string, unknown>, known?: (id: string) => string | undefined): string | undefined {
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return undefined;
   if (SHELL_OR_ANSWER.test(path) || path.startsWith("/v1/webhooks/")) return undefined;
   const p = path.split("/").map((x) => {
@@ -52,10 +53,14 @@ export function describeChange(method: string, path: string, name?: string): str
   }
   if (p[2] === "agents" && p[4] === "triggers") {
     const agent = p[3];
+    // The trigger by its name (the console sends its id), and what a change changed.
+    const trigger = known?.(p[5]) ?? p[5];
+    const fields = Object.keys(patch ?? {});
+    const how = fields.length === 1 && fields[0] === "enabled" ? (patch!.enabled ? "enabled" : "disabled") : fields.length ? `changed (${fields.sort().join(", ")})` : "changed";
     if (method === "POST" && p.length === 5) return `trigger${named} created (agent ${agent})`;
-    if (method === "POST" && p[6] === "run") return `trigger ${p[5]} run now (agent ${agent})`;
-    if (method === "PATCH") return `trigger ${p[5]} changed (agent ${agent})`;
-    if (method === "DELETE") return `trigger ${p[5]} deleted (agent ${agent})`;
+    if (method === "POST" && p[6] === "run") return `trigger ${trigger} run now (agent ${agent})`;
+    if (method === "PATCH") return `trigger ${trigger} ${how} (agent ${agent})`;
+    if (method === "DELETE") return `trigger ${trigger} deleted (agent ${agent})`;
   }
   return `${method} ${path}`;
 }
