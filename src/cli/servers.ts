@@ -147,12 +147,14 @@ async function replicas(file: string, common: CommonOptions): Promise<Replica[]>
   }
 }
 
-function render(list: ServerRow[], host: RunningHost | undefined, file: string, warm?: { pid: number }): string {
+function render(list: ServerRow[], host: RunningHost | undefined, file: string, warm?: { pid: number }, noDaemon = false): string {
   const head = host
     ? `Servers of ${file}, as the toolshell serve at ${host.url} (pid ${host.pid}) has them:\n`
     : warm
       ? `Servers of ${file}, as its warm host (pid ${warm.pid}) has them:\n`
-      : `Servers of ${file} (no toolshell serve or warm host of it runs: states are those of the file):\n`;
+      : noDaemon
+        ? `Servers of ${file} (no toolshell serve of it runs, and --no-daemon does not ask a warm host: states are those of the file):\n`
+        : `Servers of ${file} (no toolshell serve or warm host of it runs: states are those of the file):\n`;
   if (!list.length) return head + "No MCP servers. Add one: toolshell servers add NAME -- COMMAND ARGS…\n";
   const where = (r: ServerRow) => (r.in_config && r.in_host) || (r.in_config && !host && !warm) ? "" : r.in_config ? "not in the host (its reload was refused?)" : "host only (not in the file)";
   const note = (r: ServerRow) => [r.message, r.trust === false ? "trust: false" : r.trust ? "trust: true" : undefined, where(r) || undefined].filter(Boolean).join("; ");
@@ -290,7 +292,7 @@ export function registerServersCommands(program: Command, common: () => CommonOp
         const list = await rows(file, host, warm);
         const live = await replicas(file, common());
         const said = (r: Replica) => `  ${r.url}  ${r.kind}, pid ${r.pid} on ${r.host}, started ${r.started_at}, seen ${Math.max(0, Math.round((Date.now() - Date.parse(r.seen_at)) / 1000))} s ago\n`;
-        await print(o, { file, host: host?.url ?? null, ...(note ? { note } : {}), ...(warm ? { warm_host: { pid: warm.pid } } : {}), servers: list, replicas: live }, () => render(list, host, file, warm) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
+        await print(o, { file, host: host?.url ?? null, ...(note ? { note } : {}), ...(warm ? { warm_host: { pid: warm.pid } } : {}), servers: list, replicas: live }, () => render(list, host, file, warm, common().daemon === false) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
       }),
     );
 

@@ -277,6 +277,9 @@ test("servers list asks the warm host when one runs: its servers' states and too
   assert.equal(json.warm_host?.pid, pidOf(status.stdout));
   assert.deepEqual(json.servers.map((s) => [s.name, s.state, s.in_host]), [["kit", "loaded", true]]);
   assert.ok((json.servers[0].tools ?? 0) > 0);
-  // --no-daemon: the file's states, the host not asked.
-  assert.match(cli(["--no-daemon", "servers", "list"]).stdout, /^kit +configured +- /m);
+  // --no-daemon: the file's states, the host not asked — and said so (it runs).
+  const skipped = cli(["--no-daemon", "servers", "list"]).stdout;
+  assert.match(skipped, /^kit +configured +- /m);
+  assert.match(skipped, /--no-daemon does not ask a warm host/);
+  assert.doesNotMatch(skipped, /no toolshell serve or warm host of it runs/);
 });
