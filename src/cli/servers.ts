@@ -16,6 +16,8 @@
  *
  * See README → Changing servers while running; docs/agents.md → Configuration.
  */
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import type { CommonOptions } from "./commands.js";
 import { fail, jsonObject, print, table } from "./manage.js";
@@ -90,7 +92,6 @@ async function hostServers(host: RunningHost): Promise<import("../server/index.j
  */
 async function warmServers(file: string, common: CommonOptions): Promise<NonNullable<import("./daemon-client.js").DaemonAnswer["servers"]> | undefined> {
   if (common.daemon === false) return undefined;
-  const path = await import("node:path");
   const d = await import("./daemon-client.js");
   const key = d.hostKey(path.resolve(file), common);
   try {
@@ -173,6 +174,23 @@ function pairs(words: unknown, option: string, sep: RegExp): Record<string, stri
   return out;
 }
 
+/**
+ * The command words as the config's folder reads them: a relative path typed here (it exists from
+ * the current folder, not from the config's) is written relative to the config's folder, which is
+ * where a host resolves it (docs/mcp.md). Other words stay as typed.
+ */
+function relativeTo(file: string, words: string[]): string[] {
+  const dir = path.dirname(path.resolve(file));
+  return words.map((w) => {
+    if (path.isAbsolute(w) || !w.includes("/") || w.startsWith("-") || dir === process.cwd()) return w;
+    const here = path.resolve(w);
+    if (!existsSync(here) || existsSync(path.resolve(dir, w))) return w;
+    const moved = path.relative(dir, here);
+    process.stderr.write(`toolshell: ${w} is written as ${moved}: paths in the config are read from its folder (${dir})\n`);
+    return moved;
+  });
+}
+
 /** The entry the options describe, over `base` (the entry as written, for update). */
 function entryOf(base: unknown, command: string[], o: Opts): Record<string, unknown> {
   const e: Record<string, unknown> = o.entry !== undefined ? jsonObject(o.entry as string, "--entry") : typeof base === "object" && base !== null && !Array.isArray(base) ? { ...(base as Record<string, unknown>) } : {};
@@ -217,7 +235,7 @@ async function change(common: CommonOptions, o: Opts, name: string, mode: "add" 
   if (mode === "add" && (written || live)) throw new CliError("conflict", `server ${name} already exists${written ? ` in ${file}` : ` in the toolshell serve at ${host!.url}`}: use toolshell servers update`);
   if (mode !== "add" && !written && !live) throw new CliError("not_found", `no server named ${name} in ${file}${host ? " or its running host" : ""}`);
   if (mode === "update" && !written && o.entry === undefined) throw new CliError("invalid_input", `server ${name} is only in the running host, not in ${file}: give its whole entry with --entry JSON`);
-  const entry = mode === "remove" ? undefined : entryOf(written?.entry, command, o);
+  const entry = mode === "remove" ? undefined : entryOf(written?.entry, o.cwd === undefined ? relativeTo(file, command) : command, o);
   if (entry && !Object.keys(entry).length) throw new CliError("invalid_input", `give the server's command (toolshell servers add ${name} -- COMMAND ARGS…), --url URL, or --entry JSON`);
   let edit: ReturnType<typeof editServerEntry> | undefined;
   try {

@@ -5,12 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { KIT_SERVER, NPM_SERVERS, startStreamableHttpServer, tsxCommand } from "../fixtures/mcp/index.js";
+import { KIT_SERVER, NPM_SERVERS, REPO_ROOT, startStreamableHttpServer, tsxCommand } from "../fixtures/mcp/index.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = path.join(root, "dist/cli/main.js");
@@ -126,6 +126,27 @@ test("no host running: servers add, update and remove edit the config file in pl
   assert.equal(removed.code, 0, removed.stderr);
   assert.deepEqual(Object.keys(JSON.parse(readFileSync(file, "utf8")).mcpServers), ["mem"]);
   assert.ok(readFileSync(file, "utf8").startsWith('{\n    "approval": { "mode": "off" },\n'), "the rest kept as written");
+});
+
+test("servers add with a path typed relative to the current folder writes it relative to the config's folder, and the server runs; control: an absolute path and a bare command stay as typed", async (t) => {
+  const { dir, file } = project(t, '{ "mcpServers": {} }\n');
+  const conf = path.join(dir, "conf");
+  mkdirSync(conf);
+  const moved = path.join(conf, "toolshell.config.json");
+  renameSync(file, moved);
+  // From `dir`, the memory server's entry file by a path relative to here (node_modules is linked in).
+  symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"));
+  const rel = "node_modules/@modelcontextprotocol/server-memory/dist/index.js";
+  const added = await toolshell(dir, ["--config", moved, "servers", "add", "mem", "--env", `MEMORY_FILE_PATH=${path.join(dir, "m.jsonl")}`, "--", "node", rel]);
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stderr, new RegExp(`${rel} is written as \\.\\./${rel}`));
+  const entry = JSON.parse(readFileSync(moved, "utf8")).mcpServers.mem;
+  assert.deepEqual([entry.command, entry.args], ["node", [`../${rel}`]]);
+  const ran = await toolshell(dir, ["--config", moved, "--no-daemon", "exec", "tools mem read-graph | jq -c .entities"]);
+  assert.equal(ran.stdout, "[]\n", ran.stderr);
+  const abs = await toolshell(dir, ["--config", moved, "servers", "add", "mem2", "--", "node", path.join(dir, rel)]);
+  assert.equal(abs.code, 0, abs.stderr);
+  assert.deepEqual(JSON.parse(readFileSync(moved, "utf8")).mcpServers.mem2.args, [path.join(dir, rel)]);
 });
 
 test("a real toolshell serve whose config file is edited: the next shell call sees the new server; renamed away, the old name answers unknown_command with the closest", async (t) => {
