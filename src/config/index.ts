@@ -44,6 +44,6 @@ export { expandVars, expandDeep, workspaceFolderOf } from "./expand.js";
 export { isPostgresUrl } from "./store-location.js";
 export { privateDir, writePrivateFile, openPrivateLog, isPrivateFile } from "./private-files.js";
 export type { ExpandContext } from "./expand.js";
-export { ConfigError } from "./messages.js";
+export { ConfigError, unknownKeyMessage } from "./messages.js";
 export type { ConfigIssue } from "./messages.js";
 export { configJsonSchema, configJsonSchemaText } from "./json-schema.js";

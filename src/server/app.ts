@@ -162,7 +162,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
   };
 
   app.post("/v1/sessions", async (c) => {
-    const b = await body(c);
+    const b = await body(c, ["id", "agent_id", "metadata"]);
     const sid = b.id === undefined ? `ses_${randomUUID().replace(/-/g, "").slice(0, 20)}` : id(str(b, "id"), "id");
     // Who the session acts for comes from the token that creates it, never from what it sends.
     const principal = principalOfToken(c, options);
@@ -210,7 +210,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.post("/v1/sessions/:id/bash", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    const b = await body(c);
+    const b = await body(c, ["script", "stdin", "step_id", "timeout_ms"]);
     const script = str(b, "script", true);
     const stdin = str(b, "stdin");
     const stepId = b.step_id === undefined ? undefined : stepIdOf(str(b, "step_id") ?? "");
@@ -254,7 +254,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
 
   app.post("/v1/sessions/:id/tool-approvals", async (c) => {
     const rec = await sessionOr404(c.req.param("id"));
-    const b = await body(c);
+    const b = await body(c, ["decisions"]);
     if (!Array.isArray(b.decisions) || b.decisions.length === 0) throw new ApiError(400, "invalid_request", '"decisions" must be a non-empty array of {tool_call_id, decision}');
     const session = host.session(rec.id, {}, REACHED);
     const pending = await session.pendingApprovals();

@@ -9,7 +9,7 @@ import { ToolCallError } from "../tool/index.js";
 import { CHANGES_SESSION } from "./changes.js";
 import type { Actor } from "./changes.js";
 import type { Logger } from "./log.js";
-import { defaultRole, type TokenRole } from "../config/index.js";
+import { defaultRole, unknownKeyMessage, type TokenRole } from "../config/index.js";
 import { TokenGuard, tokenIndex, tokenMatches } from "./token-guard.js";
 import { refuseDeepInput, refuseUnsafeParts } from "../shell/index.js";
 
@@ -145,7 +145,12 @@ export function bearer(c: Context): string | undefined {
   return m?.[1];
 }
 
-export async function body(c: Context): Promise<Record<string, unknown>> {
+/**
+ * The request's JSON body. `known`: the fields the route takes; any other is refused naming it
+ * (with a near miss, the config's rule: `unknownKeyMessage`), so a misspelled option is not
+ * silently ignored.
+ */
+export async function body(c: Context, known?: readonly string[]): Promise<Record<string, unknown>> {
   const type = c.req.header("content-type") ?? "";
   const text = await c.req.text();
   if (!text.trim()) return {};
@@ -172,6 +177,10 @@ export async function body(c: Context): Promise<Record<string, unknown>> {
     refuseUnsafeParts(v);
   } catch (err) {
     throw new ApiError(400, "invalid_request", `the body: ${(err as Error).message}`);
+  }
+  if (known) {
+    const extra = Object.keys(v).find((k) => !known.includes(k));
+    if (extra !== undefined) throw new ApiError(400, "invalid_request", `the body's "${extra}": ${unknownKeyMessage(extra, known)}`);
   }
   return v as Record<string, unknown>;
 }

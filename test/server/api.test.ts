@@ -100,6 +100,15 @@ test("errors are JSON with proper statuses: bad JSON, wrong shape, too large, un
   const r = await call("POST", "/v1/sessions/shape/bash", { stdin: "x" });
   assert.equal(r.status, 400);
   isError(r.json, "invalid_request");
+  // A field the route does not take is refused naming it (a near miss is named too), not ignored.
+  const typo = await call("POST", "/v1/sessions/shape/bash", { script: "echo hi", bogus: 1 });
+  assert.equal(typo.status, 400);
+  assert.match(typo.json.error.message, /the body's "bogus": unknown key \(known: script, stdin, step_id, timeout_ms\)/);
+  const near = await call("POST", "/v1/sessions/shape/bash", { script: "echo hi", step_di: "s1" });
+  assert.match(near.json.error.message, /did you mean "step_id"\?/);
+  assert.equal((await call("POST", "/v1/sessions", { id: "shape2", agentid: "x" })).status, 400);
+  // Control: the known fields run.
+  assert.equal((await call("POST", "/v1/sessions/shape/bash", { script: "echo hi", timeout_ms: 5000 })).json.stdout, "hi\n");
 });
 
 test("sessions: create, run a shell call, read its events and steps; a step id returns the recorded result", async () => {
