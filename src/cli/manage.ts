@@ -12,6 +12,7 @@
  */
 import type { Store } from "../store/index.js";
 import { terminalJson, terminalText } from "../display/show-input.js";
+import { shownTime } from "../display/time.js";
 // The leaf module, not tool/index.js: the CLI registers these commands on every run, a warm `exec` too.
 import { ToolCallError } from "../tool/types.js";
 import type { CommonOptions } from "./commands.js";
@@ -116,9 +117,9 @@ export function table(headers: string[], rows: string[][]): string {
   return [line(headers), ...cells.map(line)].join("\n") + "\n";
 }
 
-/** An ISO time as `YYYY-MM-DD HH:MM:SS` (UTC), or `-`. */
+/** An ISO time as `YYYY-MM-DD HH:MM:SS` (UTC; display/time.ts), or `-`. */
 export function when(iso: string | undefined): string {
-  return iso ? iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "") : "-";
+  return iso ? shownTime(iso, true) : "-";
 }
 
 /** Reads all of stdin. */

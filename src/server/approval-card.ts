@@ -19,6 +19,7 @@ import { DEFAULT_AGENT, type StoredEvent } from "../store/index.js";
 import type { CatalogTool, Hints } from "../tool/index.js";
 import type { Host } from "./host.js";
 import { knownReplicas } from "./shared-state.js";
+import { shownTime } from "../display/time.js";
 
 /** Why a call needs a person, in words (the `why` codes of the approval policy, README "Approvals"). */
 const WHY_WORDS: Record<string, string> = {
@@ -57,10 +58,10 @@ export interface InFlight {
 /** The warning of an in-flight call, as the console and `toolshell approvals` show it. */
 export function inFlightWarning(f: Omit<InFlight, "warning">): string {
   const by = f.approved_by ? ` by ${f.approved_by}${f.surface ? ` (${f.surface})` : ""}` : "";
-  const at = f.approved_at ? ` at ${f.approved_at}` : "";
+  const at = f.approved_at ? ` at ${shownTime(f.approved_at)}` : "";
   const r = f.replica;
   const where = r ? `replica ${r.id}${r.host || r.pid ? ` (${[r.host, r.pid ? `pid ${r.pid}` : ""].filter(Boolean).join(", ")})` : ""}` : "the process running it";
-  return `This exact call was approved${by}${at} and had started at ${f.started_at} when ${where} stopped; it may already have run upstream. Allowing it runs it again.`;
+  return `This exact call was approved${by}${at} and had started at ${shownTime(f.started_at)} when ${where} stopped; it may already have run upstream. Allowing it runs it again.`;
 }
 
 /** What a card says about one pending request (see the file comment). */

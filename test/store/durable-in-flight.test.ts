@@ -77,7 +77,9 @@ for (const kind of STORES) {
     assert.ok(card.in_flight.approved_at && card.in_flight.started_at >= card.in_flight.approved_at, JSON.stringify(card.in_flight));
     assert.ok(Date.parse(card.in_flight.started_at) > 0);
     assert.equal(card.in_flight.replica, undefined, "a library host is no replica");
-    assert.equal(card.in_flight.warning, `This exact call was approved by ops (cli) at ${card.in_flight.approved_at} and had started at ${card.in_flight.started_at} when the process running it stopped; it may already have run upstream. Allowing it runs it again.`);
+    // Times as the console shows them everywhere (display/time.ts), not raw ISO.
+    const shown = (iso: string) => `${iso.replace("T", " ").slice(0, 19)} UTC`;
+    assert.equal(card.in_flight.warning, `This exact call was approved by ops (cli) at ${shown(card.in_flight.approved_at)} and had started at ${shown(card.in_flight.started_at)} when the process running it stopped; it may already have run upstream. Allowing it runs it again.`);
     assert.equal(card.already_ran, undefined, "it never completed");
     // Asked before this run of the step starts, the card lists what its earlier run completed.
     assert.deepEqual(card.ran_before.map((c) => [c.tool, c.input]), [["tools count", { n: 7 }]], JSON.stringify(card.ran_before));

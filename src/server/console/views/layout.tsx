@@ -104,7 +104,7 @@ export const LoginPage: FC<{ next: string; error?: string; blocked?: string }> =
           <label for="token">API token</label>
           <input id="token" name="token" type="password" autocomplete="current-password" required aria-describedby={error ? "login-error token-help" : "token-help"} autofocus />
           <p id="token-help" class="help">
-            One of the server's API tokens (<code>server.tokens</code> or <code>TOOLSHELL_API_TOKEN</code>). It is kept in a secure, HTTP-only cookie.
+            One of the server's operator API tokens (<code>server.tokens</code> with <code>"role": "operator"</code>, or a lone <code>TOOLSHELL_API_TOKEN</code>); an agent's token does not sign in. It is kept in a secure, HTTP-only cookie.
           </p>
           {error ? (
             <p id="login-error" class="error" role="alert">

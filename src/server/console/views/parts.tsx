@@ -4,10 +4,11 @@
  * See README → Console.
  */
 import type { FC } from "hono/jsx";
+import { shownTime } from "../../../display/time.js";
 
 /** An ISO time as a `<time>` element (UTC, to the second). */
 export const Time: FC<{ at: string | undefined }> = ({ at }) =>
-  at ? <time datetime={at}>{at.replace("T", " ").slice(0, 19)} UTC</time> : <span>—</span>;
+  at ? <time datetime={at}>{shownTime(at)}</time> : <span>—</span>;
 
 /** Milliseconds in words: `850 ms`, `2.4 s`. */
 export function duration(ms: number | undefined): string {
