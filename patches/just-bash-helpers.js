@@ -158,9 +158,14 @@ const __tsYieldEveryMs = 20;
 const __tsClock = performance.now.bind(performance);
 const __tsSetImmediate = setImmediate;
 let __tsLastYield = 0;
+// A stop (a shell call's time limit, a halt) counted in globalThis[Symbol.for("toolshell.stops")]
+// makes the next boundary a turn too, so the stopped script halts there, not up to 20 ms later.
+const __tsStops = (globalThis[Symbol.for("toolshell.stops")] ??= { n: 0 });
+let __tsStopsSeen = __tsStops.n;
 function __tsYieldDue() {
   const now = __tsClock();
-  if (now - __tsLastYield < __tsYieldEveryMs) return false;
+  if (__tsStops.n !== __tsStopsSeen) __tsStopsSeen = __tsStops.n;
+  else if (now - __tsLastYield < __tsYieldEveryMs) return false;
   __tsLastYield = now;
   return true;
 }

@@ -8,7 +8,7 @@
  */
 import { trimResult, type CallPipeline, type CallScope, type CallState, type Replayed, type ResumedTask, type StopState } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
-import type { NestedCallRequest, ShellScope, SubcommandHandler } from "../shell/index.js";
+import { noteStop, type NestedCallRequest, type ShellScope, type SubcommandHandler } from "../shell/index.js";
 import { canonicalJson, isPromiseLike, ToolCallError, type ToolCall, type ToolOutput } from "../tool/index.js";
 import type { Decision } from "../policy/index.js";
 import { isHeldCall, type HeldAnswer, type RecordedCall } from "./durable.js";
@@ -109,7 +109,10 @@ export class ShellCall implements ShellScope, CallScope {
 
   /** Marks the call stopped (first stop wins) and aborts tool calls in flight. */
   setStop(state: StopState): void {
-    if (!this.stop) this.stop = state;
+    if (!this.stop) {
+      this.stop = state;
+      noteStop();
+    }
     this.toolController.abort(state.error);
   }
 
@@ -124,7 +127,10 @@ export class ShellCall implements ShellScope, CallScope {
 
   /** Marks the call stopped by a host limit the script itself reached (no tool call is in flight then: nothing to abort). */
   stopWith(error: ToolCallError): void {
-    if (!this.stop) this.stop = { reason: "error", error };
+    if (!this.stop) {
+      this.stop = { reason: "error", error };
+      noteStop();
+    }
   }
 
   stopsScript(err: ToolCallError): boolean {

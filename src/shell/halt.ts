@@ -34,6 +34,14 @@ type HaltContext = Parameters<typeof haltScript>[0];
 
 const AFTER_YIELD = Symbol.for("toolshell.afterYield");
 
+/** How many shell calls have stopped, process-wide: the patched engine gives a turn at the next boundary after it grows (patches/README.md, H15). */
+const stops = ((globalThis as unknown as Record<symbol, { n: number } | undefined>)[Symbol.for("toolshell.stops")] ??= { n: 0 });
+
+/** A shell call stopped: running scripts halt at their next statement, not only at their next turn. */
+export function noteStop(): void {
+  stops.n++;
+}
+
 /** Halts the running script when its shell call has stopped (the time limit, most often). */
 function haltIfStopped(ctx: HaltContext): void {
   const scope = currentScope();

@@ -9,5 +9,5 @@ export { buildInput, checkKnownFields, readValue, mapKey, refuseUnsafeInput, ref
 export { renderOutput, errorLine, MEDIA_DIR } from "./commands/tools/output.js";
 export { SHELL_SUBCOMMANDS, helpCommand, searchCommand } from "./commands/tools/subcommands/index.js";
 export type { SubcommandFactory } from "./commands/tools/subcommands/index.js";
-export { haltScript, HALT_KIND } from "./halt.js";
+export { haltScript, HALT_KIND, noteStop } from "./halt.js";
 export { defaultEngineCommands, SHELL_NOTES } from "./defaults.js";

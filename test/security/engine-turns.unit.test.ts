@@ -42,6 +42,8 @@ test("an awk loop that runs past the time limit: other sessions and timers run m
   assert.match(r.stderr, /awk: stopped: its shell call ended/);
   assert.match(r.stderr, /ran past its time limit of 1500 ms/);
   assert.notEqual(r.exit_code, 0);
+  // The script halts at the statement after awk: nothing after the limit runs.
+  assert.doesNotMatch(r.stdout, /after-awk/);
   const ok = await ts.session().bash("awk 'BEGIN{for(i=0;i<10000;i++)x++; print x}'");
   assert.deepEqual([ok.stdout, ok.exit_code], ["10000\n", 0], ok.stderr);
 });
