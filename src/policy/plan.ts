@@ -6,8 +6,8 @@
  * in script-reader.ts.
  */
 import type { Catalog } from "../catalog/index.js";
-import { buildInput, checkKnownFields, refuseUnsafeInput } from "../shell/index.js";
-import type { CatalogTool } from "../tool/index.js";
+import { asksForHelp, buildInput, checkKnownFields, refuseUnsafeInput } from "../shell/index.js";
+import { canonicalJson, type CatalogTool } from "../tool/index.js";
 import type { Policy } from "./policy.js";
 import type { Why } from "./judge.js";
 import { readScript, type FoundCall } from "./script-reader.js";
@@ -67,6 +67,8 @@ export async function planScript(
   let complete = found.hidden.length === 0;
   /** Calls whose input the reading cannot prove and that may be gated (reasons for `hidden`). */
   const unproven: string[] = [];
+  /** Calls a one-off answer covers, planned so far (the answer covers the first of them only). */
+  const oneOffs = new Set<string>();
   // Something may run text as code: every call spelled out in the script's text is asked about too.
   const all: Array<FoundCall & { inText?: boolean }> = [...found.calls];
   if (!complete) {
@@ -106,7 +108,8 @@ export async function planScript(
     }
     if (c.inText && resolved?.kind !== "tool") continue;
     const command = resolved?.kind === "tool" ? resolved.command : `tools ${words.slice(0, 2).join(" ")}`;
-    if (resolved?.kind === "tool" && (resolved.rest.includes("--help") || resolved.rest[0] === "-h")) continue;
+    // A help page is no call (the command's own rule: a tool with a `help` field takes `--help` as input).
+    if (resolved?.kind === "tool" && asksForHelp(resolved.tool, resolved.rest)) continue;
     const savedScript = resolved?.kind === "tool" && resolved.tool.source === "scripts";
     if (savedScript) {
       complete = false;
@@ -179,6 +182,18 @@ export async function planScript(
     }
     if (c.inText && !note) note = "written in a text the script may run as code";
     const j = await policy.peek({ tool, command, given: input, input: parsed, sessionId: ctx.sessionId, sessionMetadata: ctx.sessionMetadata, callId: `plan:${c.line}` });
+    // A one-off `allow` covers one call: a second copy of the call in the script asks when it is
+    // reached (the book holds one such answer per call, so asking before the start could not
+    // cover both): the plan is incomplete and says so.
+    if (j.oneOff) {
+      const key = `${command}\u0000${canonicalJson(input)}`;
+      if (oneOffs.has(key) && !note) {
+        note = "a one-off answer covers an earlier copy of this call: this one asks when it is reached";
+        complete = false;
+        unproven.push(`${command} (line ${c.line}): ${note}`);
+      }
+      oneOffs.add(key);
+    }
     const risk: PlanCall["risk"] = j.risk === "blocked" || j.rejected ? "blocked" : j.risk === "needs_approval" && j.approved ? (tool.hints.readOnly ? "read_only" : "changes") : j.risk;
     calls.push({
       tool: command,

@@ -2,7 +2,7 @@
 export { createEngine, WORKDIR } from "./engine.js";
 export { assertEngine, engineMismatch, ENGINE_ID } from "./just-bash.js";
 export type { Engine, EngineOptions, EngineResult } from "./engine.js";
-export { createToolsCommand } from "./commands/tools/command.js";
+export { asksForHelp, createToolsCommand } from "./commands/tools/command.js";
 export { runInScope, currentScope } from "./scope.js";
 export type { ShellScope, NestedCallRequest, SubcommandHandler, SubcommandResult, CommandIo } from "./scope.js";
 export { buildInput, checkKnownFields, readValue, mapKey, refuseUnsafeInput, refuseUnsafeParts, refuseDeepInput, MAX_INPUT_DEPTH } from "./commands/tools/input.js";

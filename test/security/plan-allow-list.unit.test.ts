@@ -279,3 +279,41 @@ test("a gated call whose input the reading cannot prove makes the plan incomplet
   const plan = JSON.parse((await s.bash(`tools plan <<'PLAN'\necho '{"id":8}' | tools del\nPLAN`)).stdout);
   assert.equal(plan.complete, true, JSON.stringify(plan));
 });
+
+test("--help given to a tool that takes a help field is its input, not its help page: the call is planned and asked before the start; control: a tool without one shows its help and nothing is asked", async () => {
+  const wiped: unknown[] = [];
+  const t2 = await createToolShell({
+    tools: {
+      wipe: defineTool({ description: "Wipes.", inputSchema: z.object({ target: z.string(), help: z.boolean().optional() }), approval: always(), execute: (x) => (wiped.push(x), "wiped") }),
+      note: defineTool({ description: "Writes a note.", inputSchema: z.object({}), hints: { destructive: false, openWorld: false }, execute: () => (ran.push("note-2"), "ok") }),
+    },
+  });
+  try {
+    const s = t2.session();
+    const plan = JSON.parse((await s.bash("tools plan <<'P'\ntools note\ntools wipe target=all --help\nP")).stdout);
+    assert.deepEqual(plan.calls.map((c: { tool: string; risk: string }) => [c.tool, c.risk]), [["tools note", "changes"], ["tools wipe", "needs_approval"]]);
+    const r = await s.bash("tools note\ntools wipe target=all --help");
+    assert.equal(r.tools?.stopped?.before_start, true, JSON.stringify(r.tools));
+    assert.ok(!ran.includes("note-2"), "nothing ran before the start");
+    assert.deepEqual(wiped, []);
+    // Control: `tools del --help` is del's help page (del has no help field): no call, nothing asked.
+    const help = JSON.parse((await ts.session().bash("tools plan <<'P'\ntools del --id 1 --help\nP")).stdout);
+    assert.deepEqual(help, { calls: [], complete: true });
+  } finally {
+    await t2.close();
+  }
+});
+
+test("a one-off allow covers one call: a second copy of it in a script makes the plan incomplete, saying the copy asks when reached; control: one copy is planned approved and runs", async () => {
+  const s = ts.session();
+  const first = await s.bash("tools del --id 77");
+  await s.answer(first.tools!.stopped!.request_id!, "allow");
+  const twice = JSON.parse((await s.bash("tools plan <<'P'\ntools del --id 77\ntools del --id 77\nP")).stdout);
+  assert.equal(twice.complete, false);
+  assert.match(twice.hidden.join("\n"), /tools del \(line 2\): a one-off answer covers an earlier copy of this call/);
+  const once = JSON.parse((await s.bash("tools plan <<'P'\ntools del --id 77\nP")).stdout);
+  assert.equal(once.complete, true);
+  assert.equal(once.calls[0].approved, true);
+  const r = await s.bash("tools del --id 77");
+  assert.equal(r.exit_code, 0, r.stderr);
+});

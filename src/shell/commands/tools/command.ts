@@ -6,7 +6,7 @@
  */
 import { decodeBytesToUtf8, defineCommand, type Command } from "../../just-bash.js";
 import { renderSource, renderTool } from "../../../catalog/index.js";
-import { isPromiseLike, redactionFailed, ToolCallError, toToolCallError } from "../../../tool/index.js";
+import { isPromiseLike, redactionFailed, ToolCallError, toToolCallError, type CatalogTool } from "../../../tool/index.js";
 import { haltScript } from "../../halt.js";
 import { buildInput } from "./input.js";
 import { errorLine, renderOutput } from "./output.js";
@@ -19,6 +19,16 @@ const fail = (err: ToolCallError, stdout = ""): Result => ({ stdout, stderr: err
 
 function isHelp(word: string | undefined): boolean {
   return word === "--help" || word === "-h" || word === "help";
+}
+
+/**
+ * Whether `tools … TOOL WORDS` shows the tool's help instead of calling it: a first word `help`,
+ * `-h` or `--help`, or `--help` anywhere unless the tool takes a `help` field (then it is that
+ * field). The one rule: the command follows it, and so does the reading before a script starts.
+ */
+export function asksForHelp(tool: Pick<CatalogTool, "inputSchema">, words: readonly string[]): boolean {
+  const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+  return isHelp(words[0]) || (words.includes("--help") && !("help" in props));
 }
 
 /**
@@ -79,8 +89,7 @@ async function dispatch(scope: ShellScope, args: string[], stdin: () => string, 
   const resolved = isPromiseLike(resolving) ? await resolving : resolving;
   if (resolved.kind === "source") return ok(renderSource(catalog, resolved.source));
   const { tool, rest: words } = resolved;
-  const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-  if (isHelp(words[0]) || (words.includes("--help") && !("help" in props))) return ok(renderTool(catalog, tool));
+  if (asksForHelp(tool, words)) return ok(renderTool(catalog, tool));
   const input = buildInput(tool, {
     args: words,
     get stdin() {
