@@ -349,12 +349,15 @@ export class Session implements CallSession {
       redactText: (t) => (host.redactor.active ? host.redactor.text(t) : t),
     });
     let grace: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
+    const expire = () => {
+      if (grace) return;
       call.setStop({ reason: "timeout", error: new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms`, true) });
       // A tool in flight ends through its signal and halts the script with output kept; a busy
       // script with no tool in flight is aborted after a short grace.
       grace = setTimeout(() => execController.abort(new Error("timeout")), 1000);
-    }, remainingMs);
+    };
+    const timer = setTimeout(expire, remainingMs);
+    call.setDeadline(performance.now() + remainingMs, expire);
     let r;
     try {
       r = await runInScope(call, () => this.engine.exec(script, { signal: outer, stdin: options.stdin }));

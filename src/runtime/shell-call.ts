@@ -46,6 +46,9 @@ export interface ShellCallOptions {
   redactText?(text: string): string;
 }
 
+/** The monotonic clock, taken at load (the engine's guard hides globals while a script runs). */
+const clock = performance.now.bind(performance);
+
 /** One run of a script through the `bash` tool: the `tools` command's scope and the pipeline's. */
 export class ShellCall implements ShellScope, CallScope {
   readonly id: string;
@@ -121,7 +124,20 @@ export class ShellCall implements ShellScope, CallScope {
     return this.stop;
   }
 
+  /**
+   * When the time limit passes (`clock()` ms) and what to do then: its timer does it, and so does
+   * the first look at the call past that time — a command that held the event loop past the limit
+   * (a long regular-expression match) leaves the timer unfired at the next statement.
+   */
+  #deadline?: { at: number; expire: () => void };
+
+  /** Sets the call's deadline (see {@link isStopped}). */
+  setDeadline(at: number, expire: () => void): void {
+    this.#deadline = { at, expire };
+  }
+
   isStopped(): boolean {
+    if (this.stop === undefined && this.#deadline && clock() >= this.#deadline.at) this.#deadline.expire();
     return this.stop !== undefined;
   }
 

@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createToolShell, type ToolShell } from "../../src/index.js";
+import { z } from "zod";
+import { createToolShell, defineTool, type ToolShell } from "../../src/index.js";
 
 let ts: ToolShell;
 before(async () => {
@@ -66,4 +67,24 @@ test("a sed cycle that branches forever stops after its bound with a clear error
 test("sed over many lines gives the event loop turns between cycles", async () => {
   const { r, order } = await beside("seq 1 90000 > n.txt; cat n.txt n.txt n.txt n.txt n.txt n.txt n.txt n.txt | sed 's/1/a/;s/2/b/;s/3/c/;s/4/d/' | tail -1");
   assert.deepEqual(order.slice(0, 2), ["timer", "other"], `${JSON.stringify(order)} ${r.stderr}`);
+});
+
+test("a command that holds the event loop past the time limit (a long match): the script halts at the next statement, so no call after it runs; control: within the limit it goes on", async () => {
+  const host: string[] = [];
+  const t2 = await createToolShell({
+    timeoutMs: 1500,
+    tools: { record: defineTool({ description: "Records.", inputSchema: z.object({ note: z.string() }), hints: { destructive: false, openWorld: false }, execute: ({ note }) => (host.push(note), "ok") }) },
+  });
+  try {
+    // RE2 is linear, but this counted repetition costs about half a millisecond per character here.
+    const r = await t2.session().bash("seq 2000 | tr -d '\\n' > l; grep -cE '(([0-9]x?){300}){3}y' l; tools record note=after-limit; echo still-here");
+    // Stopped by the time limit (or, on a very slow machine, by the engine's own deadline after it).
+    assert.match(r.stderr, /ran past its time limit of 1500 ms|execution exceeded execution deadline/);
+    assert.doesNotMatch(r.stdout, /still-here/);
+    assert.deepEqual(host, [], "the call after the limit was not made");
+    const ok = await t2.session().bash("tools record note=in-time; echo goes-on");
+    assert.equal(ok.stdout, "ok\ngoes-on\n");
+  } finally {
+    await t2.close();
+  }
 });
