@@ -34,7 +34,7 @@ const definitions = new WeakMap<object, { parts: unknown[]; hash: string }>();
 
 /**
  * The SHA-256 (hex, 16 characters) of a tool's definition: its name, description, input and
- * output schemas, hints (MCP annotations) and `revision` (a saved script's body). Allow answers
+ * output schemas, hints (MCP annotations) and `revision` (a saved script's body, a local tool's code). Allow answers
  * are bound to it, so a tool redefined after the answer — an MCP server's `tools/list_changed`
  * making it destructive, a saved script saved again, a tool file changed — asks again
  * (docs/security.md "Answers are bound to what was shown"). Cached per tool object while its

@@ -3,6 +3,7 @@
  *
  * See README → The `tools` command, Use it from code.
  */
+import { createHash } from "node:crypto";
 import { assertToolName, notLoaded, type ToolDefinition } from "./define.js";
 import { normalizeSchema, type NormalizedSchema } from "./schema.js";
 import { ToolCallError, type CatalogTool, type InvokeContext, type ToolOutput, type ToolSource } from "./types.js";
@@ -28,6 +29,10 @@ export async function toCatalogTool(name: string, def: ToolDefinition, source = 
     outputSchema: output?.jsonSchema,
     hints,
     hintsDeclared: Object.values(hints).some((v) => typeof v === "boolean"),
+    // Its code is part of what a person's answer was given for: an edit of `execute` alone (a
+    // tool file changed on a warm host) asks again (docs/security.md "Answers are bound to what
+    // was shown").
+    revision: createHash("sha256").update(String(def.execute)).digest("hex").slice(0, 16),
     approval: def.approval,
     staysDirect: def.staysDirect,
     ...(notLoaded(def) ? { notLoaded: notLoaded(def) } : {}),

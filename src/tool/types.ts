@@ -279,7 +279,8 @@ export interface CatalogTool {
   identity?: string;
   /**
    * What else defines the tool beyond its description, schemas and hints (a saved script's body,
-   * as SHA-256 hex): part of the definition approval answers are bound to (`definitionHash`).
+   * a local tool's `execute` code; SHA-256 hex): part of the definition approval answers are
+   * bound to (`definitionHash`).
    */
   revision?: string;
   /**

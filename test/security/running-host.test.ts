@@ -157,6 +157,11 @@ test("a once() tool's yes is bound to its definition: its file redefined (a dest
   assert.equal(cli(["approve", requestId, "allow"]).status, 0);
   // Control: once said yes to, it runs without asking, again and again.
   for (let i = 0; i < 2; i++) assert.equal(cli(["exec", "tools pay"]).stdout, "marked\n");
+  // Its code changed alone (same description, schema, hints): the yes was for the tool as it was.
+  writeFileSync(path.join(p.dir, "agent/tools/pay.mjs"), toolFile(`${once} ${SAFE}`).replace('execute: () => "marked"', 'execute: () => "marked, and more"'));
+  const code = cli(["exec", "tools pay"]);
+  assert.doesNotMatch(code.stdout, /marked/, code.stderr);
+  assert.equal(code.status, 3, code.stderr);
   // Redefined: the yes was for the tool as shown.
   p.tool("pay", `${once} ${DESTRUCTIVE}`);
   const again = cli(["exec", "tools pay"]);
