@@ -22,6 +22,17 @@ export type StdinSource =
 
 const READS = new Set(["<", "<<", "<<-", "<<<", "<&", "<>"]);
 
+/**
+ * A here-document's text when nothing in it is built at run time. Its body is not expanded as
+ * pathnames: a `[`, `*` or `?` there (the parser marks them as glob parts) is text, as bash
+ * writes it; `$`, backquotes and escapes still make it run-time text.
+ */
+function hereDocText(word: unknown): string | undefined {
+  const parts = (word as { parts?: Array<{ type?: string; pattern?: unknown }> } | undefined)?.parts;
+  if (!Array.isArray(parts)) return literalOf(word);
+  return literalOf({ ...(word as object), parts: parts.map((p) => (p.type === "Glob" && typeof p.pattern === "string" ? { type: "Literal", value: p.pattern } : p)) });
+}
+
 /** The stdin a list of redirections sets (the last one on fd 0 wins), or undefined when none does. */
 export function stdinOf(redirections: unknown): StdinContext | undefined {
   if (!Array.isArray(redirections)) return undefined;
@@ -33,7 +44,7 @@ export function stdinOf(redirections: unknown): StdinContext | undefined {
       const text = literalOf(r.target);
       out = text === undefined ? { k: "unknown", why: "a here-string built at run time" } : { k: "literal", text: `${text}\n` };
     } else if (r.operator === "<<" || r.operator === "<<-") {
-      const text = literalOf((r.target as { content?: unknown } | undefined)?.content);
+      const text = hereDocText((r.target as { content?: unknown } | undefined)?.content);
       out = text === undefined ? { k: "unknown", why: "a here-document with text built at run time" } : { k: "literal", text };
     } else {
       const target = literalOf(r.target);

@@ -317,3 +317,27 @@ test("a one-off allow covers one call: a second copy of it in a script makes the
   const r = await s.bash("tools del --id 77");
   assert.equal(r.exit_code, 0, r.stderr);
 });
+
+test("an unquoted here-document whose text holds [ ] * ? (no pathname expansion there) is the call's planned input: asked before the start; control: a $ in it is text built at run time", async () => {
+  const tagged: unknown[] = [];
+  const t2 = await createToolShell({
+    tools: {
+      tag: defineTool({ description: "Tags.", inputSchema: z.object({ labels: z.array(z.string()) }), approval: always(), execute: (x) => (tagged.push(x), "tagged") }),
+      note: defineTool({ description: "Writes a note.", inputSchema: z.object({}), hints: { destructive: false, openWorld: false }, execute: () => (tagged.push("note"), "ok") }),
+    },
+  });
+  try {
+    const s = t2.session();
+    const script = 'tools note\ntools tag <<EOF\n{"labels":["[a]","*","b?"]}\nEOF\n';
+    const plan = JSON.parse((await s.bash(`tools plan <<'P'\n${script}P`)).stdout);
+    assert.equal(plan.complete, true, JSON.stringify(plan));
+    assert.deepEqual(plan.calls[1].input, { labels: ["[a]", "*", "b?"] });
+    const r = await s.bash(script);
+    assert.equal(r.tools?.stopped?.before_start, true, JSON.stringify(r.tools));
+    assert.deepEqual(tagged, [], "nothing ran before the start");
+    const built = JSON.parse((await s.bash(`tools plan <<'P'\ntools tag <<EOF\n{"labels":["$N"]}\nEOF\nP`)).stdout);
+    assert.equal(built.complete, false);
+  } finally {
+    await t2.close();
+  }
+});
