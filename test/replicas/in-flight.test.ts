@@ -52,7 +52,7 @@ test("a transfer approved and in flight when its replica was killed is asked aga
   assert.match(f.replica?.id ?? "", /^rep_/);
   assert.equal(f.replica?.pid, a.child.pid);
   assert.ok(f.approved_at && f.started_at >= f.approved_at, JSON.stringify(f));
-  const warning = new RegExp(`This exact call was approved by token-1 \\(api\\) at \\S+ and had started at \\S+ when replica ${f.replica!.id} \\([^)]*pid ${a.child.pid}\\) stopped; it may already have run upstream\\. Allowing it runs it again\\.`);
+  const warning = new RegExp(`This exact call was approved by token-1 \\(api\\) at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC and had started at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC when replica ${f.replica!.id} \\([^)]*pid ${a.child.pid}\\) stopped; it may already have run upstream\\. Allowing it runs it again\\.`);
   assert.match(f.warning, warning);
 
   // `toolshell approvals`, in a CLI process of its own on the same store.
