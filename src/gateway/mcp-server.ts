@@ -24,7 +24,7 @@ import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool } from "../tool/index.js";
 import { callDirect, type DirectOutcome } from "../surface/index.js";
 import { refusingDeepMessages } from "./deep.js";
-import { gatewayPerson } from "./person.js";
+import { gatewayPerson, progressSent } from "./person.js";
 import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
 import { APPROVE_TOOL_NAME, bashToolSpec, BASH_TOOL_NAME, directTools, loadKeptServers, runBashTool, type BashToolResult } from "../surface/index.js";
 import { answerQuietly, approvalForm, approvalHow, DECISIONS, directResult, nextAfterAnswer, textResult } from "./answers.js";
@@ -177,7 +177,16 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
     return { decision, action: result.action };
   }
 
+  // The call's progress notifications go out before its answer (person.ts progressSent).
   server.setRequestHandler('tools/call', async (req, ctx) => {
+    try {
+      return await answerCall(req, ctx);
+    } finally {
+      await progressSent(ctx);
+    }
+  });
+
+  async function answerCall(req: { params: { name: string; arguments?: unknown } }, ctx: ServerContext): Promise<Awaited<ReturnType<typeof modernBash>>> {
     const name = req.params.name;
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
@@ -200,7 +209,7 @@ export function createGatewayServer(shell: ToolShell, session: Session, options:
       if (err instanceof ProtocolError) throw err;
       return textResult({ error: { code: "tool_error", message: `toolshell gateway: ${err instanceof Error ? err.message : String(err)}`, retryable: false } }, true);
     }
-  });
+  }
 
   function modernCall(ctx: ServerContext, c: RequestStateCodec<GatewayState>): ModernCall {
     nameClient((ctx.mcpReq.envelope?.[CLIENT_INFO_META_KEY as never] as { name?: unknown } | undefined)?.name);

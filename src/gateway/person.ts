@@ -11,6 +11,14 @@ import type { ServerContext } from "@modelcontextprotocol/server";
 import { describeQuestion, progressLine, showSchema, type Person } from "../call/index.js";
 
 
+/** The progress notifications of each call still being sent, in order. */
+const notifying = new WeakMap<ServerContext, Promise<void>>();
+
+/** Resolves once every progress notification of the call `ctx` has been handed to the transport. */
+export function progressSent(ctx: ServerContext): Promise<void> {
+  return notifying.get(ctx) ?? Promise.resolve();
+}
+
 /** Longest question a person is asked through the gateway (longer ones are cut, and say so). */
 const MAX_MESSAGE_CHARS = 4000;
 
@@ -27,7 +35,11 @@ export function gatewayPerson(ctx: ServerContext, canElicit: boolean): Person {
   if (token !== undefined) {
     person.progress = (report) => {
       sent++;
-      void ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: sent, message: progressLine(report) } }).catch(() => {});
+      const params = { progressToken: token, progress: sent, message: progressLine(report) };
+      // One after another, and all sent before the call's answer ({@link progressSent}): a
+      // notification that reaches the client after the answer is dropped there.
+      const before = notifying.get(ctx) ?? Promise.resolve();
+      notifying.set(ctx, before.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params })).catch(() => {}));
     };
   }
   if (canElicit) {
