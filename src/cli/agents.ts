@@ -305,7 +305,7 @@ function savings(seen: number, listed: number): string {
 async function approveCommand(common: CommonOptions, storeFlag: string | undefined): Promise<string> {
   const { resolveConfigFile } = await import("../config/index.js");
   const { isStoreUrl } = await import("../store/index.js");
-  const quote = (p: string) => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`);
+  const { shellWord: quote } = await import("../shell/shell-word.js");
   const file = resolveConfigFile({ flag: common.config });
   const store = storeFlag && !isStoreUrl(storeFlag) ? storeFlag : undefined;
   return ["toolshell", ...(file ? ["--config", quote(path.resolve(file))] : []), ...(store ? ["--store", quote(path.resolve(store))] : []), "approve"].join(" ");

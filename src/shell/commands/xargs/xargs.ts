@@ -1,4 +1,5 @@
 import { decodeBytesToUtf8, defineCommand, type Command, type ExecResult } from "../../just-bash.js";
+import { shellWord } from "../../shell-word.js";
 
 interface XargsOptions {
   replace: string | null;
@@ -157,11 +158,6 @@ function splitBlank(input: string, eof: string | null): { items: string[]; lines
   return { items, lines };
 }
 
-function quoteForShell(s: string): string {
-  if (s !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
  * Build the `xargs` command (replaces just-bash's, which lacks `-I`): GNU xargs 4.9
  * behaviour for `-I R`/`-i`, `-n N`, `-L N`, `-0`, `-d C`, `-r`, `-t`, `-E`, default
@@ -240,7 +236,7 @@ export function createXargsCommand(): Command {
     let status = 0;
     for (const argv of runs) {
       if (o.verbose) stderr += `${argv.join(" ")}\n`;
-      const r = await ctx.exec(argv.map(quoteForShell).join(" "), { cwd: ctx.cwd, stdin: "", signal: ctx.signal });
+      const r = await ctx.exec(argv.map(shellWord).join(" "), { cwd: ctx.cwd, stdin: "", signal: ctx.signal });
       stdout += r.stdout;
       stderr += r.stderr;
       if (r.exitCode === 255) {
