@@ -7,7 +7,8 @@
  */
 import type { Catalog } from "../catalog/index.js";
 import { asksForHelp, buildInput, checkKnownFields, refuseUnsafeInput } from "../shell/index.js";
-import { canonicalJson, type CatalogTool } from "../tool/index.js";
+import type { CatalogTool } from "../tool/index.js";
+import { callKey } from "./canonical.js";
 import type { Policy } from "./policy.js";
 import type { Why } from "./judge.js";
 import { readScript, type FoundCall } from "./script-reader.js";
@@ -186,7 +187,7 @@ export async function planScript(
     // reached (the book holds one such answer per call, so asking before the start could not
     // cover both): the plan is incomplete and says so.
     if (j.oneOff) {
-      const key = `${command}\u0000${canonicalJson(input)}`;
+      const key = callKey(command, input);
       if (oneOffs.has(key) && !note) {
         note = "a one-off answer covers an earlier copy of this call: this one asks when it is reached";
         complete = false;
