@@ -25,36 +25,66 @@ function rep(old, replacement) {
   s = s.replace(old, () => replacement);
 }
 
-/** Edits of the bundle's chunks (dist/bundle/chunks/<file>): [file, old, new, text appended to the file]. */
-const chunkEdits = [
-  // H25 (speed only): a regular expression's RE2 program is compiled once per pattern and flags
-  // and kept (a small process-wide cache of patterns under 1,000 characters): grep, sed, awk and
-  // globs compiled it again on every call. RE2 programs are immutable; each use has its own matcher.
-  ["chunk-KVG5FR5F.js", "this._re2=_.compile(n,r)", "this._re2=__tsRe2Compile(n,r,()=>_.compile(n,r))",
-    "const __tsRe2Cache=new Map();function __tsRe2Compile(p,f,c){if(p.length>=1000)return c();const k=`${f}\\0${p}`;let r=__tsRe2Cache.get(k);if(r)return r;r=c();__tsRe2Cache.size>=256&&__tsRe2Cache.clear();__tsRe2Cache.set(k,r);return r}\n"],
+// The turn functions of the main bundle, as the chunks reach them (they cannot see its names).
+const ENGINE_YIELD = 'const __tsE=()=>globalThis[Symbol.for("toolshell.engineYield")];';
+
+/**
+ * Edits of the bundle's chunks (dist/bundle/chunks/<file>): each file's [old, new] replacements,
+ * applied one after another, and the text appended to it.
+ */
+const chunkEdits = {
+  "chunk-KVG5FR5F.js": {
+    edits: [
+      // H25 (speed only): a regular expression's RE2 program is compiled once per pattern and flags
+      // and kept (a small process-wide cache of patterns under 1,000 characters): grep, sed, awk and
+      // globs compiled it again on every call. RE2 programs are immutable; each use has its own matcher.
+      ["this._re2=_.compile(n,r)", "this._re2=__tsRe2Compile(n,r,()=>_.compile(n,r))"],
+      // H30: RE2's matching loops (its NFA, a step per character over every live thread, and its
+      // DFA) count their work and look, every 65,536 units, at how long the event loop has been held.
+      ["for(e===0?S=C.emptyOpContext(-1,h):S=t.context(e);;){if(r.isEmpty()){",
+        "for(e===0?S=C.emptyOpContext(-1,h):S=t.context(e);;){if((__tsRxN+=r.size+1)>65535)__tsRxLook();if(r.isEmpty()){"],
+      ["let a=e;for(;a<n;){let o=t.step(a),h=o>>3,p=o&7;", "let a=e;for(;a<n;){if(++__tsRxN>65535)__tsRxLook();let o=t.step(a),h=o>>3,p=o&7;"],
+    ],
+    appended: "const __tsRe2Cache=new Map();function __tsRe2Compile(p,f,c){if(p.length>=1000)return c();const k=`${f}\\0${p}`;let r=__tsRe2Cache.get(k);if(r)return r;r=c();__tsRe2Cache.size>=256&&__tsRe2Cache.clear();__tsRe2Cache.set(k,r);return r}\n" +
+      `${ENGINE_YIELD}let __tsRxN=0;function __tsRxLook(){__tsRxN=0;__tsE().held("a regular expression match")}\n`,
+  },
   // H28: awk gives the event loop a turn every 20 ms of work too (before each statement, the
   // H15 rule of the shell), and after the turn a stopped shell call (its time limit) or a full
   // heap stops awk with a limit error: an awk loop froze the whole process for as long as it
-  // ran, past the shell call's time limit. The H15 functions come through
-  // globalThis[Symbol.for("toolshell.engineYield")] (the chunk cannot see the bundle's).
-  ["chunk-3CBCABOZ.js", 'async function H(e,t){switch(D(e,"single statement execution"),',
-    'async function H(e,t){if(__tsE().due())await __tsAwkTurn(e);switch(D(e,"single statement execution"),',
-    'const __tsE=()=>globalThis[Symbol.for("toolshell.engineYield")];async function __tsAwkTurn(e){await __tsE().yield();__tsE().after({executionScope:{consumeLimited(){throw new w("stopped: its shell call ended (its time limit, or the host\'s memory)","iterations",e.output)}}})}\n'],
-];
-
-/** Edits of sed's chunk (H29), applied one after another to the same file. */
-const sedEdits = [
+  // ran, past the shell call's time limit.
+  "chunk-3CBCABOZ.js": {
+    edits: [['async function H(e,t){switch(D(e,"single statement execution"),',
+      'async function H(e,t){if(__tsE().due())await __tsAwkTurn(e);switch(D(e,"single statement execution"),']],
+    appended: `${ENGINE_YIELD}async function __tsAwkTurn(e){await __tsE().yield();__tsE().after({executionScope:{consumeLimited(){throw new w("stopped: its shell call ended (its time limit, or the host's memory)","iterations",e.output)}}})}\n`,
+  },
   // H29: sed gives the event loop a turn every 20 ms of work (before each cycle over a line) and
   // stops when its shell call has ended, as awk does (H28); one cycle's own loop (`:a;…;ba`),
-  // which runs without a turn, is stopped after SED_CYCLE_MS of work.
-  ["do{if(Y++,Y>fe)break;",
-    'do{if(__tsE().due()){await __tsE().yield();__tsE().after({executionScope:{consumeLimited(){throw new x("stopped: its shell call ended (its time limit, or the host\'s memory)","iterations")}}})}if(Y++,Y>fe)break;'],
-  ["function Z(i,e,t,n){", "function Z(i,e,t,n){let __tsT0=__tsE().clock();"],
-  ["for(;u<i.length;){if(r++,r>a)throw new x(",
-    "for(;u<i.length;){if((r&63)===63&&__tsE().clock()-__tsT0>__tsSedCycleMs)throw new x(`one cycle over a line ran ${__tsSedCycleMs} ms of work without ending (a loop that does not end?)`,\"iterations\");if(r++,r>a)throw new x("],
-];
-const SED_CHUNK = "chunk-CFBEDNHJ.js";
-const SED_APPENDED = 'const __tsE=()=>globalThis[Symbol.for("toolshell.engineYield")];const __tsSedCycleMs=1000;\n';
+  // which runs without a turn, is stopped after __tsSedCycleMs of work.
+  "chunk-CFBEDNHJ.js": {
+    edits: [
+      ["do{if(Y++,Y>fe)break;",
+        'do{if(__tsE().due()){await __tsE().yield();__tsE().after({executionScope:{consumeLimited(){throw new x("stopped: its shell call ended (its time limit, or the host\'s memory)","iterations")}}})}if(Y++,Y>fe)break;'],
+      ["function Z(i,e,t,n){", "function Z(i,e,t,n){let __tsT0=__tsE().clock();"],
+      ["for(;u<i.length;){if(r++,r>a)throw new x(",
+        "for(;u<i.length;){if((r&63)===63&&__tsE().clock()-__tsT0>__tsSedCycleMs)throw new x(`one cycle over a line ran ${__tsSedCycleMs} ms of work without ending (a loop that does not end?)`,\"iterations\");if(r++,r>a)throw new x("],
+    ],
+    appended: `${ENGINE_YIELD}const __tsSedCycleMs=1000;\n`,
+  },
+  // H30: the query engine (yq, xan's expressions) looks at the held time every 4,096 evaluations.
+  "chunk-6KK46B7Q.js": {
+    edits: [['function d(e,n,t){let r=t&&"vars"in t?t:tt(t);', 'function d(e,n,t){if(++__tsQN>4095)__tsQN=0,__tsE().held("a query (yq)");let r=t&&"vars"in t?t:tt(t);']],
+    appended: `${ENGINE_YIELD}let __tsQN=0;\n`,
+  },
+  // H30: sort looks every 4,096 comparisons, uniq every 4,096 lines.
+  "chunk-6R4OQQWP.js": {
+    edits: [["n.sort(d),e.unique", "n.sort((a,b)=>(++__tsSN>4095&&(__tsSN=0,__tsE().held(\"sort\")),d(a,b))),e.unique"]],
+    appended: `${ENGINE_YIELD}let __tsSN=0;\n`,
+  },
+  "chunk-B3NGH6KE.js": {
+    edits: [["for(let e=1;e<t.length;e++)O(t[e],i)?", "for(let e=1;e<t.length;e++)(e&4095)===0&&__tsE().held(\"uniq\"),O(t[e],i)?"]],
+    appended: `${ENGINE_YIELD}\n`,
+  },
+};
 
 function applyEdits() {
   // H1: command word goes through the same expansion as arguments (split, "$@", arrays, globs)
@@ -133,12 +163,12 @@ function applyEdits() {
   // while a script computes without any I/O; after the turn, hooks registered under
   // Symbol.for("toolshell.afterYield") may halt the script (a stopped shell call)
   rep('async executeStatement(t){if(this.assertDefenseContext("statement"),',
-      'async executeStatement(t){if(__tsYieldDue()){await __tsYield();__tsAfterYield(this.ctx)}if(this.assertDefenseContext("statement"),')
+      'async executeStatement(t){if(__tsYieldDue(this.ctx)){await __tsYield();__tsAfterYield(this.ctx)}if(this.assertDefenseContext("statement"),')
   // ... and before each command of a statement (`a || b || c`) and each term of `[[ … ]]`
   rep('async executeCommand(t,n,r=!1){let s=jc(this.ctx),i;',
-      'async executeCommand(t,n,r=!1){if(__tsYieldDue()){await __tsYield();__tsAfterYield(this.ctx)}let s=jc(this.ctx),i;')
+      'async executeCommand(t,n,r=!1){if(__tsYieldDue(this.ctx)){await __tsYield();__tsAfterYield(this.ctx)}let s=jc(this.ctx),i;')
   rep('async function Yt(e,t){switch(t.type){',
-      'async function Yt(e,t){if(__tsYieldDue()){await __tsYield();__tsAfterYield(e)}switch(t.type){')
+      'async function Yt(e,t){if(__tsYieldDue(e)){await __tsYield();__tsAfterYield(e)}switch(t.type){')
 
   // H16: a numeric brace range longer than the expansion cap (10,000 items) is an error instead
   // of being cut short without a word ({1..150000} gave 10,000 items)
@@ -248,15 +278,11 @@ if (main && arg === "--id") {
   applyEdits();
   s = `${s.replace(/\n+$/, "")}\n${helpers}export const toolshellEngineId = ${JSON.stringify(engineId)};\n`;
   writeFileSync(bundle, s);
-  for (const [file, old, replacement, appended] of chunkEdits) {
+  for (const [file, { edits: fileEdits, appended }] of Object.entries(chunkEdits)) {
     const chunk = path.join(arg, "dist", "bundle", "chunks", file);
     s = readFileSync(chunk, "utf8");
-    rep(old, replacement);
+    for (const [old, replacement] of fileEdits) rep(old, replacement);
     writeFileSync(chunk, `${s.replace(/\n+$/, "")}\n${appended}`);
   }
-  const sed = path.join(arg, "dist", "bundle", "chunks", SED_CHUNK);
-  s = readFileSync(sed, "utf8");
-  for (const [old, replacement] of sedEdits) rep(old, replacement);
-  writeFileSync(sed, `${s.replace(/\n+$/, "")}\n${SED_APPENDED}`);
   console.log(`patched ${bundle} (${engineId})`);
 }

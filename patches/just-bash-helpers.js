@@ -160,12 +160,18 @@ const __tsSetImmediate = setImmediate;
 let __tsLastYield = 0;
 // A stop (a shell call's time limit, a halt) counted in globalThis[Symbol.for("toolshell.stops")]
 // makes the next boundary a turn too, so the stopped script halts there, not up to 20 ms later.
+// Each script keeps the count it saw (`ctx.state.tsStopsSeen`; awk and sed, which have no shell
+// context, share one): a boundary of one script, or an awk inside it, does not use up another's.
 const __tsStops = (globalThis[Symbol.for("toolshell.stops")] ??= { n: 0 });
 let __tsStopsSeen = __tsStops.n;
-function __tsYieldDue() {
+function __tsYieldDue(ctx) {
   const now = __tsClock();
-  if (__tsStops.n !== __tsStopsSeen) __tsStopsSeen = __tsStops.n;
-  else if (now - __tsLastYield < __tsYieldEveryMs) return false;
+  const st = ctx?.state;
+  if (st && st.tsStopsSeen === undefined) st.tsStopsSeen = __tsStops.n;
+  if (st ? st.tsStopsSeen !== __tsStops.n : __tsStopsSeen !== __tsStops.n) {
+    if (st) st.tsStopsSeen = __tsStops.n;
+    else __tsStopsSeen = __tsStops.n;
+  } else if (now - __tsLastYield < __tsYieldEveryMs) return false;
   __tsLastYield = now;
   return true;
 }
@@ -177,8 +183,26 @@ function __tsAfterYield(ctx) {
   const hooks = globalThis[Symbol.for("toolshell.afterYield")];
   if (hooks) for (const hook of hooks) hook(ctx);
 }
-// H28/H29: the same turns for awk's and sed's chunks, which cannot see this bundle's functions.
-globalThis[Symbol.for("toolshell.engineYield")] = { due: __tsYieldDue, yield: __tsYield, after: __tsAfterYield, clock: __tsClock };
+// H30: one command that computes without a break inside itself (a regular expression over a long
+// input, a sort or uniq of millions of lines, a yq loop) holds the event loop, every session and
+// its own time limit with it. Its long loops look here now and then: the first look of a stretch
+// without a turn notes the time and asks for a turn (which ends the stretch); a look more than
+// __tsHoldMs later stops the command with a limit error.
+const __tsHoldMs = 1000;
+let __tsHeldSince = -1;
+function __tsHeld(what) {
+  const now = __tsClock();
+  if (__tsHeldSince < 0) {
+    __tsHeldSince = now;
+    __tsSetImmediate(() => { __tsHeldSince = -1; });
+  } else if (now - __tsHeldSince > __tsHoldMs) {
+    // toolshell stops the command's shell call too: a command may catch the error below.
+    globalThis[Symbol.for("toolshell.onHeld")]?.(what, __tsHoldMs);
+    throw new x(`${what} was stopped: it computed for ${__tsHoldMs} ms without a break, holding every other session (a smaller input or a simpler pattern stays under it)`, "time");
+  }
+}
+// H28/H29/H30: the same turns, and the held look, for the chunks, which cannot see this bundle's functions.
+globalThis[Symbol.for("toolshell.engineYield")] = { due: __tsYieldDue, yield: __tsYield, after: __tsAfterYield, clock: __tsClock, held: __tsHeld };
 // H18: the array a name stands for: the target of a nameref (`local -n r=arr`), else the name.
 function __tsArrayName(e, t) {
   if (!e.state.namerefs || !e.state.namerefs.has(t)) return t;

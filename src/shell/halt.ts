@@ -99,15 +99,27 @@ function collectGarbage(): void {
 }
 
 /**
+ * A command held the event loop past the engine's bound (patches/README.md, H30: a regular
+ * expression over a long input, a large sort, a yq loop): the engine stops the command with a
+ * limit error, and its shell call is stopped too, so the script halts at its next statement even
+ * where the command caught that error (awk, sed and `[[ =~ ]]` treat a failed match as no match).
+ */
+function stopHeldCall(what: string, holdMs: number): void {
+  currentScope()?.stopWith?.(new ToolCallError("unavailable", `${what} computed for ${holdMs} ms without a break, holding every other session; the script was stopped (a smaller input or a simpler pattern stays under the bound)`));
+}
+
+/**
  * Lets a stopped shell call halt its script at the next statement, command or `[[ ]]` term,
  * output kept, even when the script computes without running any command of ours. The patched
  * engine (patches/README.md, H15) gives the event loop a turn every 20 ms of script work and
  * then calls the hooks in
- * `globalThis[Symbol.for("toolshell.afterYield")]`. Idempotent.
+ * `globalThis[Symbol.for("toolshell.afterYield")]`; and stops a shell call one of whose commands
+ * held the event loop past the engine's bound (`globalThis[Symbol.for("toolshell.onHeld")]`). Idempotent.
  */
 export function installHaltAtYield(): void {
   const g = globalThis as unknown as Record<symbol, Set<(ctx: HaltContext) => void> | undefined>;
   const hooks = (g[AFTER_YIELD] ??= new Set());
   hooks.add(haltIfStopped);
   hooks.add(haltIfHeapFull);
+  (globalThis as unknown as Record<symbol, typeof stopHeldCall>)[Symbol.for("toolshell.onHeld")] = stopHeldCall;
 }

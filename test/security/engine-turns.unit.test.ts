@@ -3,8 +3,11 @@
  * limit defends", event-loop turns): awk gives the event loop a turn every 20 ms of work, as the
  * shell does between statements, and stops when its shell call has ended (its time limit); sed
  * does the same between cycles, and a single cycle that loops without end stops after its bound.
+ * One command that computes without a break inside itself (a regular expression over a long
+ * input, a yq loop) is stopped once it has held the event loop for the engine's bound (1 s),
+ * with its shell call, even where the command catches the engine's error.
  * Each attack has a control: the same command with a loop that ends answers as bash's does.
- * These tests assert the order of events, never durations (timing is in bench/).
+ * These tests assert the order of events and what was printed, never durations (timing is in bench/).
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -72,14 +75,15 @@ test("sed over many lines gives the event loop turns between cycles", async () =
 test("a command that holds the event loop past the time limit (a long match): the script halts at the next statement, so no call after it runs; control: within the limit it goes on", async () => {
   const host: string[] = [];
   const t2 = await createToolShell({
-    timeoutMs: 1500,
+    timeoutMs: 300,
     tools: { record: defineTool({ description: "Records.", inputSchema: z.object({ note: z.string() }), hints: { destructive: false, openWorld: false }, execute: ({ note }) => (host.push(note), "ok") }) },
   });
   try {
     // RE2 is linear, but this counted repetition costs about half a millisecond per character here.
     const r = await t2.session().bash("seq 2000 | tr -d '\\n' > l; grep -cE '(([0-9]x?){300}){3}y' l; tools record note=after-limit; echo still-here");
-    // Stopped by the time limit (or, on a very slow machine, by the engine's own deadline after it).
-    assert.match(r.stderr, /ran past its time limit of 1500 ms|execution exceeded execution deadline/);
+    // Stopped by the time limit, by the engine's bound on holding the event loop, or (on a very
+    // slow machine) by the engine's own deadline after them.
+    assert.match(r.stderr, /ran past its time limit of 300 ms|computed for 1000 ms without a break|execution exceeded execution deadline/);
     assert.doesNotMatch(r.stdout, /still-here/);
     assert.deepEqual(host, [], "the call after the limit was not made");
     const ok = await t2.session().bash("tools record note=in-time; echo goes-on");
@@ -88,3 +92,29 @@ test("a command that holds the event loop past the time limit (a long match): th
     await t2.close();
   }
 });
+
+/** Forms of one command computing without a break: each holds the event loop for seconds unbounded. */
+const HELD_FORMS: [string, string, string][] = [
+  ["grep, a counted repetition over a long line", "seq 4000 | tr -d '\\n' > l; grep -cE '(([0-9]x?){300}){3}y' l", "printf 123456789y > l; grep -cE '(([0-9]x?){3}){3}y' l"],
+  ["[[ =~ ]] (which reads a failed match as no match)", "seq 4000 | tr -d '\\n' > l; s=$(cat l); [[ $s =~ (([0-9]x?){300}){3}y ]]; echo matched=$?", "s=12x3; [[ $s =~ ([0-9]x?){3} ]]; echo matched=$?"],
+  ["an awk pattern (awk reads a failed match as no match)", "seq 4000 | tr -d '\\n' > l; awk '/(([0-9]x?){300}){3}y/{print \"m\"} END{print \"end\"}' l", "echo 1x2 | awk '/([0-9]x?){2}/{print \"m\"} END{print \"end\"}'"],
+  ["a sed substitution (sed reads a failed match as no match)", "seq 4000 | tr -d '\\n' > l; sed -E 's/(([0-9]x?){300}){3}y/Z/' l | wc -c", "echo 12y | sed -E 's/([0-9]x?){2}y/Z/'"],
+  ["sed s///g over a multi-megabyte line", "printf a > a; for i in $(seq 22); do cat a a > b; mv b a; done; sed 's/a/b/g' a | wc -c", "printf aaa | sed 's/a/b/g'"],
+  ["a yq reduce loop", "echo '{}' | yq 'reduce range(0;60000) as $i ([]; . + [$i]) | length'", "echo '{}' | yq 'reduce range(0;100) as $i ([]; . + [$i]) | length'"],
+];
+const CONTROL_OUT = ["1\n", "matched=0\n", "m\nend\n", "Z\n", "bbb", "100\n"];
+
+for (const [i, [name, attack, control]] of HELD_FORMS.entries()) {
+  test(`one command held the event loop (${name}): stopped at the engine's bound with its shell call, nothing after it runs, another session runs after; control: a small input answers as bash`, async () => {
+    const t3 = await createToolShell({ timeoutMs: 120_000 });
+    after(() => t3.close());
+    const r = await t3.session().bash(`${attack}; echo after-it`);
+    assert.match(r.stderr, /computed for 1000 ms without a break, holding every other session; the script was stopped/, r.stderr);
+    assert.doesNotMatch(r.stdout, /after-it/);
+    assert.notEqual(r.exit_code, 0);
+    const other = await t3.session().bash("echo hi");
+    assert.equal(other.stdout, "hi\n");
+    const ok = await t3.session().bash(control);
+    assert.deepEqual([ok.stdout, ok.exit_code], [CONTROL_OUT[i], 0], ok.stderr);
+  });
+}
