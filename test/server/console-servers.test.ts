@@ -62,14 +62,30 @@ test("the servers page adds, changes and removes an MCP server through /v1/serve
   const asks = async () => (await session.bash("tools memory read_graph")).tools?.stopped?.reason === "needs_approval";
   assert.equal(await asks(), true, "trust false, added from the console: the readOnly claim is not taken");
 
-  await card.getByText("Change or remove memory").click();
+  await card.getByText("Entry, change or remove memory").click();
+  // The entry it runs with: its command, and env by name only (values are secrets).
+  const current = await card.locator(".server-actions pre").innerText();
+  assert.match(current, /"command":/);
+  assert.match(current, /"MEMORY_FILE_PATH": "\(set, not shown\)"/);
+  assert.doesNotMatch(current, /m\.jsonl/);
   await card.getByLabel(/New entry for memory/).fill(entry(true));
   await card.getByRole("button", { name: "Save entry" }).click();
   await page.locator("p.note", { hasText: "Changed server memory" }).waitFor();
   assert.equal(await asks(), false, "trust true now: the claim is taken");
 
   const again = page.getByRole("region", { name: "memory" });
-  await again.getByText("Change or remove memory").click();
+  await again.getByText("Entry, change or remove memory").click();
+  // Remove waits for its box: the browser holds the form, and the server refuses a post without it.
+  await again.getByRole("button", { name: "Remove memory" }).click();
+  assert.equal(await again.getByRole("checkbox").evaluate((el) => (el as HTMLInputElement).validity.valueMissing), true);
+  const unticked = await page.evaluate(async (url) => {
+    const r = await fetch(url, { method: "POST", body: new URLSearchParams({}), headers: { Accept: "application/json" }, credentials: "same-origin" });
+    return { status: r.status, body: await r.json() };
+  }, api.url + "/console/servers/memory/remove");
+  assert.equal(unticked.status, 400);
+  assert.match(unticked.body.message ?? unticked.body.error ?? "", /Tick the box to remove memory: nothing was removed/);
+  assert.equal(host.shell.config.servers.length, 1);
+  await again.getByRole("checkbox", { name: /Remove memory from every replica/ }).check();
   await again.getByRole("button", { name: "Remove memory" }).click();
   await page.locator("p.note", { hasText: "Removed server memory" }).waitFor();
   assert.equal(await page.getByRole("region", { name: "memory" }).count(), 0);

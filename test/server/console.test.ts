@@ -242,6 +242,35 @@ test("Reject: the re-run is denied", async (t) => {
   assert.equal(dangerRuns, before, "the rejected call never ran");
 });
 
+test("answering a card from the keyboard hands focus to the next card (the one before when it was last), not to the page", async (t) => {
+  await newSession("ses-kb1");
+  await newSession("ses-kb2");
+  const page = await signedIn.newPage();
+  t.after(async () => {
+    await page.close();
+    // The card left pending is answered, so later tests see only their own.
+    const left = (await v1("GET", "/v1/sessions/ses-kb2/tool-approvals")).pending ?? [];
+    if (left.length) await v1("POST", "/v1/sessions/ses-kb2/tool-approvals", { decisions: left.map((r: { id: string }) => ({ request_id: r.id, decision: "reject" })) });
+  });
+  await page.goto(api.url + "/");
+  await page.waitForFunction(() => document.documentElement.dataset.live === "connected");
+  await bash("ses-kb1", "tools danger x=11");
+  await bash("ses-kb2", "tools danger x=12");
+  await page.locator("article.approval", { hasText: '"x": 11' }).waitFor();
+  await page.locator("article.approval", { hasText: '"x": 12' }).waitFor();
+  const ids = await page.locator("article.approval").evaluateAll((cards) => cards.map((c) => c.id));
+  const answered = await page.locator("article.approval", { hasText: '"x": 11' }).getAttribute("id");
+  const at = ids.indexOf(answered!);
+  const expected = ids[at + 1] ?? ids[at - 1];
+  await page.locator(`#${answered} button`, { hasText: "Reject" }).first().focus();
+  await page.keyboard.press("Enter");
+  await page.locator(`#${answered}`).waitFor({ state: "detached" });
+  await page.waitForFunction((id) => document.activeElement?.id === id, expected);
+  // One Tab from there reaches a control of that card.
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate((id) => document.getElementById(id)!.contains(document.activeElement), expected), true);
+});
+
 test("invisible and bidirectional characters in an input are shown and flagged", async (t) => {
   await newSession("ses-hidden");
   const page = await signedIn.newPage();

@@ -10,6 +10,7 @@ import { signature } from "../../catalog/index.js";
 import type { ApprovalRequest, Why } from "../../policy/index.js";
 import type { ShellResult, StepRecord } from "../../runtime/index.js";
 import { DEFAULT_AGENT, runKey, shellCallRuns, type StoredEvent } from "../../store/index.js";
+import type { ServerConfig } from "../../config/servers.js";
 import type { CatalogTool } from "../../tool/index.js";
 import type { Host } from "../host.js";
 import { ApprovalDetailsReader, type ApprovalDetails } from "../approval-card.js";
@@ -224,7 +225,23 @@ export interface SourceView {
   failure?: string;
   /** The end of the server's log file (redacted), for a failed server. */
   logTail?: string;
+  /** An MCP server's entry as it runs now (see {@link entryView}). */
+  entry?: string;
   tools: ToolView[];
+}
+
+/**
+ * An MCP server's entry as the console shows it: how it starts or where it is reached and how it
+ * loads, with `env` and `headers` by name only (their values are secrets, docs/security.md
+ * "Secrets"), and the rest passed through the redactor.
+ */
+function entryView(config: ServerConfig, redact: (s: string) => string): string {
+  const named = (values: Record<string, string> | undefined) => (values && Object.keys(values).length ? Object.fromEntries(Object.keys(values).map((k) => [k, "(set, not shown)"])) : undefined);
+  const where =
+    config.type === "stdio"
+      ? { command: config.command, args: config.args?.length ? config.args : undefined, cwd: config.cwd, env: named(config.env) }
+      : { url: config.url, headers: named(config.headers) };
+  return redact(JSON.stringify({ type: config.type, ...where, load: config.load, trust: config.trust, disabled: config.disabled || undefined }, null, 2));
 }
 
 const TAIL_BYTES = 4096;
@@ -270,10 +287,12 @@ export function sourceViews(host: Host): SourceView[] {
     const failure = source.failure?.()?.message;
     const logFile = (source as { logFile?: unknown }).logFile;
     const tools = state === "ready" || source.kind === "local" ? source.tools() : [];
+    const config = source.kind === "mcp" ? host.shell.config.servers.find((c) => c.name === source.name) : undefined;
     return {
       name: source.kind === "local" ? "local tools" : source.name,
       kind: source.kind,
       state,
+      entry: config ? entryView(config, redact) : undefined,
       failure: failure ? redact(failure) : undefined,
       logTail: state === "failed" && typeof logFile === "string" ? (readTail(logFile) ?? "").split("\n").map(redact).join("\n") : undefined,
       tools: tools.map((t) => {

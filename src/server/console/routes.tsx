@@ -368,6 +368,8 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
 
   app.post("/console/servers/:name/remove", ...guard, async (c) => {
     const name = c.req.param("name");
+    const form = await c.req.parseBody();
+    if (form.confirm !== "yes") return reply(c, { ok: false, status: 400, error: `Tick the box to remove ${name}: nothing was removed.` }, "", "/servers");
     return reply(c, await callApi(c, "DELETE", `/v1/servers/${encodeURIComponent(name)}`, {}), `Removed server ${name}`, "/servers");
   });
 

@@ -33,6 +33,16 @@ function setPending(n) {
 let inFlight = false;
 let again = false;
 let timer;
+// After an answer, where keyboard focus goes once the region is fetched again: the ids of the
+// cards that followed the answered one, then those before it (nearest first).
+let focusNext = null;
+
+/** The cards of the live region after and before `card`, nearest first, for {@link focusNext}. */
+function cardsAround(card) {
+  const ids = [...live.querySelectorAll("article.card[id]")].map((c) => c.id);
+  const at = ids.indexOf(card.id);
+  return at < 0 ? [] : [...ids.slice(at + 1), ...ids.slice(0, at).reverse()];
+}
 
 /** Fetches the live region again and swaps it in, keeping open/closed sections and focus. */
 async function refresh() {
@@ -65,7 +75,13 @@ async function refresh() {
       if (d && d.tagName === "DETAILS") d.open = isOpen;
     }
     kept();
-    if (focusId && document.getElementById(focusId)) document.getElementById(focusId).focus();
+    if (focusNext) {
+      // The answered card is gone: the next card still shown takes focus (the page, when none is).
+      const ids = focusNext;
+      focusNext = null;
+      const next = ids.map((id) => document.getElementById(id)).find((el) => el && live.contains(el));
+      (next || document.getElementById("main"))?.focus();
+    } else if (focusId && document.getElementById(focusId)) document.getElementById(focusId).focus();
     else if (lostFocus) document.getElementById("main")?.focus();
     live.dispatchEvent(new CustomEvent("console:updated", { bubbles: true }));
   } catch {
@@ -157,6 +173,8 @@ function formNote(form, kind, text) {
 /** Sends a form in the background and says what happened, beside the form and in the status line. */
 async function send(form, submitter) {
   const data = new FormData(form, submitter || undefined);
+  const card = "answer" in form.dataset ? form.closest("article.card[id]") : null;
+  const around = card ? cardsAround(card) : null;
   const buttons = [...form.querySelectorAll("button")];
   for (const b of buttons) b.disabled = true;
   const pending = form.dataset.pending;
@@ -183,9 +201,14 @@ async function send(form, submitter) {
     if ("answer" in form.dataset) say(message);
     else formNote(form, json.ok ? "note" : "error", message);
     for (const b of buttons) b.disabled = json.ok && "answer" in form.dataset;
+    // Disabled buttons let focus fall to the page: an answered card hands it to the next card,
+    // a refused answer gives it back to the button pressed.
+    if (around && json.ok) focusNext = around;
+    else if (submitter && !submitter.disabled) submitter.focus();
     schedule(0);
   } catch {
     for (const b of buttons) b.disabled = false;
+    if (submitter) submitter.focus();
     formNote(form, "error", "The server could not be reached; nothing was sent.");
     say("The server could not be reached; nothing was sent.");
   }

@@ -66,7 +66,7 @@ export const ApprovalCardView: FC<{ card: ApprovalCard; shown: ShownInput }> = (
   const d = card.details;
   const why = d.risk.replace(/^needs approval: /, "");
   return (
-    <article class="card approval" id={`card-${r.id}`} aria-labelledby={`${r.id}-title`} data-request={r.id}>
+    <article class="card approval" id={`card-${r.id}`} aria-labelledby={`${r.id}-title`} data-request={r.id} tabindex={-1}>
       <header class="card-head">
         <h2 id={`${r.id}-title`}>
           <code><SafeLine text={r.tool} /></code>

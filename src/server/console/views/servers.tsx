@@ -50,20 +50,33 @@ export const AddServer: FC<{ name?: string; entry?: string; error?: string }> = 
   </section>
 );
 
-/** Change (a new entry as JSON) and remove, for one MCP server. */
-const ServerActions: FC<{ name: string }> = ({ name }) => {
+/**
+ * The entry an MCP server runs with now; change (a new entry as JSON) and remove, for one MCP
+ * server. Removing asks for a ticked box first (the browser holds the form until it is ticked,
+ * and the server refuses a removal without it), as removing stops the server on every replica.
+ */
+const ServerActions: FC<{ name: string; entry?: string }> = ({ name, entry }) => {
   const path = `/console/servers/${encodeURIComponent(name)}`;
   return (
     <details class="server-actions">
-      <summary>Change or remove {name}</summary>
+      <summary>Entry, change or remove {name}</summary>
+      {entry ? (
+        <>
+          <h3>Current entry</h3>
+          <pre>{entry}</pre>
+        </>
+      ) : null}
       <form method="post" action={path} data-action="" data-pending={PENDING.replace("Adding {name}", `Changing ${name}`)}>
         <label>
-          New entry for {name} (JSON; replaces the whole entry, and its process restarts)
+          New entry for {name} (JSON; replaces the whole entry — write <code>env</code> and <code>headers</code> values again — and its process restarts)
           <textarea name="entry" rows={3} required placeholder={ENTRY_EXAMPLE} spellcheck={false}></textarea>
         </label>
         <button type="submit">Save entry</button>
       </form>
       <form method="post" action={`${path}/remove`} data-action="">
+        <label class="confirm">
+          <input type="checkbox" name="confirm" value="yes" required /> Remove {name} from every replica: its tools go away from every session's next shell call
+        </label>
         <button type="submit" class="danger">
           Remove {name}
         </button>
@@ -98,7 +111,7 @@ export const Servers: FC<{ sources: SourceView[] }> = ({ sources }) =>
               </details>
             ) : null}
             {s.state === "not_loaded" ? <p class="help">Loaded on demand: the first script that names it starts it.</p> : null}
-            {s.kind === "mcp" ? <ServerActions name={s.name} /> : null}
+            {s.kind === "mcp" ? <ServerActions name={s.name} entry={s.entry} /> : null}
             {s.tools.length ? (
               <div class="table-wrap">
                 <table class="list tools">
