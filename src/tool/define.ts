@@ -6,9 +6,13 @@
 import type { ApprovalPolicy, ApprovalRequestInfo, ApprovalVerdict, Hints, InvokeContext, JsonSchema } from "./types.js";
 import type { SchemaInput, StandardSchemaLike } from "./schema.js";
 
-/** The input type a schema infers: Standard Schema's output type, else a plain record. */
-export type InferInput<S> = S extends { "~standard": { types?: { output: infer O } } }
-  ? O extends Record<string, unknown> ? O : Record<string, unknown>
+/**
+ * The input type a schema infers: Standard Schema's output type, else a plain record. `types` is
+ * read through `NonNullable`: Zod 4 declares it `types?: … | undefined`, which a plain
+ * `types?: { output: infer O }` does not match under `exactOptionalPropertyTypes`.
+ */
+export type InferInput<S> = S extends { "~standard": { types?: infer T } }
+  ? NonNullable<T> extends { output: infer O } ? (O extends Record<string, unknown> ? O : Record<string, unknown>) : Record<string, unknown>
   : Record<string, unknown>;
 
 /** What `toModelOutput` returns. */

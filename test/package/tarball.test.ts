@@ -58,7 +58,8 @@ import { z } from "zod";
 const weather = defineTool({
   description: "Weather for a city.",
   inputSchema: z.object({ city: z.string() }),
-  execute: async ({ city }) => ({ city, sky: "sunny" }),
+  // city is a string here (not unknown): the schema's type reaches execute under exactOptionalPropertyTypes too.
+  execute: async ({ city }) => ({ city: city.toUpperCase(), sky: "sunny" }),
 });
 const tool = defineTool({
   description: "Add two numbers.",
