@@ -93,7 +93,7 @@ export class CronScheduler implements TriggerScheduler {
     const t = await this.store.getTrigger(triggerId);
     if (!t) throw new Error(`no trigger ${triggerId}`);
     const runId = req.runId ?? newRunId();
-    await this.store.putTriggerRun({ id: runId, trigger_id: t.id, agent_id: t.agent_id, reason: "webhook", status: "running", session_id: triggerSessionId(t), payload: req.payload ?? {}, started_at: new Date(this.now()).toISOString() });
+    await this.store.putTriggerRun({ id: runId, trigger_id: t.id, agent_id: t.agent_id, reason: "webhook", status: "running", queued: true, session_id: triggerSessionId(t), payload: req.payload ?? {}, started_at: new Date(this.now()).toISOString() });
     void this.fire(triggerId, "webhook", { ...req, runId }).catch(() => {});
   }
 

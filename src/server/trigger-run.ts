@@ -199,11 +199,12 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     payload,
     started_at: started,
     ...(req.scheduled_at && (reason === "schedule" || reason === "missed") && !earlier?.scheduled_at ? { scheduled_at: req.scheduled_at } : {}),
-    // Recorded as running, yet not running here: the process that ran it ended mid-run.
-    ...(earlier?.status === "running" ? { interrupted_at: [...(earlier.interrupted_at ?? []), new Date(r.now()).toISOString()] } : {}),
+    // Recorded as running (not merely queued), yet not running here: the process that ran it ended mid-run.
+    ...(earlier?.status === "running" && !earlier.queued ? { interrupted_at: [...(earlier.interrupted_at ?? []), new Date(r.now()).toISOString()] } : {}),
     ...(resuming ? { resumed_at: [...(earlier.resumed_at ?? []), new Date(r.now()).toISOString()], approvals: [...(earlier.approvals ?? []), await waitedFor(r, triggerSessionId(t), req.resume!)] } : {}),
   };
   delete run.ended_at;
+  delete run.queued;
   // A disabled trigger runs nothing: a delivery or a due time accepted before it was disabled
   // (queued behind an earlier run, or a job waiting in pg-boss) is looked at as the trigger is
   // now. The run is recorded as failed, so the run id a webhook caller got says what happened.

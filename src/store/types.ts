@@ -143,6 +143,11 @@ export interface TriggerRunRecord {
    * step resumed there, what had completed replayed (docs/deployment.md).
    */
   interrupted_at?: string[];
+  /**
+   * A webhook delivery recorded before it started (so the run id the caller gets finds it): its
+   * first start is not a run again. Gone once it starts.
+   */
+  queued?: true;
   /** Each approval the run waited for, in order: who answered, how, and how long it waited. */
   approvals?: RunApproval[];
   ended_at?: string;

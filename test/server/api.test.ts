@@ -10,6 +10,7 @@ import { after, before, test } from "node:test";
 import { always, defineTool } from "../../src/index.js";
 import { openHost, startApi, type Host, type RunningApi } from "../../src/server/index.js";
 import { apiCaller } from "../fixtures/api-call.js";
+import { eventually } from "../fixtures/eventually.js";
 
 const TOKEN = "test-token-0123456789abcdef";
 let dir: string;
@@ -262,6 +263,13 @@ test("triggers and webhooks: a secret per webhook, templates keep JSON types, ru
   const accepted = await call("POST", `/v1/webhooks/${id}`, { user: { name: "bo" }, count: 1 }, { "x-toolshell-secret": secret });
   assert.equal(accepted.status, 202);
   assert.match(accepted.json.run_id, /^run_/);
+  // Accepted, then run once: its first start is not "ran again after its process ended mid-run".
+  const ran = await eventually("the accepted delivery ran", async () => {
+    const r = (await call("GET", `/v1/agents/agent-w/triggers/${id}/runs/${accepted.json.run_id}`)).json;
+    return r.status === "ok" ? r : undefined;
+  });
+  assert.equal(ran.interrupted_at, undefined, JSON.stringify(ran));
+  assert.equal(ran.queued, undefined, JSON.stringify(ran));
 
   const now = await call("POST", `/v1/agents/agent-w/triggers/on-push/run`, { payload: { user: { name: "cy" }, count: 2 } });
   assert.equal(now.status, 201);
