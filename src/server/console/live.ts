@@ -138,11 +138,13 @@ export class LiveHub {
           else w.seq ??= 0;
           if (fresh.length < PAGE) break;
         }
-        if (last && !first) this.#send({ kind: "session", session_id: sid, type: last.type });
         // A step's replica going stale writes no event (nobody is left to write it): the steps'
         // statuses are compared too, so the page shows "replica gone" without a reload.
         const steps = (await sessionSteps(this.#host.store, sid)).map((s) => `${s.step_id}:${s.status}`).join(",");
-        if (w.steps !== undefined && w.steps !== steps && !last) this.#send({ kind: "session", session_id: sid, type: "step.status" });
+        // The first check of a page's session does not know what the page was drawn with: an
+        // event written or a step gone stale between the drawing and this check is told as a
+        // change, so the page fetches its region once more.
+        if (last || first || (w.steps !== undefined && w.steps !== steps)) this.#send({ kind: "session", session_id: sid, type: last?.type ?? "step.status" });
         w.steps = steps;
       } catch {}
     }
