@@ -115,7 +115,9 @@ export async function openAgentShell(common: CommonOptions, imports: string[] = 
   }
   const withNotes = (o: Opened, notes: string[] = []) => ({ ...o, notes: [...notes, ...o.shell.config.notes.map((n) => `${o.shell.config.file ?? "config"}: note: ${n}`)] });
   if (imports.length === 0) return { ...withNotes(await open({ ...base, config: configFile })), configFile };
-  const { importClientServers, mergeImported } = await import("../gateway/index.js");
+  const { clientConfigFiles, importClientServers, mergeImported } = await import("../gateway/index.js");
+  // Read again at every start: the workspace must not hold them (docs/security.md "The workspace guard").
+  base.importFiles = imports.flatMap((client) => clientConfigFiles(client).map((f) => f.file));
   let config: Record<string, unknown> = configFile ? await readRawConfig(configFile) : {};
   const notes: string[] = [];
   for (const client of imports) {

@@ -31,6 +31,11 @@ export interface ToolShellOptions {
   sources?: ToolSource[];
   /** A real folder mounted read-write as the working directory of every session. */
   workspaceDir?: string;
+  /**
+   * Other clients' config files the servers were imported from (`toolshell mcp --import`), read
+   * again at every start: the workspace guard keeps them out of the workspace (docs/security.md).
+   */
+  importFiles?: string[];
   /** Sessions kept in memory when a store holds them all (least recently used leave first; default 1,000). */
   maxSessionsInMemory?: number;
   /** Turn on just-bash's defense-in-depth layer (default off; see README "Security"). */

@@ -10,6 +10,7 @@
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 import type { ServerConfig, ToolshellConfig } from "../config/index.js";
 
@@ -20,6 +21,8 @@ export interface WorkspaceGuardOptions {
   storePath?: string;
   /** The host's environment: servers inherit its `PATH` and `HOME` (default `process.env`). */
   hostEnv?: Readonly<Record<string, string | undefined>>;
+  /** Other clients' config files the servers were imported from, read again at every start. */
+  importFiles?: string[];
 }
 
 /**
@@ -97,6 +100,13 @@ function guardedPaths(config: ToolshellConfig, options: WorkspaceGuardOptions): 
     { what: "the server log folder", path: config.logDir, direction: "both" },
   ];
   if (config.file) out.push({ what: "the config file", path: config.file, direction: "holds" });
+  // What `toolshell mcp --import` reads at every start (the project's `.mcp.json`, `.vscode/`,
+  // `.cursor/`, the user's `~/.claude.json`, …), and a client's own folder holding one.
+  for (const file of options.importFiles ?? []) {
+    out.push({ what: "an MCP client config toolshell mcp --import reads", path: file, direction: "holds" });
+    const dir = path.dirname(file);
+    if (dir !== path.resolve(process.cwd()) && dir !== path.resolve(env.HOME ?? os.homedir())) out.push({ what: "the folder of an MCP client config toolshell mcp --import reads", path: dir, direction: "both" });
+  }
   const toolsDir = options.toolsDir ?? config.toolsDir;
   if (toolsDir) out.push({ what: "the tools folder", path: toolsDir, direction: "both" });
   const skillsDir = options.skillsDir ?? config.skillsDir;

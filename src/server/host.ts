@@ -106,7 +106,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     const location = typeof options.store === "object" ? undefined : (options.store ?? defaultStorePath(config));
     // A database server's store is not a file in the workspace.
     const storePath = location === undefined || location === ":memory:" || isStoreUrl(location) ? undefined : location;
-    checkWorkspace(options.workspaceDir, config, { toolsDir: options.toolsDir, skillsDir: options.skillsDir, storePath });
+    checkWorkspace(options.workspaceDir, config, { toolsDir: options.toolsDir, skillsDir: options.skillsDir, storePath, importFiles: options.importFiles });
   }
   // The default state folder holds the store, server logs and serve files: its owner's only.
   if (options.store === undefined && config.store === undefined) {

@@ -205,3 +205,31 @@ test("toolshell mcp --import vscode --write OTHER/FILE keeps the project's folde
   assert.deepEqual(written.mcpServers.filesystem.args, [cwd]);
   assert.equal(written.mcpServers.gh, undefined);
 });
+
+test("toolshell mcp --import refuses a workspace that holds (or lies in the folder of) a client config it imports from, which a script could write and the next start would run; control: a workspace beside them starts", () => {
+  const { home, cwd } = fakeHome();
+  const cfg = path.join(path.dirname(cwd), "cfg");
+  mkdirSync(cfg);
+  writeFileSync(path.join(cfg, "toolshell.config.json"), JSON.stringify({ mcpServers: {} }));
+  mkdirSync(path.join(cwd, ".vscode", "sub"), { recursive: true });
+  mkdirSync(path.join(home, ".config"));
+  mkdirSync(path.join(cwd, "ws"));
+  const env = { HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+  const start = (workspace: string, client: string, at = cwd) => cli(["--config", path.join(cfg, "toolshell.config.json"), "--workspace", workspace, "mcp", "--import", client], at, env);
+  const cases: [string, string, RegExp][] = [
+    [cwd, "claude-code", /holds an MCP client config toolshell mcp --import reads \(.*project\/\.mcp\.json\)/],
+    [cwd, "cursor", /holds an MCP client config toolshell mcp --import reads \(.*project\/\.cursor\/mcp\.json\)/],
+    [path.join(cwd, ".vscode", "sub"), "vscode", /lies inside the folder of an MCP client config toolshell mcp --import reads \(.*project\/\.vscode\)/],
+    [home, "claude-code", /holds an MCP client config toolshell mcp --import reads \(.*home\/\.claude\.json\)/],
+    [path.join(home, ".config"), "vscode", /holds an MCP client config toolshell mcp --import reads \(.*home\/\.config\/Code\/User\/mcp\.json\)/],
+  ];
+  for (const [workspace, client, message] of cases) {
+    const r = start(workspace, client);
+    assert.equal(r.code, 2, `${workspace} ${client}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  // Control: a workspace beside the client configs starts (and ends when its client, stdin, goes away).
+  const ok = start(path.join(cwd, "ws"), "claude-code");
+  assert.doesNotMatch(ok.stderr, /the workspace .* (holds|lies inside)/, ok.stderr);
+  assert.equal(ok.code, 0, ok.stderr);
+});
