@@ -170,8 +170,9 @@ export interface SessionStore {
    */
   lease?(sessionId: string, deadline?: number): Promise<SessionLease>;
   /**
-   * Under a lease: when another process ran the session since this one last read or wrote it,
-   * restores the newer files into `files.fs` and returns the newer snapshot; else undefined.
+   * Before a shell call (under a lease, where there is one): when another process ran the session
+   * since this one last read or wrote it, restores the newer files into `files.fs` and returns
+   * the newer snapshot; else undefined.
    */
   refreshSession?(session: { id: string; files: SessionFiles }): Promise<SessionSnapshot | undefined>;
 }

@@ -100,10 +100,16 @@ export class Session implements CallSession {
    * first. Without one, `fn` just runs.
    * @throws SessionBusyError when the session could not be had within `waitMs`; whatever `fn` throws.
    */
-  private hold<T>(waitMs: number, fn: () => Promise<T>): Promise<T> {
+  private async hold<T>(waitMs: number, fn: () => Promise<T>): Promise<T> {
     const store = this.host.store;
-    if (!store?.lease) return fn();
-    return holdSession(this, store, this.id, waitMs, () => this.refresh(), fn);
+    if (!store?.lease) {
+      // Without a lease (SQLite) another process may still have run the session on the same
+      // file (the CLI's warm host beside a `--no-daemon` run): its files come in first.
+      if (store?.refreshSession) await this.refreshFiles();
+      return fn();
+    }
+    // Under the lease: files, shell-call count and approval book as another replica left them.
+    return holdSession(this, store, this.id, waitMs, async () => void (await this.refreshFiles(), await this.host.policy.openBook(this.id, { fresh: true })), fn);
   }
 
   /**
@@ -117,14 +123,13 @@ export class Session implements CallSession {
     return this.hold(this.host.timeoutMs, fn);
   }
 
-  /** Under the lease: files, shell-call count and approval book as another replica left them. */
-  private async refresh(): Promise<void> {
+  /** The files and shell-call count as another process left them, when it ran the session since. */
+  private async refreshFiles(): Promise<void> {
     const snap = await this.host.store?.refreshSession?.({ id: this.id, files: this.durableView().files() });
     if (snap) {
       this.shellCalls = Math.max(this.shellCalls, snap.shellCalls);
       for (const [k, v] of Object.entries(snap.metadata)) if (!(k in this.metadata)) this.metadata[k] = v;
     }
-    await this.host.policy.openBook(this.id, { fresh: true });
   }
 
   /** The session as the durable-step logic sees it. */

@@ -7,7 +7,8 @@
  * one step are one transaction: a nested call's record with its event; a step's end with its
  * result and the session's files. A crash never leaves half of either.
  *
- * One process writes a store file at a time; other processes may read it (`toolshell events`).
+ * Several processes may open one file (the warm host beside a `--no-daemon` run): each reads a
+ * session's files again when another changed them (`refreshSession`).
  *
  * See docs/sessions.md → The store.
  */
@@ -17,7 +18,7 @@ import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "..
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../runtime/index.js";
 import { SqliteCredentialStore } from "./credentials.js";
 import { openDatabase, type SqlDatabase, type SqlStatement } from "./driver.js";
-import { diffTree, readTree, writeTree } from "./files.js";
+import { diffTree, readTree, syncTree, writeTree } from "./files.js";
 import { migrate } from "./migrations.js";
 import { PendingCalls, type PendingCall } from "./pending.js";
 import { ratingRow, StoredRatings } from "./ratings.js";
@@ -27,19 +28,9 @@ import {
 } from "./rows.js";
 import { prepareStatements } from "./statements.js";
 import {
-  DEFAULT_AGENT,
-  type ScriptInput,
-  type ScriptRecord,
-  type ScriptVersion,
-  type SessionRecord,
-  type SharedKind,
-  type SharedRecord,
-  type Store,
-  type StoredEvent,
-  type TriggerRecord,
-  type TriggerRunRecord,
+  DEFAULT_AGENT, type ScriptInput, type ScriptRecord, type ScriptVersion, type SessionRecord, type SharedKind, type SharedRecord, type Store,
+  type StoredEvent, type TriggerRecord, type TriggerRunRecord,
 } from "./types.js";
-
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -106,7 +97,6 @@ export class SqliteStore implements Store {
 
   // ── sessions and their files ────────────────────────────────────────────────
 
-
   async getSession(id: string): Promise<SessionRecord | undefined> {
     const r = this.st.getSession.get(id) as Row | undefined;
     return r ? sessionRow(r) : undefined;
@@ -128,8 +118,23 @@ export class SqliteStore implements Store {
       this.fileHashes.set(session.id, new Map());
       return { metadata: session.metadata, shellCalls: 0, created: true };
     }
+    return this.loadFiles(session, row, writeTree);
+  }
+
+  /** See SessionStore.refreshSession: two processes may share one file (the warm host beside `--no-daemon`). */
+  async refreshSession(session: { id: string; files: SessionFiles }): Promise<SessionSnapshot | undefined> {
+    const known = this.fileHashes.get(session.id);
+    const row = this.st.getSession.get(session.id) as Row | undefined;
+    if (!row || !known) return undefined;
+    const saved = this.st.fileHashes.all(session.id) as Row[];
+    if (saved.length === known.size && saved.every((r) => known.get(r.path as string) === r.hash)) return undefined;
+    return this.loadFiles(session, row, syncTree);
+  }
+
+  /** The session's saved files put into `files` (written, or synced), remembered as this store's last read. */
+  private async loadFiles(session: { id: string; files: SessionFiles }, row: Row, put: typeof syncTree | typeof writeTree): Promise<SessionSnapshot> {
     const entries = (this.st.files.all(session.id) as Row[]).map(fileRow);
-    await writeTree(session.files.fs, entries, session.files.exclude);
+    await put(session.files.fs, entries, session.files.exclude);
     this.fileHashes.set(session.id, new Map(entries.map((e) => [e.path, e.hash])));
     return { metadata: sessionMetadata(row), shellCalls: row.shell_calls, created: false };
   }
