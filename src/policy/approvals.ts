@@ -109,7 +109,13 @@ export interface ApprovalSnapshot {
 }
 
 /** A request answered already (by another person, or the same one twice): nothing changed. */
-export class AnsweredError extends Error {}
+export class AnsweredError extends Error {
+  /** `req` was answered before this answer came: says how, by whom (when known) and when. */
+  constructor(req: ApprovalRequest) {
+    const who = req.answered_by ? ` by ${req.answered_by.by} (${req.answered_by.surface})` : "";
+    super(`approval request ${req.id} was already answered: ${req.decision}${who}${req.answered_at ? ` at ${req.answered_at}` : ""}`);
+  }
+}
 
 /** One session's approvals. All methods are synchronous and never throw except `answer`. */
 export class ApprovalBook {
@@ -209,7 +215,7 @@ export class ApprovalBook {
     checkDecision(decision);
     const req = this.requests.get(requestId);
     if (!req) throw new Error(`no approval request ${requestId} in session ${this.sessionId}`);
-    if (req.status !== "pending") throw new AnsweredError(`approval request ${requestId} was already answered (${req.decision})`);
+    if (req.status !== "pending") throw new AnsweredError(req);
     const subject = req.subject ?? req.tool;
     const key = callKey(subject, req.input);
     // Allow answers are bound to the tool's definition as shown; refusals to the tool whatever it becomes.

@@ -258,6 +258,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     if (!Array.isArray(b.decisions) || b.decisions.length === 0) throw new ApiError(400, "invalid_request", '"decisions" must be a non-empty array of {tool_call_id, decision}');
     const session = host.session(rec.id, {}, REACHED);
     const pending = await session.pendingApprovals();
+    const book = await store.approvalBook(rec.id);
     // Check every decision before applying any: a bad one changes nothing.
     const plan = b.decisions.map((d: unknown, i: number) => {
       if (typeof d !== "object" || d === null) throw new ApiError(400, "invalid_request", `decisions[${i}] must be an object`);
@@ -269,7 +270,12 @@ export function createApp(host: Host, options: AppOptions): Hono {
       const byCallId = pending.filter((r) => r.tool_call_id === key);
       if (byCallId.length > 1) throw new ApiError(409, "conflict", `tool_call_id ${key} names ${byCallId.length} pending requests in session ${rec.id}; answer by request_id`);
       const req = pending.find((r) => r.id === key) ?? byCallId[0];
-      if (!req) throw new ApiError(404, "not_found", `no pending approval request with tool_call_id or id ${key} in session ${rec.id}`);
+      if (!req) {
+        // Answered meanwhile (another person, another replica): say how and by whom.
+        const answered = book.get(key) ?? book.snapshot().requests.filter((r) => r.tool_call_id === key).pop();
+        if (answered?.status === "answered") throw new ApiError(409, "conflict", new AnsweredError(answered).message);
+        throw new ApiError(404, "not_found", `no pending approval request with tool_call_id or id ${key} in session ${rec.id}`);
+      }
       return { key, req, decision: decision as Decision };
     });
     const ids = new Set<string>();

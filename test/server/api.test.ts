@@ -175,14 +175,15 @@ test("approvals: a request another process answered meanwhile: the second answer
   // may still list the request as pending.
   const other = await openHost({ store: path.join(dir, "state.db"), config: {} });
   try {
-    await other.session("race", {}, { anyOwner: true }).answer(id, "reject");
+    await other.session("race", {}, { anyOwner: true }).answer(id, "reject", { by: "alice", surface: "cli" });
   } finally {
     await other.close();
   }
   const late = await call("POST", "/v1/sessions/race/tool-approvals", { decisions: [{ request_id: id, decision: "allow" }] });
-  assert.ok(late.status === 409 || late.status === 404, JSON.stringify(late.json));
-  isError(late.json, late.status === 409 ? "conflict" : "not_found");
-  assert.match(late.json.error.message, late.status === 409 ? /was already answered \(reject\)/ : /no pending approval request/);
+  // The second person is told how it was answered, by whom and when.
+  assert.equal(late.status, 409, JSON.stringify(late.json));
+  isError(late.json, "conflict");
+  assert.match(late.json.error.message, /approval request apr_\w+ was already answered: reject by alice \(cli\) at \d{4}-/);
 });
 
 test("approvals: a tool_call_id answers only its own call, never an older stop of the same line", async () => {
