@@ -157,7 +157,7 @@ function render(list: ServerRow[], host: RunningHost | undefined, file: string, 
         ? `Servers of ${file} (no toolshell serve of it runs, and --no-daemon does not ask a warm host: states are those of the file):\n`
         : `Servers of ${file} (no toolshell serve or warm host of it runs: states are those of the file):\n`;
   if (!list.length) return head + "No MCP servers. Add one: toolshell servers add NAME -- COMMAND ARGS…\n";
-  const where = (r: ServerRow) => (r.in_config && r.in_host) || (r.in_config && !host && !warm) ? "" : r.in_config ? "not in the host (its reload was refused?)" : "host only (not in the file)";
+  const where = (r: ServerRow) => (r.in_config && r.in_host) || (r.in_config && !host && !warm) ? "" : r.in_config ? "removed by API/console? update brings it back" : "host only (added by API or console)";
   const note = (r: ServerRow) => [r.message, r.trust === false ? "trust: false" : r.trust ? "trust: true" : undefined, where(r) || undefined].filter(Boolean).join("; ");
   return head + table(["NAME", "STATE", "TOOLS", "TRANSPORT", "LOAD", "NOTE"], list.map((r) => [r.name, r.state.replace("_", " "), r.tools === undefined ? "-" : String(r.tools), r.type, r.load.replace("_", "-"), note(r)]));
 }
@@ -233,7 +233,7 @@ async function change(common: CommonOptions, o: Opts, name: string, mode: "add" 
   const written = readConfigServers(file).servers.find((s) => s.name === name);
   const live = host ? (await hostServers(host)).find((s) => s.name === name) : undefined;
   if (mode === "add" && (written || live)) throw new CliError("conflict", `server ${name} already exists${written ? ` in ${file}` : ` in the toolshell serve at ${host!.url}`}: use toolshell servers update`);
-  if (mode !== "add" && !written && !live) throw new CliError("not_found", `no server named ${name} in ${file}${host ? " or its running host" : ""}`);
+  if (mode !== "add" && !written && !live) throw new CliError("not_found", `no server named ${name} in ${file}${host ? " or its running host" : ""}${host ? "" : `; a server added through the API or console lives in the store: ${mode} it with a toolshell serve of this config running (this command, the console's Servers page or /v1/servers/${name})`}`);
   if (mode === "update" && !written && o.entry === undefined) throw new CliError("invalid_input", `server ${name} is only in the running host, not in ${file}: give its whole entry with --entry JSON`);
   const entry = mode === "remove" ? undefined : entryOf(written?.entry, o.cwd === undefined ? relativeTo(file, command) : command, o);
   if (entry && !Object.keys(entry).length) throw new CliError("invalid_input", `give the server's command (toolshell servers add ${name} -- COMMAND ARGS…), --url URL, or --entry JSON`);

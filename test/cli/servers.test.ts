@@ -103,7 +103,7 @@ test("no host running: servers add, update and remove edit the config file in pl
     [["servers", "add", "e", "--env", "NOEQUALS", "--", "x"], /--env takes NAME=VALUE/],
     [["servers", "add", "j", "--entry", "{nope"], /--entry is not JSON/],
     [["servers", "update", "mem", "--load", "sometimes"], /"sometimes" is not "eager" or "on_demand"/],
-    [["servers", "remove", "nope"], /no server named nope/],
+    [["servers", "remove", "nope"], /no server named nope in .*; a server added through the API or console lives in the store: remove it with a toolshell serve of this config running/],
   ];
   for (const [args, message] of bad) {
     const r = await toolshell(dir, args);
@@ -209,7 +209,7 @@ test("toolshell servers against a running serve: add (stdio and HTTP), list, upd
   assert.match(list.stdout, new RegExp(`as the toolshell serve at ${host.url} \\(pid \\d+\\) has them`));
   assert.match(list.stdout, /^kit +loaded +\d+ +stdio +eager/m);
   assert.match(list.stdout, /^web +loaded +\d+ +http +eager/m);
-  assert.match(list.stdout, /^apionly +loaded +\d+ +stdio +eager +host only \(not in the file\)$/m);
+  assert.match(list.stdout, /^apionly +loaded +\d+ +stdio +eager +host only \(added by API or console\)$/m);
   const removed = await toolshell(dir, ["servers", "remove", "apionly"]);
   assert.equal(removed.code, 0, removed.stderr);
   assert.match(removed.stdout, /Removed server apionly \(it was not in .*\); the toolshell serve at .* ended it\./);
