@@ -9,6 +9,7 @@
 import { ToolSchema } from "@modelcontextprotocol/core";
 import type { Client, Tool } from "@modelcontextprotocol/client";
 import { z } from "zod";
+import { refuseDeepInput } from "../shell/commands/tools/input.js";
 import { withChildSignal } from "./signals.js";
 import { allPages } from "./paging.js";
 import { foldFreshness, type ListFreshness } from "./freshness.js";
@@ -64,6 +65,14 @@ export function readTool(item: unknown): ListedTool | string {
   if (typeof item !== "object" || item === null || Array.isArray(item)) return "it is not an object";
   const given = item as Record<string, unknown>;
   if (typeof given.name !== "string" || given.name === "") return "it has no name";
+  // A name is one line of the listing the model reads: a line break in it could forge others.
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(given.name)) return `its name ${JSON.stringify(given.name)} holds a control character`;
+  // Reading a definition nested without end would run out of stack, and the whole listing with it.
+  try {
+    refuseDeepInput(item, "its definition");
+  } catch (err) {
+    return (err as Error).message;
+  }
   const parsed = ToolSchema.safeParse(item);
   if (parsed.success) return { tool: parsed.data, notes: [] };
   const tool: Record<string, unknown> = { ...given };
