@@ -180,7 +180,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
         byToken = options.tokens.length > 0 && tokenMatches(presented, options.tokens);
         return bySecret || byToken;
       });
-    if (!bySecret && !byToken) throw new ApiError(401, "unauthorized", "send the trigger's secret as Authorization: Bearer <secret> (or X-Toolshell-Secret)");
+    if (!bySecret && !byToken) throw new ApiError(401, "unauthorized", presented ? "the secret sent is not this trigger's secret (nor an API token)" : "send the trigger's secret as Authorization: Bearer <secret> (or X-Toolshell-Secret)");
     if (!t || t.kind !== "webhook") throw new ApiError(404, "not_found", `no webhook trigger ${c.req.param("trigger_id")}`);
     // An API token (not the trigger's secret) reaches the trigger as on every other trigger route.
     if (byToken && !bySecret) requireReach(c, options, principalOf({ principal: t.principal, agent_id: t.agent_id }), `trigger ${t.name}`);

@@ -256,7 +256,9 @@ test("triggers and webhooks: a secret per webhook, templates keep JSON types, ru
 
   const payload = { user: { name: "ann" }, count: 3, tags: ["a", "b"] };
   assert.equal((await call("POST", `/v1/webhooks/${id}`, payload, {})).status, 401);
-  assert.equal((await call("POST", `/v1/webhooks/${id}`, payload, { authorization: "Bearer whs_wrong" })).status, 401);
+  const wrong = await call("POST", `/v1/webhooks/${id}`, payload, { authorization: "Bearer whs_wrong" });
+  assert.equal(wrong.status, 401);
+  assert.match(wrong.json.error.message, /the secret sent is not this trigger's secret/);
   const hook = await call("POST", `/v1/webhooks/${id}?wait=true`, payload, { authorization: `Bearer ${secret}` });
   assert.equal(hook.status, 200, JSON.stringify(hook.json));
   assert.equal(hook.json.status, "ok", JSON.stringify(hook.json));

@@ -408,6 +408,8 @@ test("saved scripts show their versions and a diff; triggers can be disabled and
   await trig.getByRole("button", { name: "Run now" }).click();
   await trig.locator(".runs li", { hasText: "ok" }).waitFor();
   assert.match(await trig.locator(".runs li").first().innerText(), /ok .*\(manual\)/);
+  // Each run's link says whose run it opens, not only "timeline".
+  await trig.getByRole("link", { name: /^Timeline of nightly-greet's run of / }).first().waitFor();
 
   await page.goto(api.url + "/servers");
   const broken = page.getByRole("region", { name: "broken" });

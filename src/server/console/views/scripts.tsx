@@ -6,6 +6,7 @@
  */
 import { runFailureText, runInterruptedText } from "../../../display/run-failure.js";
 import { waitedText } from "../../../display/run-waits.js";
+import { shownTime } from "../../../display/time.js";
 import { diffLines } from "diff";
 import type { FC } from "hono/jsx";
 import type { ScriptRecord, ScriptVersion, TriggerRecord, TriggerRunRecord } from "../../../store/index.js";
@@ -226,7 +227,9 @@ export const TriggerList: FC<{ triggers: Array<{ trigger: Omit<TriggerRecord, "s
               {runs.map((r) => (
                 <li>
                   <Status kind={runKind(r.status)} text={r.status} /> <Time at={r.started_at} /> ({r.reason}){" "}
-                  <a href={`/sessions/${encodeURIComponent(r.session_id)}`}>timeline</a>
+                  <a href={`/sessions/${encodeURIComponent(r.session_id)}`} aria-label={`Timeline of ${t.name}'s run of ${shownTime(r.started_at)}`}>
+                    timeline
+                  </a>
                   {(r.approvals ?? []).map((a) => (
                     <p class="run-wait" data-request={a.request_id}>
                       {waitedText(a)}
