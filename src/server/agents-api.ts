@@ -7,11 +7,17 @@ import { parseTriggerSpec } from "../config/index.js";
 import { checkScriptInput, scriptName } from "../scripts/index.js";
 import type { Host } from "./host.js";
 import { principalOf } from "../mcp/index.js";
-import { ApiError, bearer, body, fromToolError, guardedCheck, id, mayReach, principalOfToken, requireReach, tokenMatches, type AppOptions } from "./http.js";
+import { actorOf, ApiError, bearer, body, fromToolError, guardedCheck, id, mayReach, principalOfToken, requireReach, tokenMatches, type AppOptions } from "./http.js";
 import type { TokenGuard } from "./token-guard.js";
 import { findAgentTrigger, patchTriggerSpec, publicTrigger, sameSecret, secretHash, TriggerService } from "./triggers.js";
 
 /** Adds the saved-script, trigger and webhook routes to `app`. */
+/** Who saved a script version through the API: the token's name and the surface (`bob (console)`). */
+function savedBy(c: Context, options: AppOptions): string {
+  const a = actorOf(c, options);
+  return `${a.by} (${a.surface})`;
+}
+
 export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { guard: TokenGuard; from: (c: Context) => string }): void {
   const { store } = host;
   // ── saved scripts ───────────────────────────────────────────────────────────
@@ -43,7 +49,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
       fromToolError(err);
     }
     if (await store.getScript(agent, checked.name)) throw new ApiError(409, "conflict", `script ${checked.name} exists; PUT /v1/agents/${agent}/scripts/${checked.name} saves a new version`);
-    const saved = await store.saveScript(agent, { ...checked, created_by: "api" });
+    const saved = await store.saveScript(agent, { ...checked, created_by: savedBy(c, options) });
     return c.json(saved, 201);
   });
 
@@ -80,7 +86,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
       } catch (err) {
         fromToolError(err);
       }
-      result = await store.saveScript(agent, { ...checked, created_by: "api" });
+      result = await store.saveScript(agent, { ...checked, created_by: savedBy(c, options) });
     }
     if (b.archived !== undefined) {
       if (typeof b.archived !== "boolean") throw new ApiError(400, "invalid_request", '"archived" must be true or false');

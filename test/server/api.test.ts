@@ -223,7 +223,8 @@ test("scripts: create, read, new versions, archive, include_archived; a session 
   assert.equal(v2.status, 200);
   assert.equal(v2.json.version, 2);
   assert.equal((await call("GET", `${base}/${created.json.id}?version=1`)).json.description, "Doubles n.");
-  assert.deepEqual((await call("GET", `${base}/double-it/versions`)).json.versions.map((v: any) => v.version), [1, 2]);
+  // Each version says who saved it: the token's name and the surface (one token, unnamed: token-1).
+  assert.deepEqual((await call("GET", `${base}/double-it/versions`)).json.versions.map((v: any) => [v.version, v.created_by]), [[1, "token-1 (api)"], [2, "token-1 (api)"]]);
   assert.equal((await call("GET", "/v1/agents/agent-b/scripts/double-it")).status, 404);
 
   await call("POST", "/v1/sessions", { id: "s3", agent_id: "agent-a" });
