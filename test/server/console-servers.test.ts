@@ -98,4 +98,9 @@ test("the servers page adds, changes and removes an MCP server through /v1/serve
   const cross = await fetch(api.url + "/console/servers", { method: "POST", body: form, headers: { cookie, "sec-fetch-site": "cross-site" } });
   assert.equal(cross.status, 403);
   assert.deepEqual(host.shell.config.servers, []);
+
+  // Added, but its process cannot start: the note says so, beside "Added".
+  await page.goto(api.url + "/servers");
+  const failing = JSON.stringify({ command: process.execPath, args: [path.join(dir, "no-such-server.js")] });
+  assert.match(await add("notes", failing), /^Added server notes, but it failed to start: .*could not start/);
 });

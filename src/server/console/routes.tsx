@@ -104,7 +104,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   };
 
   /** Sends a form on to the API with the signed-in token: ok, or the API's error message. */
-  const callApi = async (c: Context, method: string, path: string, body: unknown): Promise<{ ok: boolean; status: number; error?: string }> => {
+  const callApi = async (c: Context, method: string, path: string, body: unknown): Promise<{ ok: boolean; status: number; error?: string; json?: unknown }> => {
     const token = signedInToken(c, options.tokens)!;
     // CONSOLE_ENV: the API records the console as the surface (a network request cannot set it),
     // and logs the browser's address as the client.
@@ -118,7 +118,7 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
       { ...CONSOLE_ENV, toolshellClient: from(c) },
     );
     const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-    return { ok: res.ok, status: res.status, error: res.ok ? undefined : (json.error?.message ?? `the API answered ${res.status}`) };
+    return { ok: res.ok, status: res.status, error: res.ok ? undefined : (json.error?.message ?? `the API answered ${res.status}`), json };
   };
 
   /**
@@ -337,6 +337,11 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   });
 
   // Servers: the forms go to /v1/servers, whose checks are those of the config file's entries.
+  /** What an added or changed server did on starting, when it failed: the note says so beside "Added". */
+  const startedAs = (listing: unknown): string => {
+    const l = listing as { state?: string; message?: string } | undefined;
+    return l?.state === "failed" ? `, but it failed to start: ${l.message ?? "see its card below"}` : "";
+  };
   /** The form's `entry` as JSON, or the reason it is not. */
   const entryOf = async (c: Context): Promise<{ entry?: unknown; error?: string; name: string; text: string }> => {
     const form = await c.req.parseBody();
@@ -357,13 +362,14 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
       c.status(400);
       return renderServers(c, <AddServer name={name} entry={text} error={result.error} />);
     }
-    return reply(c, result, `Added server ${name}`, "/servers");
+    return reply(c, result, `Added server ${name}${startedAs(result.json)}`, "/servers");
   });
 
   app.post("/console/servers/:name", ...guard, async (c) => {
     const { name, entry, error } = await entryOf(c);
     if (error) return reply(c, { ok: false, status: 400, error }, "", "/servers");
-    return reply(c, await callApi(c, "PUT", `/v1/servers/${encodeURIComponent(name)}`, { entry }), `Changed server ${name}`, "/servers");
+    const result = await callApi(c, "PUT", `/v1/servers/${encodeURIComponent(name)}`, { entry });
+    return reply(c, result, `Changed server ${name}${startedAs(result.json)}`, "/servers");
   });
 
   app.post("/console/servers/:name/remove", ...guard, async (c) => {
