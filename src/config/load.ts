@@ -6,7 +6,7 @@
  *
  * See README → Configuration, The CLI.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { ParseError } from "jsonc-parser";
@@ -117,6 +117,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
     }
     const full = path.resolve(baseDir, v);
     if (!existsSync(full)) folderIssues.push({ path: key, message: `no such folder: ${full}` });
+    else if (!statSync(full).isDirectory()) folderIssues.push({ path: key, message: `not a folder: ${full}` });
     return full;
   };
   const toolsDir = folder("tools", "agent/tools");

@@ -40,10 +40,14 @@ export interface SqliteStoreOptions {
 
 /**
  * Opens (creating when missing) a SQLite store at `file`, or in memory for `:memory:`.
- * @throws Error when the file cannot be opened or its schema is newer than this code.
+ * @throws Error naming the file (SQLite's own says only "disk I/O error") when it cannot be opened or its schema is newer than this code.
  */
 export function openSqliteStore(file: string): SqliteStore {
-  return new SqliteStore({ file });
+  try {
+    return new SqliteStore({ file });
+  } catch (err) {
+    throw new Error(`the store ${file} could not be opened: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** The SQLite implementation of {@link Store}. Synchronous underneath; the async methods resolve at once. */
@@ -180,7 +184,6 @@ export class SqliteStore implements Store {
 
   // ── steps ───────────────────────────────────────────────────────────────────
 
-
   async getStep(sessionId: string, stepId: string): Promise<StepRecord | undefined> {
     const r = this.st.getStep.get(sessionId, stepId) as Row | undefined;
     return r ? stepRow(r) : undefined;
@@ -270,7 +273,6 @@ export class SqliteStore implements Store {
   }
 
   // ── saved scripts ───────────────────────────────────────────────────────────
-
 
   async listScripts(agentId: string, options: { includeArchived?: boolean } = {}): Promise<ScriptRecord[]> {
     const out: ScriptRecord[] = [];

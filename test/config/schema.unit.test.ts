@@ -132,6 +132,7 @@ test("a bad value is refused at load naming the file and the key", (t) => {
   assert.equal(load({ triggers: [{ name: "t", webhook: true, script: "s" }, { name: "t", webhook: true, script: "u" }] }, t), "FILE: triggers: two triggers are named t");
   assert.equal(load({ triggers: [{ name: "t", webhook: true, script: "s", input: "x" }] }, t), 'FILE: triggers[0].input: expected an object (strings may be templates such as "{{payload.ref}}")');
   assert.equal(load({ tools: "nope" }, t).replace(/: \/.*$/, ": PATH"), "FILE: tools: no such folder: PATH");
+  assert.equal(load({ skills: "/etc/hostname" }, t), "FILE: skills: not a folder: /etc/hostname");
 });
 
 test("every mistake of a file is told at once, one line each", (t) => {

@@ -5,10 +5,13 @@
  * (kept by one instance, found by another; the first kept wins).
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { test } from "node:test";
 import { Rater, ratingKey } from "../../src/policy/index.js";
 import { createEngine } from "../../src/shell/index.js";
-import { readTree, renderTimeline, sqliteDriver, type StoredEvent } from "../../src/store/index.js";
+import { openSqliteStore, readTree, renderTimeline, sqliteDriver, type StoredEvent } from "../../src/store/index.js";
 import { STORES } from "./stores.js";
 
 for (const kind of STORES) {
@@ -264,3 +267,11 @@ test(name("an answer given by another process on the same store reaches a runnin
   }
 });
 }
+
+test("a store file SQLite cannot open is named in the error, with what SQLite said", (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-store-bad-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const notDb = path.join(dir, "notes.txt");
+  writeFileSync(notDb, "plain text, not a database\n".repeat(100));
+  assert.throws(() => openSqliteStore(notDb), (err: Error) => err.message === `the store ${notDb} could not be opened: file is not a database`);
+});
