@@ -4,7 +4,7 @@
  *
  * See docs/architecture.md → One shell call.
  */
-import { personContext, previewFields, withPerson, type CallSession, type Person, type SessionEvent, type SessionEventInput } from "../call/index.js";
+import { personContext, previewFields, redactValue, withPerson, type CallSession, type Person, type SessionEvent, type SessionEventInput } from "../call/index.js";
 import type { Catalog } from "../catalog/index.js";
 import { actingFor } from "../mcp/index.js";
 import type { ApprovalRequest, Decision } from "../policy/index.js";
@@ -372,7 +372,7 @@ export class Session implements CallSession {
     }
     const { stdout } = r;
     const { stderr, exitCode, report } = reportAfterRun(call, r);
-    const result = this.redacted({ stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id });
+    const result = await this.redacted({ stdout, stderr, exit_code: exitCode, success: exitCode === 0, ...(report ? { tools: report } : {}), tool_call_id: id });
     this.emit({ type: "shell_call.ended", tool_call_id: id, exit_code: result.exit_code, ...(call.stop ? { stopped: call.stop.reason } : {}) });
     return result;
   }
@@ -381,9 +381,10 @@ export class Session implements CallSession {
    * A shell call's result redacted; when the redactor fails on it, the call's clear error instead
    * (`redactionFailed`), with nothing of its output or report (docs/security.md "Secrets").
    */
-  private redacted(result: ShellResult): ShellResult {
+  private async redacted(result: ShellResult): Promise<ShellResult> {
     try {
-      return this.host.redactor.value(result);
+      // Scanned in a worker when large (call/redact/off-thread.ts): 16 MiB of output held the process for seconds.
+      return await redactValue(this.host.redactor, result, result.stdout.length + result.stderr.length);
     } catch {
       const err = redactionFailed();
       this.emit({ type: "redaction.failed", tool_call_id: result.tool_call_id, message: err.message });

@@ -38,8 +38,9 @@ export interface Redactor {
    * then on they are redacted like config secrets. Strings shorter than {@link MIN_SECRET_LENGTH} are ignored.
    */
   add(...secrets: string[]): void;
+  /** The secrets as given (to build the same redactor elsewhere: off-thread.ts). */
+  given(): string[];
 }
-
 
 /** The text of a JSON string token; undefined when it is not one. */
 function parsedString(token: string): string | undefined {
@@ -60,6 +61,7 @@ function parsedString(token: string): string | undefined {
  * bytes and encoded again.
  */
 export function createRedactor(secrets: Iterable<string>): Redactor {
+  const given: string[] = [];
   const known = new Set<string>();
   /** Forms matched in text (with the base64 cores). */
   let re: RegExp | undefined;
@@ -70,7 +72,11 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   const learn = (more: Iterable<string>): void => {
     const size = known.size;
     // Every secret by the one rule of its parts (config values, and OAuth tokens learned while running).
-    for (const secret of more) if (typeof secret === "string") for (const p of secretParts(secret)) known.add(p);
+    for (const secret of more) {
+      if (typeof secret !== "string") continue;
+      given.push(secret);
+      for (const p of secretParts(secret)) known.add(p);
+    }
     if (known.size === size && re !== undefined) return;
     const forms = new Set<string>();
     for (const secret of known) for (const f of formsOf(secret)) forms.add(f);
@@ -219,6 +225,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
       return re !== undefined;
     },
     add: (...more: string[]) => learn(more),
+    given: () => [...new Set(given)],
     text,
     value,
     output(o) {

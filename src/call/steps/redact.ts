@@ -6,14 +6,16 @@
  */
 import { redactionFailed, ToolCallError } from "../../tool/index.js";
 import type { CallState, Step } from "../call.js";
+import { redactOutput } from "../redact/off-thread.js";
 
 export const redact: Step = {
   name: "redact",
   when: (s) => s.replayed === undefined && s.env.redactor?.active === true,
-  run(s: CallState) {
+  async run(s: CallState) {
     const r = s.env.redactor!;
     try {
-      if (s.output) s.output = r.output(s.output);
+      // A large output is scanned in a worker thread (redact/off-thread.ts), not holding the process.
+      if (s.output) s.output = await redactOutput(r, s.output);
       if (s.error) {
         const message = r.text(s.error.message);
         if (message !== s.error.message) s.error = new ToolCallError(s.error.code, message, s.error.retryable);
