@@ -12,8 +12,9 @@
  *
  * See docs/sessions.md → The store.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
+import { narrowPrivateFile } from "../config/private-files.js";
 import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "../policy/index.js";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../runtime/index.js";
 import { SqliteCredentialStore } from "./credentials.js";
@@ -72,9 +73,7 @@ export class SqliteStore implements Store {
       // The store holds OAuth tokens: private to its owner. SQLite gives its -wal and -shm files
       // the database file's permissions.
       if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
-      try {
-        chmodSync(file, 0o600);
-      } catch {}
+      narrowPrivateFile(file);
     }
     this.location = file;
     this.db = openDatabase(file);

@@ -11,12 +11,11 @@ import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { createRedactor } from "../../src/call/index.js";
 import { ServerLog } from "../../src/mcp/log.js";
-
 test("a server's log file is 0600 in a 0700 folder, also when an older one was world-readable; control: the stderr is in it", async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-logs-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   for (const earlier of [false, true]) {
-    const logs = path.join(dir, earlier ? "old" : "new", "logs");
+    const logs = path.join(dir, earlier ? "old" : "new", ".toolshell", "logs");
     const file = path.join(logs, "db.log");
     if (earlier) {
       mkdirSync(logs, { recursive: true, mode: 0o755 });

@@ -23,7 +23,7 @@ test("a large value and a large tool output are redacted off the main thread exa
   assert.deepEqual(off, r.value(result));
   assert.doesNotMatch(off.stdout.slice(filler.length), /sk_live|c2tfbGl2Z/);
   assert.equal(off.stderr, "err [REDACTED]");
-  const output = { text, json: JSON.stringify({ k: SECRET, n: text.length }) };
+  const output = { kind: "json" as const, text, value: { k: SECRET, n: text.length }, json: JSON.stringify({ k: SECRET, n: text.length }) };
   assert.deepEqual(await redactOutput(r, output), r.output(output));
   const small = { stdout: `a ${SECRET}`, stderr: "" };
   assert.deepEqual(await redactValue(r, small, 10), { stdout: "a [REDACTED]", stderr: "" });
