@@ -47,7 +47,7 @@ export type SessionEvent =
   | (Recorded & { type: "shell_call.ended"; tool_call_id: string; exit_code: number; stopped?: StopReason })
   | (Recorded & { type: "preflight.failed"; tool_call_id: string; message: string })
   | (Recorded & { type: "approval.requested"; request_id: string; tool: string; tool_call_id?: string; line?: number; before_start?: boolean })
-  | (Recorded & { type: "approval.answered"; request_id: string; tool: string; decision: string; step_id?: string; by?: string; surface?: string })
+  | (Recorded & { type: "approval.answered"; request_id: string; tool: string; decision: string; step_id?: string; by?: string; surface?: string; warned?: string })
   | (Recorded & { type: "change.made"; surface: string; by: string; method: string; path: string; status: number; what: string })
   | (Recorded & { type: "step.replayed"; step_id: string; tool_call_id: string })
   | (Recorded & { type: "step.resumed"; step_id: string; tool_call_id: string; attempt: number; after: "interrupted" | "approval" })

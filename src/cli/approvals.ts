@@ -10,7 +10,7 @@
 import { checkDecision, type ApprovalRequest } from "../policy/index.js";
 import { describeFlags, showInput, showName } from "../display/show-input.js";
 import type { Host } from "../server/host.js";
-import { ApprovalDetailsReader, type RanCall } from "../server/approval-card.js";
+import { answerAsShown, ApprovalDetailsReader, type RanCall } from "../server/approval-card.js";
 import { cliActor } from "./ask.js";
 import { CliError } from "./cli-error.js";
 
@@ -75,7 +75,7 @@ export async function approveById(host: Host, requestId: string, decision: strin
   }
   // The person at the store answers any session's request, as an operator does through the API
   // (docs/security.md "Who acts for whom"): the session is opened for whoever owns it.
-  const answered = await host.session(found.session_id, {}, { anyOwner: true }).answer(requestId, decision, cliActor());
+  const answered = await answerAsShown(host, host.session(found.session_id, {}, { anyOwner: true }), found, decision, cliActor());
   // A trigger's run stopped on this request goes on by the same rule as an answer through the
   // API (TriggerService.answered, docs/sessions.md → Triggers): waited for here, as this
   // process may exit right after.

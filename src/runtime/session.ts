@@ -209,19 +209,19 @@ export class Session implements CallSession {
 
   /**
    * Records a person's answer to an approval request, with who gave it through which surface
-   * (`actor`, when known). A stopped script is not resumed: after `allow`, run a script again
+   * (`actor`, when known; `warned`: what the card warned the person of). A stopped script is not resumed: after `allow`, run a script again
    * (the same one, or a new one for what is left).
    * @throws Error when the request is unknown, already answered, or the decision is not one of
    *         allow, allow_always, reject, reject_always.
    */
-  async answer(requestId: string, decision: Decision, actor?: { surface: string; by: string }): Promise<ApprovalRequest> {
+  async answer(requestId: string, decision: Decision, actor?: { surface: string; by: string; warned?: string }): Promise<ApprovalRequest> {
     await this.ready;
     // Held like a shell call: the book is read as other replicas left it, and no shell call writes it meanwhile.
     return this.hold(this.host.timeoutMs, async () => {
       const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision, actor);
       // The step held for it, so its agent reads it may send it again (docs/sessions.md → Durable steps).
       const step = (await this.host.store?.listSteps?.(this.id, { status: "waiting_approval" }))?.find((s) => heldRequestIds(s).includes(requestId));
-      this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision, ...(step ? { step_id: step.stepId } : {}), ...(actor ? { by: actor.by, surface: actor.surface } : {}) });
+      this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision, ...(step ? { step_id: step.stepId } : {}), ...(actor ? { by: actor.by, surface: actor.surface } : {}), ...(actor?.warned ? { warned: actor.warned } : {}) });
       return req;
     });
   }

@@ -16,7 +16,7 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AnsweredError, type Decision } from "../policy/index.js";
 import { withDisplay } from "../display/show-input.js";
-import { ApprovalDetailsReader } from "./approval-card.js";
+import { answerAsShown, ApprovalDetailsReader } from "./approval-card.js";
 import { DECISIONS as ALL_DECISIONS } from "../policy/decisions.js";
 import { DEFAULT_AGENT } from "../store/index.js";
 import type { SessionEvent } from "../call/index.js";
@@ -287,7 +287,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const actor = actorOf(c, options);
     for (const p of plan) {
       // Answered meanwhile (another person, another replica): a conflict, not a server fault.
-      const answered = await session.answer(p.req.id, p.decision, actor).catch((err: unknown) => {
+      const answered = await answerAsShown(host, session, p.req, p.decision, actor).catch((err: unknown) => {
         throw err instanceof AnsweredError ? new ApiError(409, "conflict", err.message) : err;
       });
       results.push({ tool_call_id: answered.tool_call_id, request_id: answered.id, tool: answered.tool, decision: answered.decision, status: answered.status });

@@ -13,8 +13,8 @@
  *
  * See README → Approvals; docs/sessions.md → The approval card.
  */
-import { canonicalJson, type ApprovalRequest } from "../policy/index.js";
-import type { RecordedCall, ShellResult, StepRecord } from "../runtime/index.js";
+import { canonicalJson, type ApprovalRequest, type Decision } from "../policy/index.js";
+import type { RecordedCall, Session, ShellResult, StepRecord } from "../runtime/index.js";
 import { DEFAULT_AGENT, type StoredEvent } from "../store/index.js";
 import type { CatalogTool, Hints } from "../tool/index.js";
 import type { Host } from "./host.js";
@@ -62,6 +62,17 @@ export function inFlightWarning(f: Omit<InFlight, "warning">): string {
   const r = f.replica;
   const where = r ? `replica ${r.id}${r.host || r.pid ? ` (${[r.host, r.pid ? `pid ${r.pid}` : ""].filter(Boolean).join(", ")})` : ""}` : "the process running it";
   return `This exact call was approved${by}${at} and had started at ${shownTime(f.started_at)} when ${where} stopped; it may already have run upstream. Allowing it runs it again.`;
+}
+
+/**
+ * Answers `request` in `session` as its card showed it: when the card warned that the same call
+ * was in flight on a replica that stopped ({@link InFlight}), the `approval.answered` event keeps
+ * that warning (`warned`), so the session's history says the person allowed a call that may have
+ * run already. The one way the HTTP API (and the console through it) and `toolshell approve` answer.
+ */
+export async function answerAsShown(host: Host, session: Session, request: ApprovalRequest, decision: Decision, actor: { surface: string; by: string }): Promise<ApprovalRequest> {
+  const warned = (await new ApprovalDetailsReader(host).read(request)).in_flight?.warning;
+  return session.answer(request.id, decision, { ...actor, ...(warned ? { warned } : {}) });
 }
 
 /** What a card says about one pending request (see the file comment). */

@@ -71,6 +71,14 @@ test("a transfer approved and in flight when its replica was killed is asked aga
   const card = page.locator(`#card-${second.id}`);
   await card.waitFor();
   assert.match(await card.locator(".in-flight").innerText(), warning);
+  // Allowed there, the session's history keeps what the person was warned of, on either replica.
+  await card.getByRole("button", { name: "Allow once" }).click();
+  const answered = await until(async () => {
+    const events = (await api(b, "GET", "/v1/sessions/pay-1/events")).json.events as { type: string; request_id?: string; warned?: string; by?: string }[];
+    return events.find((e) => e.type === "approval.answered" && e.request_id === second.id);
+  }, "the answer recorded");
+  assert.match(answered.warned ?? "", warning, JSON.stringify(answered));
+  assert.equal(answered.by, "token-1");
   // Only the transfer on A really started.
   assert.deepEqual(d.lines(), ["A transfer carol"]);
 });

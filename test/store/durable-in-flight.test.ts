@@ -14,10 +14,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { listApprovals } from "../../src/cli/approvals.js";
+import { approveById, listApprovals } from "../../src/cli/approvals.js";
 import { always, defineTool } from "../../src/index.js";
 import { ApprovalDetailsReader } from "../../src/server/approval-card.js";
 import { openHost } from "../../src/server/index.js";
+import { renderTimeline } from "../../src/store/index.js";
 import { STORES } from "./stores.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -92,8 +93,14 @@ for (const kind of STORES) {
     assert.match(block(c1.id), /warning: This exact call was approved by ops \(cli\) at .* when the process running it stopped; it may already have run upstream\. Allowing it runs it again\./);
     assert.doesNotMatch(block(c2.id), /approved by|may already have run/);
 
-    // Allowed again, the step runs the charge to the end: its completed record replaces the mark.
-    await s.answer(c1.id, "allow");
+    // Allowed again (`toolshell approve`), the step runs the charge to the end: its completed
+    // record replaces the mark. The history keeps what the person was warned of when allowing.
+    await approveById(host, c1.id, "allow", {});
+    const events = await host.store.listEvents("pay");
+    const answered = events.filter((e) => e.type === "approval.answered");
+    assert.equal(answered.find((e) => e.request_id === c1.id)?.warned, card.in_flight.warning, JSON.stringify(answered));
+    assert.ok(answered.filter((e) => e.request_id !== c1.id).every((e) => e.warned === undefined), "control: the first answer warned of nothing");
+    assert.ok(renderTimeline(events).includes(`answered: allow (tools charge) by `) && renderTimeline(events).includes(`; warned: ${card.in_flight.warning}`), renderTimeline(events));
     const done = await s.bash(S1, { stepId: "s1" });
     assert.equal(done.exit_code, 0, JSON.stringify(done));
     assert.match(done.stdout, /charged c1/);

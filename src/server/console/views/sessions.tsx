@@ -232,7 +232,7 @@ export function eventText(e: StoredEvent): string {
     case "approval.requested":
       return `Approval requested for ${x.tool}${x.line ? ` (line ${x.line})` : ""}`;
     case "approval.answered":
-      return `Approval answered: ${x.decision} for ${x.tool}${x.by ? ` by ${x.by} (${x.surface ?? "unknown surface"})` : ""}`;
+      return `Approval answered: ${x.decision} for ${x.tool}${x.by ? ` by ${x.by} (${x.surface ?? "unknown surface"})` : ""}${x.warned ? `. Warned: ${x.warned}` : ""}`;
     case "change.made":
       return `${String(x.what ?? "").replace(/^./, (ch) => ch.toUpperCase())} by ${x.by} (${x.surface})`;
     case "script.saved":
