@@ -109,9 +109,11 @@ export function jsonObject(text: string, option: string): Record<string, unknown
 
 const MAX_CELL = 60;
 
-/** A plain-text table: a header row, then one row per item; long cells end in "…". */
+/** A plain-text table: a header row, then one row per item; long cells but the last end in "…". */
 export function table(headers: string[], rows: string[][]): string {
-  const cells = rows.map((r) => r.map((c) => (c.length > MAX_CELL ? c.slice(0, MAX_CELL - 1) + "…" : c).replace(/\s+/g, " ")));
+  // The last column is never cut: nothing after it needs aligning, and it holds what a person
+  // reads in full (a run's failure, a server's note, a description).
+  const cells = rows.map((r) => r.map((c, i) => (c.length > MAX_CELL && i < headers.length - 1 ? c.slice(0, MAX_CELL - 1) + "…" : c).replace(/\s+/g, " ")));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  ").trimEnd();
   return [line(headers), ...cells.map(line)].join("\n") + "\n";

@@ -208,6 +208,13 @@ test("triggers: create, list, show, update, delete, run and runs; bad specs are 
   const failed = toolshell(dir, ["triggers", "run", "broken"]);
   assert.match(failed.stdout, /^run_\w+ +[\d-]+ [\d:]+ +manual +failed +\d+ ms +exit 1: .*unknown field "nope"/m, failed.stdout + failed.stderr);
   assert.match(toolshell(dir, ["triggers", "runs", "broken"]).stdout, /failed +\d+ ms +exit 1: .*unknown field "nope"/, "and so does the list of runs");
+  // In full: the note is the table's last column, never cut (the stored error line, as --json has it).
+  const brokenRun = json(dir, ["triggers", "runs", "broken"]).runs[0];
+  const lastError = String(brokenRun.result.stderr).trim().split("\n").pop()!;
+  assert.ok(lastError.length > 60, `the error line is longer than a cut cell: ${lastError}`);
+  const noteLine = toolshell(dir, ["triggers", "runs", "broken"]).stdout.split("\n")[1];
+  assert.doesNotMatch(noteLine, /…/, noteLine);
+  assert.ok(noteLine.includes(JSON.parse(lastError).error?.message ?? lastError), `${noteLine}\n${lastError}`);
   assert.deepEqual(json(dir, ["triggers", "runs", "nightly"]).runs.map((r: any) => [r.status, r.session_id]), [["ok", `trg_${created.id}`]]);
   assert.match(created.id, /^trg_/, "docs/sessions.md: the session is trg_ and the id, trg_trg_…");
 
