@@ -33,7 +33,7 @@ import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
 import { serversRoutes } from "./servers-api.js";
-import { sessionSteps } from "./steps.js";
+import { goneStepsBySession, sessionSteps } from "./steps.js";
 import { KeyedQueue } from "../async/keyed-queue.js";
 
 export { ApiError, ID, tokenMatches } from "./http.js";
@@ -197,10 +197,12 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const agent = c.req.query("agent_id");
     const limit = Number(c.req.query("limit") ?? 100);
     const n = Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 100;
-    if (roleOf(c, options) === "operator") return c.json({ sessions: await store.listSessions({ agentId: agent, limit: n }) });
     // An agent's token lists its own principal's sessions only (mayReach).
-    const all = await store.listSessions({ agentId: agent, limit: 100_000 });
-    return c.json({ sessions: all.filter((r) => mayReach(c, options, principalOf(r.metadata))).slice(0, n) });
+    const operator = roleOf(c, options) === "operator";
+    const listed = operator ? await store.listSessions({ agentId: agent, limit: n }) : (await store.listSessions({ agentId: agent, limit: 100_000 })).filter((r) => mayReach(c, options, principalOf(r.metadata))).slice(0, n);
+    // A session with a step its stopped replica left running says so (steps.ts).
+    const gone = await goneStepsBySession(store);
+    return c.json({ sessions: listed.map((r) => (gone.has(r.id) ? { ...r, steps_replica_gone: gone.get(r.id) } : r)) });
   });
 
   app.get("/v1/sessions/:id", async (c) => {

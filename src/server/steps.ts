@@ -98,3 +98,17 @@ export async function sessionSteps(store: Store, sessionId: string): Promise<Ste
   const known = new Map(held ? (await knownReplicas(store)).map((r) => [r.id, r]) : []);
   return steps.map((s) => stepJson(s, answered, known));
 }
+
+/**
+ * How many steps of each session were running on a replica that stopped (`replica_gone`), for
+ * the session lists (`GET /v1/sessions`, the console's Sessions page): a session whose step
+ * nobody runs any more stands out before anyone opens it.
+ */
+export async function goneStepsBySession(store: Store): Promise<Map<string, number>> {
+  const held = (await store.runningSteps()).filter((s) => s.holder);
+  const gone = new Map<string, number>();
+  if (!held.length) return gone;
+  const live = new Set((await knownReplicas(store)).filter((r) => r.live).map((r) => r.id));
+  for (const s of held) if (!live.has(s.holder!)) gone.set(s.sessionId, (gone.get(s.sessionId) ?? 0) + 1);
+  return gone;
+}

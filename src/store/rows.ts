@@ -54,6 +54,11 @@ export function sessionMetadata(r: Row): Record<string, unknown> {
 export const SESSIONS_ORDER = "ORDER BY updated_at DESC, created_at DESC";
 
 /** A `steps` row as a StepRecord (src/runtime/durable.ts). */
+/** A running step's row (`SELECT session_id, step_id, holder`) as `Store.runningSteps` answers it. */
+export function runningStepRow(r: Row): { sessionId: string; stepId: string; holder?: string } {
+  return { sessionId: String(r.session_id), stepId: String(r.step_id), ...(r.holder ? { holder: String(r.holder) } : {}) };
+}
+
 export function stepRow(r: Row): StepRecord {
   return {
     sessionId: r.session_id,

@@ -8,9 +8,7 @@
  * result and the session's files. A crash never leaves half of either.
  *
  * Several processes may open one file (the warm host beside a `--no-daemon` run): each reads a
- * session's files again when another changed them (`refreshSession`).
- *
- * See docs/sessions.md → The store.
+ * session's files again when another changed them (`refreshSession`). See docs/sessions.md → The store.
  */
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
@@ -25,7 +23,7 @@ import { PendingCalls, type PendingCall } from "./pending.js";
 import { ratingRow, StoredRatings } from "./ratings.js";
 import {
   agentOf, bookOf, callColumns, callRow, withReplica, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, now, parse,
-  requestRows, scriptRecord, SESSIONS_ORDER, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
+  requestRows, runningStepRow, scriptRecord, SESSIONS_ORDER, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
 } from "./rows.js";
 import { prepareStatements } from "./statements.js";
 import {
@@ -191,6 +189,10 @@ export class SqliteStore implements Store {
   async listSteps(sessionId: string, options: { status?: StepStatus } = {}): Promise<StepRecord[]> {
     const rows = (this.st.steps.all(sessionId) as Row[]).map((r) => stepRow(r));
     return options.status ? rows.filter((s) => s.status === options.status) : rows;
+  }
+
+  async runningSteps(): Promise<Array<{ sessionId: string; stepId: string; holder?: string }>> {
+    return (this.st.runningSteps.all() as Row[]).map(runningStepRow);
   }
 
   async beginStep(step: StepRecord, shellCalls: number): Promise<void> {

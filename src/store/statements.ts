@@ -25,6 +25,7 @@ export function prepareStatements(db: SqlDatabase): Record<string, SqlStatement>
       ON CONFLICT (session_id, step_id) DO UPDATE SET status = 'running', attempt = excluded.attempt, started_at = excluded.started_at, holder = excluded.holder, ended_at = NULL`),
     endStep: p("UPDATE steps SET status = ?, result = ?, request_id = ?, ended_at = ? WHERE session_id = ? AND step_id = ?"),
     steps: p("SELECT * FROM steps WHERE session_id = ? ORDER BY COALESCE(first_started_at, started_at), rowid"),
+    runningSteps: p("SELECT session_id, step_id, holder FROM steps WHERE status = 'running'"),
     putCall: p(`INSERT OR REPLACE INTO step_calls (session_id, tool_call_id, idx, call_id, command, input_key, output, read_only, done, at, task, started)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     calls: p("SELECT * FROM step_calls WHERE session_id = ? AND tool_call_id = ? ORDER BY idx"),

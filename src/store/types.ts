@@ -209,6 +209,8 @@ export interface Store extends SessionStore {
   listEvents(sessionId: string, options?: { after?: number; limit?: number }): Promise<StoredEvent[]>;
   /** Steps of a session in start order, optionally by status. */
   listSteps(sessionId: string, options?: { status?: StepRecord["status"] }): Promise<StepRecord[]>;
+  /** Every session's running steps, with the replica holding each (its id; none for a library host's). */
+  runningSteps(): Promise<Array<{ sessionId: string; stepId: string; holder?: string }>>;
 
   /** The approval book of a session, restored from the store and saved on every change. */
   approvalBook(sessionId: string): Promise<ApprovalBook>;

@@ -79,6 +79,14 @@ test("a running step names its replica; killed, the step shows replica gone in t
   assert.equal(await card.getAttribute("data-state"), "unfinished");
   assert.doesNotMatch(await card.locator(".card-head").innerText(), /running/);
 
+  // The session lists flag it before anyone opens the session: the API's and the console's.
+  const listedGone = ((await api(b, "GET", "/v1/sessions")).json.sessions as { id: string; steps_replica_gone?: number }[]).find((x) => x.id === "h1");
+  assert.equal(listedGone?.steps_replica_gone, 1, JSON.stringify(listedGone));
+  await page.goto(b.url + "/sessions");
+  const listRow = page.locator("tr", { has: page.getByRole("link", { name: "h1", exact: true }) });
+  assert.match(await listRow.locator('td[data-label="Waiting"]').innerText(), /1 step\(s\): replica gone/);
+  await page.goto(b.url + "/sessions/h1");
+
   // Sent again to B: it runs there (what A completed is replayed) and the step no longer names A.
   const onB = await api(b, "POST", "/v1/sessions/h1/bash", body);
   assert.equal(onB.json.exit_code, 0, JSON.stringify(onB.json));
@@ -86,6 +94,8 @@ test("a running step names its replica; killed, the step shows replica gone in t
   assert.equal(done?.status, "completed");
   assert.equal(done?.replica, undefined, "a completed step names no holder");
   assert.deepEqual(d.lines(), ["A n1", "A hang", "B hang"]);
+  const listedDone = ((await api(b, "GET", "/v1/sessions")).json.sessions as { id: string; steps_replica_gone?: number }[]).find((x) => x.id === "h1");
+  assert.equal(listedDone?.steps_replica_gone, undefined, "control: resumed, the session is flagged no more");
   // "Started" is the first attempt's start (on A); the run on B is shown beside it.
   assert.equal(done?.started_at, running.started_at);
   assert.ok(done?.resumed_at && Date.parse(done.resumed_at) > Date.parse(done.started_at), JSON.stringify(done));
@@ -94,6 +104,8 @@ test("a running step names its replica; killed, the step shows replica gone in t
   const started = await row.locator('td[data-label="Started"]').innerText();
   assert.match(started, /latest run/);
   assert.equal(await row.locator('td[data-label="Started"] time').first().getAttribute("datetime"), running.started_at);
+  await page.goto(b.url + "/sessions");
+  assert.equal(await listRow.locator('td[data-label="Waiting"]').innerText(), "—", "control: the console's list flags it no more");
 });
 
 test("the console's Servers page lists the live replicas; a killed one drops out", async (t) => {

@@ -34,7 +34,7 @@ import { liveReplicas } from "../shared-state.js";
 import { triggerSessionId } from "../trigger-run.js";
 import { SessionList, Timeline } from "./views/sessions.js";
 import { StepList } from "./views/steps.js";
-import { sessionSteps } from "../steps.js";
+import { goneStepsBySession, sessionSteps } from "../steps.js";
 
 /** Options of {@link createConsole}. */
 export interface ConsoleOptions {
@@ -189,7 +189,8 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const pending = new Map<string, number>();
     for (const r of await host.store.pendingApprovals()) pending.set(r.session_id, (pending.get(r.session_id) ?? 0) + 1);
     const triggers = new Map((await host.store.listTriggers()).map((t) => [triggerSessionId(t), t.name]));
-    return render(c, { title: "Sessions", section: "sessions", live: "sessions" }, <SessionList sessions={await host.store.listSessions({ limit: 200 })} pendingBySession={pending} triggers={triggers} />);
+    const gone = await goneStepsBySession(host.store);
+    return render(c, { title: "Sessions", section: "sessions", live: "sessions" }, <SessionList sessions={await host.store.listSessions({ limit: 200 })} pendingBySession={pending} goneBySession={gone} triggers={triggers} />);
   });
 
   app.get("/sessions/:id", ...guard, async (c) => {

@@ -18,7 +18,7 @@ import type { Pool, PoolClient } from "pg";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
 import { diffTree, readTree, syncTree, writeTree, type FileEntry } from "../files.js";
 import { PendingCalls, type PendingCall } from "../pending.js";
-import { agentOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, now, SESSIONS_ORDER, sessionMetadata, sessionRow, stepRow, type Row } from "../rows.js";
+import { agentOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, now, SESSIONS_ORDER, sessionMetadata, runningStepRow, sessionRow, stepRow, type Row } from "../rows.js";
 import { DEFAULT_AGENT, type SessionRecord, type StoredEvent } from "../types.js";
 import { FenceError, type Leases } from "./lease.js";
 import { inTransaction, type WriteQueue } from "./queue.js";
@@ -146,6 +146,10 @@ export class SessionData {
   async listSteps(sessionId: string, options: { status?: StepStatus }): Promise<StepRecord[]> {
     const rows = (await this.pool.query("SELECT * FROM steps WHERE session_id = $1 ORDER BY COALESCE(first_started_at, started_at), ord", [sessionId])).rows.map((x: Row) => stepRow(x));
     return options.status ? rows.filter((s) => s.status === options.status) : rows;
+  }
+
+  async runningSteps(): Promise<Array<{ sessionId: string; stepId: string; holder?: string }>> {
+    return ((await this.pool.query("SELECT session_id, step_id, holder FROM steps WHERE status = 'running'")).rows as Row[]).map(runningStepRow);
   }
 
   async beginStep(step: StepRecord, shellCalls: number): Promise<void> {

@@ -190,6 +190,11 @@ export class PostgresStore implements Store {
     return this.#data.listSteps(sessionId, options);
   }
 
+  async runningSteps(): Promise<Array<{ sessionId: string; stepId: string; holder?: string }>> {
+    this.#open();
+    return this.#data.runningSteps();
+  }
+
   async beginStep(step: StepRecord, shellCalls: number): Promise<void> {
     this.#open();
     return this.#data.beginStep(this.holder ? { ...step, holder: this.holder } : step, shellCalls);

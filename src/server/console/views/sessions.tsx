@@ -14,7 +14,7 @@ import { InputLine, SafeLine, SafeText } from "./input.js";
 import { duration, Folded, nestedStatusText, Status, Time } from "./parts.js";
 
 /** The sessions list; a trigger's session is named after its trigger (`triggers`: session id → trigger name). */
-export const SessionList: FC<{ sessions: SessionRecord[]; pendingBySession: Map<string, number>; triggers?: Map<string, string> }> = ({ sessions, pendingBySession, triggers }) =>
+export const SessionList: FC<{ sessions: SessionRecord[]; pendingBySession: Map<string, number>; goneBySession?: Map<string, number>; triggers?: Map<string, string> }> = ({ sessions, pendingBySession, goneBySession, triggers }) =>
   sessions.length ? (
     <div class="table-wrap">
       <table class="list">
@@ -36,7 +36,11 @@ export const SessionList: FC<{ sessions: SessionRecord[]; pendingBySession: Map<
               </th>
               <td data-label="Agent">{s.agent_id}</td>
               <td data-label="Shell calls">{s.shell_calls}</td>
-              <td data-label="Waiting">{pendingBySession.get(s.id) ? <Status kind="stopped" text={`${pendingBySession.get(s.id)} approval(s)`} /> : "—"}</td>
+              <td data-label="Waiting">
+                {pendingBySession.get(s.id) ? <Status kind="stopped" text={`${pendingBySession.get(s.id)} approval(s)`} /> : null}
+                {goneBySession?.get(s.id) ? <Status kind="failed" text={`${goneBySession.get(s.id)} step(s): replica gone`} /> : null}
+                {pendingBySession.get(s.id) || goneBySession?.get(s.id) ? null : "—"}
+              </td>
               <td data-label="Last active">
                 <Time at={s.updated_at} />
               </td>
