@@ -31,7 +31,10 @@ function where(re: RegExp): string[] {
 
 test("the policy judge, the redaction of call results and the call event are each applied in one place", () => {
   assert.deepEqual(where(/\.judge\(/), ["call/steps/policy.ts"]);
-  assert.deepEqual(where(/redactor[!?]?\.output\(|\br\.output\(/), ["call/steps/redact.ts"]);
+  // A result is redacted by `redactOutput` (on the main thread, or in a worker past 1 MiB: the
+  // only callers of the redactor's `output`), applied by the pipeline's redact step alone.
+  assert.deepEqual(where(/redactor[!?]?\.output\(|\br\.output\(/), ["call/redact/off-thread.ts", "call/redact/worker.ts"]);
+  assert.deepEqual(where(/\bredactOutput\(/).filter((f) => f !== "call/redact/off-thread.ts"), ["call/steps/redact.ts"]);
   // An event built (`type: "tool.nested_call",` or a conditional), not a type declared.
   assert.deepEqual(where(/type:\s*(?:[^,;\n]*\?\s*)?"tool\.nested_call"\s*[,:}]/), ["call/steps/event.ts"]);
   // Approval requests are raised one way: `raiseRequest` (Policy.requestApproval and the

@@ -2,14 +2,52 @@
  * Readers of the text forms a secret can be wrapped in beyond URL and JSON encoding: hex (any case,
  * bytes run together or separated by `:`, spaces, `-`, line breaks, `\x` or `0x`), HTML character
  * references (decimal, hex, and the named ones of ASCII punctuation), `\u`/`\x` escapes outside
- * JSON strings, and line wraps. Each finds whole runs in one pass of a regular expression; the
- * redactor decodes a run and replaces it whole when the decoded text holds a secret. See
+ * JSON strings, and line wraps. Each finds whole runs in one pass of a regular expression
+ * ({@link replaceRuns}); the redactor decodes a run and replaces it whole when the decoded text holds a secret. See
  * docs/security.md ("Secrets").
  */
 import { MIN_SECRET_LENGTH } from "./encodings.js";
 
+/**
+ * `text` with each whole run of `run` replaced by `fn(run)`. Run patterns bound their loop to
+ * 10,000 units (`{1,10000}`): V8 keeps a backtrack entry for every turn of a `(?:…|…)+` loop, so
+ * one run of millions of units (a 10 MB word of `&#65;`, a minified file) overflowed its stack
+ * and the redaction failed; bounded, a long run is matched in pieces put together again here. Matches that abut, or that only `joins` separates (what the pattern's
+ * own loop would have taken, had it not been bounded), are one run: a greedy unbounded match
+ * never leaves such a gap, so only a bound's cut is joined.
+ */
+export function replaceRuns(text: string, run: RegExp, fn: (run: string) => string, joins = /^$/): string {
+  let out = "";
+  let from = 0;
+  let start = -1;
+  let end = -1;
+  const flush = () => {
+    if (start < 0) return;
+    out += text.slice(from, start) + fn(text.slice(start, end));
+    from = end;
+  };
+  run.lastIndex = 0;
+  for (let m = run.exec(text); m; m = run.exec(text)) {
+    if (m[0] === "") {
+      run.lastIndex++;
+      continue;
+    }
+    if (start >= 0 && joins.test(text.slice(end, m.index))) {
+      end = m.index + m[0].length;
+      continue;
+    }
+    flush();
+    start = m.index;
+    end = m.index + m[0].length;
+  }
+  flush();
+  return from === 0 && start < 0 ? text : out + text.slice(from);
+}
+
 /** A run of hex digits, bytes maybe separated (`de:ad`, `de ad`, `\xde\xad`, `0xde, 0xad`, over lines). */
-export const HEX_RUN = /(?:\\x|0x)?[0-9A-Fa-f]+(?:(?:[\s:.,-]|\\x|0x){1,4}[0-9A-Fa-f]+)*/g;
+export const HEX_RUN = /(?:\\x|0x)?[0-9A-Fa-f]+(?:(?:[\s:.,-]|\\x|0x){1,4}[0-9A-Fa-f]+){0,10000}/g;
+/** What may separate two pieces of one {@link HEX_RUN}. */
+export const HEX_JOINS = /^(?:[\s:.,-]|\\x|0x){0,4}$/;
 
 /**
  * The bytes (as latin1 text) a hex run may spell, for both nibble alignments (a run may start
@@ -30,7 +68,7 @@ const NAMED: Record<string, string> = {
 };
 const REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z][A-Za-z0-9]{1,7}));?/g;
 /** A word holding character references (`sk&#95;live&#x2F;…`). */
-export const ENTITY_RUN = /(?:[^\s<>"'&]|&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,7});?)+/g;
+export const ENTITY_RUN = /(?:[^\s<>"'&]|&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,7});?){1,10000}/g;
 
 const codePoint = (n: number, m: string): string => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : m);
 
@@ -42,7 +80,7 @@ export function entitiesDecoded(run: string): string {
 }
 
 /** A word holding `\uXXXX`, `\u{…}` or `\xNN` escapes, as JavaScript, Python and JSON write them. */
-export const ESCAPE_RUN = /(?:\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[\\/'"]|[^\s\\"'<>])+/g;
+export const ESCAPE_RUN = /(?:\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[\\/'"]|[^\s\\"'<>]){1,10000}/g;
 
 /** `run` with its escapes decoded. */
 export function escapesDecoded(run: string): string {

@@ -15,8 +15,8 @@ export const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 export const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 export const PRINTABLE = /^[^\p{Cc}\uFFFD]*$/u;
 
-/** A run of URL text holding percent-escapes (decoded to look for a secret inside). */
-export const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+!*'()-])+/g;
+/** A run of URL text holding percent-escapes (decoded to look for a secret inside), in pieces of at most 10,000 units (decoders.ts `replaceRuns`). */
+export const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+!*'()-]){1,10000}/g;
 /** A JSON escape (`\uXXXX`, or a backslash and one character). */
 export const JSON_ESCAPE = /\\u([0-9A-Fa-f]{4})|\\[\s\S]/g;
 const BASE64_TEXT = /^[A-Za-z0-9+/]*(={0,2})$/;

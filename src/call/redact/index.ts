@@ -8,7 +8,7 @@
  */
 import type { ToolOutput } from "../../tool/index.js";
 import { alternation, base64Cores, BASE64URL, formsOf, isBase64, JSON_ESCAPE, NUMBER, PERCENT_RUN, percentDecoded } from "./encodings.js";
-import { ENTITY_RUN, entitiesDecoded, ESCAPE_RUN, escapesDecoded, HEX_RUN, hexBytes, HYPHEN_BREAK, MAY_BREAK, unwrap, wrappedBase64 } from "./decoders.js";
+import { ENTITY_RUN, entitiesDecoded, ESCAPE_RUN, escapesDecoded, HEX_JOINS, HEX_RUN, hexBytes, HYPHEN_BREAK, MAY_BREAK, replaceRuns, unwrap, wrappedBase64 } from "./decoders.js";
 import { rewriteJsonTokens } from "./tokenizer.js";
 
 export { MIN_SECRET_LENGTH } from "./encodings.js";
@@ -144,7 +144,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     if (!re || !out) return out;
     const hides = (d: string): boolean => plain(d) !== d;
     if (out.includes("%")) {
-      out = out.replace(PERCENT_RUN, (run) => {
+      out = replaceRuns(out, PERCENT_RUN, (run) => {
         // Runs are matched whole (linear); only those holding an escape are decoded.
         for (let d = run, i = 0; i < 3 && /%[0-9A-Fa-f]{2}/.test(d); i++) {
           d = percentDecoded(d);
@@ -154,9 +154,9 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
       });
     }
     if (out.includes("\\") && hides(out.replace(JSON_ESCAPE, (m, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m[1])))) out = rewriteJsonTokens(out, escapedString);
-    if (out.includes("&")) out = out.replace(ENTITY_RUN, (run) => (run.includes("&") && hides(entitiesDecoded(run)) ? REDACTED : run));
-    if (out.includes("\\")) out = out.replace(ESCAPE_RUN, (run) => (run.includes("\\") && hides(escapesDecoded(run)) ? REDACTED : run));
-    out = out.replace(HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) ? REDACTED : run));
+    if (out.includes("&")) out = replaceRuns(out, ENTITY_RUN, (run) => (run.includes("&") && hides(entitiesDecoded(run)) ? REDACTED : run));
+    if (out.includes("\\")) out = replaceRuns(out, ESCAPE_RUN, (run) => (run.includes("\\") && hides(escapesDecoded(run)) ? REDACTED : run));
+    out = replaceRuns(out, HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) ? REDACTED : run), HEX_JOINS);
     // A secret wrapped over lines, in any form of line break (with or without a hyphen).
     if (MAY_BREAK.test(out)) out = unwrap(unwrap(out, re, REDACTED), re, REDACTED, HYPHEN_BREAK);
     if (out.includes("\n")) {

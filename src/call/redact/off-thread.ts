@@ -63,7 +63,7 @@ function offThread<T>(redactor: Redactor, kind: RedactJob["kind"], v: T): Promis
     w.ref();
     try {
       w.postMessage({ id, secrets: redactor.given(), kind, v } satisfies RedactJob);
-    } catch (err) {
+    } catch {
       // Not cloneable (a local tool's raw return holding functions): redacted here instead.
       waiting.delete(id);
       if (waiting.size === 0) w.unref();
