@@ -66,7 +66,7 @@ export function readTool(item: unknown): ListedTool | string {
   const given = item as Record<string, unknown>;
   if (typeof given.name !== "string" || given.name === "") return "it has no name";
   // A name is one line of the listing the model reads: a line break in it could forge others.
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(given.name)) return `its name ${JSON.stringify(given.name)} holds a control character`;
+  if (/[\p{Cc}\u2028\u2029]/u.test(given.name)) return `its name ${JSON.stringify(given.name)} holds a control character`;
   // Reading a definition nested without end would run out of stack, and the whole listing with it.
   try {
     refuseDeepInput(item, "its definition");

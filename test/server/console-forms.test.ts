@@ -7,7 +7,7 @@
  * named after their trigger, and the Approvals badge counting servers' questions.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -16,7 +16,7 @@ import { always, defineTool } from "../../src/index.js";
 import { openHost, startApi, type Host, type RunningApi } from "../../src/server/index.js";
 import { apiCaller } from "../fixtures/api-call.js";
 import { launchChromium } from "../fixtures/chromium.js";
-import { FEATURE_SERVER, NPM_SERVERS, REPO_ROOT, tsxCommand } from "../fixtures/mcp/index.js";
+import { FEATURE_SERVER, REPO_ROOT, tsxCommand } from "../fixtures/mcp/index.js";
 
 const TOKEN = "console-forms-token-0123456789ab";
 const SHOTS = path.join(REPO_ROOT, "test/out/console");
