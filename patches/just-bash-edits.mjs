@@ -265,6 +265,14 @@ function applyEdits() {
   // toolshell's plan and preflight can name the line of a call in its words (`for k in $(tools …)`)
   rep('parseCommand(){if(this.currentTokenJoinsProcessSubstitution())return yi(this);let t=this.current();',
       'parseCommand(){let __tsL=this.processLineState?void 0:this.current().line,__tsC=this.__tsParseCommand();return __tsC&&typeof __tsC==="object"&&__tsC.line===void 0&&__tsL!==void 0&&(__tsC.tsLine=__tsL),__tsC}__tsParseCommand(){if(this.currentTokenJoinsProcessSubstitution())return yi(this);let t=this.current();')
+
+  // H31: a command's argument written like an assignment (`echo amount={5,500}`, `declare
+  // a={1,2}`, `tools pay k={a,b}`) is brace-expanded, as bash does; only a real assignment
+  // (`x={1,2}` before or without a command) keeps its braces. The argument is parsed as
+  // "arg" instead of as an assignment: still truthy for the tilde after `:`, not for braces.
+  rep('let f=e.parseWordFromString(l,a.quoted,a.singleQuoted,!0);s.push(e.parseAdjacentWordParts(f.parts,a.end,Re.Assignment))',
+      'let f=e.parseWordFromString(l,a.quoted,a.singleQuoted,"arg");s.push(e.parseAdjacentWordParts(f.parts,a.end,Re.Assignment))')
+  rep('if(m==="{"&&!s&&!a&&!i){let w=fl(e,t,d,jt);', 'if(m==="{"&&(!s||s==="arg")&&!a&&!i){let w=fl(e,t,d,jt);')
 }
 
 const main = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
