@@ -43,3 +43,24 @@ test("a shell call printing megabytes: a timer set as its script ends fires befo
   assert.match(r.stdout, /\n\[REDACTED\]\n$/);
   assert.deepEqual(order, ["timer", "result"]);
 });
+
+test("a tool answering an object of megabytes (no text of its own): its value is redacted off the main thread, every form; a timer set as it returns fires before the call's event", async (t) => {
+  const order: string[] = [];
+  const blob = "%2541&#65;QUJD ".repeat(Math.ceil((OFF_THREAD_CHARS + 1000) / 15));
+  const ts = await createToolShell({
+    config: { mcpServers: { s: { command: process.execPath, args: ["-e", "0"], env: { KEY: SECRET }, load: "on_demand" } } },
+    tools: {
+      dump: defineTool({ description: "Answers a large object.", inputSchema: z.object({}), hints: { readOnly: true }, execute: () => (setTimeout(() => order.push("timer"), 0), { blob, forms: FORMS }) }),
+    },
+    // The call's event follows its redaction: a timer set as the tool returned fires first only
+    // when the redaction let the event loop go.
+    onEvent: (e) => void (e.type === "tool.nested_call" && order.push("event")),
+  });
+  t.after(() => ts.close());
+  const r = await ts.session().bash("tools dump | jq -c '.forms'");
+  assert.equal(r.exit_code, 0, r.stderr);
+  // As on the main thread: each form redacted (the base64 one as base64 of "[REDACTED]").
+  assert.equal(r.stdout, `${JSON.stringify(createRedactor([SECRET]).value(FORMS))}\n`);
+  assert.doesNotMatch(r.stdout, /sk_live|c2tfbGl2Z|%73|&#115;/);
+  assert.deepEqual(order, ["timer", "event"]);
+});

@@ -84,8 +84,36 @@ export async function redactValue<T>(redactor: Redactor, v: T, chars: number): P
   return redactor.active && chars > OFF_THREAD_CHARS ? offThread(redactor, "value", v) : redactor.value(v);
 }
 
-/** A tool output redacted as {@link Redactor.output} does, in the worker when its text is large. */
+/**
+ * Whether the strings in `v` (keys too, and one for each value) add up to more than `limit`
+ * characters: a walk that stops as soon as they do, so a small value costs little and a large
+ * (or cyclic) one no more than the limit.
+ */
+function largerThan(v: unknown, limit: number): boolean {
+  let left = limit;
+  const stack: unknown[] = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    left--; // each value counts, so a cycle ends the walk too
+    if (typeof x === "string") left -= x.length;
+    else if (x && typeof x === "object") {
+      for (const [k, y] of Object.entries(x)) {
+        left -= k.length;
+        stack.push(y);
+      }
+    }
+    if (left < 0) return true;
+  }
+  return false;
+}
+
+/**
+ * A tool output redacted as {@link Redactor.output} does, in the worker when its text, or the
+ * strings of its value (a local tool's object, a server's structured content), pass {@link OFF_THREAD_CHARS}.
+ */
 export async function redactOutput(redactor: Redactor, o: ToolOutput): Promise<ToolOutput> {
+  if (!redactor.active) return o;
   const chars = (o.text?.length ?? 0) + (o.json?.length ?? 0);
-  return redactor.active && chars > OFF_THREAD_CHARS ? offThread(redactor, "output", o) : redactor.output(o);
+  const large = chars > OFF_THREAD_CHARS || largerThan([o.value, o.raw], OFF_THREAD_CHARS - chars);
+  return large ? offThread(redactor, "output", o) : redactor.output(o);
 }
