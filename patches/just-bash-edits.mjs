@@ -273,6 +273,9 @@ function applyEdits() {
   rep('let f=e.parseWordFromString(l,a.quoted,a.singleQuoted,!0);s.push(e.parseAdjacentWordParts(f.parts,a.end,Re.Assignment))',
       'let f=e.parseWordFromString(l,a.quoted,a.singleQuoted,"arg");s.push(e.parseAdjacentWordParts(f.parts,a.end,Re.Assignment))')
   rep('if(m==="{"&&!s&&!a&&!i){let w=fl(e,t,d,jt);', 'if(m==="{"&&(!s||s==="arg")&&!a&&!i){let w=fl(e,t,d,jt);')
+  // H31: so is one of a declaration builtin (`declare a={1,2}` declares a=1, then a=2): such an
+  // argument with braces is expanded as other arguments are, into one assignment per word.
+  rep('if($)p($,!0);else{let R=await nu(this.ctx,P);', 'if($)p($,!0);else{let R=P.parts.some(x=>x.type==="BraceExpansion")?null:await nu(this.ctx,P);')
 }
 
 const main = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -26,7 +26,7 @@ b("empty string arg", 'f() { echo "$#"; }; f "" ""; f');
 b("glob no match literal", 'echo nomatch*.xyz');
 b("glob match sorted", 'touch b.txt a.txt c.log; echo *.txt');
 b("brace expansion", 'echo {a,b}{1,2} x{1..3} {3..1} {a..c}');
-b("brace expansion in an argument written like an assignment", 'echo amount={5,500} --x={1,2} k=v{1..2}; printf "%s\\n" n={a,b}');
+b("brace expansion in an argument written like an assignment", 'echo amount={5,500} --x={1,2} k=v{1..2}; declare a={1,2}; echo "$a"; printf "%s\\n" n={a,b}');
 b("an assignment keeps its braces", 'x={1,2}; echo "$x"; y=a{b,c} env | grep -c "^y=a{b,c}$"; z=~{1,2}; echo "${z#"$HOME"}"');
 b("tilde in quotes not expanded", 'echo "~" \'~\'');
 b("command substitution strips newlines", 'x=$(printf "a\\n\\n\\n"); echo "[$x]"');
