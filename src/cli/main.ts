@@ -32,6 +32,11 @@
 // program's options at their defaults), without loading commander and every other command's
 // definition, about 40% of a warm run's own start (README "Performance"). Anything else — an
 // option, a word starting with `-`, a missing or extra word — is parsed by program.ts.
+// A reader that closed the pipe (`toolshell … | head -1`) ends the command quietly, as Unix
+// tools end on SIGPIPE, with the exit code it had so far; any other failure to write exits 1.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => process.exit(err.code === "EPIPE" ? (process.exitCode ?? 0) : 1));
+}
 const [, , command, operand, ...extra] = process.argv;
 if ((command === "exec" || command === "run") && operand !== undefined && !operand.startsWith("-") && extra.length === 0) {
   const { runCli } = await import("./commands.js");

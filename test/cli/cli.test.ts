@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -185,4 +185,18 @@ test("a JSON syntax error in the config names the line and the column", () => {
   const r = toolshell(["list"], { cwd: dir });
   assert.equal(r.code, 2);
   assert.equal(r.stderr, `toolshell: ${path.join(dir, "toolshell.config.json")}: not valid JSON at line 4, column 3: expected "," or a closing bracket\n`);
+});
+
+test("a reader that closes the pipe early (| head -1) ends a command quietly, with no stack trace; control: read whole, the output is there", (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-epipe-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, "toolshell.config.json"), "{}\n");
+  const lines = "for i in $(seq 1 20000); do echo line $i; done";
+  for (const args of [["daemon", "status"], ["--no-daemon", "exec", lines], ["list"]]) {
+    const piped = spawnSync("bash", ["-c", `node ${JSON.stringify(CLI)} ${args.map((a) => `'${a}'`).join(" ")} | head -c 1 >/dev/null; echo "status \${PIPESTATUS[0]}" >&2`], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+    assert.doesNotMatch(piped.stderr, /EPIPE|\n\s+at /, `${args.join(" ")}: ${piped.stderr}`);
+    assert.match(piped.stderr, /status [01]\n$/, `${args.join(" ")}: ${piped.stderr}`);
+  }
+  const whole = spawnSync(process.execPath, [CLI, "--no-daemon", "exec", lines], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+  assert.equal(whole.stdout.split("\n").length, 20001, "control: read whole, every line is there");
 });
