@@ -69,8 +69,12 @@ export async function askApproval(
       if (decision.startsWith("allow")) approved++;
     }
     const all = approved === calls.length;
+    const rest = calls.length - approved;
+    const refused = rest ? ` ${rest} of ${calls.length} call${calls.length > 1 ? "s" : ""} not allowed: a refused one will answer \`denied\`, one left unanswered asks again.` : "";
     if (all && stopped.before_start) out.write("Approved. Running the script (it had not started).\n");
-    else out.write(approved ? "Approved. Run the script again: a stopped script is not resumed.\n" : "Nothing approved: refused calls will answer `denied`.\n");
+    else if (!approved) out.write("Nothing approved: refused calls will answer `denied`.\n");
+    else if (stopped.before_start) out.write(`Approved ${approved} of ${calls.length}; the script has not started and does not run now.${refused} Run it again when ready.\n`);
+    else out.write(`Approved${rest ? ` ${approved} of ${calls.length}` : ""}. Run the script again: a stopped script is not resumed.${refused}\n`);
     return all;
   } finally {
     rl.close();
