@@ -80,12 +80,20 @@ export function entitiesDecoded(run: string): string {
 }
 
 /** A word holding `\uXXXX`, `\u{…}` or `\xNN` escapes, as JavaScript, Python and JSON write them. */
-export const ESCAPE_RUN = /(?:\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[\\/'"]|[^\s\\"'<>]){1,10000}/g;
+export const ESCAPE_RUN = /(?:\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\U[0-9A-Fa-f]{8}|\\x[0-9A-Fa-f]{2}|\\[0-9A-Fa-f]{1,6} ?|\\[\\/'"]|[^\s\\"'<>]){1,10000}/g;
 
-/** `run` with its escapes decoded. */
-export function escapesDecoded(run: string): string {
-  return run.replace(/\\u([0-9A-Fa-f]{4})|\\u\{([0-9A-Fa-f]{1,6})\}|\\x([0-9A-Fa-f]{2})|\\(.)/g, (m, u?: string, cp?: string, x?: string, c?: string) =>
-    u ? String.fromCharCode(parseInt(u, 16)) : cp ? codePoint(parseInt(cp, 16), m) : x ? String.fromCharCode(parseInt(x, 16)) : c!,
+const ESCAPES = /\\u([0-9A-Fa-f]{4})|\\u\{([0-9A-Fa-f]{1,6})\}|\\U([0-9A-Fa-f]{8})|\\x([0-9A-Fa-f]{2})|()\\(.)/g;
+const CSS_ESCAPES = /\\u([0-9A-Fa-f]{4})|\\u\{([0-9A-Fa-f]{1,6})\}|\\U([0-9A-Fa-f]{8})|\\x([0-9A-Fa-f]{2})|\\([0-9A-Fa-f]{1,6}) ?|\\(.)/g;
+
+/**
+ * `run` with its escapes decoded: JavaScript's and JSON's `\uXXXX` and `\u{…}`, Python's and C's
+ * `\UXXXXXXXX` and `\xNN`; with `css`, a backslash and 1–6 hex digits (and the space that may end
+ * them) is one code point as CSS writes it (`\73 \6b`) — read both ways, as `\6b` means
+ * "6b" to a JSON reader.
+ */
+export function escapesDecoded(run: string, css = false): string {
+  return run.replace(css ? CSS_ESCAPES : ESCAPES, (m, u?: string, cp?: string, big?: string, x?: string, hex?: string, c?: string) =>
+    u ? String.fromCharCode(parseInt(u, 16)) : cp || big || hex ? codePoint(parseInt((cp || big || hex)!, 16), m) : x ? String.fromCharCode(parseInt(x, 16)) : c!,
   );
 }
 

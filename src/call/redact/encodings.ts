@@ -16,7 +16,7 @@ export const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 export const PRINTABLE = /^[^\p{Cc}\uFFFD]*$/u;
 
 /** A run of URL text holding percent-escapes (decoded to look for a secret inside), in pieces of at most 10,000 units (decoders.ts `replaceRuns`). */
-export const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+!*'()-]){1,10000}/g;
+export const PERCENT_RUN = /(?:%u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+!*'()-]){1,10000}/g;
 /** A JSON escape (`\uXXXX`, or a backslash and one character). */
 export const JSON_ESCAPE = /\\u([0-9A-Fa-f]{4})|\\[\s\S]/g;
 const BASE64_TEXT = /^[A-Za-z0-9+/]*(={0,2})$/;
@@ -34,7 +34,9 @@ export function isBase64(s: string): boolean {
 
 /** Percent-escapes decoded as UTF-8 bytes (a malformed sequence decodes to U+FFFD, never throws). */
 export function percentDecoded(s: string): string {
-  return Buffer.from(s.replace(/%([0-9A-Fa-f]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8");
+  // `%uXXXX` (JavaScript's old `escape()`, IIS) is one UTF-16 unit, written here as its UTF-8 bytes.
+  const units = s.replace(/%u([0-9A-Fa-f]{4})/g, (_m, h: string) => Buffer.from(String.fromCharCode(parseInt(h, 16)), "utf8").toString("latin1"));
+  return Buffer.from(units.replace(/%([0-9A-Fa-f]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8");
 }
 
 /**

@@ -87,7 +87,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     const utf16 = [...known].map((k) => Buffer.from(k, "utf16le"));
     const wide = utf16.flatMap((b) => [b.toString("latin1"), Buffer.from(b).swap16().toString("latin1")]);
     bytesRe = alternation([...[...forms].map((f) => Buffer.from(f, "utf8").toString("latin1")), ...wide]);
-    re = alternation([...forms, ...[...known].flatMap((k) => base64Cores(k)), ...utf16.flatMap((b) => base64Cores(b))]);
+    re = alternation([...forms, ...[...known].flatMap((k) => base64Cores(k)), ...utf16.flatMap((b) => [...base64Cores(b), ...base64Cores(Buffer.from(b).swap16())])]);
     scanned.clear();
   };
   /**
@@ -146,7 +146,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     if (out.includes("%")) {
       out = replaceRuns(out, PERCENT_RUN, (run) => {
         // Runs are matched whole (linear); only those holding an escape are decoded.
-        for (let d = run, i = 0; i < 3 && /%[0-9A-Fa-f]{2}/.test(d); i++) {
+        for (let d = run, i = 0; i < 3 && /%(?:[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})/.test(d); i++) {
           d = percentDecoded(d);
           if (hides(d) || hides(d.replace(/\+/g, " "))) return REDACTED;
         }
@@ -155,7 +155,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     }
     if (out.includes("\\") && hides(out.replace(JSON_ESCAPE, (m, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m[1])))) out = rewriteJsonTokens(out, escapedString);
     if (out.includes("&")) out = replaceRuns(out, ENTITY_RUN, (run) => (run.includes("&") && hides(entitiesDecoded(run)) ? REDACTED : run));
-    if (out.includes("\\")) out = replaceRuns(out, ESCAPE_RUN, (run) => (run.includes("\\") && hides(escapesDecoded(run)) ? REDACTED : run));
+    if (out.includes("\\")) out = replaceRuns(out, ESCAPE_RUN, (run) => (run.includes("\\") && (hides(escapesDecoded(run)) || hides(escapesDecoded(run, true))) ? REDACTED : run));
     out = replaceRuns(out, HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) ? REDACTED : run), HEX_JOINS);
     // A secret wrapped over lines, in any form of line break (with or without a hyphen).
     if (MAY_BREAK.test(out)) out = unwrap(unwrap(out, re, REDACTED), re, REDACTED, HYPHEN_BREAK);
