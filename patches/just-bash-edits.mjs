@@ -84,6 +84,14 @@ const chunkEdits = {
     edits: [["for(let e=1;e<t.length;e++)O(t[e],i)?", "for(let e=1;e<t.length;e++)(e&4095)===0&&__tsE().held(\"uniq\"),O(t[e],i)?"]],
     appended: `${ENGINE_YIELD}\n`,
   },
+  // H32: html-to-markdown refuses HTML nested deeper than 1,000 elements before turndown parses
+  // it: its parser's work grows with the square of the nesting (4,000 nested <b> held the event
+  // loop for 3-11 s, then failed out of stack), inside one call no turn check can reach.
+  "chunk-QE275OWT.js": {
+    edits: [["let t=e.turndown(r).trim()", "__tsHtmlDepth(r);let t=e.turndown(r).trim()"]],
+    appended: "const __tsVoid=new Set([\"area\",\"base\",\"br\",\"col\",\"embed\",\"hr\",\"img\",\"input\",\"link\",\"meta\",\"param\",\"source\",\"track\",\"wbr\"]);" +
+      "function __tsHtmlDepth(h){let d=0,m;const re=/<(\\/?)([A-Za-z][A-Za-z0-9-]*)([^<>]*)>/g;while((m=re.exec(h))!==null){if(m[1])d=d>0?d-1:0;else if(!m[3].endsWith(\"/\")&&!__tsVoid.has(m[2].toLowerCase())&&++d>1000)throw new Error(\"the HTML is nested deeper than 1000 elements\")}}\n",
+  },
 };
 
 function applyEdits() {

@@ -118,3 +118,14 @@ for (const [i, [name, attack, control]] of HELD_FORMS.entries()) {
     assert.deepEqual([ok.stdout, ok.exit_code], [CONTROL_OUT[i], 0], ok.stderr);
   });
 }
+
+test("html-to-markdown refuses HTML nested past 1,000 elements before parsing it (its parser's work grows with the square of the nesting); control: a document nested 900 deep and an ordinary one convert", async () => {
+  const s = ts.session(`html-${Math.random()}`);
+  const deep = await s.bash(`x=$(printf '<b>%.0s' $(seq 4000)); echo "$x" | html-to-markdown`);
+  assert.equal(deep.stderr, "html-to-markdown: conversion error: the HTML is nested deeper than 1000 elements\n", JSON.stringify(deep));
+  const shallow = await s.bash(`x=$(printf '<i>%.0s' $(seq 900)); echo "\${x}deep" | html-to-markdown`);
+  assert.equal(shallow.exit_code, 0, shallow.stderr);
+  assert.match(shallow.stdout, /deep/);
+  const doc = await s.bash(`echo '<h1>Hi</h1><p>a <b>b</b><br/>c<img src="x.png"></p>' | html-to-markdown`);
+  assert.equal(doc.stdout, "# Hi\n\na **b**  \nc![](x.png)\n");
+});
