@@ -284,6 +284,26 @@ function applyEdits() {
   // H31: so is one of a declaration builtin (`declare a={1,2}` declares a=1, then a=2): such an
   // argument with braces is expanded as other arguments are, into one assignment per word.
   rep('if($)p($,!0);else{let R=await nu(this.ctx,P);', 'if($)p($,!0);else{let R=P.parts.some(x=>x.type==="BraceExpansion")?null:await nu(this.ctx,P);')
+
+  // H33: a substitution's text (`$( )`, `<( )`, backquotes) is read again by a parser of its own,
+  // so nesting made reading cost depth × length before the 200-level limit fired (300 KB of
+  // nested `$(` held the process 27 s). One parse now re-reads at most four times its input plus
+  // 200,000 characters in all, then stops with a parse error.
+  rep('reset(){this.iterations=0,this.tokens=0,this.depth=0}',
+      'reset(){this.iterations=0,this.tokens=0,this.depth=0,this.tsReread=0}tsRereadRoom=2e5;tsReread=0;chargeReread(t){if(this.tsReread+=t,this.tsReread>this.tsRereadRoom)throw new xe(`Too much nested text: substitutions inside substitutions re-read more than ${this.tsRereadRoom} characters`,1,1)}')
+  rep('parse(t,n){this.ownsParseBudget&&this.parseBudget.reset();let r=this.ownsParseBudget?void 0:this.enterDepth();try{',
+      'parse(t,n){this.ownsParseBudget&&(this.parseBudget.reset(),this.parseBudget.tsRereadRoom=4*t.length+2e5);let r=this.ownsParseBudget?void 0:this.enterDepth();try{this.ownsParseBudget||this.parseBudget.chargeReread(t.length);')
+  // H33: `((((…` decided whether it opens subshells by calling itself once per parenthesis, so
+  // 70,000 of them overflowed the stack, and the lexer asks again at every `((`. It walks them in
+  // a loop and, past the parser's 200 levels, answers "subshells" (the parser then refuses the depth).
+  rep('let n=this.input,r=n.length,s=t;for(;s<r&&(n[s]===" "||n[s]==="\t");)s++;if(s>=r)return!1;let i=n[s];if(i==="(")return this.looksLikeNestedSubshells(s+1);',
+      'let n=this.input,r=n.length,s=t;for(let __tsN=0;;){for(;s<r&&(n[s]===" "||n[s]==="\t");)s++;if(s>=r)return!1;if(n[s]!=="(")break;if(++__tsN>Ua)return!0;s++}let i=n[s];')
+  // H33: an array subscript's substitution nests at most 100 levels at run time (see __tsSubscript),
+  // whether it is read as text or as arithmetic; the limit is not taken for a variable's name.
+  rep('else try{let f=new Q,d=re(f,a);c=await Y(e,d.expression)}catch{let f=e.state.env.get(a);',
+      'else try{c=await __tsSubscript(e,a,(e,a)=>Y(e,re(new Q,a).expression))}catch(__tsX){if(__tsX instanceof x)throw __tsX;let f=e.state.env.get(a);')
+  rep('let m=await Li(e,p);r=`${d}[${m}]`', 'let m=await __tsSubscript(e,p,Li);r=`${d}[${m}]`')
+  rep('let b=await Li(e,m);r=`${h}[${b}]`', 'let b=await __tsSubscript(e,m,Li);r=`${h}[${b}]`')
 }
 
 const main = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -269,3 +269,23 @@ function __tsSubstitutionOptions(ctx) {
   st.options = { ...saved, errexit: keep ? saved.errexit : false };
   return saved;
 }
+
+// H33: an array subscript holding a substitution (`${a[${a[…]}]}`) is expanded at run time by
+// reading its text again, one level at a time; 130,000 levels took a minute. It nests at most 100
+// levels, and the levels inside the outermost re-read at most 100,000 characters in all.
+const __tsSubscriptLimit = 100;
+const __tsSubscriptRereadLimit = 100000;
+async function __tsSubscript(e, text, expand) {
+  const depth = (e.tsSubscriptDepth ?? 0) + 1;
+  if (depth > __tsSubscriptLimit) throw new x(`array subscript nesting limit exceeded (${__tsSubscriptLimit})`, "substitution_depth");
+  e.tsSubscriptReread = depth === 1 ? 0 : e.tsSubscriptReread + text.length;
+  if (e.tsSubscriptReread > __tsSubscriptRereadLimit) {
+    throw new x(`array subscripts inside array subscripts re-read more than ${__tsSubscriptRereadLimit} characters`, "substitution_depth");
+  }
+  e.tsSubscriptDepth = depth;
+  try {
+    return await expand(e, text);
+  } finally {
+    e.tsSubscriptDepth = depth - 1;
+  }
+}
