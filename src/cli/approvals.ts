@@ -65,7 +65,7 @@ export async function listApprovals(host: Host, options: { session?: string; jso
  * Answers the pending request `requestId` in whichever session raised it; with `session`, only
  * when it is that session's. @throws CliError `not_found` when no pending request has that id (exit 1).
  */
-export async function approveById(host: Host, requestId: string, decision: string, options: { session?: string }): Promise<ApprovalRequest> {
+export async function approveById(host: Host, requestId: string, decision: string, options: { session?: string }): Promise<{ answered: ApprovalRequest; covers?: string }> {
   // The decision first: a person who typed `maybe` learns the four answers, whatever the id.
   checkDecision(decision);
   const found = (await host.store.pendingApprovals()).find((r) => r.id === requestId);
@@ -75,10 +75,10 @@ export async function approveById(host: Host, requestId: string, decision: strin
   }
   // The person at the store answers any session's request, as an operator does through the API
   // (docs/security.md "Who acts for whom"): the session is opened for whoever owns it.
-  const answered = await answerAsShown(host, host.session(found.session_id, {}, { anyOwner: true }), found, decision, cliActor());
+  const result = await answerAsShown(host, host.session(found.session_id, {}, { anyOwner: true }), found, decision, cliActor());
   // A trigger's run stopped on this request goes on by the same rule as an answer through the
   // API (TriggerService.answered, docs/sessions.md → Triggers): waited for here, as this
   // process may exit right after.
   await host.triggers.answered(found.session_id, requestId);
-  return answered;
+  return result;
 }

@@ -147,7 +147,10 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
     // Not found is exit 1 (README "The CLI"); 2 stays for a config or store that could not be opened.
     if (answered instanceof CliError) return { stdout: "", stderr: terminalText(`toolshell: ${answered.message}\n`), code: answered.exitCode };
     const { showInput, showName } = await import("../display/show-input.js");
-    return { stdout: `${answered.decision}: ${showName(answered.tool).text} ${showInput(answered.input).text} (session ${showName(answered.session_id).text})\n`, stderr: "", code: 0 };
+    const r = answered.answered;
+    // An "always" answer covers the tool, not the input shown: it says so in the card's words.
+    const what = answered.covers ? showName(answered.covers).text : `${showName(r.tool).text} ${showInput(r.input).text} (session ${showName(r.session_id).text})`;
+    return { stdout: `${r.decision}: ${what}\n`, stderr: "", code: 0 };
   }
   const result = await cliSession(sessionId).bash(script ?? "", { person });
   const out: CliOutcome = { stdout: result.stdout, stderr: result.stderr, code: result.exit_code };

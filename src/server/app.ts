@@ -289,7 +289,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const actor = actorOf(c, options);
     for (const p of plan) {
       // Answered meanwhile (another person, another replica): a conflict, not a server fault.
-      const answered = await answerAsShown(host, session, p.req, p.decision, actor).catch((err: unknown) => {
+      const { answered } = await answerAsShown(host, session, p.req, p.decision, actor).catch((err: unknown) => {
         throw err instanceof AnsweredError ? new ApiError(409, "conflict", err.message) : err;
       });
       results.push({ tool_call_id: answered.tool_call_id, request_id: answered.id, tool: answered.tool, decision: answered.decision, status: answered.status });

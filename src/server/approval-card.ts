@@ -69,10 +69,14 @@ export function inFlightWarning(f: Omit<InFlight, "warning">): string {
  * was in flight on a replica that stopped ({@link InFlight}), the `approval.answered` event keeps
  * that warning (`warned`), so the session's history says the person allowed a call that may have
  * run already. The one way the HTTP API (and the console through it) and `toolshell approve` answer.
+ * @returns the answered request and, for `allow_always` and `reject_always`, the card's sentence
+ *   for what the answer covers (every call of the tool there, not the input shown).
  */
-export async function answerAsShown(host: Host, session: Session, request: ApprovalRequest, decision: Decision, actor: { surface: string; by: string }): Promise<ApprovalRequest> {
-  const warned = (await new ApprovalDetailsReader(host).read(request)).in_flight?.warning;
-  return session.answer(request.id, decision, { ...actor, ...(warned ? { warned } : {}) });
+export async function answerAsShown(host: Host, session: Session, request: ApprovalRequest, decision: Decision, actor: { surface: string; by: string }): Promise<{ answered: ApprovalRequest; covers?: string }> {
+  const details = await new ApprovalDetailsReader(host).read(request);
+  const warned = details.in_flight?.warning;
+  const answered = await session.answer(request.id, decision, { ...actor, ...(warned ? { warned } : {}) });
+  return { answered, ...(decision === "allow_always" || decision === "reject_always" ? { covers: details.scope[decision] } : {}) };
 }
 
 /** What a card says about one pending request (see the file comment). */

@@ -70,9 +70,15 @@ test("approvals across sessions: listed without internal keys, answered by id in
   const unknown = cli(["approve", "apr_unknown", "allow"]);
   assert.equal(unknown.code, 1, unknown.stderr);
   assert.match(unknown.stderr, /^toolshell: no pending approval request apr_unknown in the store /m);
-  const no = cli(["--no-daemon", "approve", beta, "reject", "--session", "beta"]);
+  // An "always" answer covers the tool with any input: it says that, not the one input shown.
+  const no = cli(["--no-daemon", "approve", beta, "reject_always", "--session", "beta"]);
   assert.equal(no.code, 0, no.stderr);
+  assert.equal(no.stdout, "reject_always: Reject always: every call of tools memory delete-entities in session beta, in any script, answers denied.\n");
   assert.equal(cli(["--no-daemon", "approvals"]).stdout, "no pending approval requests\n");
+  const gamma = stop("gamma", "g");
+  const always = cli(["approve", gamma, "allow_always"]);
+  assert.equal(always.code, 0, always.stderr);
+  assert.equal(always.stdout, "allow_always: Allow always: every call of tools memory delete-entities in session gamma, with any input, runs without asking.\n");
 });
 
 test("toolshell --no-daemon approvals and approve start no server: they read and write the store; control: exec starts the eager server", (t) => {
