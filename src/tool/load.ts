@@ -38,7 +38,10 @@ export async function loadToolsDir(dir: string, options: { fresh?: boolean } = {
     const full = path.join(dir, file);
     let mod: unknown;
     try {
-      if (m[2] === "js" || m[2] === "mjs") {
+      // A `.js` file is ESM only where its package says `"type": "module"`; elsewhere (npm
+      // 11's `npm init -y` writes `"commonjs"`) it goes through jiti, which reads `import` and
+      // `require` alike, as for `.ts` files; Node would refuse its `import` with a raw warning.
+      if (m[2] === "mjs" || (m[2] === "js" && (await packageType(dir)) === "module")) {
         // A reload (a running host's tool file changed) imports the file as it is now.
         mod = await import(pathToFileURL(full).href + (options.fresh ? `?v=${Date.now()}` : ""));
       } else {
@@ -56,6 +59,20 @@ export async function loadToolsDir(dir: string, options: { fresh?: boolean } = {
     out[slug] = isToolDefinition(def) ? def : brokenTool(full, "the default export must be a tool made with defineTool()");
   }
   return out;
+}
+
+/** The `type` of the package.json nearest to `dir` (Node's rule for `.js` files): "module" or "commonjs". */
+async function packageType(dir: string): Promise<"module" | "commonjs"> {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      const json = JSON.parse(await readFile(path.join(d, "package.json"), "utf8")) as { type?: unknown };
+      return json?.type === "module" ? "module" : "commonjs";
+    } catch (err) {
+      // Unreadable or not JSON: Node would fail on it too; the file is then read as CommonJS.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return "commonjs";
+    }
+    if (path.dirname(d) === d) return "commonjs";
+  }
 }
 
 /** The stand-in for a tool file that did not load: listed as such, every call answers why. */

@@ -16,7 +16,7 @@
  * npm installs from its cache where it can (`--offline`), else from the registry.
  */
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { docBlock, makeConsumer, npmInstall, root, run } from "./consumer.js";
@@ -141,6 +141,19 @@ test("the packed package works in an empty ESM project with no install script, a
   const example = run(process.execPath, ["example.mjs"], proj);
   assert.equal(example.status, 0, example.stderr);
   assert.deepEqual(JSON.parse(example.stdout), { stdout: "Sunny\n", stderr: "", exit_code: 0, success: true, tool_call_id: "call_bash_1" });
+
+  // In that CommonJS project, a `.js` tool file written with `import` loads, as does one written
+  // with `require` (README "A folder of tools"), with no Node warning; and a CommonJS script
+  // requires toolshell (Node 20.19 and later load its ES modules through require).
+  mkdirSync(path.join(proj, "agent", "tools"), { recursive: true });
+  writeFileSync(path.join(proj, "agent", "tools", "hello.js"), 'import { defineTool } from "toolshell";\nexport default defineTool({ description: "Say hello.", inputSchema: { type: "object", properties: { name: { type: "string" } } }, execute: async ({ name }) => ({ hello: name }) });\n');
+  writeFileSync(path.join(proj, "agent", "tools", "bye.js"), 'const { defineTool } = require("toolshell");\nmodule.exports = defineTool({ description: "Say bye.", inputSchema: { type: "object" }, execute: async () => ({ bye: true }) });\n');
+  writeFileSync(path.join(proj, "required.cjs"), 'const { createToolShell } = require("toolshell");\ncreateToolShell({ config: "toolshell.config.json" }).then(async (s) => { const r = await s.session("cjs").bash("tools hello name=a; tools bye"); await s.close(); process.stdout.write(r.stdout + r.stderr); });\n');
+  const required = run(process.execPath, ["required.cjs"], proj);
+  assert.equal(required.status, 0, required.stderr);
+  assert.equal(required.stdout, '{"hello":"a"}\n{"bye":true}\n');
+  assert.equal(required.stderr, "", "no Node warning about module types");
+  rmSync(path.join(proj, "agent"), { recursive: true });
 
   const manifest = JSON.parse(readFileSync(path.join(proj, "node_modules", "toolshell", "package.json"), "utf8")) as { scripts?: Record<string, string> };
   for (const hook of ["preinstall", "install", "postinstall", "prepare"]) assert.equal(manifest.scripts?.[hook], undefined, `toolshell declares no ${hook} script`);
