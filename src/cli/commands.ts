@@ -5,7 +5,7 @@
  * See README → The CLI.
  */
 import { terminalJson, terminalText } from "../display/show-input.js";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, fstatSync, readFileSync, readSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
 import type { AskedQuestion, Person } from "../call/index.js";
@@ -45,8 +45,8 @@ export interface CliOutcome {
 
 /** One parsed CLI invocation. */
 export type CliRequest =
-  | { kind: "exec"; script: string; options: CommonOptions }
-  | { kind: "run"; file: string; options: CommonOptions }
+  | { kind: "exec"; script: string; options: CommonOptions; stdin?: string }
+  | { kind: "run"; file: string; options: CommonOptions; stdin?: string }
   | { kind: "list"; tokens: boolean; options: CommonOptions }
   | { kind: "plan"; file: string; options: CommonOptions }
   | { kind: "approve"; requestId: string; decision: string; options: CommonOptions }
@@ -119,6 +119,44 @@ export function readScript(req: CliRequest): string | undefined {
   return undefined;
 }
 
+/** The most of the CLI's stdin a script is given. */
+export const MAX_CLI_STDIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The CLI's stdin, the script's stdin for `exec` and `run FILE`, when it is a pipe or a file
+ * (`cmd | toolshell exec 'jq .'`, `< data.json`), as bash gives a script its stdin. A terminal,
+ * /dev/null or a socket (what a parent process's `spawn` leaves open, which may never end) is
+ * not read. @throws Error past {@link MAX_CLI_STDIN_BYTES}.
+ */
+export function pipedStdin(req: CliRequest): string | undefined {
+  if (req.kind !== "exec" && !(req.kind === "run" && req.file !== "-")) return undefined;
+  let kind;
+  try {
+    kind = fstatSync(0);
+  } catch {
+    return undefined;
+  }
+  if (!kind.isFIFO() && !kind.isFile()) return undefined;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.alloc(1024 * 1024);
+    let n: number;
+    try {
+      n = readSync(0, chunk, 0, chunk.length, null);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      if ((err as NodeJS.ErrnoException).code === "EOF") break;
+      throw new Error(`cannot read stdin: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_CLI_STDIN_BYTES) throw new Error(`stdin is larger than ${MAX_CLI_STDIN_BYTES / 1024 / 1024} MiB: give the script a file to read instead`);
+    chunks.push(chunk.subarray(0, n));
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 /**
  * Does one request on an open host: the same work whether the host lives in this process or is
  * the warm host. Never prints. @throws Error for the user (unknown request id, …).
@@ -152,7 +190,8 @@ export async function runOnHost(host: Host, req: CliRequest, script: string | un
     const what = answered.covers ? showName(answered.covers).text : `${showName(r.tool).text} ${showInput(r.input).text} (session ${showName(r.session_id).text})`;
     return { stdout: `${r.decision}: ${what}\n`, stderr: "", code: 0 };
   }
-  const result = await cliSession(sessionId).bash(script ?? "", { person });
+  const stdin = req.kind === "exec" || req.kind === "run" ? req.stdin : undefined;
+  const result = await cliSession(sessionId).bash(script ?? "", { person, ...(stdin !== undefined ? { stdin } : {}) });
   const out: CliOutcome = { stdout: result.stdout, stderr: result.stderr, code: result.exit_code };
   const stopped = result.tools?.stopped;
   if (stopped?.reason === "needs_approval" && stopped.request_id) {
@@ -178,6 +217,8 @@ export async function runCli(req: CliRequest): Promise<void> {
   let code: number;
   try {
     const script = readScript(req);
+    const stdin = pipedStdin(req);
+    if (stdin !== undefined && (req.kind === "exec" || req.kind === "run")) req = { ...req, stdin };
     const configFile = resolveConfigFile({ flag: req.options.config });
     let outcome: CliOutcome;
     let answer: (requestId: string, decision: "allow" | "allow_always" | "reject" | "reject_always") => Promise<unknown>;

@@ -41,7 +41,7 @@ export interface HostKey {
  * `terminal: true`), and the client answers a question with a `{answer_to, answer}` line.
  */
 export type DaemonRequest =
-  | { kind: "exec"; script: string; session: string; fingerprint: string; terminal?: boolean }
+  | { kind: "exec"; script: string; session: string; fingerprint: string; terminal?: boolean; stdin?: string }
   | { kind: "plan"; script: string; session: string; fingerprint: string }
   | { kind: "list"; session: string; fingerprint: string }
   | { kind: "approvals"; session?: string; json: boolean; fingerprint: string }
@@ -363,7 +363,7 @@ export async function viaWarmHost(
   };
   const fingerprint = configFingerprint(key.config);
   let r: DaemonRequest;
-  if (req.kind === "exec" || req.kind === "run") r = { kind: "exec", script: script ?? "", session, fingerprint, terminal: relay?.ask !== undefined };
+  if (req.kind === "exec" || req.kind === "run") r = { kind: "exec", script: script ?? "", session, fingerprint, terminal: relay?.ask !== undefined, ...(req.stdin !== undefined ? { stdin: req.stdin } : {}) };
   else if (req.kind === "plan") r = { kind: "plan", script: script ?? "", session, fingerprint };
   // Approvals are found across sessions: no --session means every session, not `cli`.
   else if (req.kind === "approve") r = { kind: "approve", requestId: req.requestId, decision: req.decision, session: req.options.session, fingerprint };

@@ -130,7 +130,7 @@ export async function serveDaemon(key: HostKey, idleSeconds: number, afterPid?: 
       const options = { session: req.session };
       const cli: CliRequest =
         req.kind === "exec"
-          ? { kind: "exec", script: req.script, options }
+          ? { kind: "exec", script: req.script, options, ...(req.stdin !== undefined ? { stdin: req.stdin } : {}) }
           : req.kind === "plan"
             ? { kind: "plan", file: "-", options }
             : req.kind === "approve"
