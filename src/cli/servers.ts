@@ -309,7 +309,7 @@ export function registerServersCommands(program: Command, common: () => CommonOp
         const warm = host ? undefined : await warmServers(file, common());
         const list = await rows(file, host, warm);
         const live = await replicas(file, common());
-        const said = (r: Replica) => `  ${r.url}  ${r.kind}, pid ${r.pid} on ${r.host}, started ${r.started_at}, seen ${Math.max(0, Math.round((Date.now() - Date.parse(r.seen_at)) / 1000))} s ago\n`;
+        const said = (r: Replica) => `  ${r.id}  ${r.url}  ${r.kind}, pid ${r.pid} on ${r.host}, started ${r.started_at}, seen ${Math.max(0, Math.round((Date.now() - Date.parse(r.seen_at)) / 1000))} s ago\n`;
         await print(o, { file, host: host?.url ?? null, ...(note ? { note } : {}), ...(warm ? { warm_host: { pid: warm.pid } } : {}), servers: list, replicas: live }, () => render(list, host, file, warm, common().daemon === false) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
       }),
     );

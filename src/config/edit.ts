@@ -14,6 +14,7 @@ import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, wr
 import { createRequire } from "node:module";
 import path from "node:path";
 import { parseConfig, parseConfigText, type ToolshellConfig } from "./load.js";
+import { setProperty } from "./layout-edits.js";
 import { ConfigError, keyPath } from "./messages.js";
 import { parseServerEntry } from "./servers.js";
 
@@ -84,7 +85,7 @@ export function editServerEntry(file: string, name: string, entry: unknown, env?
   const jsonc = createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
   const indent = /^[ \t]+(?=["}\]])/m.exec(current.text)?.[0] ?? "  ";
   const eol = current.text.includes("\r\n") ? "\r\n" : "\n";
-  let text = (!at && entry !== undefined && appendEntry(jsonc, current.text, group, name, entry, indent, eol)) || undefined;
+  let text = setProperty(jsonc, current.text, [group, name], entry, { indent, eol });
   if (text === undefined) {
     const edits = jsonc.modify(current.text, [group, name], entry, { formattingOptions: { insertSpaces: !indent.startsWith("\t"), tabSize: indent.startsWith("\t") ? 1 : indent.length, eol } });
     text = jsonc.applyEdits(current.text, edits);
@@ -92,23 +93,6 @@ export function editServerEntry(file: string, name: string, entry: unknown, env?
   if (!text.endsWith(eol) && current.text.endsWith(eol)) text += eol;
   const config = parseConfig(parseConfigText(text, full), { baseDir, file: full, env });
   return { file: full, text, config };
-}
-
-/**
- * A new entry written after the group's last one, indented as that one is, leaving every other
- * line as it was (jsonc-parser's own formatting would also reformat the line it is added to).
- * @returns the next text, or undefined when the group is missing, empty or on one line.
- */
-function appendEntry(jsonc: typeof import("jsonc-parser"), text: string, group: string, name: string, entry: unknown, indent: string, eol: string): string | undefined {
-  const node = jsonc.findNodeAtLocation(jsonc.parseTree(text) ?? { type: "null", offset: 0, length: 0 }, [group]);
-  const last = node?.type === "object" ? node.children?.at(-1) : undefined;
-  if (!last) return undefined;
-  const lineStart = text.lastIndexOf("\n", last.offset - 1) + 1;
-  const lead = text.slice(lineStart, last.offset);
-  if (!/^[ \t]*$/.test(lead)) return undefined;
-  const value = JSON.stringify(entry, null, indent).split("\n").join(eol + lead);
-  const end = last.offset + last.length;
-  return `${text.slice(0, end)},${eol}${lead}${JSON.stringify(name)}: ${value}${text.slice(end)}`;
 }
 
 /**

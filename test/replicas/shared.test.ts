@@ -54,9 +54,15 @@ test("toolshell servers list names every live replica; one killed with SIGKILL d
   const d = await deployment(t);
   const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
   const env = { ...process.env, TOOLSHELL_API_TOKEN: TOKEN };
-  const list = async () => JSON.parse((await run(process.execPath, [CLI, "servers", "list", "--json", "--config", d.config], { cwd: d.dir, env })).stdout) as { replicas: Array<{ url: string; pid: number }> };
+  const list = async () => JSON.parse((await run(process.execPath, [CLI, "servers", "list", "--json", "--config", d.config], { cwd: d.dir, env })).stdout) as { replicas: Array<{ id: string; url: string; pid: number }> };
   const both = await list();
   assert.deepEqual(both.replicas.map((r) => r.url).sort(), [a.url, b.url].sort());
+  // The text names each replica by its id, as the console, GET /v1/replicas and the events do.
+  const named = (await run(process.execPath, [CLI, "servers", "list", "--config", d.config], { cwd: d.dir, env })).stdout;
+  for (const r of both.replicas) {
+    assert.match(r.id, /^rep_/);
+    assert.match(named, new RegExp(`^  ${r.id}  ${r.url.replace(/[.]/g, "\\.")}  serve, pid ${r.pid} on `, "m"));
+  }
   await kill(a);
   const after = await until(async () => {
     const l = await list();
