@@ -321,6 +321,18 @@ export const PATHS: PathRow[] = [
       assert.match(next.stdout, /still-here/, `the session's next call runs as usual: ${text(next)}`);
     },
   },
+  {
+    name: "nested text: a script built to nest 20,000 substitutions is refused by the parser's bound (docs/security.md, script size), not read level by level; the session goes on",
+    kinds: (kind) => kind.name === "local tool",
+    async run(surface) {
+      // 20,000 openings and closings built in variables (printed, they would pass the output bound).
+      const r = await surface.turn(`printf -v a '%20000s' ''; o=\${a// /\\$(echo }; c=\${a// /)}; echo \${#o}; eval "echo $o hi$c"; echo "eval: $?"`, "allow");
+      assert.match(r.stderr, /Too much nested text: substitutions inside substitutions re-read more than \d+ characters/, text(r).slice(-500));
+      assert.match(r.stdout, /^140000\neval: [1-9]\n$/, "the script went on after the refused eval");
+      const next = await surface.turn("echo $(echo $(echo still-here))", "allow");
+      assert.match(next.stdout, /still-here/, `control: nesting as scripts do runs: ${text(next)}`);
+    },
+  },
 ];
 
 /** What a surface's test file gives the matrix. */
