@@ -145,7 +145,11 @@ export function pipedStdin(req: CliRequest): string | undefined {
     try {
       n = readSync(0, chunk, 0, chunk.length, null);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      // A non-blocking pipe with nothing in it yet: wait a moment rather than spin.
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        continue;
+      }
       if ((err as NodeJS.ErrnoException).code === "EOF") break;
       throw new Error(`cannot read stdin: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
     }
