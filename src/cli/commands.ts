@@ -5,7 +5,7 @@
  * See README → The CLI.
  */
 import { terminalJson, terminalText } from "../display/show-input.js";
-import { existsSync, fstatSync, readFileSync, readSync, statSync } from "node:fs";
+import { existsSync, fstatSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
 import type { AskedQuestion, Person } from "../call/index.js";
@@ -126,9 +126,10 @@ export const MAX_CLI_STDIN_BYTES = 64 * 1024 * 1024;
  * The CLI's stdin, the script's stdin for `exec` and `run FILE`, when it is a pipe or a file
  * (`cmd | toolshell exec 'jq .'`, `< data.json`), as bash gives a script its stdin. A terminal,
  * /dev/null or a socket (what a parent process's `spawn` leaves open, which may never end) is
- * not read. @throws Error past {@link MAX_CLI_STDIN_BYTES}.
+ * not read. The script starts once the pipe's writer closes it; past 2 s of waiting, `note` says
+ * so. @throws Error past {@link MAX_CLI_STDIN_BYTES}.
  */
-export function pipedStdin(req: CliRequest): string | undefined {
+export async function pipedStdin(req: CliRequest, note: (text: string) => void): Promise<string | undefined> {
   if (req.kind !== "exec" && !(req.kind === "run" && req.file !== "-")) return undefined;
   let kind;
   try {
@@ -137,28 +138,19 @@ export function pipedStdin(req: CliRequest): string | undefined {
     return undefined;
   }
   if (!kind.isFIFO() && !kind.isFile()) return undefined;
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    const chunk = Buffer.alloc(1024 * 1024);
-    let n: number;
-    try {
-      n = readSync(0, chunk, 0, chunk.length, null);
-    } catch (err) {
-      // A non-blocking pipe with nothing in it yet: wait a moment rather than spin.
-      if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-        continue;
-      }
-      if ((err as NodeJS.ErrnoException).code === "EOF") break;
-      throw new Error(`cannot read stdin: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+  const waiting = setTimeout(() => note("toolshell: the script starts when its stdin (a pipe) ends; `< /dev/null` gives it none\n"), 2000);
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > MAX_CLI_STDIN_BYTES) throw new Error(`stdin is larger than ${MAX_CLI_STDIN_BYTES / 1024 / 1024} MiB: give the script a file to read instead`);
+      chunks.push(chunk);
     }
-    if (n === 0) break;
-    total += n;
-    if (total > MAX_CLI_STDIN_BYTES) throw new Error(`stdin is larger than ${MAX_CLI_STDIN_BYTES / 1024 / 1024} MiB: give the script a file to read instead`);
-    chunks.push(chunk.subarray(0, n));
+    return Buffer.concat(chunks).toString("utf8");
+  } finally {
+    clearTimeout(waiting);
   }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
@@ -221,7 +213,7 @@ export async function runCli(req: CliRequest): Promise<void> {
   let code: number;
   try {
     const script = readScript(req);
-    const stdin = pipedStdin(req);
+    const stdin = await pipedStdin(req, (text) => process.stderr.write(terminalText(text)));
     if (stdin !== undefined && (req.kind === "exec" || req.kind === "run")) req = { ...req, stdin };
     const configFile = resolveConfigFile({ flag: req.options.config });
     let outcome: CliOutcome;

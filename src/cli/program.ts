@@ -32,6 +32,8 @@ program
   .option("--no-daemon", "run in this process instead of the config's warm host")
   .option("--daemon-idle <seconds>", "idle time after which a warm host started now exits (default 300, or $TOOLSHELL_DAEMON_IDLE)")
   .version(VERSION, "-V, --version", "print the version")
+  // A subcommand's --help lists these too: they go before or after the subcommand alike.
+  .configureHelp({ showGlobalOptions: true })
   .showHelpAfterError();
 
 program

@@ -179,6 +179,9 @@ export class Policy implements CallJudge {
   assess(tool: CatalogTool, input: Record<string, unknown>, ctx: AssessContext): MaybePromise<Assessment> {
     const override = this.override(tool);
     if (override === "block") return { risk: "blocked", message: `${ctx.command} is blocked by configuration` };
+    // A tool file that did not load runs nothing (every call answers `unavailable`, tool/load.ts):
+    // nobody is asked to allow a call that cannot run.
+    if (tool.notLoaded) return { risk: "changes" };
     const trusted = this.trusts(tool.source);
     const readOnly = trusted ? tool.hints.readOnly === true : false;
     const base: Assessment = { risk: readOnly ? "read_only" : "changes" };

@@ -77,7 +77,11 @@ async function packageType(dir: string): Promise<"module" | "commonjs"> {
 
 /** The stand-in for a tool file that did not load: listed as such, every call answers why. */
 function brokenTool(file: string, reason: string): ToolDefinition {
-  const line = reason.split("\n")[0].slice(0, 300);
+  // The cause's first line, and where it is when the loader gave that on the next line (jiti's
+  // parse errors end `\n /path/file.ts:3:2`).
+  const [first, next] = reason.split("\n");
+  const at = /^\s*(\S+:\d+:\d+)\s*$/.exec(next ?? "")?.[1];
+  const line = `${first.trim()}${at ? ` at ${at}` : ""}`.slice(0, 300);
   const def = defineTool({
     description: `Not available: ${path.basename(file)} did not load (${line}).`,
     // Any input: whatever a call gives, it answers why the tool is not there, not a field error.

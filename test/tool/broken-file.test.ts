@@ -38,7 +38,7 @@ test("library: the working tool runs; each broken file's tool answers why, and i
   const s = shell.session();
   assert.equal((await s.bash("tools works")).stdout, "ok\n");
   const cases: Array<[string, RegExp]> = [
-    ["syntax", /syntax\.ts: failed to load/],
+    ["syntax", /syntax\.ts: failed to load: ParseError: [^\n]*\S at \/\S+\/syntax\.ts:1:\d+$/],
     ["throws", /throws\.mjs: failed to load: the weather API key is not configured/],
     ["not_a_tool", /not_a_tool\.mjs: the default export must be a tool made with defineTool/],
   ];
@@ -55,6 +55,23 @@ test("library: the working tool runs; each broken file's tool answers why, and i
   const listed = (await s.bash("tools --help")).stdout;
   assert.match(listed, /works/);
   assert.match(listed, /throws[^\n]*Not available: throws\.mjs did not load/);
+});
+
+test("a broken tool file is not asked about: in protective mode its call answers unavailable at once, before and during the run; control: the working tool asks", async (t) => {
+  const dir = agentFolder(t);
+  writeFileSync(path.join(dir, "agent", "tools", "delete_records.mjs"), 'throw new Error("DB_URL is not set");\n');
+  const shell = await createToolShell({ toolsDir: path.join(dir, "agent", "tools"), config: { mcpServers: {}, approval: { mode: "protective" } } });
+  t.after(() => shell.close());
+  const s = shell.session();
+  for (const script of ["tools delete-records id=1", "echo start; tools delete-records id=$(echo 1)"]) {
+    const r = await s.bash(script);
+    assert.equal(r.tools?.stopped, undefined, `${script}: nobody is asked: ${JSON.stringify(r)}`);
+    assert.equal(errorOf(r.stderr).code, "unavailable", script);
+    assert.match(errorOf(r.stderr).message, /delete_records\.mjs: failed to load: DB_URL is not set/);
+  }
+  assert.deepEqual(await s.pendingApprovals(), []);
+  const asked = await s.bash("tools works");
+  assert.equal(asked.tools?.stopped?.reason, "needs_approval", "control: protective mode asks for a working tool that is not read-only");
 });
 
 test("CLI: exec runs the working tool on the warm host and with --no-daemon; the broken tool answers why", async (t) => {
