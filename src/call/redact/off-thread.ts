@@ -14,8 +14,12 @@ import type { ToolOutput } from "../../tool/index.js";
 import type { Redactor } from "./index.js";
 import type { RedactJob } from "./worker.js";
 
-/** Outputs with more characters of text than this are redacted off the main thread. */
-export const OFF_THREAD_CHARS = 1 << 20;
+/**
+ * Outputs with more characters of text than this are redacted off the main thread: at about a
+ * microsecond a character (more for text dense with escapes), 64 Ki characters hold the event
+ * loop for tens of milliseconds; 1 Mi held it for 1.5 s, and one script can make many such outputs.
+ */
+export const OFF_THREAD_CHARS = 1 << 16;
 
 let worker: Worker | undefined;
 let nextId = 0;
