@@ -143,7 +143,10 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const { publicTrigger, TriggerService } = await import("../server/triggers.js");
         const spec = checked(() => parseTriggerSpec({ name, ...fields(o) }, "trigger"));
         if (await store.findTrigger(a, spec.name)) throw new CliError("conflict", `a trigger named ${spec.name} exists for agent ${a} (toolshell triggers update changes it)`);
-        const { trigger, secret } = await new TriggerService({ store }).create(a, spec, { origin: "cli" });
+        const service = new TriggerService({ store });
+        const { trigger, secret } = await service.create(a, spec, { origin: "cli" });
+        const missing = await service.missingScript(trigger);
+        if (missing) process.stderr.write(`toolshell: note: ${missing}\n`);
         await recordCliChange(store, "triggers create", `trigger ${trigger.name} created (agent ${a})`);
         const shown = { ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) };
         const when = trigger.next_run_at ? ` Next run ${trigger.next_run_at}.` : trigger.enabled ? "" : " It is disabled: it runs when enabled.";
@@ -170,7 +173,11 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const { patchTriggerSpec, publicTrigger, TriggerService } = await import("../server/triggers.js");
         const cur = await triggerOf(store, a, key);
         const spec = checked(() => patchTriggerSpec(cur, patch));
-        const updated = publicTrigger((await new TriggerService({ store }).update(cur.id, spec))!);
+        const service = new TriggerService({ store });
+        const record = (await service.update(cur.id, spec))!;
+        const missing = await service.missingScript(record);
+        if (missing) process.stderr.write(`toolshell: note: ${missing}\n`);
+        const updated = publicTrigger(record);
         await recordCliChange(store, "triggers update", `trigger ${updated.name} changed (agent ${a})`);
         await print(o, updated, () => `Updated trigger ${updated.name}.\n` + describe(updated));
       }),
@@ -225,3 +232,4 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
       }),
     );
 }
+

@@ -129,7 +129,7 @@ export async function planScript(
       note,
       ...(resolved?.kind === "tool" ? { resolved: { tool: resolved.tool, command } } : {}),
     });
-    if (!c.words || stdinText === undefined || !resolved || resolved.kind !== "tool" || c.via) {
+    if (!c.words || stdinText === undefined || !resolved || resolved.kind !== "tool") {
       // Stdin the reading cannot see — from around the call (a group, loop, function's caller), or
       // the call's own redirection from a file or a text built at run time; only a pipe straight
       // into the call is left to the run-time check (docs/security.md "The preflight").
@@ -182,6 +182,13 @@ export async function planScript(
       continue;
     }
     if (c.inText && !note) note = "written in a text the script may run as code";
+    // Through a runner that passes its words as they are, the call is judged as written; `tools`
+    // run by its path runs whatever file is there then (a script can write it): incomplete.
+    if (c.via && !note) note = `called through ${c.via}`;
+    if (c.via?.includes("/")) {
+      complete = false;
+      unproven.push(`${command} (line ${c.line}): ${c.via} runs a file by its path; a script can write that file`);
+    }
     const j = await policy.peek({ tool, command, given: input, input: parsed, sessionId: ctx.sessionId, sessionMetadata: ctx.sessionMetadata, callId: `plan:${c.line}` });
     // A one-off `allow` covers one call: a second copy of the call in the script asks when it is
     // reached (the book holds one such answer per call, so asking before the start could not

@@ -28,6 +28,8 @@ export interface ScriptReading {
 export type Node = { type?: string; [key: string]: unknown };
 
 /** Commands that run their arguments (or text) as a command: a call inside them is hidden from reading. */
+/** Commands that run the command named in their words with exactly the words after it. */
+export const EXACT_RUNNERS = new Set(["command", "builtin", "env", "nohup", "timeout", "time", "nice"]);
 export const HIDING = new Set(["eval", "source", ".", "bash", "sh", "xargs", "env", "nohup", "timeout", "time", "nice", "parallel", "watch", "enable", "fc"]);
 /** The node types of just-bash's AST (`ast/types.d.ts`) the reading knows; any other makes the plan incomplete. */
 export const KNOWN_NODES = new Set([

@@ -16,7 +16,7 @@ import { StdinResolver, stdinOf, type StdinContext, type StdinSource } from "./s
 import type { Turns } from "./turns.js";
 import { literalOf, newlines } from "./word-lines.js";
 import { readNamesGiven } from "./name-taking.js";
-import { ARITH_TEST, CODE_TEXT, HIDING, HOOK_FUNCTIONS, KNOWN_NODES, knownBeforeRun, NAME_TAKING, namesGiven, type FoundCall, type Node, type ScriptReading, type Value } from "./reader-terms.js";
+import { ARITH_TEST, CODE_TEXT, EXACT_RUNNERS, HIDING, HOOK_FUNCTIONS, KNOWN_NODES, knownBeforeRun, NAME_TAKING, namesGiven, type FoundCall, type Node, type ScriptReading, type Value } from "./reader-terms.js";
 
 export { literalOf };
 export type { FoundCall, ScriptReading, StdinSource };
@@ -286,7 +286,11 @@ class Reader {
       partial.push(l);
     }
     const all = words.every((l) => l !== undefined);
-    this.found.calls.push({ words: all && !via ? (words as string[]) : undefined, partial, line, stdin: { kind: "none" }, ...(via ? { via } : {}) });
+    // Through a command that runs its words as they are (`command`, `env`, `timeout`, a path to
+    // `tools`), the call's words are known; one that adds words (`xargs`) or reads them as code
+    // again (`eval`, `bash`) leaves them unknown.
+    const exact = !via || via.includes("/") || EXACT_RUNNERS.has(via);
+    this.found.calls.push({ words: all && exact ? (words as string[]) : undefined, partial, line, stdin: { kind: "none" }, ...(via ? { via } : {}) });
     this.callContexts.push(ctx);
     this.callDirect.push(direct);
   }

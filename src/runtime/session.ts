@@ -329,7 +329,7 @@ export class Session implements CallSession {
       const err = new ToolCallError("unavailable", `the shell call ran past its time limit of ${timeoutMs} ms before the script started (loading the servers it names)`, true);
       return this.beforeStart(id, beforeStartReport(err, { reason: "timeout", before_start: true, message: err.message }, "the whole script: nothing ran"));
     }
-    if (preflight.stop) return this.beforeStart(id, approvalBeforeStart(preflight.stop));
+    if (preflight.stop) return this.beforeStart(id, approvalBeforeStart(preflight.stop, options.stepId));
     const remainingMs = Math.max(1, timeoutMs - (Date.now() - startedAt));
     const execController = new AbortController();
     const outer = options.signal ? AbortSignal.any([options.signal, execController.signal]) : execController.signal;

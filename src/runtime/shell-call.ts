@@ -70,6 +70,11 @@ export class ShellCall implements ShellScope, CallScope {
   /** The marks of calls that started and have not ended yet (`recordStart`), by call id. */
   private readonly marks = new Map<string, RecordedCall>();
 
+  /** The durable step this shell call belongs to, if any. */
+  get stepId(): string | undefined {
+    return this.o.stepId;
+  }
+
   constructor(o: ShellCallOptions) {
     this.o = o;
     this.id = o.id;

@@ -20,7 +20,7 @@ export function beforeStartReport(err: ToolCallError, stopped: Stopped, notReach
 }
 
 /** The preflight found calls that need a person's approval: the script does not start. */
-export function approvalBeforeStart(s: NonNullable<PreflightOutcome["stop"]>): StopReport {
+export function approvalBeforeStart(s: NonNullable<PreflightOutcome["stop"]>, stepId?: string): StopReport {
   const err = new ToolCallError("needs_approval", `${s.tool} (line ${s.line}) needs a person's approval (${s.why ?? "policy"}); the script did not start. Request ${s.requestId}`);
   const stopped: Stopped = {
     reason: "needs_approval",
@@ -32,7 +32,12 @@ export function approvalBeforeStart(s: NonNullable<PreflightOutcome["stop"]>): S
     why: s.why,
     ...(s.others?.length ? { also_needs_approval: s.others.map((o) => ({ line: o.line, call: { tool: o.tool, input: o.input }, request_id: o.requestId, why: o.why })) } : {}),
   };
-  return beforeStartReport(err, stopped, "the whole script: nothing ran; after the person answers, run the same script again");
+  const then = stepId === undefined
+    ? "after the person answers, run the same script again"
+    : stepId.startsWith("trigger:")
+      ? "the trigger's run starts it by itself once the request is answered"
+      : `once the request is answered, send step ${stepId} again`;
+  return beforeStartReport(err, stopped, `the whole script: nothing ran; ${then}`);
 }
 
 /**
@@ -55,8 +60,15 @@ export function reportAfterRun(call: ShellCall, ran: { stdout: string; stderr: s
       ...(s.reason === "needs_approval" ? { approval: "requested" as const, request_id: s.requestId, why: s.why } : {}),
       message: s.error.message,
     };
-    // A stop that no call made (the time limit, the host's memory) names what it cut short.
-    const notReached = s.call ? NOT_REACHED : "what the script had not reached when it stopped; write a new script for the rest";
+    // A stop that no call made (the time limit, the host's memory) names what it cut short. A
+    // durable step waiting for an answer goes on from the stop (docs/sessions.md "Durable
+    // steps"): a trigger's run by itself, another step when its step_id is sent again.
+    const waits = s.reason === "needs_approval" && call.stepId !== undefined;
+    const notReached = waits
+      ? call.stepId!.startsWith("trigger:")
+        ? "the stopped call and everything after it: the trigger's run goes on from there by itself once the request is answered"
+        : `the stopped call and everything after it: they run once the request is answered and step ${call.stepId} is sent again (what ran is replayed, not run again)`
+      : s.call ? NOT_REACHED : "what the script had not reached when it stopped; write a new script for the rest";
     return { stderr, exitCode, report: { done: call.done, read_only_calls: call.readOnlyCalls, stopped, not_reached: notReached, stdout, stderr, files_written } };
   }
   if (exitCode !== 0 && (call.done.length > 0 || call.denials > 0)) return { stderr, exitCode, report: { done: call.done, read_only_calls: call.readOnlyCalls, stdout, stderr, files_written } };

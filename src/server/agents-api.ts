@@ -126,7 +126,8 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     if (await store.findTrigger(agent, s.name)) throw new ApiError(409, "conflict", `a trigger named ${s.name} exists`);
     // The trigger acts for the principal of the token that creates it (http.ts principalOfToken).
     const { trigger, secret } = await host.triggers.create(agent, s, { principal: principalOfToken(c, options) });
-    return c.json({ ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) }, 201);
+    const warning = await host.triggers.missingScript(trigger);
+    return c.json({ ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}), ...(warning ? { warning } : {}) }, 201);
   });
 
   app.get("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => c.json(publicTrigger(await triggerOr404(c, agentParam(c), c.req.param("trigger_id")))));
@@ -143,8 +144,9 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     }
     // Turning a trigger on or off changes nothing it does: it keeps who it acts for (triggers.ts).
     const vouch = Object.keys(b).some((k) => k !== "enabled");
-    const updated = await host.triggers.update(cur.id, next, { principal: principalOfToken(c, options), vouch });
-    return c.json(publicTrigger(updated!));
+    const updated = (await host.triggers.update(cur.id, next, { principal: principalOfToken(c, options), vouch }))!;
+    const warning = await host.triggers.missingScript(updated);
+    return c.json({ ...publicTrigger(updated), ...(warning ? { warning } : {}) });
   });
 
   app.delete("/v1/agents/:agent_id/triggers/:trigger_id", async (c) => {

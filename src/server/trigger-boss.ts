@@ -73,8 +73,24 @@ export function scheduleDue(t: Pick<TriggerRecord, "id" | "updated_at" | "next_r
   if (Date.parse(minute) < Date.parse(t.updated_at)) return undefined;
   const missed = t.next_run_at !== undefined && t.next_run_at !== null && Date.parse(t.next_run_at) < Date.parse(minute);
   const scheduled_at = missed ? new Date(Date.parse(t.next_run_at!)).toISOString() : minute;
-  const runId = `run_${createHash("sha256").update(`${t.id}@${scheduled_at}`).digest("hex").slice(0, 20)}`;
-  return { reason: missed ? "missed" : "schedule", scheduled_at, runId };
+  return { reason: missed ? "missed" : "schedule", scheduled_at, runId: scheduledRunId(t.id, scheduled_at) };
+}
+
+/** The run id of trigger `triggerId`'s due time `scheduled_at`: the same on every replica and every try. */
+function scheduledRunId(triggerId: string, scheduled_at: string): string {
+  return `run_${createHash("sha256").update(`${triggerId}@${scheduled_at}`).digest("hex").slice(0, 20)}`;
+}
+
+/**
+ * For a schedule job of a trigger that is disabled now: the run an earlier try of the same job
+ * left `running` (its replica stopped mid-run, and the trigger was disabled before pg-boss tried
+ * again), which is to be ended, not left running for ever; undefined when there is none.
+ */
+export async function runLeftByDisabled(store: Pick<Store, "getTriggerRun">, t: Pick<TriggerRecord, "id">, created: Date | undefined): Promise<TriggerRunRecord | undefined> {
+  if (!created) return undefined;
+  const minute = new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString();
+  const earlier = await store.getTriggerRun(scheduledRunId(t.id, minute));
+  return earlier?.status === "running" ? earlier : undefined;
 }
 
 /** Schedules and runs triggers as pg-boss jobs (see the file comment). */
@@ -147,8 +163,14 @@ export class BossScheduler implements TriggerScheduler {
     // A trigger deleted since (or a schedule disabled since) has nothing to run.
     const cur = await this.store.getTrigger(d.trigger_id);
     if (cur && d.resume && d.run_id) return void (await this.fire(d.trigger_id, d.reason, { runId: d.run_id, resume: d.resume }));
-    if (!cur || (d.reason === "schedule" && !cur.enabled)) return;
     const created = (job as { createdOn?: Date }).createdOn;
+    if (cur && d.reason === "schedule" && !cur.enabled) {
+      // runTrigger records such a run as ended: a disabled trigger runs nothing.
+      const left = await runLeftByDisabled(this.store, cur, created);
+      if (left) await this.fire(d.trigger_id, left.reason, { runId: left.id });
+      return;
+    }
+    if (!cur) return;
     if (d.reason !== "schedule" || !created) return void (await this.fire(d.trigger_id, d.reason, { payload: d.payload, runId }));
     const due = scheduleDue(cur, created);
     if (due) await this.fire(d.trigger_id, due.reason, { payload: d.payload, runId: due.runId, scheduled_at: due.scheduled_at });

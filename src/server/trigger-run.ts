@@ -210,7 +210,10 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
   // now. The run is recorded as failed, so the run id a webhook caller got says what happened.
   // A person's "run now" is theirs to make (docs/sessions.md → Triggers).
   if (!t.enabled && reason !== "manual") {
-    const refused: TriggerRunRecord = { ...run, status: "failed", error: `trigger ${t.name} is disabled: nothing ran`, ended_at: new Date(r.now()).toISOString() };
+    const error = earlier?.status === "running"
+      ? `trigger ${t.name} was disabled while this run was interrupted (the process running it stopped): it is not resumed; what it ran before is in session ${run.session_id}`
+      : `trigger ${t.name} is disabled: nothing ran`;
+    const refused: TriggerRunRecord = { ...run, status: "failed", error, ended_at: new Date(r.now()).toISOString() };
     await store.putTriggerRun(refused);
     return refused;
   }

@@ -170,6 +170,17 @@ export class TriggerService {
   }
 
   /**
+   * What to tell whoever made or changed `trigger` when the saved script it runs is not there
+   * (not saved yet, or archived): every run fails with `unknown_command` until it is. The trigger
+   * is kept (the script may be saved after it). @returns the warning, or undefined.
+   */
+  async missingScript(trigger: Pick<TriggerRecord, "agent_id" | "script" | "name">): Promise<string | undefined> {
+    const saved = await this.o.store.getScript(trigger.agent_id, trigger.script);
+    if (saved && !saved.archived) return undefined;
+    return `agent ${trigger.agent_id} has no ${saved ? "unarchived " : ""}saved script ${trigger.script}: every run of trigger ${trigger.name} fails until it is saved (toolshell scripts save, POST /v1/agents/${trigger.agent_id}/scripts)`;
+  }
+
+  /**
    * Changes a trigger. Whoever changes what it does is who it acts for from then on, and vouches
    * for the saved scripts as they are now (`vouched_at`); `vouch: false` (a change that only turns
    * it on or off) keeps who it acts for and what they vouched for.
@@ -317,3 +328,4 @@ export class TriggerService {
     return newRunId();
   }
 }
+
