@@ -6,7 +6,7 @@ import { createXargsCommand } from "./xargs/xargs.js";
 
 export { createJqCommand, scanJqArgv, JQ_VERSION, type JqArgvScan } from "./jq/command.js";
 export { planJqArgv, type JqPlan, type JqArgOp } from "./jq/argv.js";
-export { JqEngine, sharedJqEngine, type JqRunRequest, type JqRunResult, type JqStagedFile } from "./jq/engine.js";
+export { JqEngine, JqPool, sharedJqEngine, type JqRunner, type JqRunRequest, type JqRunResult, type JqStagedFile } from "./jq/engine.js";
 export { createXargsCommand } from "./xargs/xargs.js";
 export { createLnCommand, createUniqCommand, createWcCommand } from "./coreutils/coreutils.js";
 export { createDiffCommand, DIFF_SEARCH_MS } from "./coreutils/diff.js";

@@ -1,6 +1,6 @@
 import { defineCommand, latin1FromBytes, type Command, type ResolvedCommandContext } from "../../just-bash.js";
 import { JQ_OPT, planJqArgv } from "./argv.js";
-import { sharedJqEngine, type JqEngine, type JqStagedFile } from "./engine.js";
+import { sharedJqEngine, type JqRunner, type JqStagedFile } from "./engine.js";
 
 /** The version our jq reports (`jq --version`); jq-web's build leaves it empty. */
 export const JQ_VERSION = "jq-1.7.1";
@@ -212,7 +212,7 @@ export const JQ_MAX_OUTPUT = 16 * 1024 * 1024;
  * Exit codes are jq's (0, 1, 2, 3, 4, 5); 124 when the run passes the shell's time budget.
  * Source of the rules: jq 1.7.1 manual and src/main.c; docs/shell.md.
  */
-export function createJqCommand(engine: () => JqEngine = sharedJqEngine, options: { driver?: "libjq" | "main" } = {}): Command {
+export function createJqCommand(engine: () => JqRunner = sharedJqEngine, options: { driver?: "libjq" | "main" } = {}): Command {
   return defineCommand("jq", async (args, ctx) => {
     const scan = scanJqArgv(args);
     if (scan.infoOnly === "version") return { stdout: `${JQ_VERSION}\n`, stderr: "", exitCode: 0 };

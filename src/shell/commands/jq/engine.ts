@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { JqPlan } from "./argv.js";
@@ -105,6 +106,11 @@ export class JqEngine {
     const require = createRequire(import.meta.url);
     this.jsPath = require.resolve("jq-web/jq.js");
     this.wasmPath = path.join(path.dirname(this.jsPath), "jq.wasm");
+  }
+
+  /** True when it runs nothing and has nothing waiting. */
+  get idle(): boolean {
+    return !this.busy && this.queue.length === 0;
   }
 
   /**
@@ -241,10 +247,66 @@ export class JqEngine {
   }
 }
 
-let shared: JqEngine | null = null;
+/** What runs jq: one engine, or the process's pool of them. */
+export interface JqRunner {
+  run(req: JqRunRequest): Promise<JqRunResult>;
+  close(): Promise<void>;
+}
 
-/** The process-wide jq engine (one worker shared by every session). */
-export function sharedJqEngine(): JqEngine {
-  if (!shared) shared = new JqEngine();
+/** How long an engine beyond the pool's first stays started with nothing to run. */
+const EXTRA_IDLE_MS = 30_000;
+
+/**
+ * A few jq engines, each one worker running one jq at a time: a run goes to an engine with
+ * nothing to do, a new one is started while there are fewer than `size`, and otherwise it waits
+ * for the first to finish. One session's long jq (up to its shell call's time limit) then holds
+ * one engine, not every session's jq (docs/security.md "What each limit defends"). Engines
+ * beyond the first end after 30 s with nothing to run.
+ */
+export class JqPool implements JqRunner {
+  private readonly engines: JqEngine[] = [];
+  private readonly waiting: Pending[] = [];
+  private readonly idleTimers = new Map<JqEngine, NodeJS.Timeout>();
+
+  constructor(
+    private readonly size = Math.max(2, Math.min(4, availableParallelism())),
+    private readonly make: () => JqEngine = () => new JqEngine(),
+  ) {}
+
+  run(req: JqRunRequest): Promise<JqRunResult> {
+    return new Promise((resolve) => {
+      this.waiting.push({ req, resolve });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.idleTimers.values()) clearTimeout(t);
+    this.idleTimers.clear();
+    await Promise.all(this.engines.map((e) => e.close()));
+  }
+
+  private pump(): void {
+    while (this.waiting.length) {
+      let engine = this.engines.find((e) => e.idle);
+      if (!engine && this.engines.length < this.size) this.engines.push((engine = this.make()));
+      if (!engine) return;
+      const next = this.waiting.shift()!;
+      const e = engine;
+      clearTimeout(this.idleTimers.get(e));
+      void e.run(next.req).then((r) => {
+        next.resolve(r);
+        if (e !== this.engines[0]) this.idleTimers.set(e, setTimeout(() => e.idle && void e.close(), EXTRA_IDLE_MS).unref());
+        this.pump();
+      });
+    }
+  }
+}
+
+let shared: JqPool | null = null;
+
+/** The process-wide jq runner (a pool of engines shared by every session, {@link JqPool}). */
+export function sharedJqEngine(): JqRunner {
+  if (!shared) shared = new JqPool();
   return shared;
 }
