@@ -120,6 +120,12 @@ export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
     const what = place.phase === "call" ? "gave no answer" : "did not start and list its tools";
     return new ToolCallError("unavailable", `${who} ${what} within ${place.timeoutMs} ms`, true);
   }
+  // The process ended before it answered (its first message, or the version probe): what it wrote
+  // on stderr is why, said first (a crash that may pass stays retryable).
+  const said = place.stderrTail?.trim();
+  if (place.phase === "connect" && said && ((error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || (eraUnagreed(error) && /connection closed/i.test(message)))) {
+    return new ToolCallError("unavailable", `${who} exited while starting, saying: ${said}`, true);
+  }
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     const when = place.phase === "call" ? "during the call; it is restarted on the next call" : "while starting";
     return new ToolCallError("unavailable", `${who}: the connection closed ${when}${tail(place)}`, true);
@@ -202,7 +208,7 @@ function messageOf(error: unknown): string {
  * way until the config or the machine changes, so the error is not retryable.
  */
 function cannotStart(place: ErrorPlace): boolean {
-  return /Cannot find module|MODULE_NOT_FOUND|ModuleNotFoundError|No module named|command not found|No such file or directory|SyntaxError/.test(place.stderrTail ?? "");
+  return /Cannot find module|MODULE_NOT_FOUND|ModuleNotFoundError|No module named|command not found|^(\S*\/)?(ba|da)?sh: (line )?\d+: .*: not found$|No such file or directory|SyntaxError/m.test(place.stderrTail ?? "");
 }
 
 function tail(place: ErrorPlace): string {

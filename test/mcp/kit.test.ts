@@ -202,8 +202,14 @@ test("a server that cannot start as configured says why and is not retryable; a 
   const crash = sourceFor("crash", { command: process.execPath, args: ["-e", "console.error('out of luck this time'); process.exit(3)"] });
   const crashed = await rejection(() => crash.load());
   assert.ok(crashed instanceof ToolCallError);
-  assert.match(crashed.message, /out of luck this time/);
+  assert.match(crashed.message, /^MCP server "crash" exited while starting, saying: out of luck this time$/, "what it said comes first, no protocol-version detail");
   assert.equal(crashed.retryable, true);
+  // A shell's "not found" (dash: `sh: 1: NAME: not found`) is a command that is not there.
+  const absent = sourceFor("absent", { command: "sh", args: ["-c", "toolshell-no-such-command-xyz"] });
+  const notFound = await rejection(() => absent.load());
+  assert.ok(notFound instanceof ToolCallError);
+  assert.match(notFound.message, /"absent" could not start \(server stderr: \S*sh: \d+: toolshell-no-such-command-xyz: not found\)/);
+  assert.equal(notFound.retryable, false);
 });
 
 test("server stderr goes to its log file", async () => {
