@@ -16,6 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { serveStdio as serveStdioEras, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { screenedLines } from "./stdio-screen.js";
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, ProtocolError, Server } from "@modelcontextprotocol/server";
 import type { CallToolResult, RequestStateCodec, ServerContext, Tool } from "@modelcontextprotocol/server";
 import { McpServerSource } from "../mcp/index.js";
@@ -355,6 +356,6 @@ export async function serveStdio(shell: ToolShell, options: GatewayOptions & { s
       closing?.();
     };
     return server;
-  }, { transport: refusingDeepMessages(new StdioServerTransport()) }); // messages depth-checked as over HTTP (deep.ts)
+  }, { transport: refusingDeepMessages(new StdioServerTransport(screenedLines(process.stdin, process.stdout), process.stdout)) }); // malformed lines answered (stdio-screen.ts), messages depth-checked as over HTTP (deep.ts)
   return { closed, close: () => handle.close() };
 }

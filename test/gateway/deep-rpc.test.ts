@@ -95,3 +95,36 @@ test("over stdio too: a deep tools/call answers JSON-RPC -32602 on both eras, an
     child.stdin.end();
   }
 });
+
+test("over stdio, every malformed line is answered with JSON-RPC's error (-32700, -32600, id null when unknown) and the gateway goes on serving", async (t) => {
+  const dir = tempDir(t);
+  const config = path.join(dir, "toolshell.config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: {}, logDir: path.join(dir, "logs") }));
+  const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.ts");
+  const cmd = tsxCommand(MAIN, ["mcp", "--config", config]);
+  const child = spawn(cmd.command, cmd.args, { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+  t.after(() => stopChild(child));
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.resume();
+  const lines = () => out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { id?: unknown; result?: unknown; error?: { code: number; message: string } });
+  const bad: Array<[string, number, unknown]> = [
+    ["not json", -32700, null],
+    ["[]", -32600, null],
+    ["5", -32600, null],
+    ['{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600, null],
+    ['{"jsonrpc":"2.0","id":41}', -32600, 41],
+    ['{"jsonrpc":"1.0","id":42,"method":"ping"}', -32600, 42],
+    [`{"jsonrpc":"2.0","id":43,"method":"tools/call","params":${deep(100_000)}}`, -32600, 43],
+  ];
+  for (const [line] of bad) child.stdin.write(`${line}\n`);
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bad", version: "1" } } }) + "\n");
+  await eventually("the answer to initialize", () => lines().find((m) => m.id === 1));
+  const errors = lines().filter((m) => m.error);
+  assert.deepEqual(errors.map((m) => [m.error!.code, m.id]), bad.map(([, code, id]) => [code, id]), JSON.stringify(errors).slice(0, 800));
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "bash", arguments: { command: "echo alive" } } }) + "\n");
+  const alive = (await eventually("the answer to 2", () => lines().find((m) => m.id === 2))) as { result?: { structuredContent?: { stdout?: string } } };
+  assert.equal(alive.result?.structuredContent?.stdout, "alive\n");
+  child.stdin.end();
+});
