@@ -210,7 +210,7 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
   // now. The run is recorded as failed, so the run id a webhook caller got says what happened.
   // A person's "run now" is theirs to make (docs/sessions.md → Triggers).
   if (!t.enabled && reason !== "manual") {
-    const error = earlier?.status === "running"
+    const error = earlier?.status === "running" && !earlier.queued
       ? `trigger ${t.name} was disabled while this run was interrupted (the process running it stopped): it is not resumed; what it ran before is in session ${run.session_id}`
       : `trigger ${t.name} is disabled: nothing ran`;
     const refused: TriggerRunRecord = { ...run, status: "failed", error, ended_at: new Date(r.now()).toISOString() };
