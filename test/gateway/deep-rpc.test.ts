@@ -6,10 +6,10 @@
  * written by hand: a client's JSON.stringify would itself run out of stack on them.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { stopChild } from "../fixtures/child.js";
 import { eventually } from "../fixtures/eventually.js";
@@ -67,19 +67,25 @@ test("a JSON-RPC message nested deeper than a tool's input may be answers a JSON
   assert.equal((await message(note)).error?.code, -32602);
 });
 
-test("over stdio too: a deep tools/call answers JSON-RPC -32602 on both eras, and the next call is served", async (t) => {
+/** `toolshell mcp` over stdio in a folder of its own: its stdin, and the JSON lines it wrote so far. */
+function stdioGateway(t: TestContext): { child: ChildProcessWithoutNullStreams; lines: () => Array<{ id?: unknown; result?: { structuredContent?: { stdout?: string } }; error?: { code: number; message: string } }> } {
   const dir = tempDir(t);
   const config = path.join(dir, "toolshell.config.json");
   writeFileSync(config, JSON.stringify({ mcpServers: {}, logDir: path.join(dir, "logs") }));
   const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.ts");
+  const cmd = tsxCommand(MAIN, ["mcp", "--config", config]);
+  const child = spawn(cmd.command, cmd.args, { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+  t.after(() => stopChild(child));
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.resume();
+  return { child, lines: () => out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)) };
+}
+
+test("over stdio too: a deep tools/call answers JSON-RPC -32602 on both eras, and the next call is served", async (t) => {
   for (const era of ["legacy", "modern"] as const) {
-    const cmd = tsxCommand(MAIN, ["mcp", "--config", config]);
-    const child = spawn(cmd.command, cmd.args, { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
-    t.after(() => stopChild(child));
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.resume();
-    const answer = (id: number) => eventually(`${era}: the answer to ${id}`, () => out.split("\n").map((l) => (l.startsWith("{") ? JSON.parse(l) : undefined)).find((m) => m?.id === id));
+    const { child, lines } = stdioGateway(t);
+    const answer = (id: number) => eventually(`${era}: the answer to ${id}`, () => lines().find((m) => m.id === id));
     const meta = era === "modern" ? `,${MODERN_META}` : "";
     if (era === "legacy") {
       child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "deep", version: "1" } } }) + "\n");
@@ -97,17 +103,7 @@ test("over stdio too: a deep tools/call answers JSON-RPC -32602 on both eras, an
 });
 
 test("over stdio, every malformed line is answered with JSON-RPC's error (-32700, -32600, id null when unknown) and the gateway goes on serving", async (t) => {
-  const dir = tempDir(t);
-  const config = path.join(dir, "toolshell.config.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: {}, logDir: path.join(dir, "logs") }));
-  const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.ts");
-  const cmd = tsxCommand(MAIN, ["mcp", "--config", config]);
-  const child = spawn(cmd.command, cmd.args, { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
-  t.after(() => stopChild(child));
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.resume();
-  const lines = () => out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { id?: unknown; result?: unknown; error?: { code: number; message: string } });
+  const { child, lines } = stdioGateway(t);
   const bad: Array<[string, number, unknown]> = [
     ["not json", -32700, null],
     ["[]", -32600, null],
@@ -124,7 +120,7 @@ test("over stdio, every malformed line is answered with JSON-RPC's error (-32700
   assert.deepEqual(errors.map((m) => [m.error!.code, m.id]), bad.map(([, code, id]) => [code, id]), JSON.stringify(errors).slice(0, 800));
   child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
   child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "bash", arguments: { command: "echo alive" } } }) + "\n");
-  const alive = (await eventually("the answer to 2", () => lines().find((m) => m.id === 2))) as { result?: { structuredContent?: { stdout?: string } } };
+  const alive = await eventually("the answer to 2", () => lines().find((m) => m.id === 2));
   assert.equal(alive.result?.structuredContent?.stdout, "alive\n");
   child.stdin.end();
 });
