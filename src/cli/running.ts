@@ -122,52 +122,63 @@ export interface RunningHost {
 
 /**
  * The `serve` running for `configFile`, or undefined when none runs (no file, or its process is
- * gone). `tokens` are the config's API tokens (the first is used).
+ * gone). `tokens` are the config's API tokens (the first is used). Each replica of the config
+ * writes its own serve file: a call goes to the first whose process is there and, when that one
+ * does not answer (killed, its pid not yet reaped), to the next; `url` and `pid` name the one
+ * that answered last.
  * @throws Error when a host runs but no token is known to call it, or when the file is not this
  *   user's own (another user's, or one others may write): the token is not sent where it says.
  */
 export function runningServe(configFile: string, tokens: readonly string[]): RunningHost | undefined {
-  let a: Announced | undefined;
-  let file = "";
+  const found: Announced[] = [];
   for (const f of serveFiles(configFile)) {
+    let x: Announced;
     try {
-      const x = JSON.parse(readFileSync(f, "utf8")) as Announced;
-      if (typeof x.pid === "number" && typeof x.url === "string" && alive(x.pid)) {
-        a = x;
-        file = f;
-        break;
-      }
-    } catch {}
+      x = JSON.parse(readFileSync(f, "utf8")) as Announced;
+    } catch {
+      continue;
+    }
+    if (typeof x.pid !== "number" || typeof x.url !== "string" || !alive(x.pid)) continue;
+    // The token goes where the file says: only to a file this user wrote, that nobody else may
+    // change (a `.toolshell/` someone else made, in a shared folder, would take the token).
+    const st = lstatSync(f);
+    const uid = process.getuid?.();
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) {
+      throw new Error(`${f} says a toolshell serve runs at ${x.url}, but it is not a file of this user that only this user may change: the API token is not sent there (remove the file)`);
+    }
+    found.push(x);
   }
-  if (!a) return undefined;
-  // The token goes where the file says: only to a file this user wrote, that nobody else may
-  // change (a `.toolshell/` someone else made, in a shared folder, would take the token).
-  const st = lstatSync(file);
-  const uid = process.getuid?.();
-  if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) {
-    throw new Error(`${file} says a toolshell serve runs at ${a.url}, but it is not a file of this user that only this user may change: the API token is not sent there (remove the file)`);
-  }
+  if (!found.length) return undefined;
   const token = tokens[0];
-  if (!token) throw new Error(`a toolshell serve runs for this config at ${a.url} (pid ${a.pid}), but no API token is known here: set TOOLSHELL_API_TOKEN`);
-  const found = a;
-  return {
-    url: found.url,
-    pid: found.pid,
+  if (!token) throw new Error(`a toolshell serve runs for this config at ${found[0].url} (pid ${found[0].pid}), but no API token is known here: set TOOLSHELL_API_TOKEN`);
+  const host: RunningHost = {
+    url: found[0].url,
+    pid: found[0].pid,
     async call(method, route, body) {
-      let res: { status: number; text: string };
-      try {
-        res = await request(found, method, route, { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body === undefined ? undefined : JSON.stringify(body));
-      } catch (err) {
-        throw new Error(`the toolshell serve at ${found.url} (pid ${found.pid}) did not answer: ${reason(err, found)}`, { cause: err });
+      let first: Error | undefined;
+      for (const at of found) {
+        let res: { status: number; text: string };
+        try {
+          res = await request(at, method, route, { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body === undefined ? undefined : JSON.stringify(body));
+        } catch (err) {
+          first ??= new Error(`the toolshell serve at ${at.url} (pid ${at.pid}) did not answer: ${reason(err, at)}`, { cause: err });
+          // Only a refused connection goes on to the next replica: a request that may have
+          // reached this one (a reset, a timeout) is not sent twice.
+          if (((err as { cause?: NodeJS.ErrnoException }).cause ?? (err as NodeJS.ErrnoException))?.code === "ECONNREFUSED") continue;
+          break;
+        }
+        host.url = at.url;
+        host.pid = at.pid;
+        let json: Record<string, unknown> = {};
+        try {
+          json = res.text ? (JSON.parse(res.text) as Record<string, unknown>) : {};
+        } catch {}
+        return { status: res.status, json };
       }
-      const text = res.text;
-      let json: Record<string, unknown> = {};
-      try {
-        json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-      } catch {}
-      return { status: res.status, json };
+      throw first!;
     },
   };
+  return host;
 }
 
 /**

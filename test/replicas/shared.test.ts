@@ -8,11 +8,14 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import pg from "pg";
 import { NPM_SERVERS } from "../fixtures/mcp/index.js";
+import { serveFile } from "../../src/cli/running.js";
 import { api, CLI, deployment, kill, TOKEN, until } from "./helpers.js";
 
 const run = promisify(execFile);
@@ -72,6 +75,24 @@ test("toolshell servers list names every live replica; one killed with SIGKILL d
   // The CLI still reaches the live replica although the serve file written last may name the dead one.
   const text = (await run(process.execPath, [CLI, "servers", "list", "--config", d.config], { cwd: d.dir, env })).stdout;
   assert.match(text, new RegExp(`as the toolshell serve at ${b.url.replace(/[.]/g, "\\.")}`));
+});
+
+test("a serve file naming a replica that does not answer (killed, its pid not yet reaped): servers list and add go to another live replica", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
+  const env = { ...process.env, TOOLSHELL_API_TOKEN: TOKEN };
+  // The file the CLI reads first names a live pid (this test's) at an address nobody listens on.
+  const latest = serveFile(d.config);
+  const free = createServer();
+  await new Promise<void>((r) => free.listen(0, "127.0.0.1", () => r()));
+  const port = (free.address() as AddressInfo).port;
+  await new Promise((r) => free.close(r));
+  writeFileSync(latest, JSON.stringify({ ...JSON.parse(readFileSync(latest, "utf8")), pid: process.pid, url: `http://127.0.0.1:${port}` }), { mode: 0o600 });
+  const text = (await run(process.execPath, [CLI, "servers", "list", "--config", d.config], { cwd: d.dir, env })).stdout;
+  assert.match(text, new RegExp(`as the toolshell serve at (${a.url}|${b.url})`.replace(/[.]/g, "\\.")));
+  const added = await run(process.execPath, [CLI, "servers", "add", "memory", "--config", d.config, "--", NPM_SERVERS.memory], { cwd: d.dir, env });
+  assert.match(added.stdout, /Added server memory/);
+  await until(async () => ((await listed(a)).includes("memory") && (await listed(b)).includes("memory") ? true : undefined), "both replicas to have the server", 60, 500);
 });
 
 test("a trigger created by the CLI is scheduled by the running replicas without a restart", async (t) => {
