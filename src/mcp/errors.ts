@@ -121,10 +121,10 @@ export function toCallError(error: unknown, place: ErrorPlace): ToolCallError {
     return new ToolCallError("unavailable", `${who} ${what} within ${place.timeoutMs} ms`, true);
   }
   // The process ended before it answered (its first message, or the version probe): what it wrote
-  // on stderr is why, said first (a crash that may pass stays retryable).
+  // on stderr is why, with nothing of the probe before it (a crash that may pass stays retryable).
   const said = place.stderrTail?.trim();
   if (place.phase === "connect" && said && ((error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || (eraUnagreed(error) && /connection closed/i.test(message)))) {
-    return new ToolCallError("unavailable", `${who} exited while starting, saying: ${said}`, true);
+    return new ToolCallError("unavailable", `${who} exited while starting${tail(place)}`, true);
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     const when = place.phase === "call" ? "during the call; it is restarted on the next call" : "while starting";

@@ -202,7 +202,7 @@ test("a server that cannot start as configured says why and is not retryable; a 
   const crash = sourceFor("crash", { command: process.execPath, args: ["-e", "console.error('out of luck this time'); process.exit(3)"] });
   const crashed = await rejection(() => crash.load());
   assert.ok(crashed instanceof ToolCallError);
-  assert.match(crashed.message, /^MCP server "crash" exited while starting, saying: out of luck this time$/, "what it said comes first, no protocol-version detail");
+  assert.match(crashed.message, /^MCP server "crash" exited while starting \(server stderr: out of luck this time\)$/, "what it said, no protocol-version detail");
   assert.equal(crashed.retryable, true);
   // A shell's "not found" (dash: `sh: 1: NAME: not found`) is a command that is not there.
   const absent = sourceFor("absent", { command: "sh", args: ["-c", "toolshell-no-such-command-xyz"] });
