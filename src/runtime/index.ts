@@ -4,6 +4,7 @@ export { watchConfigFile, type ConfigWatch } from "./config-watch.js";
 export type { ToolShell, ToolShellOptions } from "./toolshell.js";
 export { ShellHost } from "./host.js";
 export { withOrigin, currentOrigins, authOf, sessionOrigins, SessionOwnerError } from "./lineage.js";
+export { triggerStepId } from "./stop-report.js";
 export type { ShellHostParts, RuntimeSubcommand } from "./host.js";
 export { Session } from "./session.js";
 export type { BashOptions, PreflightOutcome } from "./session.js";

@@ -19,6 +19,10 @@ export function beforeStartReport(err: ToolCallError, stopped: Stopped, notReach
   return { done: [], read_only_calls: 0, stopped, not_reached: notReached, stdout: "", stderr: errorLine(err), files_written: [] };
 }
 
+/** The step id a trigger's run is (`trigger:<run id>`): such a step goes on by itself once answered. */
+export const triggerStepId = (runId: string): string => `trigger:${runId}`;
+const isTriggerStep = (stepId: string): boolean => stepId.startsWith("trigger:");
+
 /** The preflight found calls that need a person's approval: the script does not start. */
 export function approvalBeforeStart(s: NonNullable<PreflightOutcome["stop"]>, stepId?: string): StopReport {
   const err = new ToolCallError("needs_approval", `${s.tool} (line ${s.line}) needs a person's approval (${s.why ?? "policy"}); the script did not start. Request ${s.requestId}`);
@@ -34,7 +38,7 @@ export function approvalBeforeStart(s: NonNullable<PreflightOutcome["stop"]>, st
   };
   const then = stepId === undefined
     ? "after the person answers, run the same script again"
-    : stepId.startsWith("trigger:")
+    : isTriggerStep(stepId)
       ? "the trigger's run starts it by itself once the request is answered"
       : `once the request is answered, send step ${stepId} again`;
   return beforeStartReport(err, stopped, `the whole script: nothing ran; ${then}`);
@@ -65,7 +69,7 @@ export function reportAfterRun(call: ShellCall, ran: { stdout: string; stderr: s
     // steps"): a trigger's run by itself, another step when its step_id is sent again.
     const waits = s.reason === "needs_approval" && call.stepId !== undefined;
     const notReached = waits
-      ? call.stepId!.startsWith("trigger:")
+      ? isTriggerStep(call.stepId!)
         ? "the stopped call and everything after it: the trigger's run goes on from there by itself once the request is answered"
         : `the stopped call and everything after it: they run once the request is answered and step ${call.stepId} is sent again (what ran is replayed, not run again)`
       : s.call ? NOT_REACHED : "what the script had not reached when it stopped; write a new script for the rest";

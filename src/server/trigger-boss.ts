@@ -67,13 +67,18 @@ function jobIdOf(runId: string): string {
  * one due time are one run (the second finds it, or its durable step, done).
  */
 export function scheduleDue(t: Pick<TriggerRecord, "id" | "updated_at" | "next_run_at">, created: Date): { reason: "schedule" | "missed"; scheduled_at: string; runId: string } | undefined {
-  const minute = new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString();
+  const minute = minuteOf(created);
   // pg-boss sends the occurrence of the last 60 s: for a schedule set in the middle of a minute,
   // that is the minute already begun, which was not due when the schedule was made.
   if (Date.parse(minute) < Date.parse(t.updated_at)) return undefined;
   const missed = t.next_run_at !== undefined && t.next_run_at !== null && Date.parse(t.next_run_at) < Date.parse(minute);
   const scheduled_at = missed ? new Date(Date.parse(t.next_run_at!)).toISOString() : minute;
   return { reason: missed ? "missed" : "schedule", scheduled_at, runId: scheduledRunId(t.id, scheduled_at) };
+}
+
+/** The start of the minute `at` falls in (pg-boss files a schedule's job within its minute). */
+function minuteOf(at: Date): string {
+  return new Date(Math.floor(at.getTime() / 60_000) * 60_000).toISOString();
 }
 
 /** The run id of trigger `triggerId`'s due time `scheduled_at`: the same on every replica and every try. */
@@ -88,7 +93,7 @@ function scheduledRunId(triggerId: string, scheduled_at: string): string {
  */
 export async function runLeftByDisabled(store: Pick<Store, "getTriggerRun">, t: Pick<TriggerRecord, "id">, created: Date | undefined): Promise<TriggerRunRecord | undefined> {
   if (!created) return undefined;
-  const minute = new Date(Math.floor(created.getTime() / 60_000) * 60_000).toISOString();
+  const minute = minuteOf(created);
   const earlier = await store.getTriggerRun(scheduledRunId(t.id, minute));
   return earlier?.status === "running" ? earlier : undefined;
 }

@@ -18,7 +18,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
-import { withOrigin, type Session, type ShellResult, type ToolShell } from "../runtime/index.js";
+import { triggerStepId, withOrigin, type Session, type ShellResult, type ToolShell } from "../runtime/index.js";
 import { principalOf } from "../mcp/index.js";
 import { SCRIPTS_SOURCE } from "../scripts/index.js";
 import type { RunApproval, Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
@@ -153,7 +153,7 @@ async function runScript(t: TriggerRecord, session: Session, run: TriggerRunReco
     // Acting for someone other than the agent, it runs only script versions they vouched for.
     const forOther = !!t.principal && t.principal !== principalOf({ agent_id: t.agent_id });
     const origin = { kind: "trigger" as const, id: t.id, name: t.name, ...(forOther ? { vouchedAt: t.vouched_at ?? t.updated_at } : {}) };
-    const result = await withOrigin(origin, () => session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: `trigger:${run.id}` }));
+    const result = await withOrigin(origin, () => session.bash(`tools ${SCRIPTS_SOURCE} ${t.script} -\n`, { stdin: JSON.stringify(input), stepId: triggerStepId(run.id) }));
     run.tool_call_id = result.tool_call_id;
     run.result = result;
     run.status = result.tools?.stopped ? "stopped" : result.exit_code === 0 ? "ok" : "failed";
