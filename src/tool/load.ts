@@ -31,6 +31,8 @@ export async function loadToolsDir(dir: string, options: { fresh?: boolean } = {
   }
   const out: Record<string, ToolDefinition> = {};
   let jiti: { import: (id: string, opts?: { default?: boolean }) => Promise<unknown> } | undefined;
+  // The folder's package type, read once for all its `.js` files.
+  let type: Promise<"module" | "commonjs"> | undefined;
   for (const file of entries) {
     const m = TOOL_FILE.exec(file);
     if (!m || file.endsWith(".d.ts") || /\.test\./.test(file) || file.startsWith("_")) continue;
@@ -41,7 +43,7 @@ export async function loadToolsDir(dir: string, options: { fresh?: boolean } = {
       // A `.js` file is ESM only where its package says `"type": "module"`; elsewhere (npm
       // 11's `npm init -y` writes `"commonjs"`) it goes through jiti, which reads `import` and
       // `require` alike, as for `.ts` files; Node would refuse its `import` with a raw warning.
-      if (m[2] === "mjs" || (m[2] === "js" && (await packageType(dir)) === "module")) {
+      if (m[2] === "mjs" || (m[2] === "js" && (await (type ??= packageType(dir))) === "module")) {
         // A reload (a running host's tool file changed) imports the file as it is now.
         mod = await import(pathToFileURL(full).href + (options.fresh ? `?v=${Date.now()}` : ""));
       } else {
