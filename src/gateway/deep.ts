@@ -7,7 +7,6 @@
  *
  * See docs/security.md → What each limit defends.
  */
-import type { Transport } from "@modelcontextprotocol/server";
 import { refuseDeepInput } from "../shell/index.js";
 
 /** A JSON-RPC error response (JSON-RPC 2.0 §5.1). */
@@ -44,20 +43,4 @@ export function deepMessageError(body: unknown): JsonRpcErrorResponse | undefine
     }
   }
   return undefined;
-}
-
-/**
- * `transport` with {@link deepMessageError} applied to each message it receives, as the HTTP
- * gateway applies it to each body: a request too deep is answered with the error, anything else
- * too deep is dropped; neither is handed to the server.
- */
-export function refusingDeepMessages<T extends Transport>(transport: T): T {
-  let handler: Transport["onmessage"];
-  const receive: NonNullable<Transport["onmessage"]> = (message, extra) => {
-    const deep = deepMessageError(message);
-    if (!deep) return handler?.(message, extra);
-    if (deep.id !== null) void transport.send(deep as never).catch(() => {});
-  };
-  Object.defineProperty(transport, "onmessage", { configurable: true, get: () => (handler ? receive : undefined), set: (fn: Transport["onmessage"]) => (handler = fn) });
-  return transport;
 }

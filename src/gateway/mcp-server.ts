@@ -24,7 +24,6 @@ import type { ApprovalRequest, Decision } from "../policy/index.js";
 import type { Session, ToolShell } from "../runtime/index.js";
 import type { CatalogTool } from "../tool/index.js";
 import { callDirect, type DirectOutcome } from "../surface/index.js";
-import { refusingDeepMessages } from "./deep.js";
 import { gatewayPerson, progressSent } from "./person.js";
 import { askSignIns, supportsUrlElicitation } from "./sign-in.js";
 import { APPROVE_TOOL_NAME, bashToolSpec, BASH_TOOL_NAME, directTools, loadKeptServers, runBashTool, type BashToolResult } from "../surface/index.js";
@@ -356,6 +355,6 @@ export async function serveStdio(shell: ToolShell, options: GatewayOptions & { s
       closing?.();
     };
     return server;
-  }, { transport: refusingDeepMessages(new StdioServerTransport(screenedLines(process.stdin, process.stdout), process.stdout)) }); // malformed lines answered (stdio-screen.ts), messages depth-checked as over HTTP (deep.ts)
+  }, { transport: new StdioServerTransport(screenedLines(process.stdin, process.stdout), process.stdout) }); // malformed and too-deep lines answered before the SDK reads them (stdio-screen.ts, deep.ts)
   return { closed, close: () => handle.close() };
 }

@@ -4,7 +4,8 @@
  * invalid request, `id` null when it cannot be known) instead of being dropped without a reply:
  * a line that is not JSON, an empty batch, a value that is not a request, a notification or a
  * response, an `id` that is not a string, number or null, and a message nested past the depth
- * rule (deep.ts, which would otherwise run the SDK's own checks out of stack). The HTTP face
+ * rule (deep.ts, which would otherwise run the SDK's own checks out of stack; such a
+ * notification is dropped unanswered). The HTTP face
  * answers the same with HTTP statuses (http-server.ts).
  */
 import { Transform, type Readable, type Writable } from "node:stream";
@@ -12,8 +13,11 @@ import { deepMessageError, type JsonRpcErrorResponse } from "./deep.js";
 
 const error = (id: JsonRpcErrorResponse["id"], code: number, message: string): JsonRpcErrorResponse => ({ jsonrpc: "2.0", id, error: { code, message } });
 
-/** The error answering one line, or undefined when the line goes on to the SDK. */
-export function lineError(line: string): JsonRpcErrorResponse | undefined {
+/**
+ * The error answering one line; null for a line dropped without an answer (a notification nested
+ * too deep: a notification is never answered); undefined when the line goes on to the SDK.
+ */
+export function lineError(line: string): JsonRpcErrorResponse | null | undefined {
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -21,7 +25,7 @@ export function lineError(line: string): JsonRpcErrorResponse | undefined {
     return error(null, -32700, `Parse error: the line is not JSON (${(err as Error).message})`);
   }
   const deep = deepMessageError(message);
-  if (deep) return deep;
+  if (deep) return deep.id === null && message !== null && typeof message === "object" && !Array.isArray(message) && "method" in message && !("id" in message) ? null : deep;
   if (Array.isArray(message)) return message.length ? undefined : error(null, -32600, "Invalid Request: an empty batch");
   if (message === null || typeof message !== "object") return error(null, -32600, "Invalid Request: a message is a JSON object");
   const m = message as Record<string, unknown>;
@@ -50,7 +54,7 @@ export function screenedLines(input: Readable, output: Writable): Readable {
         if (!line.trim()) continue;
         const answer = lineError(line);
         if (answer) output.write(`${JSON.stringify(answer)}\n`);
-        else pass += `${line}\n`;
+        else if (answer === undefined) pass += `${line}\n`;
       }
       done(null, pass || undefined);
     },
@@ -59,7 +63,7 @@ export function screenedLines(input: Readable, output: Writable): Readable {
       rest = "";
       const answer = line ? lineError(line) : undefined;
       if (answer) output.write(`${JSON.stringify(answer)}\n`);
-      done(null, line && !answer ? `${line}\n` : undefined);
+      done(null, line && answer === undefined ? `${line}\n` : undefined);
     },
   });
   input.pipe(screen);
