@@ -84,6 +84,19 @@ const chunkEdits = {
     edits: [["for(let e=1;e<t.length;e++)O(t[e],i)?", "for(let e=1;e<t.length;e++)(e&4095)===0&&__tsE().held(\"uniq\"),O(t[e],i)?"]],
     appended: `${ENGINE_YIELD}\n`,
   },
+  // H34: tee and split say why a write failed (a full disk: `No space left on device`, as GNU
+  // does): tee reported every failure as a missing folder, split as "failed to write output".
+  "chunk-LSLPJOYM.js": {
+    edits: [["catch{s+=`tee: ${i}: No such file or directory\n`,a=1}", "catch(__e){s+=`tee: ${i}: ${__tsE().fsMessage(__e)||\"No such file or directory\"}\n`,a=1}"]],
+    appended: `${ENGINE_YIELD}\n`,
+  },
+  "chunk-XPDOK3XY.js": {
+    edits: [
+      ["}catch{for(let r of[...m].reverse())r.committed", "}catch(__e){for(let r of[...m].reverse())r.committed"],
+      ["stderr:`split: failed to write output\n`", "stderr:`split: failed to write output${__tsE().fsMessage(__e)?`: ${__tsE().fsMessage(__e)}`:\"\"}\n`"],
+    ],
+    appended: `${ENGINE_YIELD}\n`,
+  },
   // H32: html-to-markdown refuses HTML nested deeper than 1,000 elements before turndown parses
   // it: its parser's work grows with the square of the nesting (4,000 nested <b> held the event
   // loop for 3-11 s, then failed out of stack), inside one call no turn check can reach.

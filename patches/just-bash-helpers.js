@@ -202,7 +202,7 @@ function __tsHeld(what) {
   }
 }
 // H28/H29/H30: the same turns, and the held look, for the chunks, which cannot see this bundle's functions.
-globalThis[Symbol.for("toolshell.engineYield")] = { due: __tsYieldDue, yield: __tsYield, after: __tsAfterYield, clock: __tsClock, held: __tsHeld };
+globalThis[Symbol.for("toolshell.engineYield")] = { due: __tsYieldDue, yield: __tsYield, after: __tsAfterYield, clock: __tsClock, held: __tsHeld, fsMessage: __tsFsErrorMessage };
 // H18: the array a name stands for: the target of a nameref (`local -n r=arr`), else the name.
 function __tsArrayName(e, t) {
   if (!e.state.namerefs || !e.state.namerefs.has(t)) return t;

@@ -134,6 +134,7 @@ export function parseConfig(json: unknown, options: ParseConfigOptions): Toolshe
     callLimit: p.callLimit,
     timeoutMs: p.timeoutMs,
     maxOutputBytes: p.maxOutputBytes,
+    maxSessionFileBytes: p.maxSessionFileBytes,
     keepVisible: p.keepVisible,
     manageScripts: p.manageScripts,
     rateUnlabeledTools: p.rateUnlabeledTools,

@@ -25,6 +25,10 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** The range `maxOutputBytes` may take: 64 KiB to 256 MiB. */
 export const MAX_OUTPUT_BYTES_RANGE = { min: 64 * 1024, max: 256 * 1024 * 1024 } as const;
+/** Default bound of the bytes one session's files hold together in memory (64 MiB; docs/security.md "What each limit defends"). */
+export const DEFAULT_MAX_SESSION_FILE_BYTES = 64 * 1024 * 1024;
+/** The range `maxSessionFileBytes` may take: 1 MiB to 1 GiB. */
+export const MAX_SESSION_FILE_BYTES_RANGE = { min: 1024 * 1024, max: 1024 * 1024 * 1024 } as const;
 /** Default time to start a server and list its tools, in milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /** Default time one `tools/call` may take, in milliseconds. */
@@ -268,6 +272,9 @@ const configShape = {
   maxOutputBytes: wholeNumber(MAX_OUTPUT_BYTES_RANGE.min, MAX_OUTPUT_BYTES_RANGE.max, `expected a whole number of bytes from ${MAX_OUTPUT_BYTES_RANGE.min} (64 KiB) to ${MAX_OUTPUT_BYTES_RANGE.max} (256 MiB)`)
     .default(DEFAULT_MAX_OUTPUT_BYTES)
     .describe("What one shell call may print, stdout and stderr together, in bytes; past it the script stops with exit code 126, its output up to the bound kept."),
+  maxSessionFileBytes: wholeNumber(MAX_SESSION_FILE_BYTES_RANGE.min, MAX_SESSION_FILE_BYTES_RANGE.max, `expected a whole number of bytes from ${MAX_SESSION_FILE_BYTES_RANGE.min} (1 MiB) to ${MAX_SESSION_FILE_BYTES_RANGE.max} (1 GiB)`)
+    .default(DEFAULT_MAX_SESSION_FILE_BYTES)
+    .describe("What one session's files may hold together in memory (and in the store), in bytes; a write past it fails as on a full disk (ENOSPC). A real folder mounted as the workspace is not counted."),
   keepVisible: z
     .array(z.string().min(1), { error: "expected an array of tool names" })
     .default([])

@@ -19,7 +19,7 @@ import type { ToolShell } from "./toolshell.js";
  * The config's parts a running host reads once, at start: changing them in the file takes effect
  * at the next start only. Everything else (`approval`, the servers, the tool files) reloads.
  */
-export const NOT_RELOADED = ["server", "store", "storePool", "toolsDir", "skillsDir", "logDir", "callLimit", "timeoutMs", "maxOutputBytes", "keepVisible", "manageScripts", "rateUnlabeledTools", "triggers"] as const;
+export const NOT_RELOADED = ["server", "store", "storePool", "toolsDir", "skillsDir", "logDir", "callLimit", "timeoutMs", "maxOutputBytes", "maxSessionFileBytes", "keepVisible", "manageScripts", "rateUnlabeledTools", "triggers"] as const;
 
 /** The config file's keys as written, for a report (`toolsDir` is written `tools`). */
 const WRITTEN: Partial<Record<(typeof NOT_RELOADED)[number], string>> = { toolsDir: "tools", skillsDir: "skills" };

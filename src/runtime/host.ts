@@ -30,6 +30,8 @@ export interface ShellHostParts {
   timeoutMs: number;
   /** What one shell call may print, stdout and stderr together, in bytes (config `maxOutputBytes`). */
   maxOutputBytes: number;
+  /** What one session's in-memory files may hold together, in bytes (config `maxSessionFileBytes`). */
+  maxSessionFileBytes: number;
   helpFooter: string;
   workspaceDir?: string;
   defenseInDepth?: boolean;
@@ -53,6 +55,7 @@ export class ShellHost {
   readonly callLimit: number;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
+  readonly maxSessionFileBytes: number;
   readonly helpFooter: string;
   readonly workspaceDir?: string;
   readonly defenseInDepth?: boolean;
@@ -70,6 +73,7 @@ export class ShellHost {
     this.callLimit = parts.callLimit;
     this.timeoutMs = parts.timeoutMs;
     this.maxOutputBytes = parts.maxOutputBytes;
+    this.maxSessionFileBytes = parts.maxSessionFileBytes;
     this.helpFooter = parts.helpFooter;
     this.workspaceDir = parts.workspaceDir;
     this.defenseInDepth = parts.defenseInDepth;
@@ -117,6 +121,37 @@ export class ShellHost {
   }
 
   /** Reads a packaged skill. @throws Error when no skills folder is configured or the skill is missing. */
+  /** Shell calls and steps running now in every session of this host. */
+  get running(): number {
+    return this.#running;
+  }
+  #running = 0;
+  #idle: Array<() => void> = [];
+
+  /** Runs one unit of a session's work (a shell call, a step), counted in {@link running}. */
+  async work<T>(fn: () => Promise<T>): Promise<T> {
+    this.#running++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.#running === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  /** Resolves true once no shell call or step runs (at once when none does), false after `waitMs`. */
+  whenIdle(waitMs: number): Promise<boolean> {
+    if (this.#running === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = () => (clearTimeout(timer), resolve(true));
+      const timer = setTimeout(() => {
+        this.#idle = this.#idle.filter((w) => w !== done);
+        resolve(false);
+      }, waitMs);
+      timer.unref?.();
+      this.#idle.push(done);
+    });
+  }
+
   readSkill(id: string): Promise<Skill> {
     if (!this.parts.skillsDir) return Promise.reject(new Error(`no skills folder is configured (looked for skill ${id})`));
     return readSkill(this.parts.skillsDir, id);

@@ -162,6 +162,13 @@ export class ShellCall implements ShellScope, CallScope {
     for (const p of paths) this.filesWritten.add(p);
   }
 
+  /** The bound of the session's files, once a write failed at it (ShellScope.noteFilesFull). */
+  filesFull?: number;
+
+  noteFilesFull(bound: number): void {
+    this.filesFull = bound;
+  }
+
   redact(text: string): string {
     return this.o.redactText ? this.o.redactText(text) : text;
   }

@@ -154,6 +154,7 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     timeoutMs: options.timeoutMs ?? config.timeoutMs,
     // Every host (library, CLI, serve, gateway) is built here: the one place the bound is read.
     maxOutputBytes: config.maxOutputBytes,
+    maxSessionFileBytes: config.maxSessionFileBytes,
     helpFooter,
     workspaceDir: options.workspaceDir,
     defenseInDepth: options.defenseInDepth,
@@ -324,6 +325,10 @@ export async function buildToolShell(config: ToolshellConfig, options: Omit<Tool
     },
     catalog: () => new Catalog(shellSources),
     sessionsInMemory: () => sessions.size,
+    get running() {
+      return host.running;
+    },
+    whenIdle: (waitMs: number) => host.whenIdle(waitMs),
     policy,
     listing: () => renderIndex(new Catalog(shellSources), helpFooter),
     splitRules,

@@ -6,15 +6,15 @@
  *
  * See docs/architecture.md → One shell call; README → The shell.
  */
-import { assertEngine, Bash, getCommandNames, InMemoryFs, MountableFs, ReadWriteFs, type Command, type IFileSystem } from "./just-bash.js";
+import { DEFAULT_MAX_SESSION_FILE_BYTES } from "../config/index.js";
+import { assertEngine, Bash, getCommandNames, type Command, type IFileSystem } from "./just-bash.js";
 import { HALT_LINE, installHaltAtYield } from "./halt.js";
 import { afterJustBash, DEFAULT_MAX_OUTPUT_BYTES } from "./output-bound.js";
-import { currentScope } from "./scope.js";
 import { createSleepCommand } from "./commands/sleep/sleep.js";
 import { createToolsCommand } from "./commands/tools/command.js";
+import { createSessionFs, WORKDIR } from "./session-fs.js";
 
-/** Where the working directory is inside the sandbox. */
-export const WORKDIR = "/workspace";
+export { WORKDIR };
 
 /** Options of one session's engine. */
 export interface EngineOptions {
@@ -31,6 +31,11 @@ export interface EngineOptions {
    * its default): past it the script stops, exit code 126, output up to the bound kept (output-bound.ts).
    */
   maxOutputBytes?: number;
+  /**
+   * What the session's in-memory files may hold together, in bytes (config `maxSessionFileBytes`;
+   * default its default): a write past it fails as on a full disk (session-fs.ts).
+   */
+  maxFileBytes?: number;
   /** Environment variables the scripts see. */
   env?: Record<string, string>;
   /**
@@ -56,78 +61,12 @@ export interface Engine {
   exec(script: string, options?: { signal?: AbortSignal; stdin?: string; env?: Record<string, string>; cwd?: string }): Promise<EngineResult>;
 }
 
-const DISCARD = new Set(["/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr"]);
-const MUTATORS = new Set(["writeFile", "appendFile", "mkdir", "rm", "cp", "mv", "symlink", "link", "chmod", "utimes"]);
-
-/** Wraps a filesystem so every write names its path to the current shell call. */
-function trackWrites(fs: IFileSystem): IFileSystem {
-  return new Proxy(fs, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== "function") return value;
-      if (prop === "writeFile" || prop === "appendFile") {
-        // /dev/null (and the std streams as files) swallow what is written to them.
-        return (...args: unknown[]) => {
-          if (typeof args[0] === "string" && DISCARD.has(args[0])) return Promise.resolve();
-          const scope = currentScope();
-          if (scope && typeof args[0] === "string" && !args[0].startsWith("/dev/")) scope.noteFiles([args[0]]);
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      if (typeof prop === "string" && MUTATORS.has(prop)) {
-        return (...args: unknown[]) => {
-          const scope = currentScope();
-          if (scope) {
-            const p = prop === "cp" || prop === "mv" || prop === "symlink" || prop === "link" ? args[1] : args[0];
-            if (typeof p === "string" && !p.startsWith("/dev/")) scope.noteFiles([p]);
-          }
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      return value.bind(target);
-    },
-  });
-}
-
 /**
  * Marks one of toolshell's own commands to run without just-bash's per-command guard
  * (patches/README.md, H23): it honours the exec's signal and its own limits.
  */
 export function markDirect(command: Command): Command {
   return Object.assign(command, { tsDirect: true });
-}
-
-/** The mutating methods of a filesystem (async and sync forms). */
-const WRITES = new Set([...MUTATORS, "writeFileSync", "appendFileSync", "mkdirSync", "rmSync", "symlinkSync", "chmodSync"]);
-
-/** Command stubs (path → text) by command-name set, and their one filesystem shared by every session. */
-const stubLayers = new Map<string, { stubs: Record<string, string>; shared: InMemoryFs }>();
-
-/**
- * The files `/bin/NAME` and `/usr/bin/NAME` of just-bash's default layout, so `which`, `/usr/bin/tools`
- * and `command -v` behave as on a real system. Every session reads one shared filesystem of them;
- * a session's first write there (a script of its own in /usr/bin) gives it its own copy, so an
- * idle session holds none of them.
- */
-function stubLayer(names: Set<string>): IFileSystem {
-  const key = [...names].sort().join("\n");
-  let layer = stubLayers.get(key);
-  if (!layer) {
-    const stubs: Record<string, string> = {};
-    for (const name of names) stubs[`/${name}`] = `#!/bin/bash\n# built-in command: ${name}\n`;
-    layer = { stubs, shared: new InMemoryFs(stubs) };
-    stubLayers.set(key, layer);
-  }
-  const { stubs, shared } = layer;
-  let own: InMemoryFs | null = null;
-  return new Proxy(shared, {
-    get(_target, prop) {
-      if (typeof prop === "string" && WRITES.has(prop)) own ??= new InMemoryFs(stubs);
-      const fs = own ?? shared;
-      const value = Reflect.get(fs, prop, fs);
-      return typeof value === "function" ? value.bind(fs) : value;
-    },
-  });
 }
 
 /**
@@ -140,18 +79,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   assertEngine();
   installHaltAtYield();
   const names = new Set([...getCommandNames(), ...(options.commands ?? []).map((c) => c.name), "tools"]);
-  const base = new InMemoryFs();
-  // The device files and folders just-bash's default layout makes (it makes them only on a bare
-  // InMemoryFs, and ours is mounted and wrapped).
-  for (const dir of ["/tmp", "/dev/fd", "/proc/self/fd", "/usr"]) base.mkdirSync(dir, { recursive: true });
-  for (const dev of ["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"]) base.writeFileSync(dev, "");
-  base.writeFileSync("/dev/zero", new Uint8Array(0));
-  const mountable = new MountableFs({ base });
-  mountable.mount("/bin", stubLayer(names));
-  mountable.mount("/usr/bin", stubLayer(names));
-  if (options.workspaceDir) mountable.mount(WORKDIR, new ReadWriteFs({ root: options.workspaceDir }));
-  else base.mkdirSync(WORKDIR, { recursive: true });
-  const fs = trackWrites(mountable);
+  const { fs, base } = createSessionFs({ commandNames: names, workspaceDir: options.workspaceDir, maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_SESSION_FILE_BYTES });
   // Initial files, written once (before the first run when they sit in the mounted workspace).
   let pending: Promise<unknown> | null = null;
   const later: Array<[string, string]> = [];

@@ -17,7 +17,7 @@ export * from "just-bash";
  * toolshell's edits (`node patches/just-bash-edits.mjs --id` prints it;
  * test/shell/engine-id.test.ts keeps the two equal).
  */
-export const ENGINE_ID = "just-bash@3.4.2+toolshell.cb838026338d";
+export const ENGINE_ID = "just-bash@3.4.2+toolshell.1f9dbaf33604";
 
 /** The module specifier the engine is loaded from (rewritten by the build). */
 const ENGINE_SPECIFIER = "just-bash";

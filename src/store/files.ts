@@ -38,6 +38,21 @@ function hashOf(kind: string, mode: number, data: Buffer | string): string {
 }
 
 /**
+ * The hash of a file body already read, by the body's identity: the in-memory filesystem hands
+ * out the body it holds and replaces it on every write (never changes it in place), so a body
+ * seen before is hashed once, not at every step's end (a session's files are read whole then).
+ */
+const fileHashes = new WeakMap<Uint8Array, { mode: number; hash: string }>();
+
+function fileHash(mode: number, bytes: Uint8Array): string {
+  const known = fileHashes.get(bytes);
+  if (known?.mode === mode) return known.hash;
+  const hash = hashOf("file", mode, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  fileHashes.set(bytes, { mode, hash });
+  return hash;
+}
+
+/**
  * Reads every entry under `/` except paths under `exclude` and {@link ENGINE_PATHS}, parents
  * before children. Entries that vanish while reading are skipped.
  */
@@ -71,7 +86,7 @@ export async function readTree(fs: IFileSystem, exclude: string[]): Promise<File
         const bytes = await fs.readFileBuffer(path).catch(() => undefined);
         if (bytes === undefined) continue;
         const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        out.push({ path, kind: "file", mode, content, hash: hashOf("file", mode, content) });
+        out.push({ path, kind: "file", mode, content, hash: fileHash(mode, bytes) });
       }
     }
   };

@@ -175,6 +175,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE step_calls ADD COLUMN started TEXT;
   `,
+  // 7: the paths and hashes of a session's files read without its file bodies: a column after a
+  // large body sits past the body's overflow pages, so checking whether another process changed
+  // the files (before every shell call) walked every body (docs/sessions.md "The store").
+  `
+  CREATE INDEX session_files_hash ON session_files(session_id, path, hash);
+  `,
 ];
 
 /**

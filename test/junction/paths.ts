@@ -18,7 +18,7 @@ import type { Decision } from "../../src/index.js";
 import { eventually } from "../fixtures/eventually.js";
 import type { StreamMessage } from "../fixtures/event-stream.js";
 import { TOOL_KINDS, type ToolKind } from "./kinds.js";
-import { OUTPUT_BOUND, plantSession, SECRETS, type World } from "./world.js";
+import { FILES_BOUND, OUTPUT_BOUND, plantSession, SECRETS, type World } from "./world.js";
 
 /** What one turn of a surface came to. */
 export interface Turn {
@@ -319,6 +319,21 @@ export const PATHS: PathRow[] = [
       assert.ok(!events.includes("bound line 3000 "), "nothing past the bound is in the events");
       const next = await surface.turn("echo still-here", "allow");
       assert.match(next.stdout, /still-here/, `the session's next call runs as usual: ${text(next)}`);
+    },
+  },
+  {
+    name: "session files: a write past maxSessionFileBytes fails as on a full disk and the call says which bound; what fit stays for the next call; removing files makes room",
+    kinds: (kind) => kind.name === "local tool",
+    async run(surface) {
+      // Under /tmp: a real folder mounted as the workspace is not counted. 60,000 bytes (within the
+      // output bound) copied until the bound refuses a copy.
+      const r = await surface.turn(`mkdir -p /tmp/jf && printf '%060000d' 0 > /tmp/jf/a && for i in $(seq 1 30); do cp /tmp/jf/a /tmp/jf/a$i 2>/dev/null || break; done; echo "files: $(ls /tmp/jf | wc -l)"`, "allow");
+      assert.ok(r.stderr.includes(`toolshell: the session's files reached maxSessionFileBytes (${FILES_BOUND} bytes), so a write failed (No space left on device)`), text(r).slice(-500));
+      const files = Number(/files: (\d+)/.exec(r.stdout)?.[1]);
+      assert.ok(files > 1 && files < 18, `copies stopped at the bound: ${r.stdout}`);
+      const next = await surface.turn(`echo "kept: $(ls /tmp/jf | wc -l)"; rm /tmp/jf/a1*; cp /tmp/jf/a /tmp/jf/again && echo room`, "allow");
+      assert.match(next.stdout, new RegExp(`^kept: ${files}\nroom\n$`), `the files that fit are the session's next call's: ${text(next)}`);
+      assert.doesNotMatch(next.stderr, /maxSessionFileBytes/, "control: a call that fits adds no line");
     },
   },
   {

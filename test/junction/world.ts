@@ -100,6 +100,9 @@ export const SECRETS = {
 /** The world's `maxOutputBytes`: 64 KiB, the least a config may set. */
 export const OUTPUT_BOUND = 65536;
 
+/** The world's `maxSessionFileBytes`: 1 MiB, the least a config may set. */
+export const FILES_BOUND = 1048576;
+
 /** Makes a world (`extra` merged into its config); `close()` stops its HTTP server and removes its folder. */
 export async function makeWorld(extra: Record<string, unknown> = {}): Promise<World> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "junction-"));
@@ -128,6 +131,8 @@ export async function makeWorld(extra: Record<string, unknown> = {}): Promise<Wo
         // The least bound a config may set (docs/security.md "Bounded output"), so the
         // output-bound row passes it with a small script on every surface.
         maxOutputBytes: OUTPUT_BOUND,
+        // The least bound of a session's files (docs/security.md "What each limit defends"), for the session-files row.
+        maxSessionFileBytes: FILES_BOUND,
         // Every host of the world writes its servers' logs here (the server-log row reads them).
         logDir: path.join(dir, "logs"),
         ...extra,
