@@ -10,6 +10,7 @@ import path from "node:path";
 import type { ToolShell, ToolShellOptions } from "../runtime/index.js";
 import type { CommonOptions } from "./commands.js";
 import { terminalText } from "../display/show-input.js";
+import { drain, nextStopSignal } from "./graceful-stop.js";
 
 /** Options of `toolshell mcp`. */
 export interface McpCliOptions {
@@ -191,13 +192,14 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
       const how = made ? ` (Authorization: Bearer <the token in ${made.file}, readable by you only${made.created ? ", made now" : ""}>)` : " (Authorization: Bearer <token> required)";
       await out(process.stderr, `toolshell mcp: serving Streamable HTTP at ${running.url}${how}\n`);
       startServers();
-      const stop = async () => {
+      // The tool calls in flight end and are recorded before it closes (docs/deployment.md "Stopping a replica").
+      void nextStopSignal().then(async () => {
+        const waitMs = shell.config.timeoutMs + 5_000;
+        await drain({ refuseNew: running.refuseNew, shell }, waitMs, (line) => void out(process.stderr, `toolshell mcp: stopping: ${line}\n`));
         await running.close().catch(() => {});
         await opened?.close().catch(() => {});
         process.exit(0);
-      };
-      process.once("SIGINT", () => void stop());
-      process.once("SIGTERM", () => void stop());
+      });
       return;
     }
     const running = await serveStdio(shell, { ...gatewayOptions, sessionId: opts.session });

@@ -15,6 +15,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { isPostgresUrl as isStoreUrl } from "../config/store-location.js";
 import { terminalJson, terminalText } from "../display/show-input.js";
+import { drain, nextStopSignal } from "./graceful-stop.js";
 import { hostOf, isLoopbackHost } from "../server/reach.js";
 
 /** Exit code when the session is unknown or the store is missing. */
@@ -161,12 +162,15 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     const { announceServe } = await import("./running.js");
     const unannounce = file ? announceServe(file, api.localUrl, api.certFile) : () => {};
     await write(process.stderr, serveBanner(api, host.store.location, o.trustProxy || host.server.trustProxy));
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+    await nextStopSignal();
+    log.log("info", "serve.stopping", { pid: process.pid, url: api.localUrl, running: h.shell.running });
+    // The calls in flight end (by their time limit at the latest) and are recorded before the
+    // host closes (docs/deployment.md "Stopping a replica").
+    const waitMs = (timeoutMs ?? h.config.timeoutMs) + 5_000;
+    await drain({ refuseNew: api.refuseNew, shell: h.shell, stopMore: () => h.stopTriggers() }, waitMs, (line, fields) => {
+      log.log("info", "serve.draining", fields);
+      void write(process.stderr, `toolshell: stopping: ${line}\n`);
     });
-    log.log("info", "serve.stopping", { pid: process.pid, url: api.localUrl });
     unsubscribe();
     unannounce();
     await api.close();

@@ -35,6 +35,7 @@ import type { ToolShell } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
 import { createGatewayServer, type GatewayOptions, type RunningGateway } from "./mcp-server.js";
 import { loadKeptServers } from "../surface/index.js";
+import { answersInFlight } from "../server/in-flight.js";
 import { TokenGuard, tokenIndex, tokenMatches } from "../server/token-guard.js";
 import { isModernRequest, modernAuthInfo, modernHandler, modernSessionId } from "./http-modern.js";
 import { tokenPrincipal } from "./request-state.js";
@@ -131,7 +132,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  * `sessionIdleMs` is closed (its client gets 404 and initializes again), and past `maxSessions`
  * a new one is refused with 503. Only an `initialize` request opens a session.
  */
-export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = {}): Promise<RunningGateway & { url: string; port: number; sessions(): number }> {
+export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = {}): Promise<RunningGateway & { url: string; port: number; sessions(): number; refuseNew(): void }> {
   const host = options.host ?? "127.0.0.1";
   const route = options.path ?? "/mcp";
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_HTTP_SESSIONS;
@@ -237,11 +238,18 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
     await post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, "mcp-protocol-version": version });
     return live.get(id) === e ? e : undefined;
   };
+  let stopping = false;
+  let closing: Promise<void> | undefined;
   const http = createServer((req, res) => {
     void (async () => {
       // A session being opened counts against the bound until its initialize is answered.
       let counted = false;
       try {
+        if (stopping) {
+          res.setHeader("connection", "close");
+          res.setHeader("retry-after", "1");
+          return fail(res, 503, "the gateway is stopping: it lets the tool calls in flight end and takes no new requests; send the request to another replica, or again once it has restarted");
+        }
         const url = new URL(req.url ?? "/", "http://localhost");
         if (url.pathname !== route) return fail(res, 404, `not found; the MCP endpoint is ${route}`);
         if (!hostOk(req)) return fail(res, 403, "forbidden host or origin");
@@ -340,6 +348,7 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
       }
     })();
   });
+  const answers = answersInFlight(http);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port ?? 0, host, () => resolve());
@@ -350,13 +359,24 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
     url: `http://${shown}:${port}${route}`,
     port,
     sessions: () => live.size,
+    // Begins stopping (docs/deployment.md "Stopping a replica"): no new connections, new requests answer 503, idle connections close.
+    refuseNew() {
+      if (stopping) return;
+      stopping = true;
+      closing = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections?.();
+    },
     async close() {
+      stopping = true;
+      closing ??= new Promise<void>((resolve) => http.close(() => resolve()));
+      // The answers of the calls that ended while stopping go out before the sessions close (server/in-flight.ts).
+      await answers.written(5_000);
       clearInterval(sweeper);
       await modern.stop().catch(() => {});
       await Promise.allSettled([...live.values()].map((e) => e.server.close()));
       live.clear();
       http.closeAllConnections?.();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closing;
     },
   };
 }

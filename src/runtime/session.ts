@@ -70,6 +70,7 @@ export class Session implements CallSession {
         commands: host.engineCommands,
         maxExecutionTimeMs: host.timeoutMs + 5_000,
         maxOutputBytes: host.maxOutputBytes,
+        maxFileBytes: host.maxSessionFileBytes,
         defenseInDepth: host.defenseInDepth,
       });
     (this.ready = this.restore()).catch(() => {});
@@ -156,9 +157,11 @@ export class Session implements CallSession {
    * @throws whatever `fn` throws; Error when the step id was recorded with another request.
    */
   async step<T>(stepId: string, request: unknown, fn: () => Promise<T>, kind = "step"): Promise<T> {
-    await this.ready;
-    if (!this.host.store) return fn();
-    return this.hold(this.host.timeoutMs, () => runStep(this.durableView(), stepId, kind, request, fn));
+    return this.host.work(async () => {
+      await this.ready;
+      if (!this.host.store) return fn();
+      return this.hold(this.host.timeoutMs, () => runStep(this.durableView(), stepId, kind, request, fn));
+    });
   }
 
   /**
@@ -280,7 +283,9 @@ export class Session implements CallSession {
     this.running++;
     try {
       // MCP servers loaded during this call sign in as this session's principal (README "Sign-in").
-      return await actingFor(this, () => withPerson(options.person, () => this.bashInner(script, options)));
+      // Counted once per shell call (a durable step's run comes back here with `durable`).
+      const run = () => actingFor(this, () => withPerson(options.person, () => this.bashInner(script, options)));
+      return await (options.durable ? run() : this.host.work(run));
     } finally {
       this.running--;
     }

@@ -163,6 +163,14 @@ export interface ToolShell {
    * server's own `tools/list_changed`, "asked" after `McpServerSource.relist`. @returns unsubscribe.
    */
   onToolsChanged(listener: (server: string, cause: "server" | "asked") => void): () => void;
+  /** Shell calls and steps running now, in every session. */
+  readonly running: number;
+  /**
+   * Resolves true once no shell call or step runs in any session (at once when none does), false
+   * after `waitMs`: a host that stops lets the work in flight end and be recorded first
+   * (docs/deployment.md "Stopping a replica").
+   */
+  whenIdle(waitMs: number): Promise<boolean>;
   /** Ends every MCP server process and connection. */
   close(): Promise<void>;
 }

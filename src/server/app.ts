@@ -80,6 +80,15 @@ export function createApp(host: Host, options: AppOptions): Hono {
       });
     });
   }
+  // A stopping replica takes no new work while what runs ends and is recorded (docs/deployment.md
+  // "Stopping a replica"); `/healthz` says so, so a load balancer sends requests elsewhere.
+  app.use("*", async (c, next) => {
+    if (!options.stopping?.()) return next();
+    c.header("Connection", "close");
+    c.header("Retry-After", "1");
+    if (c.req.path === "/healthz") return c.json({ ok: false, stopping: true }, 503);
+    return c.json({ error: { code: "unavailable", message: "this replica is stopping: it lets the shell calls in flight end and takes no new requests; send the request to another replica, or again once it has restarted", retryable: true } }, 503);
+  });
   app.use("*", bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json({ error: { code: "payload_too_large", message: `the body is larger than ${options.maxBodyBytes} bytes` } }, 413) }));
   // Wrong tokens slow their sender down (token-guard.ts), on every door: the API, webhooks, the console.
   const guard = options.guard ?? new TokenGuard();

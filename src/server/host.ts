@@ -53,6 +53,8 @@ export interface Host {
   subscribe(listener: (event: SessionEvent) => void): () => void;
   /** Brings config triggers into the store, runs missed schedules once, starts the schedules. */
   startTriggers(): Promise<void>;
+  /** Stops the triggers: no new runs start here (the runs in flight go on). Never rejects. */
+  stopTriggers(): Promise<void>;
   /** The config file's servers (those of the last good reload); the store's are over them (server/shared-state.ts). */
   fileServers(): readonly ServerConfig[];
   /**
@@ -182,6 +184,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       return () => void listeners.delete(listener);
     },
     startTriggers: () => triggers.start(configTriggers),
+    stopTriggers: () => triggers.stop().catch(() => {}),
     fileServers: () => fileServers,
     async reloadConfig(next) {
       const said = shell.reloadRules(next);

@@ -44,6 +44,8 @@ export interface AppOptions {
   log?: Logger;
   /** Wrong tokens per source address (token-guard.ts); default: one for this app. */
   guard?: TokenGuard;
+  /** True once the server is stopping: new requests are refused (503) while the work in flight ends (serve.ts). */
+  stopping?: () => boolean;
 }
 
 /** What an id in a path or body may be (session, agent, step): 1-128 letters, digits, `.`, `_`, `:`, `-`. */

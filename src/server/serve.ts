@@ -13,7 +13,11 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { Host } from "./host.js";
 import type { Logger } from "./log.js";
+import { answersInFlight } from "./in-flight.js";
 import { isLoopbackHost } from "./reach.js";
+
+/** How long closing waits for the answers still being written (in-flight.ts). */
+const ANSWER_WAIT_MS = 5_000;
 
 /** A running server. */
 export interface RunningApi {
@@ -31,7 +35,12 @@ export interface RunningApi {
   readonly port: number;
   /** True when it serves HTTPS. */
   readonly tls: boolean;
-  /** Stops accepting requests and waits for open ones to end (the host stays open). */
+  /**
+   * Begins stopping: new connections are not accepted, new requests on open ones answer 503
+   * (`/healthz` too), idle connections close; the requests in flight go on. Then {@link close}.
+   */
+  refuseNew(): void;
+  /** Stops accepting requests and ends every open connection (event streams too; the host stays open). */
   close(): Promise<void>;
 }
 
@@ -65,7 +74,8 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
   const tlsFiles = options.tls ?? host.server.tls;
   const tls = tlsFiles ? readTls(tlsFiles) : undefined;
   const trustProxy = options.trustProxy ?? host.server.trustProxy ?? false;
-  const app = createApp(host, { tokens, tokenNames: host.server.tokenNames, tokenRoles: host.server.tokenRoles, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy, ...(options.log ? { log: options.log } : {}), ...(options.guard ? { guard: options.guard } : {}) });
+  let stopping = false;
+  const app = createApp(host, { stopping: () => stopping, tokens, tokenNames: host.server.tokenNames, tokenRoles: host.server.tokenRoles, maxBodyBytes: host.server.maxBodyBytes, tls: !!tls, trustProxy, ...(options.log ? { log: options.log } : {}), ...(options.guard ? { guard: options.guard } : {}) });
   const hostname = options.host ?? host.server.host;
   const port = options.port ?? host.server.port;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -90,6 +100,8 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
   await host.follow({ kind: "serve", url: urls[0] ?? url });
   // A wildcard bind answers on loopback too: the address this machine's CLI and log lines use.
   const localUrl = isWildcard(addr.address) ? `${scheme}://127.0.0.1:${addr.port}` : url;
+  let closing: Promise<void> | undefined;
+  const answers = answersInFlight(server as unknown as import("node:http").Server);
   return {
     url,
     urls,
@@ -97,11 +109,20 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
     ...(tlsFiles && tls ? { certFile: tlsFiles.cert } : {}),
     port: addr.port,
     tls: !!tls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
+    refuseNew: () => {
+      if (stopping) return;
+      stopping = true;
+      closing = new Promise<void>((resolve) => server.close(() => resolve()));
+      (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+    },
+    close: async () => {
+      closing ??= new Promise<void>((resolve) => server.close(() => resolve()));
+      stopping = true;
+      // The answers of the work that ended while stopping go out first (in-flight.ts).
+      await answers.written(ANSWER_WAIT_MS);
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      return closing;
+    },
   };
 }
 
