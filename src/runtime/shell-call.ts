@@ -162,11 +162,11 @@ export class ShellCall implements ShellScope, CallScope {
     for (const p of paths) this.filesWritten.add(p);
   }
 
-  /** The bound of the session's files, once a write failed at it (ShellScope.noteFilesFull). */
-  filesFull?: number;
+  /** The line saying a write failed at a bound of files, once one did (ShellScope.noteFilesFull). */
+  filesFull?: string;
 
-  noteFilesFull(bound: number): void {
-    this.filesFull = bound;
+  noteFilesFull(line: string): void {
+    this.filesFull = line;
   }
 
   redact(text: string): string {

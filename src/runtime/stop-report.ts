@@ -4,7 +4,7 @@
  *
  * See docs/architecture.md → One shell call.
  */
-import { errorLine, filesFullLine } from "../shell/index.js";
+import { errorLine } from "../shell/index.js";
 import { ToolCallError } from "../tool/index.js";
 import type { PreflightOutcome } from "./plan-command.js";
 import type { ShellCall } from "./shell-call.js";
@@ -52,7 +52,7 @@ export function approvalBeforeStart(s: NonNullable<PreflightOutcome["stop"]>, st
 export function reportAfterRun(call: ShellCall, ran: { stdout: string; stderr: string; exitCode: number }): { stderr: string; exitCode: number; report?: StopReport } {
   const { stdout } = ran;
   let { stderr, exitCode } = ran;
-  if (call.filesFull !== undefined) stderr += (stderr === "" || stderr.endsWith("\n") ? "" : "\n") + filesFullLine(call.filesFull);
+  if (call.filesFull !== undefined) stderr += (stderr === "" || stderr.endsWith("\n") ? "" : "\n") + call.filesFull;
   const files_written = [...call.filesWritten].sort();
   if (call.stop) {
     stderr += errorLine(call.stop.error);

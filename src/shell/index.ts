@@ -1,6 +1,5 @@
 /** The shell folder's public face: the engine adapter and the `tools` command's parts. */
 export { createEngine, WORKDIR } from "./engine.js";
-export { filesFullLine } from "./session-fs.js";
 export { assertEngine, engineMismatch, ENGINE_ID } from "./just-bash.js";
 export type { Engine, EngineOptions, EngineResult } from "./engine.js";
 export { asksForHelp, createToolsCommand } from "./commands/tools/command.js";

@@ -48,8 +48,8 @@ export interface ShellScope {
   stopWith?(error: ToolCallError): void;
   /** Notes files the command wrote (tool-images) for the stop report. */
   noteFiles(paths: string[]): void;
-  /** Notes that a write failed at the bound of the session's files (`maxSessionFileBytes`): the shell call's stderr ends with one line saying so. */
-  noteFilesFull?(bound: number): void;
+  /** Notes that a write failed at a bound of files (the session's `maxSessionFileBytes`, or the host's): the shell call's stderr ends with `line`. */
+  noteFilesFull?(line: string): void;
   /** The handler of a reserved first word (`help`, `search`, `plan`, `scripts`), if there is one. */
   subcommand(word: string): SubcommandHandler | undefined;
   /** Replaces configured secrets in text the command prints (help, errors, results). */

@@ -10,6 +10,7 @@
  *
  * See docs/security.md → What each limit defends; docs/sessions.md → The store.
  */
+import { totalmem } from "node:os";
 import { InMemoryFs, MountableFs, ReadWriteFs, type IFileSystem } from "./just-bash.js";
 import { currentScope } from "./scope.js";
 
@@ -23,6 +24,57 @@ const DISCARD = new Set(["/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr"]
 const MUTATORS = new Set(["writeFile", "appendFile", "mkdir", "rm", "cp", "mv", "symlink", "link", "chmod", "utimes"]);
 /** The mutating methods of a filesystem (async and sync forms). */
 const WRITES = new Set([...MUTATORS, "writeFileSync", "appendFileSync", "mkdirSync", "rmSync", "symlinkSync", "chmodSync"]);
+
+/**
+ * What every session's in-memory files of this process may hold together: the environment's
+ * `TOOLSHELL_HOST_FILE_BYTES`, else a quarter of the machine's memory, at most 4 GiB. Each session
+ * is bounded by `maxSessionFileBytes`; this bounds many sessions at once (their bodies are
+ * outside the heap the memory bound watches).
+ */
+export function hostFileBound(): number {
+  const set = Number(process.env.TOOLSHELL_HOST_FILE_BYTES);
+  return Number.isSafeInteger(set) && set > 0 ? set : Math.min(Math.floor(totalmem() / 4), 4 * 1024 ** 3);
+}
+
+/** Every session filesystem of this process that is still alive, to count their bytes together. */
+const everyBase = new Set<WeakRef<InMemoryFs>>();
+const gone = new FinalizationRegistry<WeakRef<InMemoryFs>>((ref) => everyBase.delete(ref));
+
+/** The bytes just-bash counts as held by `fs` (its own count, kept as it writes). */
+function heldBy(fs: InMemoryFs): number {
+  const n = (fs as unknown as { retainedBytes?: unknown }).retainedBytes;
+  return typeof n === "number" ? n : 0;
+}
+
+/** The bytes every live session filesystem holds, together. */
+export function hostFileBytes(): number {
+  let n = 0;
+  for (const ref of everyBase) {
+    const fs = ref.deref();
+    if (fs) n += heldBy(fs);
+  }
+  return n;
+}
+
+/** The bytes a write adds (at most): its content's, or a copy's source's. */
+async function bytesAdded(fs: IFileSystem, prop: string, args: unknown[]): Promise<number> {
+  if (prop === "cp") {
+    const st = typeof args[0] === "string" ? await fs.stat(args[0]).catch(() => undefined) : undefined;
+    return st?.isFile ? st.size : 0;
+  }
+  const content = args[1];
+  return typeof content === "string" ? Buffer.byteLength(content) : content instanceof Uint8Array ? content.byteLength : 0;
+}
+
+/** The error a write fails with when every session's files together would pass {@link hostFileBound}. */
+export function hostFullError(path: string, bound: number): Error {
+  return Object.assign(new Error(`ENOSPC: no space left on device, write '${path}' (the sessions of this host hold at most ${bound} bytes of files together: TOOLSHELL_HOST_FILE_BYTES)`), { code: "ENOSPC" });
+}
+
+/** The line a shell call's stderr ends with when one of its writes failed at the host's bound. */
+export function hostFullLine(bound: number): string {
+  return `toolshell: the sessions of this host hold ${bound} bytes of files together, the most they may (TOOLSHELL_HOST_FILE_BYTES), so a write failed (No space left on device); remove files sessions no longer need\n`;
+}
 
 /** just-bash's own message when `InMemoryFs` would pass its byte limit. */
 const ENGINE_FULL = /^ENOSPC: in-memory filesystem byte limit exceeded/;
@@ -110,10 +162,18 @@ function trackWrites(fs: IFileSystem, bound: number, counted: (p: string) => boo
         if ((prop === "writeFile" || prop === "appendFile") && typeof path === "string" && DISCARD.has(path)) return;
         const scope = currentScope();
         if (scope && typeof path === "string" && !path.startsWith("/dev/")) scope.noteFiles([path]);
+        if ((prop === "writeFile" || prop === "appendFile" || prop === "cp") && typeof path === "string" && counted(path)) {
+          const adds = await bytesAdded(target, prop, args);
+          const host = adds > 0 ? hostFileBound() : 0;
+          if (adds > 0 && hostFileBytes() + adds > host) {
+            scope?.noteFilesFull?.(hostFullLine(host));
+            throw hostFullError(path, host);
+          }
+        }
         if (prop === "link" && typeof args[0] === "string" && typeof path === "string" && counted(path)) {
           const st = await target.stat(args[0]);
           if (st.isFile && (await bytesUnder(target, "/", (p) => !counted(p))) + st.size > bound) {
-            scope?.noteFilesFull?.(bound);
+            scope?.noteFilesFull?.(filesFullLine(bound));
             throw filesFullError(path, bound);
           }
         }
@@ -121,7 +181,7 @@ function trackWrites(fs: IFileSystem, bound: number, counted: (p: string) => boo
           return await (value as (...a: unknown[]) => unknown).apply(target, args);
         } catch (err) {
           if (!(err instanceof Error && ENGINE_FULL.test(err.message))) throw err;
-          scope?.noteFilesFull?.(bound);
+          scope?.noteFilesFull?.(filesFullLine(bound));
           throw filesFullError(String(path), bound);
         }
       };
@@ -142,6 +202,9 @@ export interface SessionFsOptions {
 /** Builds a session's filesystem (see the file comment). */
 export function createSessionFs(options: SessionFsOptions): { fs: IFileSystem; base: InMemoryFs } {
   const base = new InMemoryFs(undefined, { maxTotalBytes: options.maxFileBytes });
+  const ref = new WeakRef(base);
+  everyBase.add(ref);
+  gone.register(base, ref);
   // The device files and folders just-bash's default layout makes (it makes them only on a bare
   // InMemoryFs, and ours is mounted and wrapped).
   for (const dir of ["/tmp", "/dev/fd", "/proc/self/fd", "/usr"]) base.mkdirSync(dir, { recursive: true });
