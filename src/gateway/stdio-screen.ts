@@ -38,32 +38,64 @@ export function lineError(line: string): JsonRpcErrorResponse | null | undefined
 }
 
 /**
+ * The longest line handed on, in bytes with its newline: the SDK's stdio transport holds at most
+ * 10 MiB (`STDIO_DEFAULT_MAX_BUFFER_SIZE`) and drops everything it holds past that, the lines
+ * after it too, unanswered.
+ */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/**
  * `input` as the SDK's stdio transport reads it, less the lines {@link lineError} answers: those
- * answers are written to `output` (one line each), as the transport writes its own.
+ * answers are written to `output` (one line each), as the transport writes its own. Lines are cut
+ * at the newline byte (never inside a character) and handed on one at a time; a line longer than
+ * {@link MAX_LINE_BYTES} is answered with a parse error (id null) and skipped to its end, without
+ * holding it. Each byte is looked at once, however long its line.
  */
 export function screenedLines(input: Readable, output: Writable): Readable {
-  let rest = "";
+  let parts: Buffer[] = [];
+  let held = 0;
+  let skipping = false;
+  const answer = (a: JsonRpcErrorResponse | null | undefined) => a && output.write(`${JSON.stringify(a)}\n`);
+  const tooLong = () => error(null, -32700, `Parse error: a message is at most ${MAX_LINE_BYTES - 1} bytes on one line; this one was longer and was skipped`);
+  /** One whole line: answered here, or handed on. */
+  const line = (screen: Transform, bytes: Buffer) => {
+    const text = bytes.toString("utf8").replace(/\r$/, "");
+    if (!text.trim()) return;
+    const a = lineError(text);
+    if (a === undefined) screen.push(`${text}\n`);
+    else answer(a);
+  };
   const screen = new Transform({
     transform(chunk: Buffer, _enc, done) {
-      rest += chunk.toString("utf8");
+      let start = 0;
       let at: number;
-      let pass = "";
-      while ((at = rest.indexOf("\n")) >= 0) {
-        const line = rest.slice(0, at).replace(/\r$/, "");
-        rest = rest.slice(at + 1);
-        if (!line.trim()) continue;
-        const answer = lineError(line);
-        if (answer) output.write(`${JSON.stringify(answer)}\n`);
-        else if (answer === undefined) pass += `${line}\n`;
+      while ((at = chunk.indexOf(10, start)) >= 0) {
+        if (skipping) skipping = false;
+        else if (held + (at - start) + 1 > MAX_LINE_BYTES) answer(tooLong());
+        else line(this, parts.length ? Buffer.concat([...parts, chunk.subarray(start, at)]) : chunk.subarray(start, at));
+        parts = [];
+        held = 0;
+        start = at + 1;
       }
-      done(null, pass || undefined);
+      if (start < chunk.length && !skipping) {
+        if (held + (chunk.length - start) >= MAX_LINE_BYTES) {
+          // Past the bound before its end: answered now, the rest of the line skipped as it comes.
+          answer(tooLong());
+          parts = [];
+          held = 0;
+          skipping = true;
+        } else {
+          parts.push(chunk.subarray(start));
+          held += chunk.length - start;
+        }
+      }
+      done();
     },
     flush(done) {
-      const line = rest.trim();
-      rest = "";
-      const answer = line ? lineError(line) : undefined;
-      if (answer) output.write(`${JSON.stringify(answer)}\n`);
-      done(null, line && answer === undefined ? `${line}\n` : undefined);
+      if (!skipping && held) line(this, Buffer.concat(parts));
+      parts = [];
+      held = 0;
+      done();
     },
   });
   input.pipe(screen);

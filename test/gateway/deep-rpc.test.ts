@@ -124,3 +124,26 @@ test("over stdio, every malformed line is answered with JSON-RPC's error (-32700
   assert.equal(alive.result?.structuredContent?.stdout, "alive\n");
   child.stdin.end();
 });
+
+test("over stdio, a line longer than the SDK's 10 MiB buffer is answered -32700 and skipped; the lines after it in the same write are served; a character cut between writes arrives whole", async (t) => {
+  const { child, lines } = stdioGateway(t);
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "long", version: "1" } } }) + "\n");
+  await eventually("the answer to initialize", () => lines().find((m) => m.id === 1));
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+  // 11 MiB in one line, then a ping in the same write: the SDK alone dropped both unanswered.
+  const long = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${"x".repeat(11 * 1024 * 1024)}"}}`;
+  child.stdin.write(`${long}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n`);
+  const pong = await eventually("the answer to the ping after the long line", () => lines().find((m) => m.id === 3));
+  assert.deepEqual(pong.result, {});
+  const refused = lines().find((m) => m.error?.code === -32700);
+  assert.match(refused?.error?.message ?? "", /a message is at most 10485759 bytes on one line; this one was longer and was skipped/, JSON.stringify(lines()).slice(0, 500));
+  // "é" is two bytes: written as two pieces, the second piece starting inside the character.
+  const call = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "bash", arguments: { command: "echo café" } } }) + "\n");
+  const cut = call.indexOf(Buffer.from("é")) + 1;
+  child.stdin.write(call.subarray(0, cut));
+  await new Promise((r) => setTimeout(r, 50));
+  child.stdin.write(call.subarray(cut));
+  const echoed = await eventually("the answer to 4", () => lines().find((m) => m.id === 4));
+  assert.equal(echoed.result?.structuredContent?.stdout, "café\n");
+  child.stdin.end();
+});
