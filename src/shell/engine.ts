@@ -62,6 +62,17 @@ export interface Engine {
 }
 
 /**
+ * just-bash's limit errors end `, increase executionLimits.NAME`, a setting of its own API that
+ * toolshell's users do not have: they are told what they can do instead (README "Limits").
+ */
+export function limitAdvice(stderr: string): string {
+  if (!stderr.includes("increase executionLimits.")) return stderr;
+  return stderr.replace(/, increase executionLimits\.(\w+)/g, (_m, name: string) =>
+    name === "maxOutputSize" ? "; raise maxOutputBytes in the config" : "; this is a fixed limit of toolshell's shell (docs/security.md \"What each limit defends\")",
+  );
+}
+
+/**
  * Marks one of toolshell's own commands to run without just-bash's per-command guard
  * (patches/README.md, H23): it honours the exec's signal and its own limits.
  */
@@ -117,7 +128,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         // A fresh interpreter per run (variables never persist across runs; the files do).
         const bash = new Bash({ fs, cwd: WORKDIR, env, customCommands: commands, executionLimits: limits, defenseInDepth: options.defenseInDepth ?? false });
         const r = await bash.exec(script, { signal: o.signal, stdin: o.stdin, env: o.env, cwd: o.cwd, rawScript: true });
-        return afterJustBash({ stdout: r.stdout, stderr: r.stderr.replace(HALT_LINE, ""), exitCode: r.exitCode }, maxOutputBytes);
+        return afterJustBash({ stdout: r.stdout, stderr: limitAdvice(r.stderr.replace(HALT_LINE, "")), exitCode: r.exitCode }, maxOutputBytes);
       } catch (err) {
         return { stdout: "", stderr: `bash: ${err instanceof Error ? err.message : String(err)}\n`, exitCode: 2 };
       }

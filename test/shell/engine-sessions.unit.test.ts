@@ -54,3 +54,10 @@ test("an idle engine holds no interpreter: 200 engines that each ran once add li
   const perEngine = (settle() - before) / 1024 / keep.length;
   assert.ok(perEngine < 40, `an idle engine holds ${perEngine.toFixed(1)} KiB of heap (expected under 40)`);
 });
+
+test("an engine limit's error tells what a toolshell user can do, not just-bash's own API setting; control: the limit still stops the script", async () => {
+  const e = createEngine({});
+  const r = await e.exec("f(){ f; }; f; echo after");
+  assert.match(r.stderr, /maximum recursion depth \(\d+\) exceeded; this is a fixed limit of toolshell's shell \(docs\/security\.md "What each limit defends"\)/);
+  assert.doesNotMatch(r.stderr, /executionLimits/);
+});
