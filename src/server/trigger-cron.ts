@@ -63,10 +63,12 @@ export class CronScheduler implements TriggerScheduler {
     if (t.kind !== "schedule" || !t.cron) return;
     let job: Cron;
     try {
-      job = new Cron(t.cron, { timezone: t.timezone ?? "UTC", paused: !this.started || !t.enabled, protect: true }, async () => {
+      job = new Cron(t.cron, { timezone: t.timezone ?? "UTC", paused: !this.started || !t.enabled, protect: true }, async (self: Cron) => {
+        // The due time the run is for (docs/sessions.md "Triggers"), not the moment the timer fired.
+        const due = self.currentRun() ?? new Date(this.now());
         const cur = await this.store.getTrigger(t.id);
         if (!cur || !cur.enabled) return;
-        await this.fire(t.id, "schedule", { scheduled_at: new Date(this.now()).toISOString() }).catch(() => {});
+        await this.fire(t.id, "schedule", { scheduled_at: due.toISOString() }).catch(() => {});
       });
     } catch {
       return;

@@ -66,6 +66,9 @@ test("while a scheduled run waits for approval, each fire is recorded as skipped
 
   const first = await eventually("the first run to stop for approval", async () => (await runs()).find((r) => r.status === "stopped"));
   assert.match(first.request_id ?? "", /^apr_/);
+  // {{scheduled_at}} is the due time (a whole second of the schedule), not when the timer fired.
+  assert.match(String(first.input?.at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/, JSON.stringify(first.input));
+  assert.equal(first.input?.at, first.scheduled_at);
   const reason = `the previous run ${first.id} waits for approval (request ${first.request_id})`;
   const skipped = await eventually("two fires skipped", async () => {
     const s = (await runs()).filter((r) => r.status === "skipped");
