@@ -115,7 +115,8 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
         const before = await store.getScript(a, checked.name);
         const saved = await store.saveScript(a, { ...checked, created_by: "cli" });
         await recordCliChange(store, "scripts save", `script ${saved.name} saved as v${saved.version} (agent ${a})`);
-        await print(o, saved, () => `Saved ${saved.name} v${saved.version}${before ? ` (was v${before.version})` : ""} for agent ${a}. Run it: tools scripts ${saved.name}\n`);
+        const kept = before && !checked.input_schema ? `; input schema kept from v${before.version}: ${JSON.stringify(saved.input_schema)}` : "";
+        await print(o, saved, () => `Saved ${saved.name} v${saved.version}${before ? ` (was v${before.version}${kept})` : ""} for agent ${a}. Run it: tools scripts ${saved.name}\n`);
       });
     });
 

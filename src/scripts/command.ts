@@ -119,7 +119,7 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
         const saved = await store.saveScript(agent, { ...checked, created_by: session.id });
         await o.changed?.();
         session.emit({ type: "script.saved", agent_id: agent, script_id: saved.id, name: saved.name, version: saved.version });
-        return ok(JSON.stringify({ saved: saved.name, version: saved.version, ...(before ? { previous_version: before.version } : {}), run: `tools ${SCRIPTS_SOURCE} ${saved.name}` }) + "\n");
+        return ok(JSON.stringify({ saved: saved.name, version: saved.version, ...(before ? { previous_version: before.version } : {}), ...(before && !checked.input_schema ? { input_schema_kept: saved.input_schema } : {}), run: `tools ${SCRIPTS_SOURCE} ${saved.name}` }) + "\n");
       }
       if (verb === "archive" || verb === "unarchive") {
         if (!o.manageScripts) throw new ToolCallError("denied", `${verb === "archive" ? "archiving" : "unarchiving"} scripts needs the manageScripts setting, which is off for this agent${TURN_ON}`);

@@ -33,7 +33,8 @@ export function scriptName(raw: unknown): string {
 export interface CheckedScript {
   name: string;
   description: string;
-  input_schema: Record<string, unknown>;
+  /** Absent when none was given: a new version keeps the previous one's (ScriptInput). */
+  input_schema?: Record<string, unknown>;
   body: string;
 }
 
@@ -47,17 +48,19 @@ export function checkScriptInput(x: { name: unknown; description: unknown; input
   const name = scriptName(x.name);
   if (typeof x.description !== "string" || !x.description.trim()) throw new ToolCallError("invalid_input", "a saved script needs a description (--description '...'): it is what tools --help and tools search show");
   if (x.description.length > MAX_DESCRIPTION) throw new ToolCallError("invalid_input", `the description is longer than ${MAX_DESCRIPTION} characters`);
-  let schema = x.input_schema ?? { type: "object", properties: {} };
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new ToolCallError("invalid_input", "the input schema must be a JSON Schema object such as {\"type\":\"object\",\"properties\":{...}}");
-  const s = schema as Record<string, unknown>;
-  if (s.type === undefined) schema = { type: "object", ...s };
-  else if (s.type !== "object") throw new ToolCallError("invalid_input", `the input schema must describe an object (type "object"), got type ${JSON.stringify(s.type)}`);
-  try {
-    jsonSchemaValidator(schema as Record<string, unknown>);
-  } catch (err) {
-    throw new ToolCallError("invalid_input", `the input schema does not compile: ${(err as Error).message}`);
+  let schema = x.input_schema;
+  if (schema !== undefined && (typeof schema !== "object" || schema === null || Array.isArray(schema))) throw new ToolCallError("invalid_input", "the input schema must be a JSON Schema object such as {\"type\":\"object\",\"properties\":{...}}");
+  if (schema !== undefined) {
+    const s = schema as Record<string, unknown>;
+    if (s.type === undefined) schema = { type: "object", ...s };
+    else if (s.type !== "object") throw new ToolCallError("invalid_input", `the input schema must describe an object (type "object"), got type ${JSON.stringify(s.type)}`);
+    try {
+      jsonSchemaValidator(schema as Record<string, unknown>);
+    } catch (err) {
+      throw new ToolCallError("invalid_input", `the input schema does not compile: ${(err as Error).message}`);
+    }
   }
   if (typeof x.body !== "string" || !x.body.trim()) throw new ToolCallError("invalid_input", "the script body is empty: pipe it on stdin (cat body.sh | tools scripts save NAME …)");
   if (Buffer.byteLength(x.body, "utf8") > MAX_BODY_BYTES) throw new ToolCallError("invalid_input", `the script body is larger than ${MAX_BODY_BYTES} bytes`);
-  return { name, description: x.description.trim(), input_schema: schema as Record<string, unknown>, body: x.body };
+  return { name, description: x.description.trim(), ...(schema !== undefined ? { input_schema: schema as Record<string, unknown> } : {}), body: x.body };
 }

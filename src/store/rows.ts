@@ -35,6 +35,9 @@ export function agentOf(metadata: Record<string, unknown>): string {
 }
 
 /** A new saved script's id: `scr_` and 20 hex digits. */
+/** The input schema of a script saved without one: no fields. */
+export const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({ type: "object", properties: {} });
+
 export const newScriptId = (): string => `scr_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
 
 /** A limit as asked, or `dflt`, kept within 1..`max`. */

@@ -22,7 +22,7 @@ import { migrate } from "./migrations.js";
 import { PendingCalls, type PendingCall } from "./pending.js";
 import { ratingRow, StoredRatings } from "./ratings.js";
 import {
-  agentOf, bookOf, callColumns, callRow, withReplica, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, now, parse,
+  agentOf, bookOf, callColumns, callRow, withReplica, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, NO_FIELDS, now, parse,
   requestRows, runningStepRow, scriptRecord, SESSIONS_ORDER, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
 } from "./rows.js";
 import { prepareStatements } from "./statements.js";
@@ -301,14 +301,16 @@ export class SqliteStore implements Store {
       const t = now();
       let s = this.st.scriptByKey.get(agentId, input.name, input.name) as Row | undefined;
       let version = 1;
+      let schema = input.input_schema;
       if (!s) {
         this.st.insertScript.run(newScriptId(), agentId, input.name, t, t);
       } else {
         version = s.version + 1;
+        schema ??= JSON.parse((this.st.version.get(s.id, s.version) as Row).input_schema as string) as Record<string, unknown>;
         this.st.bumpScript.run(version, t, s.id);
       }
       s = this.st.scriptByKey.get(agentId, input.name, input.name) as Row;
-      this.st.insertVersion.run(s.id, version, input.description, json(input.input_schema), input.body, t, input.created_by ?? "api");
+      this.st.insertVersion.run(s.id, version, input.description, json(schema ?? NO_FIELDS), input.body, t, input.created_by ?? "api");
       return this.scriptNow(agentId, s.id)!;
     })();
   }

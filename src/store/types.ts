@@ -57,7 +57,8 @@ export interface ScriptRecord {
 export interface ScriptInput {
   name: string;
   description: string;
-  input_schema: Record<string, unknown>;
+  /** Absent: the previous version's schema, or none (no fields) for a first version. */
+  input_schema?: Record<string, unknown>;
   body: string;
   created_by?: string;
 }

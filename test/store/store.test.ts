@@ -154,6 +154,12 @@ test(name("scripts are versioned and archived; triggers and runs are kept; appro
   const v3 = await store.saveScript("a1", { name: "triage", description: "v3", input_schema: { type: "object" }, body: "echo 3" });
   assert.deepEqual([v3.version, v3.archived], [3, false]);
   assert.deepEqual((await store.scriptVersions("a1", "triage")).map((v) => v.description), ["v1", "v2", "v3"]);
+  // A version saved without an input schema keeps the previous one's; a first version has no fields.
+  const typed = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
+  await store.saveScript("a1", { name: "count", description: "c1", input_schema: typed, body: "wc -w" });
+  const c2 = await store.saveScript("a1", { name: "count", description: "c2", body: "wc -w; echo" });
+  assert.deepEqual([c2.version, c2.input_schema], [2, typed]);
+  assert.deepEqual((await store.saveScript("a1", { name: "fresh", description: "f1", body: "true" })).input_schema, { type: "object", properties: {} });
 
   const t = new Date().toISOString();
   await store.putTrigger({ id: "trg_1", agent_id: "a1", name: "nightly", kind: "schedule", cron: "0 3 * * *", timezone: "UTC", script: "triage", input: {}, enabled: true, wake_agent_on_failure: false, origin: "api", created_at: t, updated_at: t });

@@ -5,7 +5,7 @@
  * number twice.
  */
 import type { Pool } from "pg";
-import { clampLimit, json, newScriptId, now, parse, scriptRecord, versionRow, type Row } from "../rows.js";
+import { clampLimit, json, newScriptId, NO_FIELDS, now, parse, scriptRecord, versionRow, type Row } from "../rows.js";
 import type { ScriptInput, ScriptRecord, ScriptVersion, SharedKind, SharedRecord, TriggerRecord, TriggerRunRecord } from "../types.js";
 import { inTransaction } from "./queue.js";
 
@@ -52,15 +52,17 @@ export function saveScript(pool: Pool, agentId: string, input: ScriptInput): Pro
       // Another process made it between the look-up and the insert: this save is its next version.
       else s = (await c.query(`${BY_KEY} FOR UPDATE`, [agentId, input.name])).rows[0] as Row;
     }
+    let schema = input.input_schema;
     if (version === undefined) {
       version = Number(s.version) + 1;
+      schema ??= parse<Record<string, unknown> | undefined>((await c.query("SELECT input_schema FROM script_versions WHERE script_id = $1 AND version = $2", [s.id, s.version])).rows[0]?.input_schema as string | undefined, undefined);
       await c.query("UPDATE scripts SET version = $1, archived = 0, updated_at = $2 WHERE id = $3", [version, t, s.id]);
     }
     await c.query("INSERT INTO script_versions (script_id, version, description, input_schema, body, created_at, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
       s.id,
       version,
       input.description,
-      json(input.input_schema),
+      json(schema ?? NO_FIELDS),
       input.body,
       t,
       input.created_by ?? "api",
