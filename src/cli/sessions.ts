@@ -161,7 +161,9 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     // `toolshell servers …` finds this host through a file beside the config (cli/running.ts).
     const { announceServe } = await import("./running.js");
     const unannounce = file ? announceServe(file, api.localUrl, api.certFile) : () => {};
-    await write(process.stderr, serveBanner(api, host.store.location, o.trustProxy || host.server.trustProxy));
+    const { roleAt } = await import("../server/http.js");
+    const operators = h.server.tokens.filter((_, i) => roleAt(i, h.server) === "operator").length;
+    await write(process.stderr, serveBanner(api, host.store.location, o.trustProxy || host.server.trustProxy, operators));
     await nextStopSignal();
     log.log("info", "serve.stopping", { pid: process.pid, url: api.localUrl, running: h.shell.running });
     // The calls in flight end (by their time limit at the latest) and are recorded before the
@@ -188,11 +190,12 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
  * (never a wildcard address), and a warning when a browser off loopback could not sign in
  * (plain HTTP with no TLS proxy believed; docs/deployment.md "TLS and the console").
  */
-export function serveBanner(api: { url: string; urls: string[]; tls: boolean }, storeLocation: string, trustProxy: boolean): string {
+export function serveBanner(api: { url: string; urls: string[]; tls: boolean }, storeLocation: string, trustProxy: boolean, operators = 1): string {
   const open = api.urls[0] ?? api.url;
   const others = api.urls.slice(1).filter((u) => !isLoopbackHost(hostOf(new URL(u).host)));
   let out = `toolshell: serving ${api.url} (store ${storeLocation}); OpenAPI at ${open}/openapi.json\n`;
   out += `toolshell: console at ${open}/ (sign in with an API token)${others.length ? `; also ${others.map((u) => u + "/").join(", ")}` : ""}\n`;
+  if (operators === 0) out += `toolshell: warning: no API token has the operator role, so nobody can sign in to the console; give one "role": "operator" in server.tokens (docs/security.md "Who acts for whom")\n`;
   if (!api.tls && !trustProxy && !isLoopbackHost(hostOf(new URL(api.url).host))) {
     out +=
       `toolshell: warning: listening off loopback over plain HTTP: browsers keep the console's sign-in cookie only over HTTPS or on localhost, so nobody can sign in at ${open}/, and tokens cross the network in clear. ` +
