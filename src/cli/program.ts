@@ -28,7 +28,7 @@ program
   .option("-w, --workspace <dir>", "a real folder mounted read-write as the working directory")
   .option("--timeout <ms>", "time limit of the shell call in milliseconds")
   .option("--session <id>", "the session to run in (default: cli); its files, approvals and events persist")
-  .option("--store <file>", "the state file (default: .toolshell/state.db beside the config)")
+  .option("--store <file|url>", "the store: a SQLite file, :memory: or a postgres:// URL (default: .toolshell/state.db beside the config)")
   .option("--no-daemon", "run in this process instead of the config's warm host")
   .option("--daemon-idle <seconds>", "idle time after which a warm host started now exits (default 300, or $TOOLSHELL_DAEMON_IDLE)")
   .version(VERSION, "-V, --version", "print the version")
@@ -97,7 +97,7 @@ program
   .addOption(new Option("--import <client...>", `also front the servers of: ${CLIENTS.join(", ")}`).argParser(someOf("client", CLIENTS)))
   .option("--write <file>", "with --import: write the merged config to FILE and exit")
   .option("--session <id>", "toolshell session id of a stdio client", "mcp")
-  .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
+  .option("--store <file|url>", "the store: a SQLite file or a postgres:// URL (default: the config's store, else .toolshell/state.db beside it)")
   .option("--no-elicitation", "never ask through MCP elicitation; offer the toolshell_approve tool instead")
   .option("--no-approve-tool", "do not offer toolshell_approve: answers come only from `toolshell approve` or the HTTP API")
   // `--session` is also a program option, and commander gives it to the program wherever it is
@@ -136,7 +136,7 @@ program
   .argument("<session>", "the session id (the CLI's own is cli; a trigger's is trg_ and its id, e.g. trg_trg_95e43f…)")
   .option("--json", "one JSON event per line, with its seq")
   .option("--after <seq>", "only events after this seq")
-  .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
+  .option("--store <file|url>", "the store: a SQLite file or a postgres:// URL (default: the config's store, else .toolshell/state.db beside it)")
   .action(async (session: string, opts: { json?: boolean; after?: string; store?: string }) => {
     const { runEvents } = await import("./sessions.js");
     process.exitCode = await runEvents(session, { json: opts.json, after: opts.after, options: { ...program.opts(), store: opts.store ?? (program.opts() as { store?: string }).store } });
@@ -147,7 +147,7 @@ program
   .description("serve the HTTP API (sessions, approvals, scripts, triggers, webhooks) and run the triggers")
   .option("--host <host>", "address to listen on (default: config server.host, else 127.0.0.1)")
   .option("--port <port>", "port (default: config server.port, else 8787; 0 picks a free one)")
-  .option("--store <file>", "the store file (default: the config's store, else .toolshell/state.db beside it)")
+  .option("--store <file|url>", "the store: a SQLite file or a postgres:// URL (default: the config's store, else .toolshell/state.db beside it)")
   .option("--no-triggers", "do not run schedules (webhooks and run-now still work)")
   .option("--tls-cert <file>", "serve HTTPS with this PEM certificate (with --tls-key; default: config server.tls)")
   .option("--tls-key <file>", "the PEM private key of --tls-cert")
