@@ -67,7 +67,7 @@ async function open(common: CommonOptions, readOnly = false): Promise<{ file: st
   try {
     host = runningServe(file, tokens);
   } catch (err) {
-    if (readOnly) return { file, note: `${(err as Error).message}; shown here as the file and the warm host have them` };
+    if (readOnly) return { file, note: (err as Error).message };
     throw new CliError("unavailable", (err as Error).message);
   }
   return { file, host };
@@ -148,10 +148,12 @@ async function replicas(file: string, common: CommonOptions): Promise<Replica[]>
   }
 }
 
-function render(list: ServerRow[], host: RunningHost | undefined, file: string, warm?: { pid: number }, noDaemon = false): string {
+function render(list: ServerRow[], host: RunningHost | undefined, file: string, warm?: { pid: number }, noDaemon = false, unreached?: string): string {
   const head = host
     ? `Servers of ${file}, as the toolshell serve at ${host.url} (pid ${host.pid}) has them:\n`
-    : warm
+    : unreached
+      ? `Servers of ${file}, as ${warm ? `its warm host (pid ${warm.pid})` : "the file"} has them (${unreached}; servers added through the API or console are not listed):\n`
+      : warm
       ? `Servers of ${file}, as its warm host (pid ${warm.pid}) has them:\n`
       : noDaemon
         ? `Servers of ${file} (no toolshell serve of it runs, and --no-daemon does not ask a warm host: states are those of the file):\n`
@@ -160,6 +162,11 @@ function render(list: ServerRow[], host: RunningHost | undefined, file: string, 
   const where = (r: ServerRow) => (r.in_config && r.in_host) || (r.in_config && !host && !warm) ? "" : r.in_config ? "removed by API/console? update brings it back" : "host only (added by API or console)";
   const note = (r: ServerRow) => [r.message, r.trust === false ? "trust: false" : r.trust ? "trust: true" : undefined, where(r) || undefined].filter(Boolean).join("; ");
   return head + table(["NAME", "STATE", "TOOLS", "TRANSPORT", "LOAD", "NOTE"], list.map((r) => [r.name, r.state.replace("_", " "), r.tools === undefined ? "-" : String(r.tools), r.type, r.load.replace("_", "-"), note(r)]));
+}
+
+/** Why a running serve was not asked, as the list's heading says it. */
+function reachNote(note: string): string {
+  return note.replace(/: set TOOLSHELL_API_TOKEN$/, " (set TOOLSHELL_API_TOKEN to ask it)");
 }
 
 /** `K=V` (or `K: V` for headers) words as an object. @throws CliError naming the option. */
@@ -304,13 +311,12 @@ export function registerServersCommands(program: Command, common: () => CommonOp
     .action((o: Opts) =>
       run(o, async () => {
         const { file, host, note } = await open(common(), true);
-        if (note && !o.json) process.stderr.write(`toolshell: ${note}\n`);
         // Live states from a running serve, else from the warm host that CLI runs use.
         const warm = host ? undefined : await warmServers(file, common());
         const list = await rows(file, host, warm);
         const live = await replicas(file, common());
         const said = (r: Replica) => `  ${r.id}  ${r.url}  ${r.kind}, pid ${r.pid} on ${r.host}, started ${r.started_at}, seen ${Math.max(0, Math.round((Date.now() - Date.parse(r.seen_at)) / 1000))} s ago\n`;
-        await print(o, { file, host: host?.url ?? null, ...(note ? { note } : {}), ...(warm ? { warm_host: { pid: warm.pid } } : {}), servers: list, replicas: live }, () => render(list, host, file, warm, common().daemon === false) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
+        await print(o, { file, host: host?.url ?? null, ...(note ? { note } : {}), ...(warm ? { warm_host: { pid: warm.pid } } : {}), servers: list, replicas: live }, () => render(list, host, file, warm, common().daemon === false, note ? reachNote(note) : undefined) + (live.length ? `Live replicas on the store (${live.length}):\n${live.map(said).join("")}` : ""));
       }),
     );
 

@@ -46,7 +46,7 @@ export interface StepView {
    * `replica_gone` (was running on a replica that stopped: send it again).
    */
   status: StepRecord["status"] | "answered" | "replica_gone";
-  /** The replica running it (a running step begun by a replica). */
+  /** The replica that ran its latest attempt (running it now, or having ended it), when a replica did. */
   replica?: StepReplica;
   note?: string;
   /** 1 for the first run; more when it ran again (resumed after a kill or an answer). */
@@ -67,8 +67,8 @@ function stepReplica(id: string, known: ReadonlyMap<string, ReplicaInfo & { live
 
 function stepJson(s: StepRecord, answered: ReadonlySet<string>, known: ReadonlyMap<string, ReplicaInfo & { live: boolean }>): StepView {
   const waitsNoMore = s.status === "waiting_approval" && !!s.requestId && answered.has(s.requestId);
-  const replica = s.status === "running" && s.holder ? stepReplica(s.holder, known) : undefined;
-  const gone = replica?.live === false;
+  const replica = s.holder ? stepReplica(s.holder, known) : undefined;
+  const gone = s.status === "running" && replica?.live === false;
   return {
     session_id: s.sessionId,
     step_id: s.stepId,

@@ -92,7 +92,8 @@ test("a running step names its replica; killed, the step shows replica gone in t
   assert.equal(onB.json.exit_code, 0, JSON.stringify(onB.json));
   const done = await stepOf(b, "h1", "turn-1.bash-1");
   assert.equal(done?.status, "completed");
-  assert.equal(done?.replica, undefined, "a completed step names no holder");
+  // A completed step names the replica that ran its latest attempt: B, live.
+  assert.deepEqual([done?.replica?.pid, done?.replica?.live, done?.replica?.url], [b.child.pid, true, b.url], JSON.stringify(done));
   assert.deepEqual(d.lines(), ["A n1", "A hang", "B hang"]);
   const listedDone = ((await api(b, "GET", "/v1/sessions")).json.sessions as { id: string; steps_replica_gone?: number }[]).find((x) => x.id === "h1");
   assert.equal(listedDone?.steps_replica_gone, undefined, "control: resumed, the session is flagged no more");

@@ -19,10 +19,17 @@ function stepState(s: StepView): { kind: string; text: string } {
   return { kind: "completed", text: s.attempt > 1 ? "resumed, done" : "done" };
 }
 
-/** Which replica holds a running step, and what to do when it is gone. */
+/** Which replica holds a running step (and what to do when it is gone), or which one ran it. */
 const ReplicaLine: FC<{ s: StepView }> = ({ s }) => {
   const r = s.replica!;
   const where = r.host ? `${r.host}, pid ${r.pid}` : "no record left";
+  if (s.status !== "running" && s.status !== "replica_gone") {
+    return (
+      <p class="step-note" data-replica={r.id}>
+        Ran on replica <code>{r.id}</code> ({where}).
+      </p>
+    );
+  }
   return r.live ? (
     <p class="step-note" data-replica={r.id}>
       On replica <code>{r.id}</code> ({where}).
