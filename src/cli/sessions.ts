@@ -148,10 +148,13 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     // console's Servers page name it), once startApi has announced it.
     const log = createLogger(parseLogLevel(o.logLevel), { redact: (v) => h.shell.redactor.value(v), fields: () => (h.store.holder ? { replica: h.store.holder } : {}) });
     // Session events worth an operator's attention (approvals, trigger runs, changes, steps resumed or replayed on this replica).
-    const unsubscribe = host.subscribe((e) => {
+    const unsubscribeEvents = host.subscribe((e) => {
       const line = eventLine(e);
       if (line) log.log(line.level, line.event, line.fields);
     });
+    // What the host says of its config file and the store (reloads, servers changed elsewhere) is logged too.
+    const unsubscribeNotes = host.onNote((n) => log.log(n.level, n.event, { message: n.message }));
+    const unsubscribe = () => (unsubscribeEvents(), unsubscribeNotes());
     const tls = o.tlsCert && o.tlsKey ? { cert: path.resolve(o.tlsCert), key: path.resolve(o.tlsKey) } : undefined;
     const api = await startApi(host, { host: o.host, port, triggers: !o.noTriggers, log, ...(tls ? { tls } : {}), ...(o.trustProxy ? { trustProxy: true } : {}) });
     log.log("info", "serve.started", { pid: process.pid, url: api.localUrl, bound: api.url, urls: api.urls, tls: api.tls, store: host.store.location });

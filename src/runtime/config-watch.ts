@@ -55,6 +55,12 @@ export interface ConfigWatchOptions {
    */
   onNotReloaded?: (parts: string[]) => void;
   /**
+   * Where the default receivers above say their line (default: stderr, `toolshell: LINE`); `serve`
+   * also puts it in its log with the event's name (`config.reloaded`, `config.not_reloaded`,
+   * `config.needs_restart`).
+   */
+  say?: (level: "info" | "warn", event: string, line: string) => void;
+  /**
    * Applies a reloaded config (default: its servers and approval rules to the shell). A host on a
    * store passes its own, which keeps the servers set through the API (server/shared-state.ts).
    * @returns what changed, in words.
@@ -73,11 +79,12 @@ export function watchConfigFile(shell: ToolShell, file: string, options: ConfigW
   let toolsTimer: NodeJS.Timeout | undefined;
   let waiting = 0;
   let running: Promise<void> = Promise.resolve();
-  const report = options.onError ?? ((m: string) => process.stderr.write(`toolshell: config ${abs} not reloaded, the last good one is kept: ${m}\n`));
-  const told = options.onReload ?? ((changed: string[]) => void (changed.length && process.stderr.write(`toolshell: config ${abs} reloaded: ${changed.join(", ")} changed\n`)));
+  const say = options.say ?? ((_level: string, _event: string, line: string) => void process.stderr.write(`toolshell: ${line}\n`));
+  const report = options.onError ?? ((m: string) => say("warn", "config.not_reloaded", `config ${abs} not reloaded, the last good one is kept: ${m}`));
+  const told = options.onReload ?? ((changed: string[]) => void (changed.length && say("info", "config.reloaded", `config ${abs} reloaded: ${changed.join(", ")} changed`)));
   const needsRestart =
     options.onNotReloaded ??
-    ((parts: string[]) => process.stderr.write(`toolshell: config ${abs}: ${parts.join(", ")} changed but cannot be reloaded by a running host; the old ${parts.length > 1 ? "values stay" : "value stays"} in force until it restarts\n`));
+    ((parts: string[]) => say("warn", "config.needs_restart", `config ${abs}: ${parts.join(", ")} changed but cannot be reloaded by a running host; the old ${parts.length > 1 ? "values stay" : "value stays"} in force until it restarts`));
   // The file as the host started with it (not shell.config: options given in code or flags are over it).
   let started: ToolshellConfig | undefined;
   try {

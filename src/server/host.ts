@@ -35,6 +35,13 @@ export interface HostOptions extends Omit<ToolShellOptions, "store"> {
 }
 
 /** A running host. */
+/** A line a host says about itself (see {@link Host.onNote}). */
+export interface HostNote {
+  level: "info" | "warn";
+  event: string;
+  message: string;
+}
+
 export interface Host {
   readonly shell: ToolShell;
   readonly store: Store;
@@ -51,6 +58,13 @@ export interface Host {
    * updates use this.
    */
   subscribe(listener: (event: SessionEvent) => void): () => void;
+  /**
+   * Calls `listener` with each line this host says about itself while it follows its config file
+   * and the store (`config.reloaded`, `config.not_reloaded`, `config.needs_restart`,
+   * `servers.changed`, `shared_state.not_applied`), besides the line on stderr; `serve` logs them
+   * (docs/deployment.md "Logs"). Until the returned function is called.
+   */
+  onNote(listener: (note: HostNote) => void): () => void;
   /** Brings config triggers into the store, runs missed schedules once, starts the schedules. */
   startTriggers(): Promise<void>;
   /** Stops the triggers: no new runs start here (the runs in flight go on). Never rejects. */
@@ -166,6 +180,15 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   let fileServers: readonly ServerConfig[] = [...config.servers];
   let follower: SharedStateFollower | undefined;
   let watch: ConfigWatch | undefined;
+  const noteListeners = new Set<(note: HostNote) => void>();
+  const say = (level: HostNote["level"], event: string, message: string) => {
+    process.stderr.write(`toolshell: ${message}\n`);
+    for (const l of noteListeners) {
+      try {
+        l({ level, event, message });
+      } catch {}
+    }
+  };
   // Servers set through the API before this host started (in the store) are in force from the start.
   await dropMootRemovals(store, fileServers).catch(() => {});
   await shell.setServers(mergeServers(config, fileServers, await store.listShared("server"), env)).catch((err: unknown) => {
@@ -183,6 +206,10 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
+    onNote(listener) {
+      noteListeners.add(listener);
+      return () => void noteListeners.delete(listener);
+    },
     startTriggers: () => triggers.start(configTriggers),
     stopTriggers: () => triggers.stop().catch(() => {}),
     fileServers: () => fileServers,
@@ -198,10 +225,10 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     },
     async follow(replica) {
       if (closed) return;
-      if (!watch && config.file) watch = watchConfigFile(shell, config.file, { env, apply: (next) => host.reloadConfig(next) });
+      if (!watch && config.file) watch = watchConfigFile(shell, config.file, { env, say, apply: (next) => host.reloadConfig(next) });
       if (follower && (!replica || follower.announced)) return;
       const before = follower;
-      follower = await followSharedState({ shell, store, env, fileServers: () => fileServers, syncTriggers: () => triggers.sync(), ...(replica ? { replica } : {}) });
+      follower = await followSharedState({ shell, store, env, report: (m) => say("warn", "shared_state.not_applied", m), told: (m) => say("info", "servers.changed", m), fileServers: () => fileServers, syncTriggers: () => triggers.sync(), ...(replica ? { replica } : {}) });
       await before?.close();
     },
     async close() {

@@ -1,6 +1,6 @@
 /** The server folder's public face: the host (store + scripts + triggers wired), the HTTP API, triggers. */
 export { openHost, defaultStorePath, postWake } from "./host.js";
-export type { Host, HostOptions } from "./host.js";
+export type { Host, HostNote, HostOptions } from "./host.js";
 export { createApp, ApiError, tokenMatches } from "./app.js";
 export type { AppOptions } from "./app.js";
 export { startApi } from "./serve.js";

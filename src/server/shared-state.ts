@@ -108,6 +108,8 @@ export interface FollowOptions {
   env?: Record<string, string | undefined>;
   /** Told what could not be applied (default: a line on stderr). */
   report?: (message: string) => void;
+  /** Told which servers changed here because another process changed them in the store (default: nothing). */
+  told?: (message: string) => void;
 }
 
 /** A running follower. */
@@ -151,8 +153,12 @@ export async function followSharedState(o: FollowOptions): Promise<SharedStateFo
     await relistChanged().catch((err: unknown) => report(`the changed tool lists were not read: ${(err as Error).message}`));
     const stored = await o.store.listShared("server");
     const servers = mergeServers(o.shell.config, o.fileServers(), stored, o.env, report);
+    const before = new Map(o.shell.config.servers.map((s) => [s.name, JSON.stringify(s)]));
     try {
       await o.shell.setServers(servers);
+      const after = new Map(o.shell.config.servers.map((s) => [s.name, JSON.stringify(s)]));
+      const changed = [...new Set([...before.keys(), ...after.keys()])].filter((n) => before.get(n) !== after.get(n)).sort();
+      if (changed.length) o.told?.(`servers changed from the store (another replica, the API, the console or the CLI): ${changed.map((n) => `${n} ${!after.has(n) ? "removed" : !before.has(n) ? "added" : "changed"}`).join(", ")}`);
     } catch (err) {
       report(`the shared servers were not all applied: ${o.shell.redactor.text((err as Error).message)}`);
     }

@@ -5,12 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { apiCaller } from "../fixtures/api-call.js";
 import { REPO_ROOT } from "../fixtures/mcp/index.js";
+import { eventually } from "../fixtures/eventually.js";
+import { openStore } from "../../src/store/index.js";
 
 const CLI = path.join(REPO_ROOT, "dist/cli/main.js");
 const TOOLS = path.join(REPO_ROOT, "test/fixtures/replicas/agent/tools");
@@ -129,4 +131,25 @@ test("a console form relayed to /v1 is logged with the browser's address, the si
   const page = lines.find((l) => l.event === "request" && l.path === "/console/triggers/trg_none/enabled");
   assert.equal(page?.by, "ops");
   assert.equal(page?.surface, "console");
+});
+
+test("serve logs what it says of its config file and the store: a reload, a change it cannot take in, a server changed through the store", async (t) => {
+  const dir = folder(t);
+  const s = await serve(t, dir, []);
+  const file = path.join(dir, "toolshell.config.json");
+  const config = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  writeFileSync(file, JSON.stringify({ ...config, approval: { mode: "protective" }, callLimit: 7 }));
+  await eventually("the reload", () => /reloaded: .* changed/.test(s.stderr()) && /callLimit changed but cannot be reloaded/.test(s.stderr()));
+  // Another process (another replica's API, the console) adds a server in the store.
+  const other = await openStore(path.join(dir, "state.db"));
+  await other.putShared("server", "extra", { entry: { command: process.execPath, args: ["-e", "0"], load: "on_demand" } });
+  await other.close();
+  await eventually("the server change seen through the store", () => /servers changed from the store .*: extra added/.test(s.stderr()));
+  const lines = await s.stop();
+  const of = (event: string) => lines.filter((l) => l.event === event);
+  assert.match(String(of("config.reloaded")[0]?.message), /reloaded: .* changed/, JSON.stringify(lines.map((l) => l.event)));
+  assert.equal(of("config.reloaded")[0]?.level, "info");
+  assert.match(String(of("config.needs_restart")[0]?.message), /callLimit changed but cannot be reloaded by a running host/);
+  assert.equal(of("config.needs_restart")[0]?.level, "warn");
+  assert.match(String(of("servers.changed")[0]?.message), /extra added/);
 });
