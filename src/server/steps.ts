@@ -94,7 +94,7 @@ export async function sessionSteps(store: Store, sessionId: string): Promise<Ste
   const asked = steps.filter((s) => s.status === "waiting_approval" && s.requestId).map((s) => s.requestId!);
   const book = asked.length ? await store.approvalBook(sessionId) : undefined;
   const answered = new Set(asked.filter((id) => book?.get(id)?.status === "answered"));
-  const held = steps.some((s) => s.status === "running" && s.holder);
+  const held = steps.some((s) => s.holder);
   const known = new Map(held ? (await knownReplicas(store)).map((r) => [r.id, r]) : []);
   return steps.map((s) => stepJson(s, answered, known));
 }
