@@ -29,6 +29,12 @@ export function scriptName(raw: unknown): string {
   return name;
 }
 
+/** True when an input schema names fields (a kept schema worth saying). */
+export function hasFields(schema: Record<string, unknown>): boolean {
+  const p = schema.properties;
+  return !!p && typeof p === "object" && Object.keys(p).length > 0;
+}
+
 /** A script as checked for saving. */
 export interface CheckedScript {
   name: string;

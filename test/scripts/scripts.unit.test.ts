@@ -201,3 +201,19 @@ test("a new session's bash tool description counts the saved scripts before its 
   const description = typeof tools.bash.description === "function" ? (tools.bash.description as () => string)() : String(tools.bash.description);
   assert.ok(description.includes(expected), description);
 });
+
+test("saving a script again from the shell without --input-schema keeps the previous version's, and says so", async () => {
+  const s = host.session();
+  const typed = '{"type":"object","properties":{"who":{"type":"string"}},"required":["who"]}';
+  const v1 = await s.bash(`echo 'echo "hi $(jq -r .who)"' | tools scripts save keeper --description 'v1' --input-schema '${typed}'`);
+  assert.equal(v1.exit_code, 0, v1.stderr);
+  const v2 = await s.bash(`echo 'echo "hello $(jq -r .who)"' | tools scripts save keeper --description 'v2'`);
+  assert.equal(v2.exit_code, 0, v2.stderr);
+  assert.deepEqual(JSON.parse(v2.stdout).input_schema_kept, JSON.parse(typed));
+  const ran = await s.bash("tools scripts keeper who=zoe");
+  assert.equal(ran.stdout, "hello zoe\n", ran.stderr);
+  // Control: a first version saved without a schema has no fields.
+  const fresh = await s.bash(`echo 'echo x' | tools scripts save fresh-one --description 'f'`);
+  assert.equal(JSON.parse(fresh.stdout).input_schema_kept, undefined);
+  assert.deepEqual((await host.store.getScript("default", "fresh-one"))?.input_schema, { type: "object", properties: {} });
+});
