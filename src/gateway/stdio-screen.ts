@@ -9,6 +9,7 @@
  * answers the same with HTTP statuses (http-server.ts).
  */
 import { Transform, type Readable, type Writable } from "node:stream";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import { deepMessageError, type JsonRpcErrorResponse } from "./deep.js";
 
 const error = (id: JsonRpcErrorResponse["id"], code: number, message: string): JsonRpcErrorResponse => ({ jsonrpc: "2.0", id, error: { code, message } });
@@ -26,7 +27,7 @@ export function lineError(line: string): JsonRpcErrorResponse | null | undefined
   }
   const deep = deepMessageError(message);
   if (deep) return deep.id === null && message !== null && typeof message === "object" && !Array.isArray(message) && "method" in message && !("id" in message) ? null : deep;
-  if (Array.isArray(message)) return message.length ? undefined : error(null, -32600, "Invalid Request: an empty batch");
+  if (Array.isArray(message)) return error(null, -32600, message.length ? "Invalid Request: batches are not part of MCP (since 2025-06-18): send one message a line" : "Invalid Request: an empty batch");
   if (message === null || typeof message !== "object") return error(null, -32600, "Invalid Request: a message is a JSON object");
   const m = message as Record<string, unknown>;
   const idOk = !("id" in m) || m.id === null || typeof m.id === "string" || typeof m.id === "number";
@@ -34,6 +35,16 @@ export function lineError(line: string): JsonRpcErrorResponse | null | undefined
   const id = (m.id ?? null) as JsonRpcErrorResponse["id"];
   if (m.jsonrpc !== "2.0") return error(id, -32600, 'Invalid Request: jsonrpc must be "2.0"');
   if (typeof m.method !== "string" && !("result" in m) && !("error" in m)) return error(id, -32600, "Invalid Request: a request or notification names its method");
+  // Whatever else the SDK's own message schema refuses, it would drop without a word.
+  const checked = JSONRPCMessageSchema.safeParse(message);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
+    const known = typeof m.id === "string" || (typeof m.id === "number" && Number.isSafeInteger(m.id)) ? (m.id as JsonRpcErrorResponse["id"]) : null;
+    // A notification (no id) is never answered.
+    if (!("id" in m)) return null;
+    return error(known, -32600, `Invalid Request: not a JSON-RPC message MCP reads (${where}${issue?.message ?? "invalid"})`);
+  }
   return undefined;
 }
 

@@ -4,9 +4,11 @@
  * mounted read-write at the working directory when one is given, and every write named to the
  * running shell call.
  *
- * The bound is just-bash's own (`InMemoryFs`'s `maxTotalBytes`), which counts a body shared by
- * hard links once; the store saves every path, so a hard link is counted here as a copy. A write
- * past the bound fails as on a full disk, with one message that names the setting.
+ * The bound of bytes is just-bash's own (`InMemoryFs`'s `maxTotalBytes`); the store saves every
+ * path apart, so hard links (one body, counted once by the engine) are refused here, and so are
+ * names past Linux's NAME_MAX / PATH_MAX (a path's text is saved too); a session holds at most
+ * one entry per KiB of the bound. A write past a bound fails as on a full disk, with one message
+ * that names the setting.
  *
  * See docs/security.md → What each limit defends; docs/sessions.md → The store.
  */
@@ -58,7 +60,7 @@ export function hostFileBytes(): number {
 
 /** The bytes a write adds (at most): its content's, or a copy's source's. */
 async function bytesAdded(fs: IFileSystem, prop: string, args: unknown[]): Promise<number> {
-  if (prop === "cp") {
+  if (prop === "cp" || prop === "mv") {
     const st = typeof args[0] === "string" ? await fs.stat(args[0]).catch(() => undefined) : undefined;
     return st?.isFile ? st.size : 0;
   }
@@ -80,33 +82,13 @@ export function hostFullLine(bound: number): string {
 const ENGINE_FULL = /^ENOSPC: in-memory filesystem byte limit exceeded/;
 
 /** The error a write past the bound fails with, whatever made it (a redirection, a command, a tool's `writeFile`). */
-export function filesFullError(path: string, bound: number): Error {
-  return Object.assign(new Error(`ENOSPC: no space left on device, write '${path}' (a session's files hold at most ${bound} bytes together: maxSessionFileBytes)`), { code: "ENOSPC" });
+export function filesFullError(path: string, bound: number, what = `${bound} bytes`): Error {
+  return Object.assign(new Error(`ENOSPC: no space left on device, write '${path}' (a session's files hold at most ${what} together: maxSessionFileBytes)`), { code: "ENOSPC" });
 }
 
 /** The line a shell call's stderr ends with when one of its writes failed at the bound. */
 export function filesFullLine(bound: number): string {
   return `toolshell: the session's files reached maxSessionFileBytes (${bound} bytes), so a write failed (No space left on device); remove files the session no longer needs, or raise the bound\n`;
-}
-
-/** Bytes of every file under `dir` of `fs`, a path at a time (hard links counted once per path, as the store saves them). */
-async function bytesUnder(fs: IFileSystem, dir: string, skip: (p: string) => boolean): Promise<number> {
-  let total = 0;
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return 0;
-  }
-  for (const name of names) {
-    const p = dir === "/" ? `/${name}` : `${dir}/${name}`;
-    if (skip(p)) continue;
-    const st = await fs.lstat(p).catch(() => undefined);
-    if (!st) continue;
-    if (st.isDirectory) total += await bytesUnder(fs, p, skip);
-    else if (st.isFile) total += st.size;
-  }
-  return total;
 }
 
 /** Command stubs (path → text) by command-name set, and their one filesystem shared by every session. */
@@ -145,13 +127,42 @@ function writtenPath(prop: string, args: unknown[]): unknown {
   return prop === "cp" || prop === "mv" || prop === "symlink" || prop === "link" ? args[1] : args[0];
 }
 
+/** The longest name of one entry, and of a whole path or a symbolic link's target, in bytes (Linux's NAME_MAX and PATH_MAX). */
+const NAME_MAX = 255;
+const PATH_MAX = 4096;
+/** What one entry (a file, a folder, a link) costs against `maxSessionFileBytes` in the count of entries: a session holds at most bound / 1 KiB of them. */
+const ENTRY_BYTES = 1024;
+
+/** The error of a name past {@link NAME_MAX} or {@link PATH_MAX}, as Linux gives it. */
+function nameTooLong(path: string): Error {
+  return Object.assign(new Error(`ENAMETOOLONG: File name too long, '${path.length > 200 ? `${path.slice(0, 200)}…` : path}' (a name is at most ${NAME_MAX} bytes, a path or a link's target ${PATH_MAX})`), { code: "ENAMETOOLONG" });
+}
+
+/** The reason `path` (or a link's target) is refused as a name, if it is. */
+function nameProblem(path: string, target?: string): Error | undefined {
+  if (Buffer.byteLength(path) > PATH_MAX || path.split("/").some((part) => Buffer.byteLength(part) > NAME_MAX)) return nameTooLong(path);
+  if (target !== undefined && Buffer.byteLength(target) > PATH_MAX) return nameTooLong(target);
+  return undefined;
+}
+
+/** How many entries just-bash holds in `fs` (its own map of them). */
+function entriesOf(fs: InMemoryFs): number {
+  const data = (fs as unknown as { data?: { size?: unknown } }).data;
+  return typeof data?.size === "number" ? data.size : 0;
+}
+
+/** The methods that make entries. */
+const MAKES_ENTRIES = new Set(["writeFile", "appendFile", "mkdir", "cp", "mv", "symlink"]);
+
 /**
  * Wraps the session's filesystem: every write names its path to the current shell call, `/dev/null`
- * and the std streams as files swallow what is written to them, a hard link is refused when the
- * session's files would pass `bound` counted path by path, and the engine's byte-limit error
- * becomes {@link filesFullError}.
+ * and the std streams as files swallow what is written to them; in the in-memory files (`counted`),
+ * a name past Linux's limits is refused, a hard link is refused (the store saves every path apart,
+ * while the engine counts a shared body once), a write past the host's bound or the session's count
+ * of entries fails as on a full disk, and the engine's byte-limit error becomes {@link filesFullError}.
  */
-function trackWrites(fs: IFileSystem, bound: number, counted: (p: string) => boolean): IFileSystem {
+function trackWrites(fs: IFileSystem, base: InMemoryFs, bound: number, counted: (p: string) => boolean): IFileSystem {
+  const maxEntries = Math.floor(bound / ENTRY_BYTES);
   return new Proxy(fs, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
@@ -162,19 +173,21 @@ function trackWrites(fs: IFileSystem, bound: number, counted: (p: string) => boo
         if ((prop === "writeFile" || prop === "appendFile") && typeof path === "string" && DISCARD.has(path)) return;
         const scope = currentScope();
         if (scope && typeof path === "string" && !path.startsWith("/dev/")) scope.noteFiles([path]);
-        if ((prop === "writeFile" || prop === "appendFile" || prop === "cp") && typeof path === "string" && counted(path)) {
-          const adds = await bytesAdded(target, prop, args);
+        if (typeof path === "string") {
+          const bad = nameProblem(path, prop === "symlink" && typeof args[0] === "string" ? args[0] : undefined);
+          if (bad) throw bad;
+        }
+        if (typeof path === "string" && counted(path)) {
+          if (prop === "link") throw Object.assign(new Error(`EPERM: operation not permitted, link '${String(args[0])}' -> '${path}' (hard links are not kept in a session's files: use ln -s, or cp)`), { code: "EPERM" });
+          if (MAKES_ENTRIES.has(prop) && entriesOf(base) >= maxEntries) {
+            scope?.noteFilesFull?.(filesFullLine(bound));
+            throw filesFullError(path, bound, `${maxEntries} files and folders`);
+          }
+          const adds = prop === "writeFile" || prop === "appendFile" || prop === "cp" || (prop === "mv" && typeof args[0] === "string" && !counted(args[0])) ? await bytesAdded(target, prop, args) : 0;
           const host = adds > 0 ? hostFileBound() : 0;
           if (adds > 0 && hostFileBytes() + adds > host) {
             scope?.noteFilesFull?.(hostFullLine(host));
             throw hostFullError(path, host);
-          }
-        }
-        if (prop === "link" && typeof args[0] === "string" && typeof path === "string" && counted(path)) {
-          const st = await target.stat(args[0]);
-          if (st.isFile && (await bytesUnder(target, "/", (p) => !counted(p))) + st.size > bound) {
-            scope?.noteFilesFull?.(filesFullLine(bound));
-            throw filesFullError(path, bound);
           }
         }
         try {
@@ -217,5 +230,5 @@ export function createSessionFs(options: SessionFsOptions): { fs: IFileSystem; b
   else base.mkdirSync(WORKDIR, { recursive: true });
   const mounted = ["/bin", "/usr/bin", ...(options.workspaceDir ? [WORKDIR] : [])];
   const counted = (p: string) => !mounted.some((m) => p === m || p.startsWith(`${m}/`));
-  return { fs: trackWrites(mountable, options.maxFileBytes, counted), base };
+  return { fs: trackWrites(mountable, base, options.maxFileBytes, counted), base };
 }

@@ -112,6 +112,13 @@ test("over stdio, every malformed line is answered with JSON-RPC's error (-32700
     ['{"jsonrpc":"2.0","id":41}', -32600, 41],
     ['{"jsonrpc":"1.0","id":42,"method":"ping"}', -32600, 42],
     [`{"jsonrpc":"2.0","id":43,"method":"tools/call","params":${deep(100_000)}}`, -32600, 43],
+    // What the SDK's own message schema refuses, it dropped without an answer.
+    ['[{"jsonrpc":"2.0","id":"b","method":"ping"}]', -32600, null],
+    ['{"jsonrpc":"2.0","id":44,"method":"ping","params":5}', -32600, 44],
+    ['{"jsonrpc":"2.0","id":45,"method":"ping","result":{}}', -32600, 45],
+    ['{"jsonrpc":"2.0","id":"x46","method":"ping","foo":1}', -32600, "x46"],
+    ['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', -32600, null],
+    ['{"jsonrpc":"2.0","id":47,"method":"ping","params":{"_meta":5}}', -32600, 47],
   ];
   for (const [line] of bad) child.stdin.write(`${line}\n`);
   child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bad", version: "1" } } }) + "\n");

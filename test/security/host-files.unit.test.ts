@@ -28,6 +28,9 @@ test("sessions that each fit their own bound fill the host's: the next write fai
   assert.match(full.stdout, /^rc=1\nfits\n$/, JSON.stringify(full));
   assert.match(full.stderr, /write error: No space left on device/);
   assert.ok(full.stderr.endsWith("toolshell: the sessions of this host hold 2097152 bytes of files together, the most they may (TOOLSHELL_HOST_FILE_BYTES), so a write failed (No space left on device); remove files sessions no longer need\n"), full.stderr);
+  // A file moved in from the session's own /usr/bin (a mount of its own) counts as a write too.
+  const moved = await c.bash(`printf '%0300000d' 0 > /usr/bin/x; echo "rc=$?"; mv /usr/bin/x /tmp/x; echo "mv=$?"`);
+  assert.match(moved.stdout, /^rc=0\nmv=1\n$/, JSON.stringify(moved));
   assert.equal((await a.bash("rm f")).exit_code, 0);
   const room = await c.bash(`printf '%0300000d' 0 > f; echo "rc=$?"`);
   assert.deepEqual([room.stdout, room.stderr], ["rc=0\n", ""], "removing a file in another session made room");

@@ -43,7 +43,6 @@ test("each way of writing stops at the bound with the same error; what fits stay
     ["redirection", `printf '%0600000d' 0 > b; echo "rc=$?"`],
     ["append", `cat a >> a; echo "rc=$?"`],
     ["cp", `cp a c; echo "rc=$?"`],
-    ["hard link", `ln a d; echo "rc=$?"`],
     ["tee", `cat a | tee e > /dev/null; echo "rc=$?"`],
     ["tool's sandbox.writeFile", `tools writer '{"path":"f","bytes":600000}'; echo "rc=$?"`],
   ] as const) {
@@ -54,8 +53,8 @@ test("each way of writing stops at the bound with the same error; what fits stay
   }
   const size = await s.bash("wc -c < a; ls");
   assert.match(size.stdout, /^600000\n/, "the file that fit is whole");
-  const room = await s.bash(`rm -f a b e; printf '%0900000d' 0 > big && ln big big2; echo "rc=$?"; wc -c < big`);
-  assert.match(room.stdout, /rc=1\n900000\n/, `removed files make room; a hard link past it is refused: ${JSON.stringify(room)}`);
+  const room = await s.bash(`rm -f a b e; printf '%0900000d' 0 > big; echo "rc=$?"; wc -c < big`);
+  assert.match(room.stdout, /rc=0\n900000\n/, `removed files make room: ${JSON.stringify(room)}`);
   const small = await s.bash(`echo fits > small && cat small`);
   assert.deepEqual([small.stdout, small.stderr], ["fits\n", ""], "control: a small write still fits, and no line is added");
 });
@@ -104,4 +103,21 @@ test("maxSessionFileBytes is checked like every limit: 1 MiB to 1 GiB, 64 MiB by
   for (const bad of [MiB - 1, 1024 * MiB + 1, 1.5 * MiB + 0.5, "64MiB", -1]) {
     assert.throws(() => parseConfig({ maxSessionFileBytes: bad }, { baseDir: tmpdir() }), (e: unknown) => e instanceof ConfigError && /maxSessionFileBytes: expected a whole number of bytes from 1048576 \(1 MiB\) to 1073741824 \(1 GiB\)/.test(e.message), String(bad));
   }
+});
+
+test("what the store keeps beside the bytes is bounded too: no hard links, names as long as Linux's, one entry per KiB of the bound; controls: ln -s, cp and ordinary names work", async (t) => {
+  const s = (await shellOf(t)).session("names");
+  const hard = await s.bash(`echo hi > a; ln a b; echo "rc=$?"; ln -s a c && cp a d && cat c d`);
+  assert.equal(hard.stdout, "rc=1\nhi\nhi\n", JSON.stringify(hard));
+  assert.match(hard.stderr, /ln: failed to create hard link 'b' => 'a': Operation not permitted \(a session's files keep no hard links: use ln -s, or cp\)/);
+  const names = await s.bash(
+    `t=$(printf '%05000d' 0); ln -s "$t" long-target; echo "target=$?"; touch $(printf '%0256d' 0); echo "name=$?"; ` +
+      `c=$(printf '%0200d' 0); p=/tmp; for i in $(seq 1 30); do p="$p/$c"; done; mkdir -p "$p"; echo "path=$?"; mkdir -p /tmp/$(printf '%0255d' 0)/ok; echo "control=$?"`,
+  );
+  assert.equal(names.stdout, "target=1\nname=1\npath=1\ncontrol=0\n", JSON.stringify(names));
+  assert.match(names.stderr, /ENAMETOOLONG: File name too long/);
+  const many = await s.bash(`for i in $(seq 1 1100); do touch /tmp/f$i || { echo "stopped at $i"; break; }; done`);
+  assert.match(many.stdout, /^stopped at \d+\n$/, JSON.stringify(many));
+  assert.match(many.stderr, /a session's files hold at most 1024 files and folders together: maxSessionFileBytes/);
+  assert.ok(many.stderr.endsWith(LINE), many.stderr.slice(-300));
 });

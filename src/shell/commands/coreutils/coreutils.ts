@@ -52,8 +52,9 @@ export function createWcCommand(): Command {
 
 /**
  * Wrap just-bash's `ln` so a refused symbolic link says what GNU ln says on EPERM
- * (`ln: failed to create symbolic link 'x': Operation not permitted`); the bundled command
- * reports its hard-link message for every EPERM. The workspace folder (just-bash's
+ * (`ln: failed to create symbolic link 'x': Operation not permitted`), and so does a refused hard
+ * link to a file (a session's in-memory files keep none); the bundled command reports its
+ * directory message for every EPERM. The workspace folder (just-bash's
  * `ReadWriteFs`) refuses symbolic links so none can point outside it. Everything else,
  * output and status included, is the bundled command's. Source: GNU coreutils `ln`.
  */
@@ -72,7 +73,11 @@ export function createLnCommand(): Command {
       if (a === "--symbolic" || (/^-[sfvn]+$/.test(a) && a.includes("s"))) symbolic = true;
     }
     const [target, link] = args.slice(i);
-    if (!symbolic || link === undefined || r.stderr !== `ln: '${target}': hard link not allowed for directory\n`) return r;
-    return { ...r, stderr: `ln: failed to create symbolic link '${link}': Operation not permitted\n` };
+    if (link === undefined || r.stderr !== `ln: '${target}': hard link not allowed for directory\n`) return r;
+    if (symbolic) return { ...r, stderr: `ln: failed to create symbolic link '${link}': Operation not permitted\n` };
+    // A hard link to a file: a session's in-memory files keep none (shell/session-fs.ts).
+    const st = await ctx.fs.stat(ctx.fs.resolvePath(ctx.cwd, target)).catch(() => undefined);
+    if (!st?.isFile) return r;
+    return { ...r, stderr: `ln: failed to create hard link '${link}' => '${target}': Operation not permitted (a session's files keep no hard links: use ln -s, or cp)\n` };
   });
 }
