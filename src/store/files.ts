@@ -120,6 +120,18 @@ export async function writeTree(fs: IFileSystem, entries: FileEntry[], exclude: 
   return failed;
 }
 
+/**
+ * The saved entries that came back into the filesystem (`failed`: the paths writeTree or syncTree
+ * could not write, e.g. past a lowered `maxSessionFileBytes`). A store remembers only these as
+ * its last read, so a path that did not come back is neither saved again nor deleted from the
+ * store at the step's end: it stays there, not lost.
+ */
+export function restored(entries: FileEntry[], failed: readonly string[]): FileEntry[] {
+  if (!failed.length) return entries;
+  const gone = new Set(failed);
+  return entries.filter((e) => !gone.has(e.path));
+}
+
 /** What a step's end writes: the entries whose hash changed since `saved`, and the saved paths now gone. */
 export function diffTree(entries: FileEntry[], saved: ReadonlyMap<string, string>): { changed: FileEntry[]; removed: string[] } {
   const seen = new Set(entries.map((e) => e.path));

@@ -17,7 +17,7 @@ import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "..
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../runtime/index.js";
 import { SqliteCredentialStore } from "./credentials.js";
 import { openDatabase, type SqlDatabase, type SqlStatement } from "./driver.js";
-import { diffTree, readTree, syncTree, writeTree } from "./files.js";
+import { diffTree, readTree, restored, syncTree, writeTree } from "./files.js";
 import { migrate } from "./migrations.js";
 import { PendingCalls, type PendingCall } from "./pending.js";
 import { ratingRow, StoredRatings } from "./ratings.js";
@@ -135,8 +135,8 @@ export class SqliteStore implements Store {
   /** The session's saved files put into `files` (written, or synced), remembered as this store's last read. */
   private async loadFiles(session: { id: string; files: SessionFiles }, row: Row, put: typeof syncTree | typeof writeTree): Promise<SessionSnapshot> {
     const entries = (this.st.files.all(session.id) as Row[]).map(fileRow);
-    await put(session.files.fs, entries, session.files.exclude);
-    this.fileHashes.set(session.id, new Map(entries.map((e) => [e.path, e.hash])));
+    const failed = await put(session.files.fs, entries, session.files.exclude);
+    this.fileHashes.set(session.id, new Map(restored(entries, failed).map((e) => [e.path, e.hash])));
     return { metadata: sessionMetadata(row), shellCalls: row.shell_calls, created: false };
   }
 

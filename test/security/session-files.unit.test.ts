@@ -121,3 +121,27 @@ test("what the store keeps beside the bytes is bounded too: no hard links, names
   assert.match(many.stderr, /a session's files hold at most 1024 files and folders together: maxSessionFileBytes/);
   assert.ok(many.stderr.endsWith(LINE), many.stderr.slice(-300));
 });
+
+test("files that no longer fit when the session comes back (a lowered bound) stay in the store: the session's next step does not delete them", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-files-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, "state.db");
+  const open = async (bound: number) => {
+    const store = await openStore(file);
+    const ts = await createToolShell({ config: { maxSessionFileBytes: bound, maxOutputBytes: 4 * MiB }, store });
+    return { s: ts.session("lowered"), close: async () => (await ts.close(), await store.close()) };
+  };
+  const wide = await open(2 * MiB);
+  const wrote = await wide.s.bash(`printf '%0800000d' 0 > a; printf '%0700000d' 0 > b; echo ok`);
+  assert.equal(wrote.stdout, "ok\n", wrote.stderr);
+  await wide.close();
+  const narrow = await open(MiB);
+  const step = await narrow.s.bash("ls; echo x > c");
+  assert.equal(step.exit_code, 0, step.stderr);
+  assert.match(step.stdout, /^a\n$|^b\n$/, `one of the two came back: ${step.stdout}`);
+  await narrow.close();
+  const again = await open(2 * MiB);
+  t.after(() => again.close());
+  const back = await again.s.bash("wc -c < a; wc -c < b; cat c");
+  assert.equal(back.stdout, "800000\n700000\nx\n", back.stderr);
+});

@@ -16,7 +16,7 @@
  */
 import type { Pool, PoolClient } from "pg";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
-import { diffTree, readTree, syncTree, writeTree, type FileEntry } from "../files.js";
+import { diffTree, readTree, restored, syncTree, writeTree, type FileEntry } from "../files.js";
 import { PendingCalls, type PendingCall } from "../pending.js";
 import { agentOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, now, SESSIONS_ORDER, sessionMetadata, runningStepRow, sessionRow, stepRow, type Row } from "../rows.js";
 import { DEFAULT_AGENT, type SessionRecord, type StoredEvent } from "../types.js";
@@ -80,8 +80,8 @@ export class SessionData {
       row = (await this.pool.query("SELECT * FROM sessions WHERE id = $1", [session.id])).rows[0] as Row;
     }
     const entries = (await this.pool.query(FILES, [session.id])).rows.map(fileRow);
-    await writeTree(session.files.fs, entries, session.files.exclude);
-    this.#remember(session.id, Number(row.rev), entries);
+    const failed = await writeTree(session.files.fs, entries, session.files.exclude);
+    this.#remember(session.id, Number(row.rev), restored(entries, failed));
     return { metadata: sessionMetadata(row), shellCalls: Number(row.shell_calls), created: false };
   }
 
@@ -94,8 +94,8 @@ export class SessionData {
     const row = (await this.pool.query("SELECT * FROM sessions WHERE id = $1", [session.id])).rows[0] as Row | undefined;
     if (!row || this.#revs.get(session.id) === Number(row.rev)) return undefined;
     const entries = (await this.pool.query(FILES, [session.id])).rows.map(fileRow);
-    await syncTree(session.files.fs, entries, session.files.exclude);
-    this.#remember(session.id, Number(row.rev), entries);
+    const failed = await syncTree(session.files.fs, entries, session.files.exclude);
+    this.#remember(session.id, Number(row.rev), restored(entries, failed));
     return { metadata: sessionMetadata(row), shellCalls: Number(row.shell_calls), created: false };
   }
 
