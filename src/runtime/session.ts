@@ -151,17 +151,12 @@ export class Session implements CallSession {
   }
 
   /**
-   * Runs `fn` as a durable step (e.g. a direct tool call): completed once, it is never run
-   * again and its recorded result (JSON) is returned. Without a store, `fn` just runs.
-   * `request` identifies the work (asking again with another request throws).
+   * Runs `fn` as a durable step (e.g. a direct tool call): completed once, it is never run again and its
+   * recorded result (JSON) is returned. Without a store, `fn` just runs. `request` identifies the work.
    * @throws whatever `fn` throws; Error when the step id was recorded with another request.
    */
   async step<T>(stepId: string, request: unknown, fn: () => Promise<T>, kind = "step"): Promise<T> {
-    return this.host.work(async () => {
-      await this.ready;
-      if (!this.host.store) return fn();
-      return this.hold(this.host.timeoutMs, () => runStep(this.durableView(), stepId, kind, request, fn));
-    });
+    return this.host.work(async () => (await this.ready, this.host.store ? this.hold(this.host.timeoutMs, () => runStep(this.durableView(), stepId, kind, request, fn)) : fn()));
   }
 
   /**
@@ -272,18 +267,18 @@ export class Session implements CallSession {
     return this.host.freshCatalog(this);
   }
 
-  /**
-   * Runs one script as one shell call. Never throws: a failure becomes the result's exit code,
-   * stderr and (when it stopped or failed after changing something) its `tools` report.
-   */
   /** Shell calls running now (a busy session is never evicted from memory). */
   running = 0;
 
+  /**
+   * Runs one script as one shell call, counted once by the host (a durable step's run comes back
+   * here with `durable`). Never throws: a failure becomes the result's exit code, stderr and
+   * (when it stopped or failed after changing something) its `tools` report. MCP servers loaded
+   * during the call sign in as this session's principal (README "Sign-in").
+   */
   async bash(script: string, options: BashOptions = {}): Promise<ShellResult> {
     this.running++;
     try {
-      // MCP servers loaded during this call sign in as this session's principal (README "Sign-in").
-      // Counted once per shell call (a durable step's run comes back here with `durable`).
       const run = () => actingFor(this, () => withPerson(options.person, () => this.bashInner(script, options)));
       return await (options.durable ? run() : this.host.work(run));
     } finally {

@@ -300,17 +300,13 @@ export class SqliteStore implements Store {
     return this.db.transaction(() => {
       const t = now();
       let s = this.st.scriptByKey.get(agentId, input.name, input.name) as Row | undefined;
-      let version = 1;
-      let schema = input.input_schema;
-      if (!s) {
-        this.st.insertScript.run(newScriptId(), agentId, input.name, t, t);
-      } else {
-        version = s.version + 1;
-        schema ??= JSON.parse((this.st.version.get(s.id, s.version) as Row).input_schema as string) as Record<string, unknown>;
-        this.st.bumpScript.run(version, t, s.id);
-      }
+      const version = s ? s.version + 1 : 1;
+      // None given: the previous version's schema (ScriptInput).
+      const schema = input.input_schema ?? (s ? parse<Record<string, unknown>>((this.st.version.get(s.id, s.version) as Row).input_schema as string, NO_FIELDS) : NO_FIELDS);
+      if (!s) this.st.insertScript.run(newScriptId(), agentId, input.name, t, t);
+      else this.st.bumpScript.run(version, t, s.id);
       s = this.st.scriptByKey.get(agentId, input.name, input.name) as Row;
-      this.st.insertVersion.run(s.id, version, input.description, json(schema ?? NO_FIELDS), input.body, t, input.created_by ?? "api");
+      this.st.insertVersion.run(s.id, version, input.description, json(schema), input.body, t, input.created_by ?? "api");
       return this.scriptNow(agentId, s.id)!;
     })();
   }
