@@ -249,8 +249,10 @@ test("answering a card from the keyboard hands focus to the next card (the one b
   t.after(async () => {
     await page.close();
     // The card left pending is answered, so later tests see only their own.
-    const left = (await v1("GET", "/v1/sessions/ses-kb2/tool-approvals")).pending ?? [];
-    if (left.length) await v1("POST", "/v1/sessions/ses-kb2/tool-approvals", { decisions: left.map((r: { id: string }) => ({ request_id: r.id, decision: "reject" })) });
+    for (const sid of ["ses-kb1", "ses-kb2"]) {
+      const left = (await v1("GET", `/v1/sessions/${sid}/tool-approvals`)).pending ?? [];
+      if (left.length) await v1("POST", `/v1/sessions/${sid}/tool-approvals`, { decisions: left.map((r: { id: string }) => ({ request_id: r.id, decision: "reject" })) });
+    }
   });
   await page.goto(api.url + "/");
   await page.waitForFunction(() => document.documentElement.dataset.live === "connected");
@@ -269,6 +271,11 @@ test("answering a card from the keyboard hands focus to the next card (the one b
   // One Tab from there reaches a control of that card.
   await page.keyboard.press("Tab");
   assert.equal(await page.evaluate((id) => document.getElementById(id)!.contains(document.activeElement), expected), true);
+  // A live refresh (another card arrives) keeps the focused control: the same one of that card.
+  const focused = await page.evaluate(() => document.activeElement?.textContent);
+  await bash("ses-kb1", "tools danger x=13");
+  await page.locator("article.approval", { hasText: '"x": 13' }).waitFor();
+  assert.deepEqual(await page.evaluate((id) => [document.getElementById(id)!.contains(document.activeElement), document.activeElement?.textContent], expected), [true, focused]);
 });
 
 test("invisible and bidirectional characters in an input are shown and flagged", async (t) => {

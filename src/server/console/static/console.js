@@ -44,6 +44,9 @@ function cardsAround(card) {
   return at < 0 ? [] : [...ids.slice(at + 1), ...ids.slice(0, at).reverse()];
 }
 
+/** What a keyboard can focus inside a card. */
+const FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
+
 /** Fetches the live region again and swaps it in, keeping open/closed sections and focus. */
 async function refresh() {
   if (!live || !kind) return;
@@ -68,7 +71,11 @@ async function refresh() {
     const kept = keepForms();
     const active = document.activeElement;
     const focusId = active && live.contains(active) && active.id ? active.id : undefined;
-    const lostFocus = active && live.contains(active) && !focusId;
+    // A control without an id (a card's button): the same control of the same card after the swap.
+    const holder = active && live.contains(active) && !focusId ? active.closest("[id]") : null;
+    const holderId = holder && live.contains(holder) ? holder.id : undefined;
+    const spot = holderId ? [...holder.querySelectorAll(FOCUSABLE)].indexOf(active) : -1;
+    const lostFocus = active && live.contains(active) && !focusId && !holderId;
     live.innerHTML = text;
     for (const [id, isOpen] of open) {
       const d = document.getElementById(id);
@@ -82,7 +89,10 @@ async function refresh() {
       const next = ids.map((id) => document.getElementById(id)).find((el) => el && live.contains(el));
       (next || document.getElementById("main"))?.focus();
     } else if (focusId && document.getElementById(focusId)) document.getElementById(focusId).focus();
-    else if (lostFocus) document.getElementById("main")?.focus();
+    else if (holderId && document.getElementById(holderId)) {
+      const card = document.getElementById(holderId);
+      (card.querySelectorAll(FOCUSABLE)[spot] || card).focus();
+    } else if (lostFocus || holderId) document.getElementById("main")?.focus();
     live.dispatchEvent(new CustomEvent("console:updated", { bubbles: true }));
   } catch {
     // The next message or reconnect fetches again.
