@@ -11,7 +11,7 @@ import { MIN_SECRET_LENGTH } from "./encodings.js";
 /**
  * `text` with each whole run of `run` replaced by `fn(run)`. Run patterns bound their loop to
  * 10,000 units (`{1,10000}`): V8 keeps a backtrack entry for every turn of a `(?:…|…)+` loop, so
- * one run of millions of units (a 10 MB word of `&#65;`, a minified file) overflowed its stack
+ * one run of millions of units (a 10 MB word of `&#x41;`, a minified file) overflowed its stack
  * and the redaction failed; bounded, a long run is matched in pieces put together again here. Matches that abut, or that only `joins` separates (what the pattern's
  * own loop would have taken, had it not been bounded), are one run: a greedy unbounded match
  * never leaves such a gap, so only a bound's cut is joined.
@@ -67,7 +67,7 @@ const NAMED: Record<string, string> = {
   Hat: "^", grave: "`", hyphen: "\u2010", nbsp: "\u00a0", Tab: "\t", NewLine: "\n",
 };
 const REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z][A-Za-z0-9]{1,7}));?/g;
-/** A word holding character references (`sk&#95;live&#x2F;…`). */
+/** A word holding character references (`sk&#x5F;live&#x2F;…`). */
 export const ENTITY_RUN = /(?:[^\s<>"'&]|&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,7});?){1,10000}/g;
 
 const codePoint = (n: number, m: string): string => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : m);
