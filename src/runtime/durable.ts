@@ -130,6 +130,12 @@ export interface SessionSnapshot {
  * `appendEvent` and `recordCall` are called synchronously on the hot path and must not throw.
  */
 export interface SessionStore {
+  /**
+   * The live replica this process announced, if any (its `replica` shared record's key): steps
+   * begun here name it as their holder, and answers given here name it (docs/deployment.md → Who
+   * holds a step).
+   */
+  holder?: string;
   /** Creates the session's record (with `metadata`) or loads it and restores its files into `files.fs`. */
   openSession(session: { id: string; metadata: Record<string, unknown>; files: SessionFiles }): Promise<SessionSnapshot>;
   /** Persists one event (already redacted). A completed `tool.nested_call` event is written with its pending {@link recordCall} in one transaction. */

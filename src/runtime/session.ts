@@ -219,7 +219,7 @@ export class Session implements CallSession {
       const req = (await this.host.policy.openBook(this.id)).answer(requestId, decision, actor);
       // The step held for it, so its agent reads it may send it again (docs/sessions.md → Durable steps).
       const step = (await this.host.store?.listSteps?.(this.id, { status: "waiting_approval" }))?.find((s) => heldRequestIds(s).includes(requestId));
-      this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision, ...(step ? { step_id: step.stepId } : {}), ...(actor ? { by: actor.by, surface: actor.surface } : {}), ...(actor?.warned ? { warned: actor.warned } : {}) });
+      this.emit({ type: "approval.answered", request_id: requestId, tool: req.tool, decision, ...(step ? { step_id: step.stepId } : {}), ...(actor ? { by: actor.by, surface: actor.surface } : {}), ...(actor?.warned ? { warned: actor.warned } : {}), ...(this.host.store?.holder ? { replica: this.host.store.holder } : {}) });
       return req;
     });
   }

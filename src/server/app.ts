@@ -122,7 +122,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     try {
       const log = host.session(CHANGES_SESSION, { client: "toolshell" });
       await log.ready;
-      const { session_id: _s, at: _a, ...event } = changeEvent(actorOf(c, options), { method: c.req.method, path: c.req.path, status: c.res.status, what }) as Extract<SessionEvent, { type: "change.made" }>;
+      const { session_id: _s, at: _a, ...event } = changeEvent(actorOf(c, options), { method: c.req.method, path: c.req.path, status: c.res.status, what, ...(store.holder ? { replica: store.holder } : {}) }) as Extract<SessionEvent, { type: "change.made" }>;
       log.emit(event);
     } catch {}
   });

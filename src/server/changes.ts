@@ -66,6 +66,6 @@ export function describeChange(method: string, path: string, name?: string, patc
 }
 
 /** The event recording a change (session `changes`). */
-export function changeEvent(actor: Actor, change: { method: string; path: string; status: number; what: string }): SessionEvent {
+export function changeEvent(actor: Actor, change: { method: string; path: string; status: number; what: string; replica?: string }): SessionEvent {
   return { session_id: CHANGES_SESSION, at: new Date().toISOString(), type: "change.made", surface: actor.surface, by: actor.by, ...change };
 }

@@ -107,10 +107,10 @@ export function renderTimeline(events: StoredEvent[]): string {
         lines.push(`${t}  ? approval requested ${x.request_id}: ${x.tool}${x.tool_call_id ? ` (${x.tool_call_id})` : ""}`);
         break;
       case "approval.answered":
-        lines.push(`${t}  ✓ approval ${x.request_id} answered: ${x.decision} (${x.tool})${x.by ? ` by ${x.by} (${x.surface ?? "unknown surface"})` : ""}${x.warned ? `; warned: ${x.warned}` : ""}`);
+        lines.push(`${t}  ✓ approval ${x.request_id} answered: ${x.decision} (${x.tool})${x.by ? ` by ${x.by} (${x.surface ?? "unknown surface"})` : ""}${x.replica ? ` on replica ${x.replica}` : ""}${x.warned ? `; warned: ${x.warned}` : ""}`);
         break;
       case "change.made":
-        lines.push(`${t}  ✎ ${x.what} by ${x.by} (${x.surface})`);
+        lines.push(`${t}  ✎ ${x.what} by ${x.by} (${x.surface})${x.replica ? ` on replica ${x.replica}` : ""}`);
         break;
       case "script.saved":
         lines.push(`${t}  ✎ script saved: ${x.name} v${x.version}`);

@@ -197,12 +197,6 @@ export interface SharedRecord {
 export interface Store extends SessionStore {
   /** Where it lives: a file path, `:memory:`, or a `postgres://` URL without its password. */
   readonly location: string;
-  /**
-   * The live replica (its `replica` shared record's key) this process announced, if any: steps
-   * begun here name it as their holder (docs/deployment.md → Who holds a step).
-   */
-  holder?: string;
-
   getSession(id: string): Promise<SessionRecord | undefined>;
   /** Sessions, newest first. */
   listSessions(options?: { agentId?: string; limit?: number }): Promise<SessionRecord[]>;

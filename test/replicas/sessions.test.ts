@@ -44,6 +44,16 @@ test("a script stopped for approval on A is answered on B and runs when run agai
   const answered = await api(b, "POST", "/v1/sessions/s2/tool-approvals", { decisions: [{ tool_call_id: requestId, decision: "allow" }] });
   assert.equal(answered.status, 200, JSON.stringify(answered.json));
   assert.deepEqual((await api(a, "GET", "/v1/sessions/s2/tool-approvals")).json.pending, []);
+  // The answer names the replica that took it, as GET /v1/replicas names it (docs/sessions.md → Who acted).
+  const bId = (await api(b, "GET", "/v1/replicas")).json.this as string;
+  const aId = (await api(a, "GET", "/v1/replicas")).json.this as string;
+  assert.ok(bId && aId && bId !== aId, `${aId} ${bId}`);
+  const events = (await api(a, "GET", "/v1/sessions/s2/events")).json.events as Array<Record<string, unknown>>;
+  assert.equal(events.find((e) => e.type === "approval.answered")?.replica, bId);
+  // So does a change: a script saved through A.
+  assert.equal((await api(a, "POST", "/v1/agents/default/scripts", { name: "hello", description: "Says hi.", body: "echo hi" })).status, 201);
+  const changes = (await api(b, "GET", "/v1/sessions/changes/events")).json.events as Array<Record<string, unknown>>;
+  assert.equal(changes.find((e) => e.type === "change.made" && String(e.what).startsWith("script hello"))?.replica, aId);
   const again = await api(a, "POST", "/v1/sessions/s2/bash", { script });
   assert.equal(again.json.exit_code, 0, JSON.stringify(again.json));
   assert.equal(again.json.stdout, "paid\n");

@@ -236,9 +236,9 @@ export function eventText(e: StoredEvent): string {
     case "approval.requested":
       return `Approval requested for ${x.tool}${x.line ? ` (line ${x.line})` : ""}`;
     case "approval.answered":
-      return `Approval answered: ${x.decision} for ${x.tool}${x.by ? ` by ${x.by} (${x.surface ?? "unknown surface"})` : ""}${x.warned ? `. Warned: ${x.warned}` : ""}`;
+      return `Approval answered: ${x.decision} for ${x.tool}${x.by ? ` by ${x.by} (${x.surface ?? "unknown surface"})` : ""}${x.replica ? ` on replica ${x.replica}` : ""}${x.warned ? `. Warned: ${x.warned}` : ""}`;
     case "change.made":
-      return `${String(x.what ?? "").replace(/^./, (ch) => ch.toUpperCase())} by ${x.by} (${x.surface})`;
+      return `${String(x.what ?? "").replace(/^./, (ch) => ch.toUpperCase())} by ${x.by} (${x.surface})${x.replica ? ` on replica ${x.replica}` : ""}`;
     case "script.saved":
       return `Script saved: ${x.name} v${x.version}`;
     case "script.archived":
