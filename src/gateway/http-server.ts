@@ -245,6 +245,10 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
       // A session being opened counts against the bound until its initialize is answered.
       let counted = false;
       try {
+        // Liveness, open as serve's (docs/deployment.md "Health, readiness and metrics").
+        if (req.method === "GET" && (req.url ?? "").split("?")[0] === "/healthz") {
+          return void res.writeHead(stopping ? 503 : 200, { "content-type": "application/json" }).end(JSON.stringify(stopping ? { ok: false, stopping: true } : { ok: true }));
+        }
         if (stopping) {
           res.setHeader("connection", "close");
           res.setHeader("retry-after", "1");

@@ -5,7 +5,8 @@
  *
  * Auth: every `/v1/*` route needs `Authorization: Bearer <token>` with one of the configured
  * tokens (compared in constant time), except `POST /v1/webhooks/{trigger_id}`, which takes the
- * trigger's own secret (or an API token). `/openapi.json` and `/healthz` are open.
+ * trigger's own secret (or an API token). `/openapi.json`, `/healthz` and `/readyz` are open;
+ * `/metrics` takes an operator's token.
  *
  * Sessions, shell calls, events, steps, approvals and sign-ins are here; saved scripts,
  * triggers and webhooks are in agents-api.ts; request helpers in http.ts. See docs/sessions.md →
@@ -31,6 +32,7 @@ import { principalOf } from "../mcp/index.js";
 import { TokenGuard } from "./token-guard.js";
 import { clientAddress } from "./reach.js";
 import { openApiDocument } from "./openapi.js";
+import { createMetrics, storeAnswers } from "./metrics.js";
 import { mountQuestionRoutes, QuestionBox } from "./questions.js";
 import { serversRoutes } from "./servers-api.js";
 import { goneStepsBySession, sessionSteps } from "./steps.js";
@@ -65,7 +67,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
       const t0 = performance.now();
       await next();
       const status = c.res.status;
-      const quiet = c.req.path.startsWith("/console/static/") || c.req.path === "/healthz" || !!c.req.query("region");
+      const quiet = c.req.path.startsWith("/console/static/") || c.req.path === "/healthz" || c.req.path === "/readyz" || c.req.path === "/metrics" || !!c.req.query("region");
       // Who: the bearer token's name, or the token of the console's sign-in cookie (a page or form).
       const viaCookie = bearer(c) ? undefined : signedInToken(c, options.tokens);
       const i = tokenIndex(bearer(c) ?? viaCookie ?? "", options.tokens);
@@ -80,13 +82,19 @@ export function createApp(host: Host, options: AppOptions): Hono {
       });
     });
   }
+  // Counted for `/metrics` (metrics.ts): every request, by method and status code.
+  const metrics = createMetrics(host, () => !!options.stopping?.());
+  app.use("*", async (c, next) => {
+    await next();
+    metrics.request(c.req.method, c.res.status);
+  });
   // A stopping replica takes no new work while what runs ends and is recorded (docs/deployment.md
   // "Stopping a replica"); `/healthz` says so, so a load balancer sends requests elsewhere.
   app.use("*", async (c, next) => {
     if (!options.stopping?.()) return next();
     c.header("Connection", "close");
     c.header("Retry-After", "1");
-    if (c.req.path === "/healthz") return c.json({ ok: false, stopping: true }, 503);
+    if (c.req.path === "/healthz" || c.req.path === "/readyz") return c.json({ ok: false, stopping: true }, 503);
     return c.json({ error: { code: "unavailable", message: "this replica is stopping: it lets the shell calls in flight end and takes no new requests; send the request to another replica, or again once it has restarted", retryable: true } }, 503);
   });
   app.use("*", bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json({ error: { code: "payload_too_large", message: `the body is larger than ${options.maxBodyBytes} bytes` } }, 413) }));
@@ -94,13 +102,15 @@ export function createApp(host: Host, options: AppOptions): Hono {
   const guard = options.guard ?? new TokenGuard();
   const transport = { tls: !!options.tls, trustProxy: !!options.trustProxy };
   const from = (c: Context) => clientAddress(c, transport);
-  app.use("/v1/*", async (c, next) => {
-    if (c.req.path.startsWith("/v1/webhooks/")) return next();
+  const requireToken = (c: Context) => {
     const token = bearer(c);
     if (!token || !options.tokens.length || !guardedCheck(c, guard, from(c), () => tokenMatches(token, options.tokens))) {
       c.header("WWW-Authenticate", 'Bearer realm="toolshell"');
       throw new ApiError(401, "unauthorized", "send Authorization: Bearer <token> with a configured API token");
     }
+  };
+  app.use("/v1/*", async (c, next) => {
+    if (!c.req.path.startsWith("/v1/webhooks/")) requireToken(c);
     return next();
   });
   // The change log (changes.ts): each change made through the API or the console, with who and how.
@@ -128,6 +138,18 @@ export function createApp(host: Host, options: AppOptions): Hono {
   });
 
   app.get("/healthz", async (c) => c.json({ ok: true }));
+  // Ready for work: not stopping (above) and the store answers (docs/deployment.md "Health, readiness and metrics").
+  app.get("/readyz", async (c) => {
+    const answered = await storeAnswers(host);
+    return answered.ok ? c.json({ ok: true }) : c.json({ ok: false, store: `the store at ${store.location} did not answer: ${answered.message}` }, 503);
+  });
+  // What this replica did and holds, for Prometheus (metrics.ts); an operator's token, as the replicas list.
+  app.get("/metrics", async (c) => {
+    requireToken(c);
+    requireOperator(c, options, "GET /metrics (this replica's metrics)");
+    const { body, contentType } = await metrics.text();
+    return c.body(body, 200, { "content-type": contentType });
+  });
   app.get("/openapi.json", async (c) => c.json(openApiDocument()));
   // The console (pages at `/`, signed in with the same tokens through a cookie): console/routes.tsx.
   // The console is the deployment's people's: only operator tokens sign in (docs/security.md "Who acts for whom").

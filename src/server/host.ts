@@ -37,7 +37,7 @@ export interface HostOptions extends Omit<ToolShellOptions, "store"> {
 /** A running host. */
 /** A line a host says about itself (see {@link Host.onNote}). */
 export interface HostNote {
-  level: "info" | "warn";
+  level: "info" | "warn" | "error";
   event: string;
   message: string;
 }
@@ -130,7 +130,25 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       privateDir(path.dirname(defaultStorePath(config)));
     } catch {}
   }
-  const store: Store = typeof options.store === "object" ? options.store : await openStore(options.store ?? defaultStorePath(config), { poolSize: config.storePool.queries, leasePoolSize: config.storePool.leases });
+  const noteListeners = new Set<(note: HostNote) => void>();
+  const say = (level: HostNote["level"], event: string, message: string) => {
+    process.stderr.write(`toolshell: ${message}\n`);
+    for (const l of noteListeners) {
+      try {
+        l({ level, event, message });
+      } catch {}
+    }
+  };
+  const store: Store =
+    typeof options.store === "object"
+      ? options.store
+      : await openStore(options.store ?? defaultStorePath(config), {
+          poolSize: config.storePool.queries,
+          leasePoolSize: config.storePool.leases,
+          // A lost connection to a database server is said, and so is its return (docs/deployment.md "Logs").
+          onConnection: (state, message) => say(state === "lost" ? "error" : "info", `store.${state}`, message),
+          onWriteError: (err) => say("error", "store.write_failed", `the store could not write: ${err.message}`),
+        });
   let shell: ToolShell;
   const listeners = new Set<(event: SessionEvent) => void>();
   // Set below, once the shell exists: an answer in a trigger's session lets its stopped run go on.
@@ -180,15 +198,6 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   let fileServers: readonly ServerConfig[] = [...config.servers];
   let follower: SharedStateFollower | undefined;
   let watch: ConfigWatch | undefined;
-  const noteListeners = new Set<(note: HostNote) => void>();
-  const say = (level: HostNote["level"], event: string, message: string) => {
-    process.stderr.write(`toolshell: ${message}\n`);
-    for (const l of noteListeners) {
-      try {
-        l({ level, event, message });
-      } catch {}
-    }
-  };
   // Servers set through the API before this host started (in the store) are in force from the start.
   await dropMootRemovals(store, fileServers).catch(() => {});
   await shell.setServers(mergeServers(config, fileServers, await store.listShared("server"), env)).catch((err: unknown) => {

@@ -30,6 +30,8 @@ export function openApiDocument(): Record<string, unknown> {
     paths: {
       "/healthz": { get: { security: [], summary: "Liveness", responses: { "200": json({ type: "object", properties: { ok: { type: "boolean" } } }) } } },
       "/openapi.json": { get: { security: [], summary: "This document", responses: { "200": json({ type: "object" }) } } },
+      "/readyz": { get: { security: [], summary: "Readiness: not stopping, and the store answers within 2 s", responses: { "200": json({ type: "object", properties: { ok: { type: "boolean" } } }), "503": json({ type: "object", properties: { ok: { type: "boolean" }, stopping: { type: "boolean" }, store: { type: "string" } } }, "Stopping, or the store did not answer") } } },
+      "/metrics": { get: { summary: "This replica's metrics in Prometheus's text format (an operator token)", responses: { "200": { description: "OK", content: { "text/plain": { schema: { type: "string" } } } }, ...common } } },
       "/v1/sessions": {
         post: {
           summary: "Create a session",

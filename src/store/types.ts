@@ -261,6 +261,12 @@ export interface Store extends SessionStore {
   /** A number that grows with every change every replica follows (servers, triggers). */
   changeCount(): Promise<number>;
 
+  /**
+   * Asks the database server one trivial query; rejects with why when it cannot answer. Absent
+   * for a store in a file, which has no connection to lose (`/readyz`, docs/deployment.md).
+   */
+  ping?(): Promise<void>;
+
   /** Waits for pending writes, then closes the database (later calls reject). */
   close(): Promise<void>;
 }

@@ -107,6 +107,10 @@ test("the HTTP gateway: SIGTERM during a tools/call lets it end and answers it",
   const session = init.headers.get("mcp-session-id") ?? undefined;
   await init.text();
   await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
+  // Its liveness probe is open, as serve's.
+  const health = await fetch(new URL("/healthz", g.url));
+  assert.equal(health.status, 200);
+  assert.deepEqual(await health.json(), { ok: true });
   const answer = post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "bash", arguments: { command: "tools slow ms=2500; echo after" } } }, session).then((r) => r.text());
   await eventually("the tool started", () => ran(dir) === "start\n");
   g.child.kill("SIGTERM");

@@ -32,7 +32,13 @@ export class ChangeListener {
   #retry: NodeJS.Timeout | undefined;
   readonly #waiters = new Set<{ resolve: (note: ChangeNote | undefined) => void }>();
 
-  constructor(private readonly connect: () => pg.Client) {}
+  /** True from a lost connection until one listens again (each loss is said once). */
+  #down = false;
+
+  constructor(
+    private readonly connect: () => pg.Client,
+    private readonly onConnection: (state: "lost" | "restored", detail?: string) => void = () => {},
+  ) {}
 
   /**
    * Connects and listens.
@@ -40,7 +46,7 @@ export class ChangeListener {
    */
   async start(): Promise<void> {
     const c = this.connect();
-    c.on("error", () => this.#lost(c));
+    c.on("error", (err) => this.#lost(c, err));
     c.on("end", () => this.#lost(c));
     c.on("notification", (n) => {
       if (n.channel !== CHANGES_CHANNEL) return;
@@ -54,6 +60,16 @@ export class ChangeListener {
     await c.connect();
     await c.query(`LISTEN ${CHANGES_CHANNEL}`);
     this.#client = c;
+    if (this.#down) {
+      this.#down = false;
+      this.#say("restored");
+    }
+  }
+
+  #say(state: "lost" | "restored", detail?: string): void {
+    try {
+      this.onConnection(state, detail);
+    } catch {}
   }
 
   #mark(note: ChangeNote | undefined): void {
@@ -62,11 +78,15 @@ export class ChangeListener {
     this.#waiters.clear();
   }
 
-  #lost(c: pg.Client): void {
+  #lost(c: pg.Client, err?: Error): void {
     if (this.#client !== c) return;
     this.#client = undefined;
     c.end().catch(() => {});
     if (this.#closed) return;
+    if (!this.#down) {
+      this.#down = true;
+      this.#say("lost", err?.message || "the server closed the connection");
+    }
     this.#mark(undefined);
     this.#retry = setTimeout(() => {
       this.#retry = undefined;

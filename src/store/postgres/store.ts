@@ -44,6 +44,12 @@ export interface PostgresStoreOptions {
   migrationWaitMs?: number;
   /** Called when a queued write (an event, a call record, an approval change) failed for good. Default: a line on stderr. */
   onWriteError?: (err: Error) => void;
+  /**
+   * Called when the store's own connection to the server is lost and when it is back, each once
+   * per loss, with a sentence saying so (while it is lost, queries wait for or fail on the
+   * server). Default: the sentence on stderr.
+   */
+  onConnection?: (state: "lost" | "restored", message: string) => void;
 }
 
 const leasePoolSize = (o: PostgresStoreOptions): number => o.leasePoolSize ?? 20;
@@ -65,7 +71,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // An idle connection that breaks is dropped by the pool; without a listener it would crash the process.
   pool.on("error", () => {});
   leasePool.on("error", () => {});
-  const listener = new ChangeListener(() => new pg.Client(base));
+  const say = options.onConnection ?? ((_state, message) => process.stderr.write(`toolshell: ${message}\n`));
+  const listener = new ChangeListener(() => new pg.Client(base), (state, detail) => say(state, connectionLine(location, state, detail)));
   try {
     await migratePostgres(pool, options.migrationWaitMs ?? 60_000);
     await listener.start();
@@ -75,6 +82,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     await Promise.all([pool.end().catch(() => {}), leasePool.end().catch(() => {})]);
     throw new Error(`could not open the PostgreSQL store at ${location}: ${(err as Error).message || String(err)}`, { cause: err });
   }
+}
+
+/** What to say when the store's connection is lost or back. */
+function connectionLine(location: string, state: "lost" | "restored", detail?: string): string {
+  return state === "lost"
+    ? `lost the connection to the PostgreSQL store at ${location}${detail ? ` (${detail})` : ""}; reconnecting every second, and calls that need the store fail until it is back`
+    : `the PostgreSQL store at ${location} answers again`;
 }
 
 /** The PostgreSQL implementation of {@link Store} (made by {@link openPostgresStore}). */
@@ -374,6 +388,11 @@ export class PostgresStore implements Store {
    */
   flush(): Promise<void> {
     return this.#queue.idle();
+  }
+
+  async ping(): Promise<void> {
+    this.#open();
+    await this.pool.query("SELECT 1");
   }
 
   /** Waits for queued writes, lets every lease go, stops listening and closes the pools. Safe to call twice. */
