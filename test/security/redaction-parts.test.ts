@@ -60,3 +60,28 @@ test("the CLI (--no-daemon) shows a server's start-up error with the parts of it
   assert.notEqual(code, 0);
   assertParts(out, "the CLI");
 });
+
+/** Credential files in variables (a service account's JSON, cut in two: a start-up error quotes lines of ≤ 300 characters) and a PEM private key in another. */
+const KEY_LINE = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
+const KEY_LINE2 = "Zm9yIHRoZSB0ZXN0cyBvbmx5IG5vdCBhIHJlYWwga2V5IGF0IGFsbCBvayB5ZXM";
+const CREDENTIAL = JSON.stringify({ type: "service_account", private_key_id: "a1b2c3d4e5f60718293a4b5c6d7e8f90", private_key: `-----BEGIN PRIVATE KEY-----\n${KEY_LINE2}\n-----END PRIVATE KEY-----\n` });
+const CLIENT = JSON.stringify({ installed: { project_id: "acme-prod", client_email: "bot@acme-prod.iam.example.com", client_secret: "GOCSPX-abcDEF123ghiJKL456", token_uri: "https://oauth2.example.com/token" } });
+const PEM = `-----BEGIN PRIVATE KEY-----\n${KEY_LINE}\n-----END PRIVATE KEY-----`;
+
+test("a field of a JSON credential and a line of a PEM key are redacted when a server quotes them alone; control: the file's neutral fields (type, email, token URL) and the PEM armor words show", async (t) => {
+  const leaky = (env: Record<string, string>) => ({ ...tsxCommand(LEAKY_SERVER, ["fail"]), env });
+  const mcpServers = { cred: leaky({ LEAK_JSON: "${GOOGLE_CREDENTIALS}" }), client: leaky({ LEAK_CLIENT: CLIENT }), pem: leaky({ LEAK_PEM: PEM }) };
+  const shell = await createToolShell({ config: { mcpServers }, env: { ...process.env, GOOGLE_CREDENTIALS: CREDENTIAL } });
+  t.after(() => shell.close());
+  const session = shell.session("structured");
+  await session.ready;
+  const r = await session.bash("tools cred x; tools client x; tools pem x");
+  const text = r.stdout + r.stderr;
+  for (const part of ["a1b2c3d4e5f60718293a4b5c6d7e8f90", "GOCSPX-abcDEF123ghiJKL456", KEY_LINE, KEY_LINE2]) {
+    assert.ok(!text.includes(part), `the script showed ${part}: ${text}`);
+    assert.ok(!JSON.stringify(session.events).includes(part), `events hold ${part}`);
+  }
+  for (const word of ["service_account", "acme-prod", "private_key_id", "client_secret", "iam.example.com", "oauth2.example.com", "-----BEGIN", "PRIVATE"]) {
+    assert.ok(text.includes(`${word}\\"`), `control: the script shows ${word}: ${text}`);
+  }
+});

@@ -79,7 +79,54 @@ export function secretParts(value: string, name = ""): string[] {
   const jwt = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)$/.exec(token);
   if (jwt) part(jwt[1]);
   credentialParts(t, part, COOKIE_NAME.test(name));
+  structuredParts(t, part);
   return [...out];
+}
+
+/** A PEM armor line (`-----BEGIN PRIVATE KEY-----`): the same in every key, not a secret. */
+const PEM_ARMOR = /^-----(BEGIN|END) [A-Z0-9 ]+-----$/;
+/** Lines of a multi-line secret at least this long are secret alone (a PEM body's lines are 64). */
+const MIN_LINE = 16;
+/** How many leaves of a JSON secret are read, and how deep: a credential file is small. */
+const MAX_LEAVES = 500;
+const MAX_DEPTH = 10;
+
+/**
+ * The parts of a structured secret a program may print alone: each line (of at least
+ * {@link MIN_LINE} characters, armor lines left out) of a multi-line value, as a PEM private key's
+ * body; and of a JSON value (a service account's credential file, `{"client_secret": …}`), every
+ * string whose key names a credential, by the one rule of {@link secretParts} (so a `private_key`
+ * holding PEM gives its lines), and every URL's credential parts. A JSON string under a neutral
+ * key (`type`, `client_email`, `token_uri`'s public URL) is not a secret alone.
+ */
+function structuredParts(value: string, part: (v: string) => void): void {
+  if (value.includes("\n")) {
+    for (const line of value.split(/\r?\n/)) {
+      const l = line.trim();
+      if (l.length >= MIN_LINE && !PEM_ARMOR.test(l)) part(l);
+    }
+  }
+  if (!/^[[{]/.test(value)) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return;
+  }
+  let leaves = 0;
+  const walk = (v: unknown, key: string, depth: number): void => {
+    if (leaves >= MAX_LEAVES || depth > MAX_DEPTH) return;
+    if (typeof v === "string") {
+      leaves++;
+      credentialParts(v, part);
+      if (SECRET_NAME.test(key) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/.test(v)) for (const p of secretParts(v, key)) part(p);
+    } else if (Array.isArray(v)) {
+      for (const x of v) walk(x, key, depth + 1);
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) walk(x, k, depth + 1);
+    }
+  };
+  walk(parsed, "", 0);
 }
 
 /**
