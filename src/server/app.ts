@@ -42,6 +42,8 @@ export { ApiError, ID, tokenMatches } from "./http.js";
 export type { AppOptions } from "./http.js";
 
 const DECISIONS = new Set<string>(ALL_DECISIONS);
+/** A session's metadata, as JSON, at most this long (docs/sessions.md "HTTP API"). */
+export const MAX_METADATA_BYTES = 16_384;
 
 /**
  * The Hono app over a host. Shell calls of one session run one after another (requests for the
@@ -204,6 +206,8 @@ export function createApp(host: Host, options: AppOptions): Hono {
     requireReach(c, options, principalOf({ agent_id: agent }), `agent ${agent}`);
     const metadata = b.metadata ?? {};
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) throw new ApiError(400, "invalid_request", '"metadata" must be an object');
+    // Kept with the session and sent with every list of sessions: small, as labels are.
+    if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw new ApiError(400, "invalid_request", `"metadata" is at most ${MAX_METADATA_BYTES} bytes as JSON`);
     const reserved = reservedSession(sid);
     if (reserved) throw new ApiError(409, "conflict", `session id ${sid} is reserved for ${reserved}`);
     const given = metadata as Record<string, unknown>;
@@ -230,7 +234,7 @@ export function createApp(host: Host, options: AppOptions): Hono {
     const n = Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 100;
     // An agent's token lists its own principal's sessions only (mayReach).
     const operator = roleOf(c, options) === "operator";
-    const listed = operator ? await store.listSessions({ agentId: agent, limit: n }) : (await store.listSessions({ agentId: agent, limit: 100_000 })).filter((r) => mayReach(c, options, principalOf(r.metadata))).slice(0, n);
+    const listed = await store.listSessions({ agentId: agent, limit: n, ...(operator ? {} : { principal: principalOfToken(c, options) }) });
     // A session with a step its stopped replica left running says so (steps.ts).
     const gone = await goneStepsBySession(store);
     return c.json({ sessions: listed.map((r) => (gone.has(r.id) ? { ...r, steps_replica_gone: gone.get(r.id) } : r)) });

@@ -5,7 +5,7 @@ export type { SqliteStoreOptions } from "./sqlite.js";
 export { openDatabase, sqliteDriver } from "./driver.js";
 export type { SqlDatabase, SqlStatement, SqliteDriverName } from "./driver.js";
 export { DEFAULT_AGENT } from "./types.js";
-export type { Store, SessionRecord, StoredEvent, ScriptRecord, ScriptVersion, ScriptInput, TriggerRecord, TriggerRunRecord, RunApproval, SharedKind, SharedRecord } from "./types.js";
+export type { Store, SessionListOptions, SessionRecord, StoredEvent, ScriptRecord, ScriptVersion, ScriptInput, TriggerRecord, TriggerRunRecord, RunApproval, SharedKind, SharedRecord } from "./types.js";
 export { MIGRATIONS, migrate } from "./migrations.js";
 export { openPostgresStore, PostgresStore, isPostgresUrl, postgresLocation, PG_MIGRATIONS, FenceError } from "./postgres/index.js";
 export type { PostgresStoreOptions, ChangeNote } from "./postgres/index.js";

@@ -6,9 +6,10 @@
 import { randomUUID } from "node:crypto";
 import { ApprovalBook, type ApprovalRequest, type ApprovalSnapshot } from "../policy/index.js";
 import type { CredentialStore, OAuthCredentials } from "../mcp/auth/index.js";
+import { DEFAULT_PRINCIPAL } from "../mcp/auth/credentials.js";
 import type { RecordedCall, SessionEvent, StepRecord } from "../runtime/index.js";
 import type { FileEntry } from "./files.js";
-import { DEFAULT_AGENT, type ScriptRecord, type ScriptVersion, type SessionRecord, type StoredEvent } from "./types.js";
+import { DEFAULT_AGENT, type ScriptRecord, type ScriptVersion, type SessionListOptions, type SessionRecord, type StoredEvent } from "./types.js";
 
 /** A row as the driver returns it. */
 export type Row = Record<string, any>;
@@ -55,6 +56,20 @@ export function sessionMetadata(r: Row): Record<string, unknown> {
 
 /** How sessions are listed: last active first (`updated_at` moves with every appended event). */
 export const SESSIONS_ORDER = "ORDER BY updated_at DESC, created_at DESC";
+
+/**
+ * The principal a session acts for, read from its metadata in SQL as `principalOf` reads it
+ * (mcp/auth/credentials.ts): `principal` when a non-empty string; else, when `principal` is absent
+ * or null, `agent_id` when a non-empty string; else `default`. So a list of one principal's
+ * sessions is filtered and limited by the database, not by reading every session's metadata.
+ */
+function principalSql(dialect: "sqlite" | "postgres"): string {
+  const type = (key: string) => (dialect === "sqlite" ? `json_type(metadata, '$.${key}')` : `json_typeof(metadata::json -> '${key}')`);
+  const text = (key: string) => (dialect === "sqlite" ? `json_extract(metadata, '$.${key}')` : `(metadata::json ->> '${key}')`);
+  const str = dialect === "sqlite" ? "'text'" : "'string'";
+  const named = (key: string) => `${type(key)} = ${str} AND ${text(key)} <> ''`;
+  return `(CASE WHEN ${named("principal")} THEN ${text("principal")} WHEN (${type("principal")} IS NULL OR ${type("principal")} = 'null') AND ${named("agent_id")} THEN ${text("agent_id")} ELSE '${DEFAULT_PRINCIPAL}' END)`;
+}
 
 /** A `steps` row as a StepRecord (src/runtime/durable.ts). */
 /** A running step's row (`SELECT session_id, step_id, holder`) as `Store.runningSteps` answers it. */
@@ -188,4 +203,14 @@ export function credentialRows(rows: Row[]): Awaited<ReturnType<CredentialStore[
     if (credentials) out.push({ server: r.server as string, principal: r.principal as string, credentials, updatedAt: r.updated_at as string });
   }
   return out;
+}
+
+/** The `WHERE` of a list of sessions (empty for all) and its values, in the dialect's placeholders. */
+export function sessionsWhere(dialect: "sqlite" | "postgres", options: SessionListOptions): { where: string; values: string[] } {
+  const values: string[] = [];
+  const conds: string[] = [];
+  const bind = (v: string) => (values.push(v), dialect === "sqlite" ? "?" : `$${values.length}`);
+  if (options.agentId) conds.push(`agent_id = ${bind(options.agentId)}`);
+  if (options.principal !== undefined) conds.push(`${principalSql(dialect)} = ${bind(options.principal)}`);
+  return { where: conds.length ? `WHERE ${conds.join(" AND ")}` : "", values };
 }

@@ -23,11 +23,11 @@ import { PendingCalls, type PendingCall } from "./pending.js";
 import { ratingRow, StoredRatings } from "./ratings.js";
 import {
   agentOf, bookOf, callColumns, callRow, withReplica, clampLimit, eventColumns, eventRecord, fileRow, json, newScriptId, NO_FIELDS, now, parse,
-  requestRows, runningStepRow, scriptRecord, SESSIONS_ORDER, sessionMetadata, sessionRow, stepRow, versionRow, type Row,
+  requestRows, runningStepRow, scriptRecord, SESSIONS_ORDER, sessionMetadata, sessionRow, sessionsWhere, stepRow, versionRow, type Row,
 } from "./rows.js";
 import { prepareStatements } from "./statements.js";
 import {
-  DEFAULT_AGENT, type ScriptInput, type ScriptRecord, type ScriptVersion, type SessionRecord, type SharedKind, type SharedRecord, type Store,
+  DEFAULT_AGENT, type ScriptInput, type ScriptRecord, type ScriptVersion, type SessionListOptions, type SessionRecord, type SharedKind, type SharedRecord, type Store,
   type StoredEvent, type TriggerRecord, type TriggerRunRecord,
 } from "./types.js";
 
@@ -103,12 +103,9 @@ export class SqliteStore implements Store {
     return r ? sessionRow(r) : undefined;
   }
 
-  async listSessions(options: { agentId?: string; limit?: number } = {}): Promise<SessionRecord[]> {
-    const limit = options.limit ?? 1000;
-    const rows = (options.agentId
-      ? this.db.prepare(`SELECT * FROM sessions WHERE agent_id = ? ${SESSIONS_ORDER} LIMIT ?`).all(options.agentId, limit)
-      : this.db.prepare(`SELECT * FROM sessions ${SESSIONS_ORDER} LIMIT ?`).all(limit)) as Row[];
-    return rows.map((r) => sessionRow(r));
+  async listSessions(options: SessionListOptions = {}): Promise<SessionRecord[]> {
+    const { where, values } = sessionsWhere("sqlite", options);
+    return (this.db.prepare(`SELECT * FROM sessions ${where} ${SESSIONS_ORDER} LIMIT ?`).all(...values, options.limit ?? 1000) as Row[]).map((r) => sessionRow(r));
   }
 
   async openSession(session: { id: string; metadata: Record<string, unknown>; files: SessionFiles }): Promise<SessionSnapshot> {

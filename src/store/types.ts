@@ -194,12 +194,19 @@ export interface SharedRecord {
  * Every method returns a promise so a networked database fits (docs/deployment.md); the SQLite
  * store answers from its synchronous driver at once.
  */
+/** Which sessions a list holds: one agent's, one principal's (as `principalOf` reads metadata), at most `limit` (default 1000). */
+export interface SessionListOptions {
+  agentId?: string;
+  principal?: string;
+  limit?: number;
+}
+
 export interface Store extends SessionStore {
   /** Where it lives: a file path, `:memory:`, or a `postgres://` URL without its password. */
   readonly location: string;
   getSession(id: string): Promise<SessionRecord | undefined>;
   /** Sessions, newest first. */
-  listSessions(options?: { agentId?: string; limit?: number }): Promise<SessionRecord[]>;
+  listSessions(options?: SessionListOptions): Promise<SessionRecord[]>;
   /** Events of a session in order; `after` is a `seq` (exclusive); `limit` default 1000. */
   listEvents(sessionId: string, options?: { after?: number; limit?: number }): Promise<StoredEvent[]>;
   /** Steps of a session in start order, optionally by status. */

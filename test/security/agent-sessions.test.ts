@@ -51,3 +51,25 @@ test("an agent token cannot create a session serving another agent, by any spell
   assert.equal(ops.status, 201, JSON.stringify(ops.json));
   assert.equal((await carol("POST", "/v1/sessions", { id: "carol-2" })).json.agent_id, "default", "an operator's session serves the default agent unless it names one");
 });
+
+test("an agent token's list of sessions is its own, limited by the database; a session's metadata is at most 16 KiB; control: the operator lists every session, and metadata up to the bound is kept", async (t) => {
+  const { alice, bob, carol } = await start(t);
+  for (const id of ["a1", "a2", "a3"]) assert.equal((await alice("POST", "/v1/sessions", { id })).status, 201);
+  // Newer than alice's: a list filtered after the limit would find none of alice's in the first row.
+  for (const id of ["b1", "b2"]) assert.equal((await bob("POST", "/v1/sessions", { id })).status, 201);
+  const ids = (r: { json: { sessions: Array<{ id: string }> } }) => r.json.sessions.map((s) => s.id).sort();
+  assert.deepEqual(ids(await alice("GET", "/v1/sessions")), ["a1", "a2", "a3"]);
+  assert.equal((await alice("GET", "/v1/sessions?limit=1")).json.sessions.length, 1);
+  assert.deepEqual(ids(await bob("GET", "/v1/sessions?limit=5")), ["b1", "b2"]);
+  assert.deepEqual(ids(await carol("GET", "/v1/sessions")), ["a1", "a2", "a3", "b1", "b2", "changes"]);
+
+  const big = await bob("POST", "/v1/sessions", { id: "b-big", metadata: { pad: "x".repeat(16_384) } });
+  assert.equal(big.status, 400, JSON.stringify(big.json));
+  assert.match(big.json.error.message, /"metadata" is at most 16384 bytes as JSON/);
+  assert.equal((await carol("GET", "/v1/sessions/b-big")).status, 404, "nothing was made");
+  // Control: just under the bound is kept whole.
+  const pad = "y".repeat(16_384 - JSON.stringify({ pad: "" }).length);
+  const fits = await bob("POST", "/v1/sessions", { id: "b-fits", metadata: { pad } });
+  assert.equal(fits.status, 201, JSON.stringify(fits.json).slice(0, 300));
+  assert.equal((await bob("GET", "/v1/sessions/b-fits")).json.metadata.pad, pad);
+});

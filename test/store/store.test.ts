@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { principalOf } from "../../src/mcp/index.js";
 import { Rater, ratingKey } from "../../src/policy/index.js";
 import { createEngine } from "../../src/shell/index.js";
 import { openSqliteStore, readTree, renderTimeline, sqliteDriver, type StoredEvent } from "../../src/store/index.js";
@@ -96,6 +97,32 @@ test(name("a completed nested call is written together with its event, and only 
   assert.equal(events.length, 1);
   assert.equal(events[0].seq > 0, true);
   await store.close();
+});
+
+test(name("a list of one principal's sessions is the database's, read from metadata as principalOf reads it, limited after the filter"), async (t) => {
+  const store = await kind.open(await kind.location(t));
+  t.after(() => store.close());
+  const kinds: Array<[string, Record<string, unknown>]> = [
+    ["named", { principal: "bob" }],
+    ["empty-principal", { principal: "", agent_id: "bob" }],
+    ["number-principal", { principal: 5, agent_id: "bob" }],
+    ["null-principal", { principal: null, agent_id: "bob" }],
+    ["agent-only", { agent_id: "bob" }],
+    ["nothing", {}],
+    ["other", { principal: "alice", agent_id: "bob" }],
+    ["quote", { principal: "o'brien" }],
+  ];
+  for (const [id, metadata] of kinds) await store.openSession({ id, metadata, files: { fs: createEngine().fs, exclude: [] } });
+  await kind.flush(store);
+  const ids = async (principal: string, limit?: number) => (await store.listSessions({ principal, ...(limit ? { limit } : {}) })).map((s) => s.id).sort();
+  // The same answer as principalOf for every session, one principal at a time.
+  for (const principal of ["bob", "default", "alice", "o'brien", ""]) {
+    const expected = kinds.filter(([, m]) => principalOf(m) === principal).map(([id]) => id).sort();
+    assert.deepEqual(await ids(principal), expected, principal);
+  }
+  // The limit counts that principal's sessions only.
+  assert.equal((await ids("bob", 2)).length, 2);
+  assert.deepEqual(await ids("alice", 1), ["other"]);
 });
 
 test(name("sessions are listed last active first: an appended event moves its session's updated_at"), async (t) => {

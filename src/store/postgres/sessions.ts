@@ -18,8 +18,8 @@ import type { Pool, PoolClient } from "pg";
 import type { RecordedCall, SessionEvent, SessionFiles, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
 import { diffTree, readTree, restored, syncTree, writeTree, type FileEntry } from "../files.js";
 import { PendingCalls, type PendingCall } from "../pending.js";
-import { agentOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, now, SESSIONS_ORDER, sessionMetadata, runningStepRow, sessionRow, stepRow, type Row } from "../rows.js";
-import { DEFAULT_AGENT, type SessionRecord, type StoredEvent } from "../types.js";
+import { agentOf, callColumns, callRow, clampLimit, eventColumns, eventRecord, fileRow, json, now, SESSIONS_ORDER, sessionMetadata, sessionsWhere, runningStepRow, sessionRow, stepRow, type Row } from "../rows.js";
+import { DEFAULT_AGENT, type SessionListOptions, type SessionRecord, type StoredEvent } from "../types.js";
 import { FenceError, type Leases } from "./lease.js";
 import { inTransaction, type WriteQueue } from "./queue.js";
 
@@ -56,11 +56,9 @@ export class SessionData {
     return r ? sessionRow(r) : undefined;
   }
 
-  async listSessions(options: { agentId?: string; limit?: number }): Promise<SessionRecord[]> {
-    const limit = options.limit ?? 1000;
-    const r = options.agentId
-      ? await this.pool.query(`SELECT * FROM sessions WHERE agent_id = $1 ${SESSIONS_ORDER} LIMIT $2`, [options.agentId, limit])
-      : await this.pool.query(`SELECT * FROM sessions ${SESSIONS_ORDER} LIMIT $1`, [limit]);
+  async listSessions(options: SessionListOptions): Promise<SessionRecord[]> {
+    const { where, values } = sessionsWhere("postgres", options);
+    const r = await this.pool.query(`SELECT * FROM sessions ${where} ${SESSIONS_ORDER} LIMIT $${values.length + 1}`, [...values, options.limit ?? 1000]);
     return r.rows.map((x: Row) => sessionRow(x));
   }
 

@@ -20,7 +20,7 @@ import type { ApprovalBook, ApprovalRequest, ApprovalSnapshot, Rating } from "..
 import type { RecordedCall, SessionEvent, SessionFiles, SessionLease, SessionSnapshot, StepRecord, StepStatus } from "../../runtime/index.js";
 import { ratingRow, StoredRatings } from "../ratings.js";
 import { bookOf, json, now, requestRows, withReplica, type Row } from "../rows.js";
-import type { ScriptInput, ScriptRecord, ScriptVersion, SessionRecord, SharedKind, SharedRecord, Store, StoredEvent, TriggerRecord, TriggerRunRecord } from "../types.js";
+import type { ScriptInput, ScriptRecord, ScriptVersion, SessionListOptions, SessionRecord, SharedKind, SharedRecord, Store, StoredEvent, TriggerRecord, TriggerRunRecord } from "../types.js";
 import { PostgresCredentialStore } from "./credentials.js";
 import { Leases } from "./lease.js";
 import { migratePostgres } from "./migrations.js";
@@ -146,7 +146,7 @@ export class PostgresStore implements Store {
     return this.#data.getSession(id);
   }
 
-  async listSessions(options: { agentId?: string; limit?: number } = {}): Promise<SessionRecord[]> {
+  async listSessions(options: SessionListOptions = {}): Promise<SessionRecord[]> {
     this.#open();
     return this.#data.listSessions(options);
   }
