@@ -324,13 +324,13 @@ export async function runShellStep(
     const message = err instanceof Error ? err.message : String(err);
     // The shell call itself threw (not the store): that is its own failure, not the store's; the
     // step stays `running`, so asking it again runs it again.
-    if (running) return { stdout: "", stderr: errorLine(new ToolCallError("internal", `the shell call failed: ${message}`)), exit_code: 1, success: false, tool_call_id: toolCallId ?? "call_bash_0" };
+    if (running) return { stdout: "", stderr: errorLine(new ToolCallError("internal", `the shell call failed: ${message}`)), exit_code: 1, success: false, tool_call_id: toolCallId ?? "call_bash_unavailable" };
     view.emit({ type: "store.failed", tool_call_id: toolCallId, message });
     // After the shell call ran, its result stands even if it could not be recorded. Before, the
     // step does not run: running it blind could run a completed step twice.
     if (result) return result;
     const line = errorLine(new ToolCallError("unavailable", `the session store failed: ${message}`, true));
-    return { stdout: "", stderr: line, exit_code: 1, success: false, tool_call_id: toolCallId ?? "call_bash_0" };
+    return { stdout: "", stderr: line, exit_code: 1, success: false, tool_call_id: toolCallId ?? "call_bash_unavailable" };
   }
 }
 

@@ -302,7 +302,7 @@ export class Session implements CallSession {
         const busy = err instanceof SessionBusyError;
         const e = new ToolCallError("unavailable", busy ? err.message : `the session store failed: ${err instanceof Error ? err.message : String(err)}`, true);
         if (!busy) this.emit({ type: "store.failed", message: e.message });
-        return { stdout: "", stderr: errorLine(e), exit_code: 1, success: false, tool_call_id: "call_bash_0" };
+        return { stdout: "", stderr: errorLine(e), exit_code: 1, success: false, tool_call_id: busy ? "call_bash_busy" : "call_bash_unavailable" };
       }
     }
     const id = options.durable?.toolCallId ?? `call_bash_${++this.shellCalls}`;

@@ -12,6 +12,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { parseConfig } from "../../src/config/index.js";
+import { defineTool } from "../../src/index.js";
 import { openHost } from "../../src/server/index.js";
 import { createEngine } from "../../src/shell/index.js";
 import { FenceError, openPostgresStore, openStore, PG_MIGRATIONS, type PostgresStore } from "../../src/store/index.js";
@@ -299,4 +300,26 @@ test("a lease goes only after what was queued under it is committed: the next ho
   const seen = await next;
   assert.equal(seen.sawCommit, true, "the next holder got the session only after the answer was written");
   assert.deepEqual(seen.pending, [], "and it reads the answer");
+});
+
+test("a shell call that cannot take its session from another host in time did not run, and its id says so (call_bash_busy); control: once the other ends it runs", async (t) => {
+  const url = await freshDatabase(t);
+  let started!: () => void;
+  const began = new Promise<void>((resolve) => (started = resolve));
+  const execute = async ({ ms }: { ms?: unknown }) => (started(), await new Promise((r) => setTimeout(r, Number(ms))), "waited");
+  const a = await openHost({ store: url, config: { mcpServers: {} }, tools: { wait: defineTool({ description: "Waits.", inputSchema: { type: "object", properties: { ms: { type: "number" } } }, execute }) } });
+  t.after(() => a.close());
+  const b = await openHost({ store: url, config: { mcpServers: {} } });
+  t.after(() => b.close());
+  await a.session("busy").ready;
+  const long = a.session("busy").bash("tools wait ms=3000");
+  // The tool runs: its shell call holds the session.
+  await began;
+  const refused = await b.session("busy").bash("echo ran > ran.txt", { timeoutMs: 200 });
+  assert.equal(refused.tool_call_id, "call_bash_busy", JSON.stringify(refused));
+  assert.match(refused.stderr, /session busy is busy/);
+  assert.equal((await long).stdout, "waited\n");
+  const after = await b.session("busy").bash("ls");
+  assert.equal(after.stdout, "", "the refused call wrote nothing");
+  assert.match(after.tool_call_id, /^call_bash_\d+$/);
 });
