@@ -147,7 +147,10 @@ export async function runMcp(opts: McpCliOptions, common: CommonOptions): Promis
     if (opts.write) {
       if (imports.length === 0) throw new Error("--write needs --import <client>");
       opened = await openAgentShell(common, imports);
-      writeFileSync(opts.write, JSON.stringify(opened.config, null, 2) + "\n");
+      // Relative paths keep naming what they named where the config was read (config/rebase.ts).
+      const { rebaseConfig } = await import("../config/index.js");
+      const written = rebaseConfig(opened.config ?? {}, opened.configFile ? path.dirname(path.resolve(opened.configFile)) : process.cwd(), path.dirname(path.resolve(opts.write)));
+      writeFileSync(opts.write, JSON.stringify(written, null, 2) + "\n");
       await out(process.stderr, [...opened.notes, `wrote ${path.resolve(opts.write)}`].join("\n") + "\n");
       await opened.close();
       process.exit(0);

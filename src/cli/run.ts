@@ -45,7 +45,8 @@ async function ownSession(host: Host, id: string, agent: string): Promise<Return
     await session.ready;
     return session;
   } catch (err) {
-    throw err instanceof SessionOwnerError ? new CliError("conflict", err.message) : err;
+    // Here a session is chosen with --session.
+    throw err instanceof SessionOwnerError ? new CliError("conflict", err.message.replace(/: open it .*$/, ": choose another session id (--session)")) : err;
   }
 }
 

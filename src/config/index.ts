@@ -44,6 +44,7 @@ export type { ServerConfig, StdioServerConfig, HttpServerConfig, ServerParseOpti
 export { parseServerConfig, parseTriggerSpec } from "./http-api.js";
 export { expandVars, expandDeep, workspaceFolderOf } from "./expand.js";
 export { isPostgresUrl } from "./store-location.js";
+export { rebaseConfig } from "./rebase.js";
 export { privateDir, writePrivateFile, openPrivateLog, narrowPrivateFile, isPrivateFile } from "./private-files.js";
 export type { ExpandContext } from "./expand.js";
 export { ConfigError, unknownKeyMessage } from "./messages.js";

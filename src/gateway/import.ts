@@ -103,7 +103,7 @@ const EDITOR_CLIENTS: readonly string[] = ["vscode", "cursor"];
  * Expands an editor's predefined variables in an entry against the workspace the import reads.
  * @returns the expanded entry, or why it is left out (`env.TOKEN uses "${input:token}" …`).
  */
-export function expandEditorVariables(entry: Record<string, unknown>, workspace: { folder: string; home: string; platform: NodeJS.Platform }): { entry: Record<string, unknown> } | { leftOut: string } {
+export function expandEditorVariables(entry: Record<string, unknown>, workspace: { folder: string; home: string; platform: NodeJS.Platform }, editor = "VS Code"): { entry: Record<string, unknown> } | { leftOut: string } {
   let leftOut: string | undefined;
   const sep = workspace.platform === "win32" ? "\\" : "/";
   const walk = (value: unknown, where: string): unknown => {
@@ -114,7 +114,7 @@ export function expandEditorVariables(entry: Record<string, unknown>, workspace:
         if (inner === "userHome") return workspace.home;
         if (inner === "pathSeparator" || inner === "/") return sep;
         if (EDITOR_ONLY.test(inner)) {
-          const why = inner.startsWith("input:") ? "an input prompt VS Code asks the person for" : "a value only the editor knows";
+          const why = inner.startsWith("input:") ? `an input prompt ${editor} asks the person for` : "a value only the editor knows";
           leftOut ??= `${where} uses "${whole}", ${why}, which toolshell cannot fill in: put the value in an environment variable, write \${NAME} and add the server to the config yourself`;
         }
         return whole;
@@ -174,7 +174,7 @@ export function importClientServers(client: string, place: ImportPlace = {}): Im
           out.servers[name] = entry as Record<string, unknown>;
           continue;
         }
-        const expanded = expandEditorVariables(entry as Record<string, unknown>, workspace);
+        const expanded = expandEditorVariables(entry as Record<string, unknown>, workspace, client === "cursor" ? "Cursor" : "VS Code");
         if ("leftOut" in expanded) {
           delete out.servers[name];
           out.notes.push(`${f.file}: ${name}: left out: ${expanded.leftOut}`);

@@ -83,8 +83,8 @@ export function openerOf(metadata: Record<string, unknown>, open: { anyOwner?: b
 export function ownerRefusal(id: string, opener: SessionOpener | undefined, stored: Record<string, unknown>): SessionOwnerError | undefined {
   if (opener === undefined) return undefined;
   const owner = principalOf(stored);
-  if (owner !== opener.principal) return new SessionOwnerError(`session ${id} belongs to principal ${JSON.stringify(owner)}, not ${JSON.stringify(opener.principal)} who opens it: choose another session id (--session)`);
+  if (owner !== opener.principal) return new SessionOwnerError(`session ${id} acts for principal ${JSON.stringify(owner)} (its metadata's principal, else its agent_id), not ${JSON.stringify(opener.principal)} who opens it: open it with the same principal or agent_id in its metadata (or pass the Session object itself), or choose another session id`);
   const agent = str(stored.agent_id);
-  if (opener.agent && agent && agent !== opener.agent) return new SessionOwnerError(`session ${id} belongs to agent ${JSON.stringify(agent)}, not ${JSON.stringify(opener.agent)} who opens it: choose another session id (--session)`);
+  if (opener.agent && agent && agent !== opener.agent) return new SessionOwnerError(`session ${id} serves agent ${JSON.stringify(agent)}, not ${JSON.stringify(opener.agent)} who opens it: open it for the same agent_id, or choose another session id`);
   return undefined;
 }

@@ -16,10 +16,15 @@
  *   answer) whichever replica takes; its step resumes with the completed calls replayed.
  * - **Missed**: due times that passed while every replica was down run once (pg-boss `missed: "once"`),
  *   as reason `missed` with the first missed due time ({@link scheduleDue}).
+ * - **Seconds**: pg-boss files schedules by the minute, so a schedule with a seconds field (six or
+ *   seven fields) is timed on every replica by croner instead, and each due time is sent as a job
+ *   whose id comes from the trigger and the time: the replicas all send it, pg-boss keeps one, and
+ *   one replica runs it. Missed due times of such a schedule run once at the next start.
  *
  * See docs/deployment.md → Triggers; docs/sessions.md → Triggers, Durable steps.
  */
 import { createHash } from "node:crypto";
+import { Cron } from "croner";
 import type { Job, PgBoss } from "pg-boss";
 import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import type { TriggerFire, TriggerScheduler } from "./trigger-cron.js";
@@ -40,6 +45,13 @@ interface TriggerJob {
   run_id?: string;
   /** The answered request a stopped run goes on after (`RunRequest.resume`). */
   resume?: string;
+  /** The due time of a schedule timed here (one with seconds): the job is that due time's run. */
+  scheduled_at?: string;
+}
+
+/** True for a schedule pg-boss cannot time (by the minute only): one with a seconds field. */
+export function hasSeconds(cron: string): boolean {
+  return cron.trim().split(/\s+/).length >= 6;
 }
 
 /** Options of {@link BossScheduler}. */
@@ -105,6 +117,8 @@ export class BossScheduler implements TriggerScheduler {
   private ready?: Promise<void>;
   private bossStarted = false;
   private working = false;
+  /** Schedules with seconds, timed in this process (see the file comment). */
+  private readonly timers = new Map<string, Cron>();
 
   constructor(
     private readonly store: Store,
@@ -155,7 +169,11 @@ export class BossScheduler implements TriggerScheduler {
 
   async start(triggers: TriggerRecord[]): Promise<void> {
     await this.open();
-    for (const t of triggers) await this.reschedule(t);
+    for (const t of triggers) {
+      // A schedule timed here whose due time passed while every replica was down: once, as pg-boss does for the others.
+      if (t.kind === "schedule" && t.enabled && t.cron && hasSeconds(t.cron) && t.next_run_at && Date.parse(t.next_run_at) <= Date.now()) await this.sendDue(t.id, t.next_run_at, "missed");
+      await this.reschedule(t);
+    }
     if (this.working) return;
     this.working = true;
     await this.boss.work<TriggerJob>(TRIGGER_QUEUE, { pollingIntervalSeconds: this.options.pollSeconds ?? 1, localConcurrency: 4, includeMetadata: true }, async ([job]) => this.take(job));
@@ -169,13 +187,16 @@ export class BossScheduler implements TriggerScheduler {
     const cur = await this.store.getTrigger(d.trigger_id);
     if (cur && d.resume && d.run_id) return void (await this.fire(d.trigger_id, d.reason, { runId: d.run_id, resume: d.resume }));
     const created = (job as { createdOn?: Date }).createdOn;
-    if (cur && d.reason === "schedule" && !cur.enabled) {
+    if (cur && (d.reason === "schedule" || d.scheduled_at) && !cur.enabled) {
       // runTrigger records such a run as ended: a disabled trigger runs nothing.
-      const left = await runLeftByDisabled(this.store, cur, created);
+      const earlier = d.run_id ? await this.store.getTriggerRun(d.run_id) : undefined;
+      const left = d.scheduled_at ? (earlier?.status === "running" ? earlier : undefined) : await runLeftByDisabled(this.store, cur, created);
       if (left) await this.fire(d.trigger_id, left.reason, { runId: left.id });
       return;
     }
     if (!cur) return;
+    // A due time of a schedule timed here names its run and time.
+    if (d.scheduled_at && d.run_id) return void (await this.fire(d.trigger_id, d.reason, { runId: d.run_id, scheduled_at: d.scheduled_at }));
     if (d.reason !== "schedule" || !created) return void (await this.fire(d.trigger_id, d.reason, { payload: d.payload, runId }));
     const due = scheduleDue(cur, created);
     if (due) await this.fire(d.trigger_id, due.reason, { payload: d.payload, runId: due.runId, scheduled_at: due.scheduled_at });
@@ -184,11 +205,34 @@ export class BossScheduler implements TriggerScheduler {
   async reschedule(t: TriggerRecord): Promise<void> {
     await this.open();
     if (t.kind !== "schedule" || !t.cron || !t.enabled) return this.unschedule(t.id);
+    if (hasSeconds(t.cron)) {
+      await this.unschedule(t.id);
+      try {
+        const timer = new Cron(t.cron, { timezone: t.timezone ?? "UTC", protect: true }, async (self: Cron) => {
+          await this.sendDue(t.id, (self.currentRun() ?? new Date()).toISOString(), "schedule").catch(() => {});
+        });
+        this.timers.set(t.id, timer);
+      } catch {}
+      return;
+    }
+    this.stopTimer(t.id);
     const data: TriggerJob = { trigger_id: t.id, reason: "schedule" };
     await this.boss.schedule(TRIGGER_QUEUE, t.cron, data, { tz: t.timezone ?? "UTC", key: t.id, missed: "once" });
   }
 
+  /** Sends the job of one due time of a schedule timed here: the same id from every replica, so one run. */
+  private async sendDue(triggerId: string, scheduled_at: string, reason: "schedule" | "missed"): Promise<void> {
+    const runId = scheduledRunId(triggerId, scheduled_at);
+    await this.boss.send(TRIGGER_QUEUE, { trigger_id: triggerId, reason, run_id: runId, scheduled_at } satisfies TriggerJob, { id: jobIdOf(runId) });
+  }
+
+  private stopTimer(triggerId: string): void {
+    this.timers.get(triggerId)?.stop();
+    this.timers.delete(triggerId);
+  }
+
   async unschedule(triggerId: string): Promise<void> {
+    this.stopTimer(triggerId);
     await this.open();
     await this.boss.unschedule(TRIGGER_QUEUE, triggerId).catch(() => {});
   }
@@ -208,6 +252,7 @@ export class BossScheduler implements TriggerScheduler {
   }
 
   async stop(): Promise<void> {
+    for (const id of [...this.timers.keys()]) this.stopTimer(id);
     await this.ready?.catch(() => {});
     if (!this.bossStarted) return;
     this.bossStarted = false;

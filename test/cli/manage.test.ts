@@ -148,7 +148,7 @@ test("scripts run: one shell call in the CLI session — k=v, JSON, stdin; the s
   assert.equal(toolshell(dir, ["scripts", "run", "greet", "--agent", "bob"]).stdout, "bob\n");
   const clash = toolshell(dir, ["scripts", "run", "greet", "--agent", "bob", "--session", "cli", "--json"]);
   assert.equal(clash.code, 1);
-  assert.deepEqual(jsonError(clash), { code: "conflict", message: 'session cli belongs to principal "default", not "bob" who opens it: choose another session id (--session)' });
+  assert.deepEqual(jsonError(clash), { code: "conflict", message: 'session cli acts for principal "default" (its metadata\'s principal, else its agent_id), not "bob" who opens it: choose another session id (--session)' });
 });
 
 test("triggers: create, list, show, update, delete, run and runs; bad specs are refused as the API refuses them", (t) => {

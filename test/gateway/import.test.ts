@@ -174,12 +174,16 @@ test("VS Code and Cursor variables expand against the workspace the import reads
   assert.deepEqual(Object.keys(r.servers), ["fs"]);
   assert.deepEqual(r.servers.fs.args, [cwd, `${home}/notes`, "project"]);
   assert.deepEqual(r.servers.fs.env, { KEEP: "${env:HOME}" }, "environment variables are left for toolshell to expand when it reads the config");
-  assert.ok(r.notes.some((n) => /gh: left out: headers\.Authorization uses "\$\{input:token\}", an input prompt/.test(n)), r.notes.join("\n"));
+  assert.ok(r.notes.some((n) => /gh: left out: headers\.Authorization uses "\$\{input:token\}", an input prompt VS Code asks/.test(n)), r.notes.join("\n"));
   assert.ok(r.notes.some((n) => /open: left out: args\[0\] uses "\$\{file\}", a value only the editor knows/.test(n)), r.notes.join("\n"));
 
   mkdirSync(path.join(home, ".cursor"), { recursive: true });
   writeFileSync(path.join(home, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { fs: { command: "x", args: ["${workspaceFolder}"] } } }));
   assert.deepEqual(importClientServers("cursor", { home, cwd, platform: "win32" }).servers.fs.args, [cwd]);
+  // Cursor's own prompt is named as Cursor's.
+  writeFileSync(path.join(home, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { gh: { command: "x", env: { T: "${input:token}" } } } }));
+  const notes = importClientServers("cursor", { home, cwd, platform: "linux" }).notes;
+  assert.ok(notes.some((n) => /an input prompt Cursor asks the person for/.test(n)), notes.join("\n"));
 });
 
 test("toolshell mcp --import vscode --write OTHER/FILE keeps the project's folder as the filesystem server's root and imports the servers next to a ${input:…} one", () => {
@@ -232,4 +236,39 @@ test("toolshell mcp --import refuses a workspace that holds (or lies in the fold
   const ok = start(path.join(cwd, "ws"), "claude-code");
   assert.doesNotMatch(ok.stderr, /the workspace .* (holds|lies inside)/, ok.stderr);
   assert.equal(ok.code, 0, ok.stderr);
+});
+
+test("toolshell mcp --import cursor --write OTHER/FILE rewrites the project config's relative paths: its tools folder and a server started with a relative script still work from the new file", () => {
+  const { home, cwd } = fakeHome();
+  mkdirSync(path.join(cwd, "agent/tools"), { recursive: true });
+  // A stdio MCP server whose script is named relative to the project: it starts in the config's folder.
+  writeFileSync(
+    path.join(cwd, "srv.mjs"),
+    `import { createInterface } from "node:readline";
+const send = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n");
+createInterface({ input: process.stdin }).on("line", (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  if (m.method === "initialize") send(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "srv", version: "1" } });
+  else if (m.method === "tools/list") send(m.id, { tools: [{ name: "hi", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }] });
+  else if (m.method === "tools/call") send(m.id, { content: [{ type: "text", text: "hi from srv" }] });
+  else send(m.id, {});
+});
+`,
+  );
+  writeFileSync(path.join(cwd, "toolshell.config.json"), JSON.stringify({ tools: "agent/tools", mcpServers: { mine: { command: process.execPath, args: ["srv.mjs"] } } }));
+  mkdirSync(path.join(home, ".cursor"), { recursive: true });
+  writeFileSync(path.join(home, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { memory: { command: NPM_SERVERS.memory, load: "on_demand" } } }));
+  const other = path.join(path.dirname(cwd), "other");
+  mkdirSync(other);
+  const file = path.join(other, "toolshell.config.json");
+  const r = cli(["mcp", "--import", "cursor", "--write", file], cwd, { HOME: home, USERPROFILE: home });
+  assert.equal(r.code, 0, r.stderr);
+  const written = JSON.parse(readFileSync(file, "utf8"));
+  assert.equal(written.tools, path.join("..", "project", "agent", "tools"));
+  assert.equal(written.mcpServers.mine.cwd, path.join("..", "project"));
+  // Run from a third folder with the written file: the tools folder loads and the server starts where its script is.
+  const ran = cli(["--config", file, "--no-daemon", "--store", ":memory:", "exec", "tools mine hi"], home);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(ran.stdout, "hi from srv\n");
 });

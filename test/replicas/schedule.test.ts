@@ -40,3 +40,31 @@ test("a schedule made mid-minute first runs at the next due time its creation an
   assert.equal(off.json.next_run_at, undefined, JSON.stringify(off.json));
   assert.equal((await api(a, "GET", `/v1/agents/default/triggers/${id}`)).json.next_run_at, undefined);
 });
+
+test("a schedule with seconds runs at each of its due times, once across both replicas (pg-boss times schedules by the minute)", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
+  const saved = await api(a, "POST", "/v1/agents/default/scripts", {
+    name: "tick",
+    description: "Counts one tick.",
+    input_schema: { type: "object", properties: { at: { type: "string" } } },
+    body: 'at=$(jq -r .at)\ntools count label="tick-$at" >/dev/null\n',
+  });
+  assert.equal(saved.status, 201, JSON.stringify(saved.json));
+  const created = await api(a, "POST", "/v1/agents/default/triggers", { name: "every-2s", schedule: "*/2 * * * * *", script: "tick", input: { at: "{{scheduled_at}}" } });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  const id = created.json.id as string;
+  const runs = await until(async () => {
+    const all = (await api(b, "GET", `/v1/agents/default/triggers/${id}/runs`)).json.runs as Run[];
+    return all.filter((r) => r.status === "ok").length >= 4 ? all : undefined;
+  }, "four runs", 1200);
+  const off = await api(b, "PATCH", `/v1/agents/default/triggers/${id}`, { enabled: false });
+  assert.equal(off.status, 200);
+  const ok = runs.filter((r) => r.status === "ok");
+  const times = ok.map((r) => Date.parse(r.input!.at!)).sort((x, y) => x - y);
+  for (let i = 1; i < times.length; i++) assert.equal(times[i] - times[i - 1], 2000, `due times 2 s apart: ${JSON.stringify(ok.map((r) => r.input?.at))}`);
+  for (const r of ok) assert.equal(r.reason, "schedule");
+  // Each due time ran its script once, on one replica or the other.
+  const ticks = d.lines().filter((l) => l.includes("tick-")).map((l) => l.split(" ")[1]);
+  for (const at of ok.map((r) => r.input!.at!)) assert.equal(ticks.filter((x) => x === `tick-${at}`).length, 1, `${at} ran once: ${d.lines().join(" | ")}`);
+});

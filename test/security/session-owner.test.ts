@@ -71,7 +71,7 @@ test("the CLI refuses a session the agent's token created as `cli` or as a --ses
     await s.plant(id);
     const r = await s.cli([...args, "exec", "cat /tmp/bot-file; tools mark"]);
     assert.doesNotMatch(r.stdout, /marked|planted/, `${id}: the person's call ran under the bot's answer: ${r.stdout}`);
-    assert.match(r.stdout + r.stderr, /belongs to principal \\?"bot/, `${id}: ${r.stderr}`);
+    assert.match(r.stdout + r.stderr, /acts for principal \\?"bot/, `${id}: ${r.stderr}`);
     assert.doesNotMatch(await s.events(id), /"by":"[^"]*cli/, `${id}: no event of the person reached the bot's session`);
   }
   // Controls: the person's own session works and asks for the destructive call; the agent's still runs.
@@ -102,9 +102,9 @@ test("`toolshell mcp` over stdio refuses the session `mcp` the agent's token cre
   if (refused.bash) {
     const r = await refused.bash("cat /tmp/bot-file; tools mark");
     assert.doesNotMatch(r.stdout, /marked|planted/, `the person's call ran under the bot's answer: ${JSON.stringify(r)}`);
-    assert.match(r.stderr, /belongs to principal \\?"bot/);
+    assert.match(r.stderr, /acts for principal \\?"bot/);
   } else {
-    assert.match(refused.err(), /belongs to principal \\?"bot/);
+    assert.match(refused.err(), /acts for principal \\?"bot/);
   }
   const own = await open(["--session", "mcp-person"]);
   assert.ok(own.bash, own.err());
@@ -120,12 +120,14 @@ test("the library refuses a stored session of another principal, and a live one 
   t.after(() => lib.close());
   const shell = lib.shell;
   const stored = shell.session("lib");
-  await assert.rejects(stored.ready, /belongs to principal \\?"bot/);
+  await assert.rejects(stored.ready, /acts for principal \\?"bot/);
   const r = await stored.bash("cat /tmp/bot-file; tools mark");
   assert.doesNotMatch(r.stdout, /marked|planted/);
-  assert.match(r.stderr, /belongs to principal \\?"bot/);
+  assert.match(r.stderr, /acts for principal \\?"bot/);
   assert.equal((await shell.session("lib", { principal: "bot" }).bash("tools mark")).stdout, "marked\n", "control: opened for its owner, it works");
-  assert.throws(() => shell.session("lib"), /belongs to principal \\?"bot/, "the live session is refused too");
+  assert.throws(() => shell.session("lib"), /acts for principal \\?"bot/, "the live session is refused too");
+  // The library's message says what a program does, not a CLI flag.
+  assert.throws(() => shell.session("lib"), (err: Error) => /pass the Session object itself/.test(err.message) && !err.message.includes("--session"));
   assert.equal((await shell.session("person").bash("echo mine")).stdout, "mine\n", "control: the person's own session");
 });
 
@@ -139,8 +141,8 @@ test("a stored session acts for one agent: opened naming another agent of the sa
   const other = await openHost({ config: s.cfg, store: s.store });
   t.after(() => other.close());
   const beta = other.shell.session("shared", { principal: "ops", agent_id: "beta" });
-  await assert.rejects(beta.ready, /session shared belongs to agent "alpha", not "beta"/);
+  await assert.rejects(beta.ready, /session shared serves agent "alpha", not "beta"/);
   assert.doesNotMatch((await beta.bash("cat /tmp/alpha-file")).stdout, /alpha/, "beta never reads alpha's files");
-  assert.throws(() => first.shell.session("shared", { principal: "ops", agent_id: "beta" }), /belongs to agent "alpha"/, "the live session is refused too");
+  assert.throws(() => first.shell.session("shared", { principal: "ops", agent_id: "beta" }), /serves agent "alpha"/, "the live session is refused too");
   assert.equal((await other.shell.session("shared", { principal: "ops", agent_id: "alpha" }).bash("cat /tmp/alpha-file")).stdout, "alpha\n", "control: its own agent");
 });
