@@ -109,14 +109,15 @@ export function registerScriptsCommands(program: Command, common: () => CommonOp
         return;
       }
       await withStore(common(), { ...o, create: true }, async (store, a) => {
-        const { checkScriptInput, hasFields } = await import("../scripts/index.js");
+        const { checkScriptInput, hasFields, noFieldsNote } = await import("../scripts/index.js");
         const schema = o.inputSchema === undefined ? undefined : jsonObject(o.inputSchema as string, "--input-schema");
         const checked = checkScriptInput({ name, description: o.description, input_schema: schema, body });
         const before = await store.getScript(a, checked.name);
         const saved = await store.saveScript(a, { ...checked, created_by: "cli" });
         await recordCliChange(store, "scripts save", `script ${saved.name} saved as v${saved.version} (agent ${a})`);
         const kept = before && !checked.input_schema && hasFields(saved.input_schema) ? `; input schema kept from v${before.version}: ${JSON.stringify(saved.input_schema)}` : "";
-        await print(o, saved, () => `Saved ${saved.name} v${saved.version}${before ? ` (was v${before.version}${kept})` : ""} for agent ${a}. Run it: tools scripts ${saved.name}\n`);
+        const note = noFieldsNote(saved.input_schema);
+        await print(o, saved, () => `Saved ${saved.name} v${saved.version}${before ? ` (was v${before.version}${kept})` : ""} for agent ${a}. Run it: tools scripts ${saved.name}\n${note ? `Note: ${note}\n` : ""}`);
       });
     });
 

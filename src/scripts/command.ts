@@ -15,7 +15,7 @@ import { errorLine, type SubcommandHandler, type SubcommandResult } from "../she
 import type { Store } from "../store/index.js";
 import { ToolCallError } from "../tool/index.js";
 import { agentOf, SCRIPTS_SOURCE } from "./source.js";
-import { checkScriptInput, hasFields, scriptName } from "./validate.js";
+import { checkScriptInput, hasFields, noFieldsNote, scriptName } from "./validate.js";
 
 /** Words after `tools scripts` that are not script names. */
 export const SCRIPT_VERBS = new Set(["save", "show", "versions", "archive", "unarchive", "list", "help"]);
@@ -120,7 +120,8 @@ export function scriptsCommand(session: Session, o: ScriptsCommandOptions): Subc
         const saved = await store.saveScript(agent, { ...checked, created_by: session.id });
         await o.changed?.();
         session.emit({ type: "script.saved", agent_id: agent, script_id: saved.id, name: saved.name, version: saved.version });
-        return ok(JSON.stringify({ saved: saved.name, version: saved.version, ...(before ? { previous_version: before.version } : {}), ...(before && !checked.input_schema && hasFields(saved.input_schema) ? { input_schema_kept: saved.input_schema } : {}), run: `tools ${SCRIPTS_SOURCE} ${saved.name}` }) + "\n");
+        const note = noFieldsNote(saved.input_schema);
+        return ok(JSON.stringify({ saved: saved.name, version: saved.version, ...(before ? { previous_version: before.version } : {}), ...(before && !checked.input_schema && hasFields(saved.input_schema) ? { input_schema_kept: saved.input_schema } : {}), run: `tools ${SCRIPTS_SOURCE} ${saved.name}`, ...(note ? { note } : {}) }) + "\n");
       }
       if (verb === "archive" || verb === "unarchive") {
         if (!o.manageScripts) throw new ToolCallError("denied", `${verb === "archive" ? "archiving" : "unarchiving"} scripts needs the manageScripts setting, which is off for this agent${TURN_ON}`);

@@ -13,7 +13,7 @@ import { scriptApprovalScope, ScriptsSource, SCRIPTS_SOURCE } from "./source.js"
 export { ScriptsSource, runSavedScript, scriptDepth, scriptApprovalScope, agentOf, SCRIPTS_SOURCE, MAX_SCRIPT_DEPTH, SCRIPT_PRELUDE } from "./source.js";
 export { scriptsCommand, SCRIPT_VERBS } from "./command.js";
 export type { ScriptsCommandOptions } from "./command.js";
-export { scriptName, checkScriptInput, hasFields, MAX_NAME, MAX_BODY_BYTES, MAX_DESCRIPTION } from "./validate.js";
+export { scriptName, checkScriptInput, hasFields, noFieldsNote, MAX_NAME, MAX_BODY_BYTES, MAX_DESCRIPTION } from "./validate.js";
 export type { CheckedScript } from "./validate.js";
 
 /** What {@link createScripts} gives to `createToolShell`. */

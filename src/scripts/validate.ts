@@ -35,6 +35,16 @@ export function hasFields(schema: Record<string, unknown>): boolean {
   return !!p && typeof p === "object" && Object.keys(p).length > 0;
 }
 
+/**
+ * What a save says of a script whose input schema names no fields (the default of a first
+ * version): a run given `key=value` or JSON is refused, which a body reading its input (`jq -r
+ * .who`) would not expect. Undefined when it names fields, or allows any (`additionalProperties`).
+ */
+export function noFieldsNote(schema: Record<string, unknown>): string | undefined {
+  if (hasFields(schema) || schema.additionalProperties === true || (schema.additionalProperties !== undefined && schema.additionalProperties !== false)) return undefined;
+  return `it takes no input (its input schema names no fields): a run given key=value or JSON is refused; save it with --input-schema '{"type":"object","properties":{"who":{"type":"string"}}}' to take some`;
+}
+
 /** A script as checked for saving. */
 export interface CheckedScript {
   name: string;

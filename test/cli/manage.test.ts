@@ -83,6 +83,13 @@ test("scripts: save, list, show, versions, diff, archive and restore — tables 
   assert.deepEqual(jsonError(elsewhere), { code: "not_found", message: "no script greet-me for agent other" });
 });
 
+test("scripts save without --input-schema says the script takes no input, and how to give it some", (t) => {
+  const dir = project(t);
+  const untyped = toolshell(dir, ["scripts", "save", "no-input", "--description", "Takes nothing"], "echo hi\n");
+  assert.equal(untyped.code, 0, untyped.stderr);
+  assert.match(untyped.stdout, /^Saved no-input v1 for agent default\. Run it: tools scripts no-input\nNote: it takes no input \(its input schema names no fields\): .*--input-schema/);
+});
+
 test("scripts: bad input is refused with the shell's and the API's checks, and nothing is saved", (t) => {
   const dir = project(t);
   const cases: Array<[string[], string, RegExp]> = [

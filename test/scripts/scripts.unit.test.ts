@@ -97,7 +97,9 @@ test("saving again keeps history; archived scripts are hidden, listed with --arc
     s.bash(`cat <<'EOF' | tools scripts save versioned --description 'Says a version.'\n${body}\nEOF`);
   assert.equal((await save("echo one")).exit_code, 0);
   const second = await save("echo two");
-  assert.deepEqual(JSON.parse(second.stdout), { saved: "versioned", version: 2, previous_version: 1, run: "tools scripts versioned" });
+  const { note, ...answer } = JSON.parse(second.stdout);
+  assert.deepEqual(answer, { saved: "versioned", version: 2, previous_version: 1, run: "tools scripts versioned" });
+  assert.match(note, /takes no input/, "it was saved without an input schema");
   const r = await s.bash("tools scripts versioned; tools scripts show versioned --version 1 | tail -1; tools scripts versions versioned | wc -l");
   assert.equal(r.stdout, "two\necho one\n2\n");
   const archived = await s.bash("tools scripts archive versioned");
@@ -216,4 +218,7 @@ test("saving a script again from the shell without --input-schema keeps the prev
   const fresh = await s.bash(`echo 'echo x' | tools scripts save fresh-one --description 'f'`);
   assert.equal(JSON.parse(fresh.stdout).input_schema_kept, undefined);
   assert.deepEqual((await host.store.getScript("default", "fresh-one"))?.input_schema, { type: "object", properties: {} });
+  // It says it takes no input, and how to give it some; a typed one says nothing of the kind.
+  assert.match(JSON.parse(fresh.stdout).note, /takes no input .* save it with --input-schema/);
+  assert.equal(JSON.parse(v2.stdout).note, undefined);
 });
