@@ -187,6 +187,11 @@ export interface SessionStore {
 export interface SessionLease {
   /** Grows each time the session changes hands. */
   readonly fence: number;
+  /**
+   * Aborted when the lease is lost while held (its database connection broke): another process
+   * may take the session now, so the shell call holding it stops (runtime/lease.ts).
+   */
+  readonly lost?: AbortSignal;
   /** Lets the session go; safe to call twice. */
   release(): Promise<void>;
 }
@@ -194,6 +199,16 @@ export interface SessionLease {
 /** SHA-256 hex of the canonical JSON of `value` (keys sorted at every depth). */
 export function requestHash(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
+}
+
+/**
+ * The result of a shell call whose session another process took while it ran (its lease's
+ * connection broke; the store refused its writes): it ran, but its files were not kept and its
+ * step was not recorded — not a success, whatever its exit status.
+ */
+function takenOver(result: ShellResult, message: string): ShellResult {
+  const line = errorLine(new ToolCallError("unavailable", `${message}: this call ran, but its changes to the session's files were not kept and it was not recorded as a step; send it again only if running it twice is safe`, true));
+  return { ...result, success: false, exit_code: result.exit_code === 0 ? 1 : result.exit_code, stderr: result.stderr + line };
 }
 
 /** A ShellResult for a step that cannot run (a reused step id with another request). */
@@ -328,7 +343,7 @@ export async function runShellStep(
     view.emit({ type: "store.failed", tool_call_id: toolCallId, message });
     // After the shell call ran, its result stands even if it could not be recorded. Before, the
     // step does not run: running it blind could run a completed step twice.
-    if (result) return result;
+    if (result) return (err as Error | undefined)?.name === "FenceError" ? takenOver(result, message) : result;
     const line = errorLine(new ToolCallError("unavailable", `the session store failed: ${message}`, true));
     return { stdout: "", stderr: line, exit_code: 1, success: false, tool_call_id: toolCallId ?? "call_bash_unavailable" };
   }

@@ -13,6 +13,7 @@
 import { contextSlot } from "../async/context.js";
 import type { SessionStore } from "./durable.js";
 import { KeyedQueue } from "../async/keyed-queue.js";
+import { ToolCallError } from "../tool/index.js";
 
 /** The session could not be had in time: another shell call of it (here or on another replica) is still running. */
 export class SessionBusyError extends Error {
@@ -23,6 +24,23 @@ export class SessionBusyError extends Error {
 }
 
 const holding = contextSlot<ReadonlySet<object>>("toolshell.holding");
+const leaseLost = contextSlot<AbortSignal>("toolshell.lease-lost");
+
+/**
+ * Inside {@link holdSession}: calls `stop` with why once the lease held loses its connection
+ * (another process may take the session now). @returns a function that stops watching.
+ */
+export function whenLeaseLost(stop: (err: ToolCallError) => void): () => void {
+  const lost = leaseLost.get();
+  if (!lost) return () => {};
+  const onLost = () => {
+    const why = lost.reason instanceof Error ? lost.reason.message : "the session's lease was lost";
+    stop(new ToolCallError("unavailable", `the shell call stopped: ${why}, so another replica may take the session now; what ran before is in the report, and its changes to the session's files may not be kept`, true));
+  };
+  if (lost.aborted) onLost();
+  else lost.addEventListener("abort", onLost, { once: true });
+  return () => lost.removeEventListener("abort", onLost);
+}
 const turns = new KeyedQueue<object>();
 
 /** The `code` of a store's error when it waited for a session's lease until the deadline (see {@link SessionStore.lease}). */
@@ -82,7 +100,7 @@ export async function holdSession<T>(
       await onTaken();
       const held = new Set(holding.get() ?? []);
       held.add(owner);
-      return await holding.run(held, fn);
+      return await holding.run(held, () => (lease.lost ? leaseLost.run(lease.lost, fn) : fn()));
     } finally {
       await lease.release().catch(() => {});
     }

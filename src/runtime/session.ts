@@ -13,7 +13,7 @@ import { createSessionEngine } from "./engine-choice.js";
 import { redactionFailed, ToolCallError, type InvokeContext, type SandboxHandle, type ToolCall } from "../tool/index.js";
 import { heldRequestIds, notAskedAgain, runShellStep, runStep, type DurableRun, type DurableSessionView, type HeldAnswer } from "./durable.js";
 import type { ShellHost } from "./host.js";
-import { heldHere, holdSession, SessionBusyError } from "./lease.js";
+import { heldHere, holdSession, SessionBusyError, whenLeaseLost } from "./lease.js";
 import { authOf, openerOf, ownerRefusal, parentsOf, type SessionOpener, type SessionOwnerError } from "./lineage.js";
 import { approvalsBeforeStart, type PreflightOutcome } from "./plan-command.js";
 import { sandboxOf } from "./sandbox.js";
@@ -363,12 +363,15 @@ export class Session implements CallSession {
     };
     const timer = setTimeout(expire, remainingMs);
     call.setDeadline(performance.now() + remainingMs, expire);
+    // The session's lease lost its connection: another replica may take the session, so the call stops now (runtime/lease.ts).
+    const unwatch = whenLeaseLost((err) => (call.setStop({ reason: "error", error: err }), execController.abort(err)));
     let r;
     try {
       r = await runInScope(call, () => this.engine.exec(script, { signal: outer, stdin: options.stdin }));
     } finally {
       clearTimeout(timer);
       if (grace) clearTimeout(grace);
+      unwatch();
     }
     const { stdout } = r;
     const { stderr, exitCode, report } = reportAfterRun(call, r);
@@ -377,13 +380,9 @@ export class Session implements CallSession {
     return result;
   }
 
-  /**
-   * A shell call's result redacted; when the redactor fails on it, the call's clear error instead
-   * (`redactionFailed`), with nothing of its output or report (docs/security.md "Secrets").
-   */
+  /** A shell call's result redacted (in a worker when large: call/redact/off-thread.ts); when the redactor fails, the call's clear error instead, with nothing of its output or report (docs/security.md "Secrets"). */
   private async redacted(result: ShellResult): Promise<ShellResult> {
     try {
-      // Scanned in a worker when large (call/redact/off-thread.ts): 16 MiB of output held the process for seconds.
       return await redactValue(this.host.redactor, result, result.stdout.length + result.stderr.length);
     } catch {
       const err = redactionFailed();

@@ -14,6 +14,7 @@ import pg from "pg";
 import { parseConfig } from "../../src/config/index.js";
 import { defineTool } from "../../src/index.js";
 import { openHost } from "../../src/server/index.js";
+import { runShellStep, type DurableSessionView } from "../../src/runtime/index.js";
 import { createEngine } from "../../src/shell/index.js";
 import { FenceError, openPostgresStore, openStore, PG_MIGRATIONS, type PostgresStore } from "../../src/store/index.js";
 import { MIGRATION_LOCK } from "../../src/store/postgres/migrations.js";
@@ -322,4 +323,79 @@ test("a shell call that cannot take its session from another host in time did no
   const after = await b.session("busy").bash("ls");
   assert.equal(after.stdout, "", "the refused call wrote nothing");
   assert.match(after.tool_call_id, /^call_bash_\d+$/);
+});
+
+test("a shell call whose lease's database connection breaks stops at once and says so, and the call that takes the session next never sees what the script would have written after", async (t) => {
+  const url = await freshDatabase(t);
+  let started!: () => void;
+  const began = new Promise<void>((resolve) => (started = resolve));
+  const wait = defineTool({
+    description: "Waits until stopped.",
+    inputSchema: { type: "object" },
+    execute: async (_input, ctx) => {
+      started();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 60_000);
+        ctx.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()));
+      });
+      return ctx.signal.aborted ? "stopped" : "waited";
+    },
+  });
+  const a = await openHost({ store: url, config: { mcpServers: {} }, tools: { wait } });
+  t.after(() => a.close());
+  const b = await openHost({ store: url, config: { mcpServers: {} } });
+  t.after(() => b.close());
+  await a.session("cut").ready;
+  const first = a.session("cut").bash("echo before > before.txt; tools wait; echo after > after.txt");
+  await began;
+  // The connection holding the session's lock is cut, as a restarted server or a network blip cuts it.
+  const admin = new pg.Client({ connectionString: url });
+  // The database is dropped (its connections cut) when the test ends.
+  admin.on("error", () => {});
+  await admin.connect();
+  t.after(() => admin.end());
+  const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted", [LEASE_LOCK_CLASS]);
+  assert.equal(cut.rowCount, 1);
+  const r = await first;
+  assert.equal(r.success, false, JSON.stringify(r));
+  assert.match(r.stderr, /the shell call stopped: the database connection holding session cut's lease broke/);
+  const next = await b.session("cut").bash("ls");
+  assert.doesNotMatch(next.stdout, /after\.txt/, "the script did not go on after its lease was lost");
+});
+
+test("a shell call that ran while another process took its session over (its lease's connection broke) is answered as not a success: its files were not kept", async (t) => {
+  const url = await freshDatabase(t);
+  const a = await openPostgresStore(url);
+  t.after(() => a.close());
+  const b = await openPostgresStore(url);
+  t.after(() => b.close());
+  const admin = new pg.Client({ connectionString: url });
+  admin.on("error", () => {});
+  await admin.connect();
+  t.after(() => admin.end());
+  const fs = createEngine().fs;
+  let calls = 0;
+  const view: DurableSessionView = {
+    id: "over",
+    store: a,
+    files: () => ({ fs, exclude: [] }),
+    nextToolCallId: async () => `call_bash_${++calls}`,
+    shellCallCount: () => calls,
+    emit: () => {},
+    pendingApprovalIds: async () => [],
+  };
+  await a.openSession({ id: "over", metadata: {}, files: view.files() });
+  const held = await a.lease!("over");
+  t.after(() => held.release());
+  const r = await runShellStep(view, { script: "echo hi > hi.txt", stepId: "s" }, async (d) => {
+    await fs.writeFile("/workspace/hi.txt", "hi\n");
+    // While it runs, its lease's connection is cut and the other store takes the session.
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted", [LEASE_LOCK_CLASS]);
+    const taken = await b.lease!("over", Date.now() + 30_000);
+    await taken.release();
+    return { stdout: "", stderr: "", exit_code: 0, success: true, tool_call_id: d.toolCallId };
+  });
+  assert.equal(r.success, false, JSON.stringify(r));
+  assert.equal(r.exit_code, 1);
+  assert.match(r.stderr, /was taken over by another process .*: this call ran, but its changes to the session's files were not kept/);
 });

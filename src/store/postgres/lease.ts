@@ -36,6 +36,9 @@ interface Held {
   fence: number;
   client: PoolClient;
   released: boolean;
+  /** Aborted when the lease's connection breaks while held: the lock is gone with it. */
+  lost: AbortController;
+  onBreak: (err?: Error) => void;
   /** Gives the lease's connection slot back. */
   free: () => void;
 }
@@ -44,6 +47,8 @@ interface Held {
 async function letGo(h: Held): Promise<void> {
   if (h.released) return;
   h.released = true;
+  h.client.off("error", h.onBreak);
+  h.client.off("end", h.onBreak);
   let broken = false;
   await h.client.query("SELECT pg_advisory_unlock($1::int, hashtext($2))", [LEASE_LOCK_CLASS, h.sessionId]).catch(() => (broken = true));
   h.client.release(broken);
@@ -165,11 +170,25 @@ export class Leases {
       this.#free();
       throw err;
     }
-    const held: Held = { sessionId, fence, client, released: false, free: () => this.#free() };
+    const lost = new AbortController();
+    const held: Held = {
+      sessionId,
+      fence,
+      client,
+      released: false,
+      lost,
+      free: () => this.#free(),
+      onBreak: (err) => {
+        if (!held.released) lost.abort(new Error(`the database connection holding session ${sessionId}'s lease broke${err?.message ? ` (${err.message})` : ""}`));
+      },
+    };
+    client.on("error", held.onBreak);
+    client.on("end", held.onBreak);
     this.#held.set(sessionId, held);
     this.#all.add(held);
     return {
       fence,
+      lost: lost.signal,
       release: async () => {
         if (this.#held.get(sessionId) === held) this.#held.delete(sessionId);
         this.#all.delete(held);

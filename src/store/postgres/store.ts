@@ -173,6 +173,7 @@ export class PostgresStore implements Store {
     const lease = await this.#leases.take(sessionId, deadline);
     return {
       fence: lease.fence,
+      ...(lease.lost ? { lost: lease.lost } : {}),
       // What was queued under the lease (events, an approval answer) is committed before the
       // next holder can read it: the lease goes only once the session's writes are done.
       release: async () => {
