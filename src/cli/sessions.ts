@@ -172,14 +172,18 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     // The calls in flight end (by their time limit at the latest) and are recorded before the
     // host closes (docs/deployment.md "Stopping a replica").
     const waitMs = (timeoutMs ?? h.config.timeoutMs) + 5_000;
-    await drain({ refuseNew: api.refuseNew, shell: h.shell, stopMore: () => h.stopTriggers() }, waitMs, (line, fields) => {
+    const ended = await drain({ refuseNew: api.refuseNew, shell: h.shell, stopMore: () => h.stopTriggers() }, waitMs, (line, fields) => {
       log.log("info", "serve.draining", fields);
       void write(process.stderr, `toolshell: stopping: ${line}\n`);
     });
     unsubscribe();
     unannounce();
-    await api.close();
+    // With calls still running (a second signal, or the wait ran out), their answers are not waited for.
+    await api.close(ended === "idle" ? undefined : 0);
     await host.close();
+    log.log("info", "serve.stopped", { pid: process.pid, ended });
+    // A script still running (a `sleep`, a loop) would hold the process until it ends: it stops now.
+    if (ended !== "idle") process.exit(0);
     return 0;
   } catch (err) {
     await write(process.stderr, `toolshell: ${err instanceof Error ? err.message : String(err)}\n`);

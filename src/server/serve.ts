@@ -40,8 +40,11 @@ export interface RunningApi {
    * (`/healthz` too), idle connections close; the requests in flight go on. Then {@link close}.
    */
   refuseNew(): void;
-  /** Stops accepting requests and ends every open connection (event streams too; the host stays open). */
-  close(): Promise<void>;
+  /**
+   * Stops accepting requests and ends every open connection (event streams too; the host stays
+   * open), after waiting up to `answerWaitMs` (default 5 s) for answers of work that ended.
+   */
+  close(answerWaitMs?: number): Promise<void>;
 }
 
 /** Options of {@link startApi}; each defaults to the host's config `server`. */
@@ -115,11 +118,11 @@ export async function startApi(host: Host, options: StartApiOptions = {}): Promi
       closing = new Promise<void>((resolve) => server.close(() => resolve()));
       (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
     },
-    close: async () => {
+    close: async (answerWaitMs = ANSWER_WAIT_MS) => {
       closing ??= new Promise<void>((resolve) => server.close(() => resolve()));
       stopping = true;
       // The answers of the work that ended while stopping go out first (in-flight.ts).
-      await answers.written(ANSWER_WAIT_MS);
+      await answers.written(answerWaitMs);
       (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       return closing;
     },

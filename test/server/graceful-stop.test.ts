@@ -34,7 +34,8 @@ async function start(t: TestContext, dir: string, args: string[], address: RegEx
     env: { ...process.env, TOOLSHELL_TEST_LOG: path.join(dir, "ran.log") },
   });
   let err = "";
-  child.stdout!.resume();
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d));
   child.stderr!.on("data", (d: Buffer) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   t.after(async () => {
@@ -48,7 +49,7 @@ async function start(t: TestContext, dir: string, args: string[], address: RegEx
     });
     child.once("exit", (code) => reject(new Error(`exited (${code}):\n${err}`)));
   });
-  return { child, url, exited, stderr: () => err };
+  return { child, url, exited, stderr: () => err, stdout: () => out };
 }
 
 const ran = (dir: string) => readFileSync(path.join(dir, "ran.log"), "utf8");
@@ -91,6 +92,25 @@ test("serve: a second signal stops at once, saying the calls still running end a
   a.child.kill("SIGTERM");
   assert.equal(await a.exited, 0, a.stderr());
   assert.match(a.stderr(), /stopping with 1 shell call\(s\) still running \(a second signal\): they end as interrupted and run again when asked again/);
+  await answer;
+});
+
+test("serve: a second signal stops at once while a script sleeps with no tool in flight, and the log's last line says it stopped", async (t) => {
+  const dir = folder(t);
+  const a = await start(t, dir, ["serve", "--port", "0"], /serving (http:\/\/127\.0\.0\.1:\d+)/);
+  const call = apiCaller(a.url, TOKEN);
+  assert.equal((await call("POST", "/v1/sessions", { id: "s3" })).status, 201);
+  const answer = call("POST", "/v1/sessions/s3/bash", { script: "echo started > started.txt; sleep 600" }).catch(() => undefined);
+  await eventually("the script started", async () => (await call("GET", "/v1/sessions/s3/events")).json.events?.some((e: { type: string }) => e.type === "shell_call.started"));
+  a.child.kill("SIGTERM");
+  await eventually("serve says it waits", () => /in flight end first/.test(a.stderr()));
+  a.child.kill("SIGINT");
+  // It stayed until the sleep ended (600 s): a hang, turned into a failure naming it.
+  await eventually("serve exited while the script still slept", () => a.child.exitCode !== null || a.child.signalCode !== null);
+  assert.equal(await a.exited, 0, a.stderr());
+  const last = a.stdout().trim().split("\n").pop() ?? "";
+  assert.equal(JSON.parse(last).event, "serve.stopped", last);
+  assert.equal(JSON.parse(last).ended, "signal");
   await answer;
 });
 
