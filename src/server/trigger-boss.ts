@@ -16,6 +16,11 @@
  *   answer) whichever replica takes; its step resumes with the completed calls replayed.
  * - **Missed**: due times that passed while every replica was down run once (pg-boss `missed: "once"`),
  *   as reason `missed` with the first missed due time ({@link scheduleDue}).
+ * - **Orphans**: a run whose replica died and that no job brings back (a "run now" or a webhook
+ *   with `?wait=true` runs on the replica that got the request, not as a job; a job past its
+ *   retries) is sent again as a job once its replica has been gone {@link ORPHAN_AFTER_MS}: its
+ *   step resumes on a live replica, completed calls replayed (each replica looks every
+ *   {@link ORPHAN_SWEEP_MS}; the job's id makes one resume of one loss).
  * - **Seconds**: pg-boss files schedules by the minute, so a schedule with a seconds field (six or
  *   seven fields) is timed on every replica by croner instead, and each due time is sent as a job
  *   whose id comes from the trigger and the time: the replicas all send it, pg-boss keeps one, and
@@ -29,6 +34,8 @@ import type { Job, PgBoss } from "pg-boss";
 import type { Store, TriggerRecord, TriggerRunRecord } from "../store/index.js";
 import type { TriggerFire, TriggerScheduler } from "./trigger-cron.js";
 import { newRunId, type RunRequest } from "./trigger-run.js";
+import { triggerStepId } from "../runtime/index.js";
+import { knownReplicas } from "./shared-state.js";
 
 /** The pg-boss queue every trigger run goes through. */
 export const TRIGGER_QUEUE = "toolshell-trigger-runs";
@@ -36,6 +43,10 @@ export const TRIGGER_QUEUE = "toolshell-trigger-runs";
 export const RETRY_LIMIT = 3;
 /** A replica running a job proves it is alive this often (pg-boss heartbeat, seconds). */
 const HEARTBEAT_S = 10;
+/** A run whose replica was last seen this long ago is sent again (pg-boss retries its own jobs well before). */
+export const ORPHAN_AFTER_MS = 60_000;
+/** How often each replica looks for such runs. */
+const ORPHAN_SWEEP_MS = 15_000;
 
 /** What a trigger job carries. */
 interface TriggerJob {
@@ -119,6 +130,7 @@ export class BossScheduler implements TriggerScheduler {
   private working = false;
   /** Schedules with seconds, timed in this process (see the file comment). */
   private readonly timers = new Map<string, Cron>();
+  private sweep?: NodeJS.Timeout;
 
   constructor(
     private readonly store: Store,
@@ -174,6 +186,11 @@ export class BossScheduler implements TriggerScheduler {
       if (t.kind === "schedule" && t.enabled && t.cron && hasSeconds(t.cron) && t.next_run_at && Date.parse(t.next_run_at) <= Date.now()) await this.sendDue(t.id, t.next_run_at, "missed");
       await this.reschedule(t);
     }
+    await this.recoverOrphans().catch(() => {});
+    if (!this.sweep) {
+      this.sweep = setInterval(() => void this.recoverOrphans().catch(() => {}), ORPHAN_SWEEP_MS);
+      this.sweep.unref();
+    }
     if (this.working) return;
     this.working = true;
     await this.boss.work<TriggerJob>(TRIGGER_QUEUE, { pollingIntervalSeconds: this.options.pollSeconds ?? 1, localConcurrency: 4, includeMetadata: true }, async ([job]) => this.take(job));
@@ -220,6 +237,22 @@ export class BossScheduler implements TriggerScheduler {
     await this.boss.schedule(TRIGGER_QUEUE, t.cron, data, { tz: t.timezone ?? "UTC", key: t.id, missed: "once" });
   }
 
+  /** Sends again the runs left running by replicas gone for {@link ORPHAN_AFTER_MS} (see the file comment). */
+  async recoverOrphans(now = Date.now()): Promise<void> {
+    if (!this.bossStarted) return;
+    const replicas = new Map((await knownReplicas(this.store, now)).map((r) => [r.id, r]));
+    for (const step of await this.store.runningSteps()) {
+      if (!step.holder || !step.stepId.startsWith(triggerStepId(""))) continue;
+      const r = replicas.get(step.holder);
+      if (r && (r.live || now - Date.parse(r.seen_at) < ORPHAN_AFTER_MS)) continue;
+      const run = await this.store.getTriggerRun(step.stepId.slice(triggerStepId("").length));
+      if (!run || run.status !== "running") continue;
+      const timed = run.reason === "schedule" || run.reason === "missed";
+      const data: TriggerJob = { trigger_id: run.trigger_id, reason: run.reason, payload: run.payload, run_id: run.id, ...(timed ? { scheduled_at: run.scheduled_at ?? run.started_at } : {}) };
+      await this.boss.send(TRIGGER_QUEUE, data, { id: jobIdOf(`${run.id}:recover:${step.holder}`) });
+    }
+  }
+
   /** Sends the job of one due time of a schedule timed here: the same id from every replica, so one run. */
   private async sendDue(triggerId: string, scheduled_at: string, reason: "schedule" | "missed"): Promise<void> {
     const runId = scheduledRunId(triggerId, scheduled_at);
@@ -253,6 +286,8 @@ export class BossScheduler implements TriggerScheduler {
 
   async stop(): Promise<void> {
     for (const id of [...this.timers.keys()]) this.stopTimer(id);
+    if (this.sweep) clearInterval(this.sweep);
+    this.sweep = undefined;
     await this.ready?.catch(() => {});
     if (!this.bossStarted) return;
     this.bossStarted = false;

@@ -100,3 +100,31 @@ test("a run whose replica is killed mid-script is recovered by the other replica
   // The run says it was cut short and ran again (the API; the CLI's and console's note).
   assert.equal((run as { interrupted_at?: string[] }).interrupted_at?.length, 1, JSON.stringify(run));
 });
+
+test("a 'run now' whose replica is killed mid-script (a run no job brings back) is resumed by the other replica once the first has been gone a minute", async (t) => {
+  const d = await deployment(t);
+  const a = await d.start("A", { env: { TOOLSHELL_TEST_HANG: "1" } });
+  const saved = await api(a, "POST", "/v1/agents/default/scripts", {
+    name: "two-steps",
+    description: "Counts, hangs on A, counts again.",
+    body: "tools count label=t1 >/dev/null\ntools hang >/dev/null\ntools count label=t2 >/dev/null\necho finished\n",
+  });
+  assert.equal(saved.status, 201, JSON.stringify(saved.json));
+  const created = await api(a, "POST", "/v1/agents/default/triggers", { name: "by-hand", webhook: true, script: "two-steps" });
+  const id = created.json.id as string;
+  // Run now: it runs on the replica that got the request, not as a pg-boss job.
+  void api(a, "POST", `/v1/agents/default/triggers/${id}/run`, {}).catch(() => undefined);
+  await until(async () => (d.lines().includes("A hang") ? true : undefined), "A to hang inside the run");
+  const b = await d.start("B");
+  await kill(a);
+  const run = await until(async () => {
+    const runs = await runsOf(b, id);
+    const r = runs[0] as Run & { result?: { stdout: string }; interrupted_at?: string[] };
+    return r?.status === "ok" ? r : undefined;
+  }, "the run to be resumed on B", 1500);
+  assert.equal(run.result?.stdout, "finished\n");
+  assert.equal(run.reason, "manual");
+  assert.deepEqual(d.lines(), ["A t1", "A hang", "B hang", "B t2"]);
+  assert.equal(run.interrupted_at?.length, 1, JSON.stringify(run));
+  assert.equal((await runsOf(b, id)).length, 1);
+});
