@@ -58,7 +58,10 @@ async function open(common: CommonOptions, readOnly = false): Promise<{ file: st
   if (!file) throw new CliError("unavailable", `no toolshell.config.json or .mcp.json in ${process.cwd()} (--config FILE names one)`);
   let tokens: string[] = [];
   try {
-    tokens = parseServerConfig(loadConfig({ config: file })).tokens;
+    // An operator's token first: changing servers needs one (docs/security.md "Who acts for whom").
+    const { roleAt } = await import("../server/http.js");
+    const server = parseServerConfig(loadConfig({ config: file }));
+    tokens = [...server.tokens.filter((_, i) => roleAt(i, server) === "operator"), ...server.tokens.filter((_, i) => roleAt(i, server) !== "operator")];
   } catch {
     // A broken file is reported by the edit's own checks; only the host's token is missing here.
   }

@@ -36,7 +36,8 @@ export function runFailureText(run: FailedRun): string {
  * That a run ran again after the process running it ended mid-run (a replica killed), e.g. "ran
  * again after its process ended mid-run (1×)"; "" for a run that was not cut short.
  */
-export function runInterruptedText(run: { interrupted_at?: string[] }): string {
+export function runInterruptedText(run: { interrupted_at?: string[]; replicas?: string[] }): string {
   const n = run.interrupted_at?.length ?? 0;
-  return n ? `ran again after its process ended mid-run (${n}×; what had completed was replayed)` : "";
+  const where = (run.replicas?.length ?? 0) > 1 ? `; on ${run.replicas!.join(", then ")}` : "";
+  return n ? `ran again after its process ended mid-run (${n}×; what had completed was replayed${where})` : "";
 }

@@ -201,6 +201,8 @@ export async function runTrigger(r: TriggerRunner, triggerId: string, reason: Tr
     ...(req.scheduled_at && (reason === "schedule" || reason === "missed") && !earlier?.scheduled_at ? { scheduled_at: req.scheduled_at } : {}),
     // Recorded as running (not merely queued), yet not running here: the process that ran it ended mid-run.
     ...(earlier?.status === "running" && !earlier.queued ? { interrupted_at: [...(earlier.interrupted_at ?? []), new Date(r.now()).toISOString()] } : {}),
+    // The replica of each start (the first, after a replica died, after an answer): who ran it, where.
+    ...(r.store.holder && earlier?.replicas?.at(-1) !== r.store.holder ? { replicas: [...(earlier?.replicas ?? []), r.store.holder] } : {}),
     ...(resuming ? { resumed_at: [...(earlier.resumed_at ?? []), new Date(r.now()).toISOString()], approvals: [...(earlier.approvals ?? []), await waitedFor(r, triggerSessionId(t), req.resume!)] } : {}),
   };
   delete run.ended_at;

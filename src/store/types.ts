@@ -144,6 +144,8 @@ export interface TriggerRunRecord {
    * step resumed there, what had completed replayed (docs/deployment.md).
    */
   interrupted_at?: string[];
+  /** The replicas that ran it, in order (each start on another replica than the last adds one; ids as `GET /v1/replicas` names them). */
+  replicas?: string[];
   /**
    * A webhook delivery recorded before it started (so the run id the caller gets finds it): its
    * first start is not a run again. Gone once it starts.

@@ -178,7 +178,9 @@ test("a real toolshell serve whose config file is edited: the next shell call se
 test("toolshell servers against a running serve: add (stdio and HTTP), list, update and remove reach it at once and the file; what it refuses is not written", async (t) => {
   const http = await startStreamableHttpServer();
   t.after(() => http.close());
-  const { dir, file } = project(t, JSON.stringify({ mcpServers: {}, approval: { mode: "off" }, server: { tokens: [TOKEN] } }, null, 2));
+  // An agent's token first: the CLI changes servers with the operator's (a change needs one).
+  const tokens = [{ name: "bot", token: "agent-token-0123456789abcdef", role: "agent" }, { name: "ops", token: TOKEN, role: "operator" }];
+  const { dir, file } = project(t, JSON.stringify({ mcpServers: {}, approval: { mode: "off" }, server: { tokens } }, null, 2));
   const host = await serve(t, dir);
   const kit = tsxCommand(KIT_SERVER);
 

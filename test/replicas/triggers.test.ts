@@ -127,4 +127,10 @@ test("a 'run now' whose replica is killed mid-script (a run no job brings back) 
   assert.deepEqual(d.lines(), ["A t1", "A hang", "B hang", "B t2"]);
   assert.equal(run.interrupted_at?.length, 1, JSON.stringify(run));
   assert.equal((await runsOf(b, id)).length, 1);
+  // It names the replicas that ran it: A, then B.
+  const bId = (await api(b, "GET", "/v1/replicas")).json.this as string;
+  const replicas = (run as { replicas?: string[] }).replicas ?? [];
+  assert.equal(replicas.length, 2, JSON.stringify(run));
+  assert.equal(replicas[1], bId);
+  assert.notEqual(replicas[0], bId);
 });

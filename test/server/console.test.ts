@@ -145,6 +145,13 @@ test("a wrong token gets no data", async (t) => {
   assert.deepEqual(await ctx.cookies(), []);
   assert.doesNotMatch(await page.content(), /secret-session|apr_/);
 
+  // A sign-in whose token the server no longer accepts (rotated, removed): the login page says so and forgets the cookie.
+  const stale = await fetch(api.url + "/login", { headers: { cookie: `__Host-toolshell-token=${TOKEN}-rotated`, accept: "text/html" } });
+  const stalePage = await stale.text();
+  assert.match(stalePage, /Your sign-in is no longer accepted: its token was removed or rotated/);
+  assert.match(stale.headers.get("set-cookie") ?? "", /__Host-toolshell-token=;/);
+  const fresh = await fetch(api.url + "/login", { headers: { accept: "text/html" } });
+  assert.doesNotMatch(await fresh.text(), /no longer accepted/, "control: a first visit says nothing of the kind");
   // A forged cookie with a wrong token, and no cookie at all: nothing but a redirect or a 401.
   for (const cookie of [`__Host-toolshell-token=${TOKEN}x`, ""]) {
     const headers = { cookie, accept: "text/html" };

@@ -29,6 +29,11 @@ export function signedInToken(c: Context, tokens: readonly string[]): string | u
   return token;
 }
 
+/** True when the request has a sign-in cookie whose token this server no longer accepts (removed, rotated, or no longer an operator's). */
+export function staleSignIn(c: Context, tokens: readonly string[]): boolean {
+  return !!getCookie(c, COOKIE) && !signedInToken(c, tokens);
+}
+
 /** Keeps `token` in the cookie. */
 export function signIn(c: Context, token: string): void {
   setCookie(c, COOKIE, token, { path: "/", secure: true, httpOnly: true, sameSite: "Strict", maxAge: SIGN_IN_SECONDS });

@@ -19,7 +19,7 @@ import { CONSOLE_ENV, tokenMatches } from "../http.js";
 import { clientAddress, signInBlocked, type Transport } from "../reach.js";
 import { TokenGuard } from "../token-guard.js";
 import type { Host } from "../host.js";
-import { localPath, noteSig, requireSignIn, signedInToken, signedNote, signIn, signOut, crossSite } from "./auth.js";
+import { localPath, noteSig, requireSignIn, signedInToken, signedNote, signIn, signOut, crossSite, staleSignIn } from "./auth.js";
 import { agentIds, approvalCards, isToolImage, sessionTimeline, sourceViews } from "./data.js";
 import { holdOpen, LiveHub } from "./live.js";
 import { assets } from "./static.js";
@@ -136,7 +136,11 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
   app.get("/login", secure, (c) => {
     const next = localPath(c.req.query("next"));
     if (signedInToken(c, options.tokens)) return c.redirect(next, 303);
-    return c.html(html`<!doctype html>${<LoginPage next={next} blocked={signInBlocked(c, transport)} />}`);
+    // A sign-in whose token was removed or rotated since: say so, and forget it.
+    const stale = staleSignIn(c, options.tokens);
+    if (stale) signOut(c);
+    const error = stale ? "Your sign-in is no longer accepted: its token was removed or rotated on this server, or no longer has the operator role. Sign in with a current operator token." : undefined;
+    return c.html(html`<!doctype html>${<LoginPage next={next} blocked={signInBlocked(c, transport)} {...(error ? { error } : {})} />}`);
   });
 
   app.post("/login", secure, async (c) => {
