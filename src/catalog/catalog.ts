@@ -133,6 +133,8 @@ export class Catalog {
   /**
    * Ranked search over names and descriptions of every source. Loads on-demand sources whose
    * name matches a word, and searches those already loaded. Sources that fail to load are skipped.
+   * A word matches by its stem (a plural's `s`, `es`, `ies` or a final `y` dropped from words of
+   * five letters or more), so a singular finds a plural and the other way round.
    * Score: a word in the tool name 10 (whole-name match 20), in the source name 5, in the
    * description 1 (name hits rank above description hits); ties by command. A word naming a
    * server narrows to it: with other words beside it (`tools search github issue`), a tool must
@@ -165,12 +167,15 @@ export class Catalog {
         let content = 0;
         for (const t of terms) {
           const ft = foldName(t);
+          // A word and its plural find each other (`entity`, `create-entities`).
+          const fs = stem(ft);
+          const inDesc = desc.includes(stem(t));
           let sc = 0;
           if (name === ft) sc = 20;
-          else if (name.includes(ft)) sc = 10;
-          if (!serverWords.has(t) && (sc > 0 || desc.includes(t))) content++;
+          else if (name.includes(fs)) sc = 10;
+          if (!serverWords.has(t) && (sc > 0 || inDesc)) content++;
           if (tool.grouped && src.includes(ft)) sc = Math.max(sc, 5);
-          if (desc.includes(t)) sc = Math.max(sc, 1) + (sc > 0 ? 1 : 0);
+          if (inDesc) sc = Math.max(sc, 1) + (sc > 0 ? 1 : 0);
           if (sc > 0) matched++;
           score += sc;
         }
@@ -183,4 +188,9 @@ export class Catalog {
     hits.sort((a, b) => b.score - a.score || a.command.localeCompare(b.command));
     return hits.slice(0, limit);
   }
+}
+
+/** A word without its plural or final `y` (see {@link Catalog.search}): a prefix of both forms. */
+function stem(word: string): string {
+  return word.length >= 5 ? word.replace(/(ies|es|s|y)$/, "") : word;
 }

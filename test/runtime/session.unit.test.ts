@@ -294,7 +294,19 @@ test("help: index, tool signature and schema; search ranks name hits first", asy
   assert.equal(found[0], "tools save-note title=<string>  # Saves a note.");
   const none = await s.bash(`tools search zzzz`);
   assert.match(none.stdout, /No tools match/);
+  // A plural finds the singular and the other way round.
+  assert.match((await s.bash(`tools search notes`)).stdout, /^tools save-note /m);
   await ts.close();
+  const plural = await createToolShell({
+    tools: {
+      "delete-entities": defineTool({ description: "Deletes entities from the graph.", inputSchema: { type: "object" }, execute: () => "x" }),
+      "delete-note": defineTool({ description: "Deletes a note.", inputSchema: { type: "object" }, execute: () => "x" }),
+    },
+  });
+  const p = plural.session();
+  assert.match((await p.bash(`tools search entity`)).stdout, /^tools delete-entities /m);
+  assert.match((await p.bash(`tools search entity delete`)).stdout.split("\n")[0], /^tools delete-entities /, "both words match it: first");
+  await plural.close();
 });
 
 test("getSandbox and getSkill reach the session's files and the skills folder", async () => {
