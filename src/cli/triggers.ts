@@ -145,7 +145,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         if (await store.findTrigger(a, spec.name)) throw new CliError("conflict", `a trigger named ${spec.name} exists for agent ${a} (toolshell triggers update changes it)`);
         const service = new TriggerService({ store });
         const { trigger, secret } = await service.create(a, spec, { origin: "cli" });
-        const missing = await service.missingScript(trigger);
+        const missing = await service.scriptWarning(trigger);
         if (missing) process.stderr.write(`toolshell: note: ${missing}\n`);
         await recordCliChange(store, "triggers create", `trigger ${trigger.name} created (agent ${a})`);
         const shown = { ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}) };
@@ -175,7 +175,7 @@ export function registerTriggersCommands(program: Command, common: () => CommonO
         const spec = checked(() => patchTriggerSpec(cur, patch));
         const service = new TriggerService({ store });
         const record = (await service.update(cur.id, spec))!;
-        const missing = await service.missingScript(record);
+        const missing = await service.scriptWarning(record);
         if (missing) process.stderr.write(`toolshell: note: ${missing}\n`);
         const updated = publicTrigger(record);
         await recordCliChange(store, "triggers update", `trigger ${updated.name} changed (agent ${a})`);

@@ -126,7 +126,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     if (await store.findTrigger(agent, s.name)) throw new ApiError(409, "conflict", `a trigger named ${s.name} exists`);
     // The trigger acts for the principal of the token that creates it (http.ts principalOfToken).
     const { trigger, secret } = await host.triggers.create(agent, s, { principal: principalOfToken(c, options) });
-    const warning = await host.triggers.missingScript(trigger);
+    const warning = await host.triggers.scriptWarning(trigger);
     return c.json({ ...publicTrigger(trigger), ...(secret ? { secret, webhook_url: `/v1/webhooks/${trigger.id}` } : {}), ...(warning ? { warning } : {}) }, 201);
   });
 
@@ -145,7 +145,7 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     // Turning a trigger on or off changes nothing it does: it keeps who it acts for (triggers.ts).
     const vouch = Object.keys(b).some((k) => k !== "enabled");
     const updated = (await host.triggers.update(cur.id, next, { principal: principalOfToken(c, options), vouch }))!;
-    const warning = await host.triggers.missingScript(updated);
+    const warning = await host.triggers.scriptWarning(updated);
     return c.json({ ...publicTrigger(updated), ...(warning ? { warning } : {}) });
   });
 

@@ -170,14 +170,26 @@ export class TriggerService {
   }
 
   /**
-   * What to tell whoever made or changed `trigger` when the saved script it runs is not there
-   * (not saved yet, or archived): every run fails with `unknown_command` until it is. The trigger
-   * is kept (the script may be saved after it). @returns the warning, or undefined.
+   * What to tell whoever made or changed `trigger` when its runs will fail: the saved script it
+   * runs is not there (not saved yet, or archived: `unknown_command` until it is), or the
+   * trigger's input does not fit the script's input schema (a field it does not name, a required
+   * one missing: `invalid_input` at every run). The trigger is kept either way (the script may be
+   * saved or changed after it). @returns the warning, or undefined.
    */
-  async missingScript(trigger: Pick<TriggerRecord, "agent_id" | "script" | "name">): Promise<string | undefined> {
+  async scriptWarning(trigger: Pick<TriggerRecord, "agent_id" | "script" | "name" | "input">): Promise<string | undefined> {
     const saved = await this.o.store.getScript(trigger.agent_id, trigger.script);
-    if (saved && !saved.archived) return undefined;
-    return `agent ${trigger.agent_id} has no ${saved ? "unarchived " : ""}saved script ${trigger.script}: every run of trigger ${trigger.name} fails until it is saved (toolshell scripts save, POST /v1/agents/${trigger.agent_id}/scripts)`;
+    if (!saved || saved.archived) {
+      return `agent ${trigger.agent_id} has no ${saved ? "unarchived " : ""}saved script ${trigger.script}: every run of trigger ${trigger.name} fails until it is saved (toolshell scripts save, POST /v1/agents/${trigger.agent_id}/scripts)`;
+    }
+    const schema = saved.input_schema;
+    const named = schema.properties && typeof schema.properties === "object" ? Object.keys(schema.properties) : [];
+    const input = trigger.input ?? {};
+    const open = schema.additionalProperties !== undefined && schema.additionalProperties !== false;
+    const unknown = open ? [] : Object.keys(input).filter((k) => !named.includes(k));
+    const missing = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string" && !(k in input)) : [];
+    if (!unknown.length && !missing.length) return undefined;
+    const what = [unknown.length ? `it sends ${unknown.map((k) => JSON.stringify(k)).join(", ")}, which the script's input schema does not name${named.length ? ` (it names ${named.join(", ")})` : " (it names no fields)"}` : "", missing.length ? `it does not send the required ${missing.map((k) => JSON.stringify(k)).join(", ")}` : ""].filter(Boolean).join("; ");
+    return `trigger ${trigger.name}'s input does not fit saved script ${saved.name} v${saved.version}: ${what}. Every run fails until the trigger's input or the script's --input-schema changes`;
   }
 
   /**

@@ -51,9 +51,32 @@ test("a trigger made or pointed at a saved script that is not there is kept, wit
   t.after(() => host.close());
   const spec = (script: string) => ({ name: "nightly", kind: "schedule" as const, cron: "0 3 * * *", timezone: "UTC", script, input: {}, enabled: true, wake_agent_on_failure: false });
   const { trigger } = await host.triggers.create("default", spec("later"));
-  assert.equal(await host.triggers.missingScript(trigger), "agent default has no saved script later: every run of trigger nightly fails until it is saved (toolshell scripts save, POST /v1/agents/default/scripts)");
+  assert.equal(await host.triggers.scriptWarning(trigger), "agent default has no saved script later: every run of trigger nightly fails until it is saved (toolshell scripts save, POST /v1/agents/default/scripts)");
   await store.saveScript("default", { name: "later", description: "Saved after.", input_schema: { type: "object" }, body: "echo hi" });
-  assert.equal(await host.triggers.missingScript(trigger), undefined);
+  assert.equal(await host.triggers.scriptWarning(trigger), undefined);
   const moved = (await host.triggers.update(trigger.id, spec("gone")))!;
-  assert.match((await host.triggers.missingScript(moved)) ?? "", /^agent default has no saved script gone: /);
+  assert.match((await host.triggers.scriptWarning(moved)) ?? "", /^agent default has no saved script gone: /);
+});
+
+test("a trigger whose input does not fit its saved script's input schema is kept, with a warning naming the fields; control: none when it fits, or the schema is open", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-tdi-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const store = await openStore(path.join(dir, "state.db"));
+  t.after(() => store.close());
+  const host = await openHost({ store });
+  t.after(() => host.close());
+  await store.saveScript("default", { name: "plain", description: "No input.", input_schema: { type: "object", properties: {} }, body: "echo hi" });
+  await store.saveScript("default", { name: "typed", description: "Takes who.", input_schema: { type: "object", properties: { who: { type: "string" } }, required: ["who"] }, body: "jq -r .who" });
+  await store.saveScript("default", { name: "open", description: "Takes anything.", input_schema: { type: "object", additionalProperties: true }, body: "cat" });
+  const spec = (script: string, input: Record<string, unknown>, name = `t-${script}`) => ({ name, kind: "schedule" as const, cron: "0 3 * * *", timezone: "UTC", script, input, enabled: true, wake_agent_on_failure: false });
+  const plain = (await host.triggers.create("default", spec("plain", { tag: "{{payload.tag}}" }))).trigger;
+  assert.equal(await host.triggers.scriptWarning(plain), `trigger t-plain's input does not fit saved script plain v1: it sends "tag", which the script's input schema does not name (it names no fields). Every run fails until the trigger's input or the script's --input-schema changes`);
+  const typed = (await host.triggers.create("default", spec("typed", { whom: "x" }))).trigger;
+  assert.match((await host.triggers.scriptWarning(typed)) ?? "", /it sends "whom", which the script's input schema does not name \(it names who\); it does not send the required "who"/);
+  assert.equal(await host.triggers.scriptWarning((await host.triggers.create("default", spec("typed", { who: "{{payload.who}}" }, "fits"))).trigger), undefined);
+  assert.equal(await host.triggers.scriptWarning((await host.triggers.create("default", spec("open", { any: 1 }))).trigger), undefined);
+  // The run itself fails as warned: the warning is not a guess.
+  const run = await host.triggers.run(plain.id, "manual", { tag: "x" });
+  assert.equal(run.status, "failed", JSON.stringify(run));
+  assert.match(JSON.stringify(run), /unknown field/);
 });
