@@ -50,7 +50,8 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
     }
     if (await store.getScript(agent, checked.name)) throw new ApiError(409, "conflict", `script ${checked.name} exists; PUT /v1/agents/${agent}/scripts/${checked.name} saves a new version`);
     const saved = await store.saveScript(agent, { ...checked, created_by: savedBy(c, options) });
-    return c.json(saved, 201);
+    const warning = await host.triggers.unvouchedTriggers(saved);
+    return c.json({ ...saved, ...(warning ? { warning } : {}) }, 201);
   });
 
   app.get("/v1/agents/:agent_id/scripts/:script_id", async (c) => {
@@ -92,7 +93,9 @@ export function mountAgentRoutes(app: Hono, host: Host, options: AppOptions & { 
       if (typeof b.archived !== "boolean") throw new ApiError(400, "invalid_request", '"archived" must be true or false');
       result = await store.setScriptArchived(agent, result!.id, b.archived);
     }
-    return c.json(result, cur ? 200 : 201);
+    // A new version that triggers acting for another principal will refuse says so.
+    const warning = (content || !partial) && result && !result.archived ? await host.triggers.unvouchedTriggers(result) : undefined;
+    return c.json({ ...result, ...(warning ? { warning } : {}) }, cur ? 200 : 201);
   };
   app.put("/v1/agents/:agent_id/scripts/:script_id", async (c) => saveVersion(c, false));
   app.patch("/v1/agents/:agent_id/scripts/:script_id", async (c) => saveVersion(c, true));

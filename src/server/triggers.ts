@@ -16,7 +16,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import type { ToolShell } from "../runtime/index.js";
-import { DEFAULT_AGENT, type Store, type TriggerRecord, type TriggerRunRecord } from "../store/index.js";
+import { DEFAULT_AGENT, type ScriptRecord, type Store, type TriggerRecord, type TriggerRunRecord } from "../store/index.js";
 import { parseTriggerSpec, type TriggerSpec } from "../config/index.js";
 import { BossScheduler } from "./trigger-boss.js";
 import { CronScheduler, type TriggerScheduler } from "./trigger-cron.js";
@@ -190,6 +190,19 @@ export class TriggerService {
     if (!unknown.length && !missing.length) return undefined;
     const what = [unknown.length ? `it sends ${unknown.map((k) => JSON.stringify(k)).join(", ")}, which the script's input schema does not name${named.length ? ` (it names ${named.join(", ")})` : " (it names no fields)"}` : "", missing.length ? `it does not send the required ${missing.map((k) => JSON.stringify(k)).join(", ")}` : ""].filter(Boolean).join("; ");
     return `trigger ${trigger.name}'s input does not fit saved script ${saved.name} v${saved.version}: ${what}. Every run fails until the trigger's input or the script's --input-schema changes`;
+  }
+
+  /**
+   * What to tell whoever saved a new version of `script`: the triggers of its agent that run it
+   * while acting for another principal, which refuse versions saved after that principal last
+   * changed them (docs/security.md "Who acts for whom") — so they refuse this one until changed.
+   * @returns the warning, or undefined.
+   */
+  async unvouchedTriggers(script: Pick<ScriptRecord, "agent_id" | "name" | "version" | "updated_at">): Promise<string | undefined> {
+    const refusing = (await this.o.store.listTriggers({ agentId: script.agent_id })).filter((t) => t.script === script.name && t.principal && t.principal !== t.agent_id && t.vouched_at && t.vouched_at < script.updated_at);
+    if (!refusing.length) return undefined;
+    const names = refusing.map((t) => `${t.name} (acting for ${t.principal})`).join(", ");
+    return `trigger${refusing.length > 1 ? "s" : ""} ${names} will refuse v${script.version} of ${script.name}: a trigger acting for someone other than its agent runs only versions saved before that person last changed it; change the trigger (PATCH /v1/agents/${script.agent_id}/triggers/<name> with any field but enabled, or toolshell triggers update) to accept this version`;
   }
 
   /**

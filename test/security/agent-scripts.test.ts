@@ -105,7 +105,11 @@ test("an operator's trigger in an agent's namespace runs only script versions sa
 
   // The agent saves a new version: the operator's trigger does not run it as the operator.
   await new Promise((r) => setTimeout(r, 5));
-  assert.equal((await bob("PUT", "/v1/agents/bob/scripts/report", script("report", "echo v2-as-$(tools whoami 2>/dev/null || echo someone)"))).status, 200);
+  const v2 = await bob("PUT", "/v1/agents/bob/scripts/report", script("report", "echo v2-as-$(tools whoami 2>/dev/null || echo someone)"));
+  assert.equal(v2.status, 200);
+  // The save says which triggers will refuse it, and how to accept it.
+  assert.match(v2.json.warning, /^trigger ops-report \(acting for carol\) will refuse v2 of report: .*change the trigger/);
+  assert.equal((await bob("PUT", "/v1/agents/bob/scripts/other", script("other", "echo x"))).json.warning, undefined, "control: a script no such trigger runs");
   const refused = await runOf(carol, ops.id);
   assert.equal(refused.status, "failed", JSON.stringify(refused));
   assert.doesNotMatch(out(refused), /v2-as/);
