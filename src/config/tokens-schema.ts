@@ -38,13 +38,17 @@ export const tokensSchema = z
     { error: "expected an array of tokens" },
   )
   .superRefine((tokens, ctx) => {
-    const names = new Set<string>();
+    // Two tokens may share a name (one person, one principal) while one replaces the other
+    // (docs/deployment.md "Rotating an API token"), with the same role.
+    const roles = new Map<string, string | undefined>();
     tokens.forEach((x, i) => {
       const t = typeof x === "string" ? x : x.token;
       if (t && t.length < MIN_TOKEN_LENGTH) ctx.addIssue({ code: "custom", path: typeof x === "string" ? [i] : [i, "token"], message: `a token is shorter than ${MIN_TOKEN_LENGTH} characters`, input: t });
       if (typeof x !== "string") {
-        if (names.has(x.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `the name ${x.name} is given to two tokens`, input: x.name });
-        names.add(x.name);
+        if (roles.has(x.name) && roles.get(x.name) !== x.role) {
+          ctx.addIssue({ code: "custom", path: [i, "name"], message: `the name ${x.name} is given to two tokens with different roles (tokens share a name only while one replaces the other, with the same role)`, input: x.name });
+        }
+        roles.set(x.name, x.role);
       }
     });
   })

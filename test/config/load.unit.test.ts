@@ -251,8 +251,12 @@ test("server.tokens: strings or { name, token } (names unique, tokens checked); 
   assert.equal(bad({ tokens: [{ name: "a", token: "short" }] }), `${file}: server.tokens[0].token: a token is shorter than 16 characters`);
   assert.match(bad({ tokens: [{ name: "a b", token: "alice-token-0123456789" }] }), /server\.tokens\[0\]\.name: expected 1-64 letters, digits/);
   assert.match(bad({ tokens: [{ name: "a", token: "alice-token-0123456789", role: "admin" }] }), /server\.tokens\[0\]\.role: expected operator or agent/);
-  assert.equal(bad({ tokens: [{ name: "a", token: "alice-token-0123456789" }, { name: "a", token: "other-token-0123456789" }] }), `${file}: server.tokens[1].name: the name a is given to two tokens`);
+  assert.equal(bad({ tokens: [{ name: "a", token: "alice-token-0123456789", role: "operator" }, { name: "a", token: "other-token-0123456789", role: "agent" }] }), `${file}: server.tokens[1].name: the name a is given to two tokens with different roles (tokens share a name only while one replaces the other, with the same role)`);
   assert.match(bad({ tls: { cert: "c.pem" } }), /server\.tls/);
+  // A token being replaced: the new one shares the old one's name and role, so who acts stays the same person.
+  const rotating = parseServerConfig(parseConfig({ server: { tokens: [{ name: "ops", token: "old-ops-token-0123456789", role: "operator" }, { name: "ops", token: "new-ops-token-0123456789", role: "operator" }] } }, { baseDir: dir }), {});
+  assert.deepEqual(rotating.tokenNames, ["ops", "ops"]);
+  assert.deepEqual(rotating.tokenRoles, ["operator", "operator"]);
 });
 
 test("paths resolve against the config's folder; store may be :memory:", (t) => {
