@@ -5,6 +5,7 @@
  *
  * See docs/architecture.md ("The composition root").
  */
+import { InFlight } from "../async/in-flight.js";
 import type { Command } from "just-bash";
 import type { CallPipeline, Redactor, SessionEvent } from "../call/index.js";
 import { Catalog } from "../catalog/index.js";
@@ -120,38 +121,24 @@ export class ShellHost {
     return preflight(script, catalog, this.policy, session, signal, toolCallId, stdin, replayed);
   }
 
-  /** Reads a packaged skill. @throws Error when no skills folder is configured or the skill is missing. */
+  readonly #work = new InFlight();
+
   /** Shell calls and steps running now in every session of this host. */
   get running(): number {
-    return this.#running;
+    return this.#work.count;
   }
-  #running = 0;
-  #idle: Array<() => void> = [];
 
   /** Runs one unit of a session's work (a shell call, a step), counted in {@link running}. */
-  async work<T>(fn: () => Promise<T>): Promise<T> {
-    this.#running++;
-    try {
-      return await fn();
-    } finally {
-      if (--this.#running === 0) for (const resolve of this.#idle.splice(0)) resolve();
-    }
+  work<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#work.track(fn);
   }
 
   /** Resolves true once no shell call or step runs (at once when none does), false after `waitMs`. */
   whenIdle(waitMs: number): Promise<boolean> {
-    if (this.#running === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = () => (clearTimeout(timer), resolve(true));
-      const timer = setTimeout(() => {
-        this.#idle = this.#idle.filter((w) => w !== done);
-        resolve(false);
-      }, waitMs);
-      timer.unref?.();
-      this.#idle.push(done);
-    });
+    return this.#work.idle(waitMs);
   }
 
+  /** Reads a packaged skill. @throws Error when no skills folder is configured or the skill is missing. */
   readSkill(id: string): Promise<Skill> {
     if (!this.parts.skillsDir) return Promise.reject(new Error(`no skills folder is configured (looked for skill ${id})`));
     return readSkill(this.parts.skillsDir, id);

@@ -7,29 +7,14 @@
  * See docs/deployment.md → Stopping a replica.
  */
 import type { Server } from "node:http";
+import { InFlight } from "../async/in-flight.js";
 
 /** Counts `server`'s answers in flight; `written(waitMs)` resolves once none is, or after `waitMs`. */
 export function answersInFlight(server: Pick<Server, "on">): { written(waitMs: number): Promise<void> } {
-  let open = 0;
-  let waiters: Array<() => void> = [];
+  const answers = new InFlight();
   server.on("request", (req, res) => {
     if (req.method === "GET") return;
-    open++;
-    res.once("close", () => {
-      if (--open === 0) for (const w of waiters.splice(0)) w();
-    });
+    res.once("close", answers.begin());
   });
-  return {
-    written(waitMs) {
-      if (open === 0) return Promise.resolve();
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          waiters = waiters.filter((w) => w !== done);
-          resolve();
-        }, waitMs);
-        const done = () => (clearTimeout(timer), resolve());
-        waiters.push(done);
-      });
-    },
-  };
+  return { written: async (waitMs) => void (await answers.idle(waitMs)) };
 }
