@@ -175,6 +175,14 @@ test("a wrong token gets no data", async (t) => {
     body: new URLSearchParams({ session_id: "secret-session", request_id: requestId, decision: "allow" }),
   });
   assert.equal(forged.status, 403);
+  // Signed in, a hand-made answer that names no session: a plain message, not a route's.
+  const nameless = await fetch(api.url + "/console/answer", {
+    method: "POST",
+    headers: { cookie: `__Host-toolshell-token=${TOKEN}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: new URLSearchParams({ request_id: requestId, decision: "allow" }),
+  });
+  assert.equal(nameless.status, 400);
+  assert.equal(((await nameless.json()) as { message: string }).message, "the answer names no session or request: answer from an approval card");
   assert.equal((await v1("GET", "/v1/sessions/secret-session/tool-approvals")).pending.length, 1, "the request still waits");
   // The login page and the static assets are served without a cookie.
   assert.equal((await fetch(api.url + "/login")).status, 200);

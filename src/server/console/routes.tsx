@@ -299,7 +299,9 @@ export function createConsole(host: Host, options: ConsoleOptions): HonoApp {
     const rid = String(form.request_id ?? "");
     const decision = String(form.decision ?? "");
     const label = ANSWERS.find((a) => a.decision === decision)?.label ?? decision;
-    const tool = (await host.store.pendingApprovals()).find((r) => r.id === rid)?.tool ?? rid;
+    const pending = (await host.store.pendingApprovals()).find((r) => r.id === rid);
+    if (!sid || !rid) return reply(c, { ok: false, status: 400, error: "the answer names no session or request: answer from an approval card" }, "", "/");
+    const tool = pending?.tool ?? rid;
     const result = await callApi(c, "POST", `/v1/sessions/${encodeURIComponent(sid)}/tool-approvals`, { decisions: [{ request_id: rid, decision }] });
     return reply(c, result, `${label}: ${tool}`, "/");
   });
