@@ -240,6 +240,8 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
   };
   let stopping = false;
   let closing: Promise<void> | undefined;
+  /** The 2026-07-28 sessions each principal has named here (bounded by maxSessions). */
+  const namedSessions = new Map<string, Set<string>>();
   const http = createServer((req, res) => {
     void (async () => {
       // A session being opened counts against the bound until its initialize is answered.
@@ -298,6 +300,12 @@ export async function serveHttp(shell: ToolShell, options: HttpGatewayOptions = 
               session = modernSessionId(principal, parsedBody);
             } catch (err) {
               return fail(res, 400, (err as Error).message);
+            }
+            // Each named session is a session of the store: a client names at most maxSessions of them per process.
+            const names = namedSessions.get(principal) ?? new Set<string>();
+            if (session !== modernSessionId(principal, undefined) && !names.has(session)) {
+              if (names.size >= maxSessions) return fail(res, 429, `too many named sessions for this client (${maxSessions}, _meta["toolshell/session"]): reuse one of its names`);
+              namedSessions.set(principal, names.add(session));
             }
             const body = parsedBody;
             return await getRequestListener((webRequest) => modern.fetch(webRequest, { parsedBody: body, authInfo: modernAuthInfo(principal, session, actingFor(req)) }), { overrideGlobalObjects: false })(req, res);

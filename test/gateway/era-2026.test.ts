@@ -175,9 +175,9 @@ const TOKEN_A = "gateway-2026-token-a-0123456789";
 const TOKEN_B = "gateway-2026-token-b-0123456789";
 
 /** `toolshell mcp --http 0` as a child process with two API tokens; resolves with its URL. */
-async function httpGateway(): Promise<string> {
+async function httpGateway(extra: string[] = []): Promise<string> {
   const { file, dir } = writeConfig();
-  const cmd = tsxCommand(MAIN, ["mcp", "--http", "0", "--config", file]);
+  const cmd = tsxCommand(MAIN, ["mcp", "--http", "0", "--config", file, ...extra]);
   const child = spawn(cmd.command, cmd.args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TOOLSHELL_API_TOKENS: `${TOKEN_A},${TOKEN_B}` } });
   closers.push(async () => {
     const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -252,4 +252,15 @@ test("--http: a forged requestState, one from another call, or one replayed by a
     return true;
   });
   await refusals(manual, "alpha");
+});
+
+test("--http: one client names at most --max-sessions sessions of its own (each is a session of the store); control: a name it has used goes on working", async () => {
+  const url = await httpGateway(["--max-sessions", "2"]);
+  const m = modernClient();
+  await connectHttp(m.client, url, TOKEN_A);
+  const inSession = (name: string) => m.client.callTool({ name: "bash", arguments: { command: `echo ${name}` }, _meta: { "toolshell/session": name } } as never);
+  assert.equal(bashValue(await inSession("one")).stdout, "one\n");
+  assert.equal(bashValue(await inSession("two")).stdout, "two\n");
+  await assert.rejects(inSession("three"), /too many named sessions for this client \(2/);
+  assert.equal(bashValue(await inSession("one")).stdout, "one\n", "a name it has used still works");
 });
