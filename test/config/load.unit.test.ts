@@ -253,6 +253,11 @@ test("server.tokens: strings or { name, token } (names unique, tokens checked); 
   assert.match(bad({ tokens: [{ name: "a", token: "alice-token-0123456789", role: "admin" }] }), /server\.tokens\[0\]\.role: expected operator or agent/);
   assert.equal(bad({ tokens: [{ name: "a", token: "alice-token-0123456789", role: "operator" }, { name: "a", token: "other-token-0123456789", role: "agent" }] }), `${file}: server.tokens[1].name: the name a is given to two tokens with different roles (tokens share a name only while one replaces the other, with the same role)`);
   assert.match(bad({ tls: { cert: "c.pem" } }), /server\.tls/);
+  // A name that is already a principal of sessions no token made is refused, whatever its role.
+  for (const name of ["default", "local", "stdio", "token-2"]) {
+    assert.match(bad({ tokens: [{ name, token: "some-token-0123456789ab", role: "agent" }] }), new RegExp(`server\\.tokens\\[0\\]\\.name: the name ${name} is reserved`), name);
+  }
+  assert.equal(parseServerConfig(parseConfig({ server: { tokens: [{ name: "defaults", token: "some-token-0123456789ab" }] } }, { baseDir: dir }), {}).tokenNames[0], "defaults", "control: a name that only starts so");
   // A token being replaced: the new one shares the old one's name and role, so who acts stays the same person.
   const rotating = parseServerConfig(parseConfig({ server: { tokens: [{ name: "ops", token: "old-ops-token-0123456789", role: "operator" }, { name: "ops", token: "new-ops-token-0123456789", role: "operator" }] } }, { baseDir: dir }), {});
   assert.deepEqual(rotating.tokenNames, ["ops", "ops"]);
