@@ -16,7 +16,10 @@ import { MIN_SECRET_LENGTH } from "./encodings.js";
  * own loop would have taken, had it not been bounded), are one run: a greedy unbounded match
  * never leaves such a gap, so only a bound's cut is joined.
  */
-export function replaceRuns(text: string, run: RegExp, fn: (run: string) => string, joins = /^$/): string {
+export function replaceRuns(text: string, pattern: RegExp, fn: (run: string) => string, joins = /^$/): string {
+  // A copy: `fn` may scan its run again with the same pattern (a second encoding), which would
+  // reset a shared pattern's place in this text.
+  const run = new RegExp(pattern.source, pattern.flags);
   let out = "";
   let from = 0;
   let start = -1;
@@ -26,7 +29,6 @@ export function replaceRuns(text: string, run: RegExp, fn: (run: string) => stri
     out += text.slice(from, start) + fn(text.slice(start, end));
     from = end;
   };
-  run.lastIndex = 0;
   for (let m = run.exec(text); m; m = run.exec(text)) {
     if (m[0] === "") {
       run.lastIndex++;

@@ -7,7 +7,7 @@
  * surface; sessions apply it to events and shell results. See docs/security.md ("Secrets").
  */
 import type { ToolOutput } from "../../tool/index.js";
-import { alternation, base64Cores, BASE64URL, formsOf, isBase64, JSON_ESCAPE, NUMBER, PERCENT_RUN, percentDecoded } from "./encodings.js";
+import { alternation, base64Cores, BASE64URL, formsOf, isBase64, JSON_ESCAPE, MIN_SECRET_LENGTH, NUMBER, PERCENT_RUN, percentDecoded } from "./encodings.js";
 import { ENTITY_RUN, entitiesDecoded, ESCAPE_RUN, escapesDecoded, HEX_JOINS, HEX_RUN, hexBytes, HYPHEN_BREAK, MAY_BREAK, replaceRuns, unwrap, wrappedBase64 } from "./decoders.js";
 import { rewriteJsonTokens } from "./tokenizer.js";
 
@@ -138,8 +138,20 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
    * §2.1); a JSON string written with escapes (`\u0073k_…`, `\/`); base64 wrapped over lines (RFC
    * 2045 §6.8). Such a run is replaced whole.
    */
-  const text = (s: string): string => once("t", s, scanText);
-  const scanText = (s: string): string => {
+  const text = (s: string): string => once("t", s, (x) => scanText(x, 0));
+  /**
+   * An encoding of an encoding (base64 of hex, hex of base64, base64 of base64 or of percent, …):
+   * a run of base64 or hex whose bytes are printable text is scanned again as text, once more at
+   * most, and replaced whole when that text holds a secret in any form.
+   */
+  const encodedTwice = (run: string, depth: number, bytes: string[]): boolean => {
+    for (const b of bytes) {
+      const t = printableText(b);
+      if (t !== undefined && t !== run && scanText(t, depth + 1) !== t) return true;
+    }
+    return false;
+  };
+  const scanText = (s: string, depth: number): string => {
     let out = plain(s);
     if (!re || !out) return out;
     const hides = (d: string): boolean => plain(d) !== d;
@@ -156,7 +168,8 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     if (out.includes("\\") && hides(out.replace(JSON_ESCAPE, (m, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m[1])))) out = rewriteJsonTokens(out, escapedString);
     if (out.includes("&")) out = replaceRuns(out, ENTITY_RUN, (run) => (run.includes("&") && hides(entitiesDecoded(run)) ? REDACTED : run));
     if (out.includes("\\")) out = replaceRuns(out, ESCAPE_RUN, (run) => (run.includes("\\") && (hides(escapesDecoded(run)) || hides(escapesDecoded(run, true))) ? REDACTED : run));
-    out = replaceRuns(out, HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) ? REDACTED : run), HEX_JOINS);
+    out = replaceRuns(out, HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) || (depth < 1 && run.length >= 2 * MIN_SECRET_LENGTH && encodedTwice(run, depth, hexBytes(run))) ? REDACTED : run), HEX_JOINS);
+    if (depth < 1) out = replaceRuns(out, BASE64_RUN, (run) => (run.length >= 12 && encodedTwice(run, depth, base64Bytes(run)) ? REDACTED : run));
     // A secret wrapped over lines, in any form of line break (with or without a hyphen).
     if (MAY_BREAK.test(out)) out = unwrap(unwrap(out, re, REDACTED), re, REDACTED, HYPHEN_BREAK);
     if (out.includes("\n")) {
@@ -244,6 +257,29 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
       };
     },
   };
+}
+
+/** Runs of base64 (either alphabet) long enough to carry a secret's encoding, at most 64 KiB each. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{12,65536}={0,2}/g;
+
+/** The bytes (as latin1) of a base64 run, in each alignment it may start at within its word. */
+function base64Bytes(run: string): string[] {
+  const url = /[-_]/.test(run);
+  const out: string[] = [];
+  for (let k = 0; k < 4; k++) {
+    const part = run.slice(k);
+    if (part.length >= 12) out.push(Buffer.from(part, url ? "base64url" : "base64").toString("latin1"));
+  }
+  return out;
+}
+
+/** `latin1` as text when its bytes are printable UTF-8 (an encoding of a secret is), else undefined. */
+function printableText(latin1: string): string | undefined {
+  if (latin1.length < MIN_SECRET_LENGTH) return undefined;
+  const t = Buffer.from(latin1, "latin1").toString("utf8");
+  let printable = 0;
+  for (const ch of t) if (ch >= " " && ch !== "\u007f" && ch !== "\ufffd") printable++;
+  return printable >= t.length * 0.95 ? t : undefined;
 }
 
 /** A copy of `s` in a string of its own (no reference to a larger string it was cut from). */
