@@ -16,8 +16,23 @@ import type { Host } from "./host.js";
 /** How long a scrape or a readiness check waits for the store to answer. */
 export const STORE_CHECK_MS = 2_000;
 
-/** Whether the store answers within {@link STORE_CHECK_MS}: a store without `ping` (a file) always does. */
-export async function storeAnswers(host: Host): Promise<{ ok: true } | { ok: false; message: string }> {
+type StoreAnswer = { ok: true } | { ok: false; message: string };
+const recent = new WeakMap<Host, { at: number; answer: Promise<StoreAnswer> }>();
+
+/**
+ * Whether the store answers within {@link STORE_CHECK_MS}: a store without `ping` (a file) always
+ * does. Asked at most once a second per host, however many probes and scrapes ask (`/readyz` is
+ * open: a flood of it must not queue a query each on the store's pool).
+ */
+export function storeAnswers(host: Host): Promise<StoreAnswer> {
+  const r = recent.get(host);
+  if (r && Date.now() - r.at < 1000) return r.answer;
+  const answer = askStore(host);
+  recent.set(host, { at: Date.now(), answer });
+  return answer;
+}
+
+async function askStore(host: Host): Promise<StoreAnswer> {
   const ping = host.store.ping?.bind(host.store);
   if (!ping) return { ok: true };
   let timer: NodeJS.Timeout | undefined;

@@ -85,28 +85,50 @@ export function secretParts(value: string, name = ""): string[] {
 
 /** A PEM armor line (`-----BEGIN PRIVATE KEY-----`): the same in every key, not a secret. */
 const PEM_ARMOR = /^-----(BEGIN|END) [A-Z0-9 ]+-----$/;
-/** Lines of a multi-line secret at least this long are secret alone (a PEM body's lines are 64). */
+/** Lines of a multi-line secret that are opaque text (base64, hex, a token) and at least this long are secret alone (a PEM body's lines are 64). */
 const MIN_LINE = 16;
+const OPAQUE_LINE = /^[A-Za-z0-9+/=_.~-]+$/;
 /** How many leaves of a JSON secret are read, and how deep: a credential file is small. */
-const MAX_LEAVES = 500;
-const MAX_DEPTH = 10;
+const MAX_LEAVES = 2000;
+const MAX_DEPTH = 32;
+/** Words of a key that make its value a credential, alone or with others (`client_secret`, `private_key_id`). */
+const CREDENTIAL_WORDS = new Set(["secret", "password", "passwd", "passphrase", "pwd", "pass", "credential", "credentials", "key", "token", "apikey", "signature", "sig", "cookie"]);
+/** Last words of a key that name something about a credential, not the credential (`token_uri`, `key_type`). */
+const ABOUT_WORDS = new Set(["uri", "url", "urls", "endpoint", "type", "name", "names", "path", "file", "expiry", "expires", "expiration", "ttl", "length", "size", "count", "format", "algorithm", "alg", "kind", "scheme", "header", "prefix", "hint", "label", "location", "region", "version", "field", "env", "provider", "required", "enabled"]);
+/** `key: value` and `key = value` lines (YAML, TOML, INI, dotenv with spaces). */
+const ASSIGNMENT_LINE = /^\s*(?:export\s+)?["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[:=]\s*["']?([^"'\s#,;]+)["']?\s*(?:[#;].*)?$/;
 
 /**
- * The parts of a structured secret a program may print alone: each line (of at least
- * {@link MIN_LINE} characters, armor lines left out) of a multi-line value, as a PEM private key's
- * body; and of a JSON value (a service account's credential file, `{"client_secret": …}`), every
- * string whose key names a credential, by the one rule of {@link secretParts} (so a `private_key`
- * holding PEM gives its lines), and every URL's credential parts. A JSON string under a neutral
- * key (`type`, `client_email`, `token_uri`'s public URL) is not a secret alone.
+ * True when a key names a credential: one of its words (split at `_`, `-`, `.` and camelCase) is
+ * a credential word and its last word does not name something about one (`token_uri`,
+ * `key_type`, `auth_required`, `keyboard`, `author` are not credentials).
  */
-function structuredParts(value: string, part: (v: string) => void): void {
-  if (value.includes("\n")) {
-    for (const line of value.split(/\r?\n/)) {
-      const l = line.trim();
-      if (l.length >= MIN_LINE && !PEM_ARMOR.test(l)) part(l);
-    }
+export function credentialKey(key: string): boolean {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  if (!words.length || ABOUT_WORDS.has(words[words.length - 1])) return false;
+  return words.some((w) => CREDENTIAL_WORDS.has(w));
+}
+
+/**
+ * The parts of a structured secret a program may print alone: each opaque line (base64, hex, a
+ * token: {@link MIN_LINE} characters or more, armor lines left out) of a multi-line value, as a
+ * PEM private key's body, whatever its line breaks; the value of each `key: value` / `key =
+ * value` line whose key names a credential (YAML, TOML, INI); and of a JSON value (a credential
+ * file such as a service account's) every string or number under a key that names a credential
+ * ({@link credentialKey}), by the one rule of {@link secretParts} (so a `private_key` holding PEM
+ * gives its lines), every `{"name": "api_key", "value": …}` pair's value, JSON held in a string,
+ * and every URL's credential parts. A JSON string under a neutral key (`type`, `client_email`,
+ * `token_uri`'s public URL) is not a secret alone.
+ */
+function structuredParts(value: string, part: (v: string) => void, depth = 0): void {
+  const multiLine = /[\r\n]/.test(value);
+  for (const line of value.split(/\r\n|\r|\n/)) {
+    const l = line.trim();
+    if (multiLine && l.length >= MIN_LINE && OPAQUE_LINE.test(l) && !PEM_ARMOR.test(l)) part(l);
+    const assigned = ASSIGNMENT_LINE.exec(line);
+    if (assigned && credentialKey(assigned[1])) part(assigned[2]);
   }
-  if (!/^[[{]/.test(value)) return;
+  if (!/^\s*[[{]/.test(value) || depth > MAX_DEPTH) return;
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -114,16 +136,26 @@ function structuredParts(value: string, part: (v: string) => void): void {
     return;
   }
   let leaves = 0;
-  const walk = (v: unknown, key: string, depth: number): void => {
-    if (leaves >= MAX_LEAVES || depth > MAX_DEPTH) return;
-    if (typeof v === "string") {
+  const walk = (v: unknown, key: string, d: number): void => {
+    if (leaves >= MAX_LEAVES || d > MAX_DEPTH) return;
+    if (typeof v === "string" || typeof v === "number") {
       leaves++;
-      credentialParts(v, part);
-      if (SECRET_NAME.test(key) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/.test(v)) for (const p of secretParts(v, key)) part(p);
+      const text = String(v);
+      if (typeof v === "string") {
+        credentialParts(text, part);
+        // JSON written inside a string (a config value holding a credential file).
+        structuredParts(text, part, depth + 1);
+      }
+      if (credentialKey(key)) for (const p of secretParts(text, key)) part(p);
     } else if (Array.isArray(v)) {
-      for (const x of v) walk(x, key, depth + 1);
+      for (const x of v) walk(x, key, d + 1);
     } else if (v && typeof v === "object") {
-      for (const [k, x] of Object.entries(v)) walk(x, k, depth + 1);
+      const o = v as Record<string, unknown>;
+      // A name/value pair (`[{"name": "api_key", "value": "…"}]`, as Kubernetes and AWS write them).
+      const named = o.name ?? o.Name ?? o.key ?? o.Key;
+      const val = o.value ?? o.Value;
+      if (typeof named === "string" && (typeof val === "string" || typeof val === "number") && credentialKey(named)) for (const p of secretParts(String(val), named)) part(p);
+      for (const [k, x] of Object.entries(o)) walk(x, k, d + 1);
     }
   };
   walk(parsed, "", 0);
