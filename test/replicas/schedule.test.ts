@@ -6,20 +6,25 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { api, deployment, until } from "./helpers.js";
+import { api, deployment, until, type Replica } from "./helpers.js";
 
 type Run = { id: string; status: string; reason: string; input?: { at?: string } };
 
-test("a schedule made mid-minute first runs at the next due time its creation answer names; disabled, it has no next run", async (t) => {
-  const d = await deployment(t);
-  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
-  const saved = await api(a, "POST", "/v1/agents/default/scripts", {
+/** Saves the script `tick`, which counts one tick labelled with its input's `at`. */
+async function saveTick(r: Replica): Promise<void> {
+  const saved = await api(r, "POST", "/v1/agents/default/scripts", {
     name: "tick",
     description: "Counts one tick.",
     input_schema: { type: "object", properties: { at: { type: "string" } } },
     body: 'at=$(jq -r .at)\ntools count label="tick-$at" >/dev/null\n',
   });
   assert.equal(saved.status, 201, JSON.stringify(saved.json));
+}
+
+test("a schedule made mid-minute first runs at the next due time its creation answer names; disabled, it has no next run", async (t) => {
+  const d = await deployment(t);
+  const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
+  await saveTick(a);
   // Not in a minute's first seconds, so the minute already begun is a distinct due time.
   while (new Date().getUTCSeconds() < 5 || new Date().getUTCSeconds() > 50) await new Promise((r) => setTimeout(r, 500));
   const madeAt = Date.now();
@@ -44,13 +49,7 @@ test("a schedule made mid-minute first runs at the next due time its creation an
 test("a schedule with seconds runs at each of its due times, once across both replicas (pg-boss times schedules by the minute)", async (t) => {
   const d = await deployment(t);
   const [a, b] = await Promise.all([d.start("A"), d.start("B")]);
-  const saved = await api(a, "POST", "/v1/agents/default/scripts", {
-    name: "tick",
-    description: "Counts one tick.",
-    input_schema: { type: "object", properties: { at: { type: "string" } } },
-    body: 'at=$(jq -r .at)\ntools count label="tick-$at" >/dev/null\n',
-  });
-  assert.equal(saved.status, 201, JSON.stringify(saved.json));
+  await saveTick(a);
   const created = await api(a, "POST", "/v1/agents/default/triggers", { name: "every-2s", schedule: "*/2 * * * * *", script: "tick", input: { at: "{{scheduled_at}}" } });
   assert.equal(created.status, 201, JSON.stringify(created.json));
   const id = created.json.id as string;

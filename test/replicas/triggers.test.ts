@@ -20,6 +20,16 @@ async function saveTickScript(r: Replica): Promise<void> {
   assert.equal(saved.status, 201, JSON.stringify(saved.json));
 }
 
+/** Saves the script `two-steps`: counts, hangs on a replica told to (TOOLSHELL_TEST_HANG), counts again. */
+async function saveTwoSteps(r: Replica): Promise<void> {
+  const saved = await api(r, "POST", "/v1/agents/default/scripts", {
+    name: "two-steps",
+    description: "Counts, hangs on A, counts again.",
+    body: "tools count label=t1 >/dev/null\ntools hang >/dev/null\ntools count label=t2 >/dev/null\necho finished\n",
+  });
+  assert.equal(saved.status, 201, JSON.stringify(saved.json));
+}
+
 const runsOf = async (r: Replica, id: string): Promise<Run[]> => (await api(r, "GET", `/v1/agents/default/triggers/${id}/runs`)).json.runs as Run[];
 
 test("a schedule due once runs once with two replicas", async (t) => {
@@ -74,12 +84,7 @@ test("a webhook delivery accepted by one replica runs once, on whichever takes i
 test("a run whose replica is killed mid-script is recovered by the other replica, resuming its step", async (t) => {
   const d = await deployment(t);
   const a = await d.start("A", { env: { TOOLSHELL_TEST_HANG: "1" } });
-  const saved = await api(a, "POST", "/v1/agents/default/scripts", {
-    name: "two-steps",
-    description: "Counts, hangs on A, counts again.",
-    body: "tools count label=t1 >/dev/null\ntools hang >/dev/null\ntools count label=t2 >/dev/null\necho finished\n",
-  });
-  assert.equal(saved.status, 201, JSON.stringify(saved.json));
+  await saveTwoSteps(a);
   const created = await api(a, "POST", "/v1/agents/default/triggers", { name: "deliver", webhook: true, script: "two-steps" });
   const { id, secret } = created.json as { id: string; secret: string };
   // Only A runs yet: it takes the job and hangs inside the script.
@@ -104,12 +109,7 @@ test("a run whose replica is killed mid-script is recovered by the other replica
 test("a 'run now' whose replica is killed mid-script (a run no job brings back) is resumed by the other replica once the first has been gone a minute", async (t) => {
   const d = await deployment(t);
   const a = await d.start("A", { env: { TOOLSHELL_TEST_HANG: "1" } });
-  const saved = await api(a, "POST", "/v1/agents/default/scripts", {
-    name: "two-steps",
-    description: "Counts, hangs on A, counts again.",
-    body: "tools count label=t1 >/dev/null\ntools hang >/dev/null\ntools count label=t2 >/dev/null\necho finished\n",
-  });
-  assert.equal(saved.status, 201, JSON.stringify(saved.json));
+  await saveTwoSteps(a);
   const created = await api(a, "POST", "/v1/agents/default/triggers", { name: "by-hand", webhook: true, script: "two-steps" });
   const id = created.json.id as string;
   // Run now: it runs on the replica that got the request, not as a pg-boss job.

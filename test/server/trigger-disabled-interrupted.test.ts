@@ -8,11 +8,22 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import { defineTool } from "../../src/index.js";
 import { openHost } from "../../src/server/index.js";
 import { runLeftByDisabled, scheduleDue } from "../../src/server/trigger-boss.js";
 import { openStore } from "../../src/store/index.js";
+
+/** A host over a SQLite store of its own, both closed and removed when `t` ends. */
+async function storeAndHost(t: TestContext) {
+  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-tdi-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const store = await openStore(path.join(dir, "state.db"));
+  t.after(() => store.close());
+  const host = await openHost({ store });
+  t.after(() => host.close());
+  return { store, host };
+}
 
 test("a run left running by a stopped replica, its trigger disabled since, is ended as failed and not resumed; control: a due time with no earlier run has nothing to end", async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), "toolshell-tdi-"));
@@ -43,12 +54,7 @@ test("a run left running by a stopped replica, its trigger disabled since, is en
 });
 
 test("a trigger made or pointed at a saved script that is not there is kept, with a warning saying every run fails until it is saved; control: none once it is", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-tdi-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const store = await openStore(path.join(dir, "state.db"));
-  t.after(() => store.close());
-  const host = await openHost({ store });
-  t.after(() => host.close());
+  const { store, host } = await storeAndHost(t);
   const spec = (script: string) => ({ name: "nightly", kind: "schedule" as const, cron: "0 3 * * *", timezone: "UTC", script, input: {}, enabled: true, wake_agent_on_failure: false });
   const { trigger } = await host.triggers.create("default", spec("later"));
   assert.equal(await host.triggers.scriptWarning(trigger), "agent default has no saved script later: every run of trigger nightly fails until it is saved (toolshell scripts save, POST /v1/agents/default/scripts)");
@@ -59,12 +65,7 @@ test("a trigger made or pointed at a saved script that is not there is kept, wit
 });
 
 test("a trigger whose input does not fit its saved script's input schema is kept, with a warning naming the fields; control: none when it fits, or the schema is open", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), "toolshell-tdi-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const store = await openStore(path.join(dir, "state.db"));
-  t.after(() => store.close());
-  const host = await openHost({ store });
-  t.after(() => host.close());
+  const { store, host } = await storeAndHost(t);
   await store.saveScript("default", { name: "plain", description: "No input.", input_schema: { type: "object", properties: {} }, body: "echo hi" });
   await store.saveScript("default", { name: "typed", description: "Takes who.", input_schema: { type: "object", properties: { who: { type: "string" } }, required: ["who"] }, body: "jq -r .who" });
   await store.saveScript("default", { name: "open", description: "Takes anything.", input_schema: { type: "object", additionalProperties: true }, body: "cat" });
