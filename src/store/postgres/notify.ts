@@ -35,9 +35,14 @@ export class ChangeListener {
   /** True from a lost connection until one listens again (each loss is said once). */
   #down = false;
 
+  /**
+   * @param location the store's URL without its password, for what is said.
+   * @param onConnection hears, once per loss, that the connection is lost and that it is back.
+   */
   constructor(
     private readonly connect: () => pg.Client,
-    private readonly onConnection: (state: "lost" | "restored", detail?: string) => void = () => {},
+    private readonly location = "",
+    private readonly onConnection: (state: "lost" | "restored", message: string) => void = () => {},
   ) {}
 
   /**
@@ -67,8 +72,12 @@ export class ChangeListener {
   }
 
   #say(state: "lost" | "restored", detail?: string): void {
+    const message =
+      state === "lost"
+        ? `lost the connection to the PostgreSQL store at ${this.location}${detail ? ` (${detail})` : ""}; reconnecting every second, and calls that need the store fail until it is back`
+        : `the PostgreSQL store at ${this.location} answers again`;
     try {
-      this.onConnection(state, detail);
+      this.onConnection(state, message);
     } catch {}
   }
 

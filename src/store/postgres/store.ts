@@ -71,8 +71,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // An idle connection that breaks is dropped by the pool; without a listener it would crash the process.
   pool.on("error", () => {});
   leasePool.on("error", () => {});
-  const say = options.onConnection ?? ((_state, message) => process.stderr.write(`toolshell: ${message}\n`));
-  const listener = new ChangeListener(() => new pg.Client(base), (state, detail) => say(state, connectionLine(location, state, detail)));
+  const listener = new ChangeListener(() => new pg.Client(base), location, options.onConnection ?? ((_state, message) => process.stderr.write(`toolshell: ${message}\n`)));
   try {
     await migratePostgres(pool, options.migrationWaitMs ?? 60_000);
     await listener.start();
@@ -82,13 +81,6 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     await Promise.all([pool.end().catch(() => {}), leasePool.end().catch(() => {})]);
     throw new Error(`could not open the PostgreSQL store at ${location}: ${(err as Error).message || String(err)}`, { cause: err });
   }
-}
-
-/** What to say when the store's connection is lost or back. */
-function connectionLine(location: string, state: "lost" | "restored", detail?: string): string {
-  return state === "lost"
-    ? `lost the connection to the PostgreSQL store at ${location}${detail ? ` (${detail})` : ""}; reconnecting every second, and calls that need the store fail until it is back`
-    : `the PostgreSQL store at ${location} answers again`;
 }
 
 /** The PostgreSQL implementation of {@link Store} (made by {@link openPostgresStore}). */
