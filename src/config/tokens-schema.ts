@@ -29,7 +29,7 @@ export const MIN_TOKEN_LENGTH = 16;
 const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 const TOKEN_NAME_RULE = 'expected 1-64 letters, digits, ".", "_", "@" or "-"';
 /** Names a token may not take: principals of sessions no token made, and the names of unnamed tokens. */
-const RESERVED_TOKEN_NAME = /^(default|local|stdio|token-\d+)$/;
+const RESERVED_TOKEN_NAME = /^(default|local|stdio)$/;
 
 /** The tokens as written; blank ones (an unset `${VAR:-}`) dropped. */
 export const tokensSchema = z
@@ -48,7 +48,11 @@ export const tokensSchema = z
       if (t && t.length < MIN_TOKEN_LENGTH) ctx.addIssue({ code: "custom", path: typeof x === "string" ? [i] : [i, "token"], message: `a token is shorter than ${MIN_TOKEN_LENGTH} characters`, input: t });
       if (typeof x !== "string") {
         // A token's name is the principal it acts for: not one that stands for sessions no token made.
-        if (RESERVED_TOKEN_NAME.test(x.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `the name ${x.name} is reserved: "default", "local" and "stdio" are the principals of sessions no API token made (the CLI's, the change log, the gateway's), and token-N names an unnamed token; choose another`, input: x.name });
+        // token-N is the name of the N-th token when it has none: a token may take its own, not another's.
+        const numbered = /^token-(\d+)$/.exec(x.name);
+        if (RESERVED_TOKEN_NAME.test(x.name) || (numbered && Number(numbered[1]) !== i + 1)) {
+          ctx.addIssue({ code: "custom", path: [i, "name"], message: `the name ${x.name} is reserved: "default", "local" and "stdio" are the principals of sessions no API token made (the CLI's, the change log, the gateway's), and token-N is the N-th token's own name; choose another`, input: x.name });
+        }
         if (roles.has(x.name) && roles.get(x.name) !== x.role) {
           ctx.addIssue({ code: "custom", path: [i, "name"], message: `the name ${x.name} is given to two tokens with different roles (tokens share a name only while one replaces the other, with the same role)`, input: x.name });
         }

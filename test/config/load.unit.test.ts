@@ -258,6 +258,7 @@ test("server.tokens: strings or { name, token } (names unique, tokens checked); 
     assert.match(bad({ tokens: [{ name, token: "some-token-0123456789ab", role: "agent" }] }), new RegExp(`server\\.tokens\\[0\\]\\.name: the name ${name} is reserved`), name);
   }
   assert.equal(parseServerConfig(parseConfig({ server: { tokens: [{ name: "defaults", token: "some-token-0123456789ab" }] } }, { baseDir: dir }), {}).tokenNames[0], "defaults", "control: a name that only starts so");
+  assert.equal(parseServerConfig(parseConfig({ server: { tokens: [{ name: "token-1", token: "some-token-0123456789ab" }] } }, { baseDir: dir }), {}).tokenNames[0], "token-1", "control: the first token may take its own default name");
   // A token being replaced: the new one shares the old one's name and role, so who acts stays the same person.
   const rotating = parseServerConfig(parseConfig({ server: { tokens: [{ name: "ops", token: "old-ops-token-0123456789", role: "operator" }, { name: "ops", token: "new-ops-token-0123456789", role: "operator" }] } }, { baseDir: dir }), {});
   assert.deepEqual(rotating.tokenNames, ["ops", "ops"]);
