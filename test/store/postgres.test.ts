@@ -133,7 +133,7 @@ test("a holder whose lease was lost has its step writes refused; the new holder'
   await a.beginStep(step("s", "1", 1), 1);
   // A's lease connection drops (a network cut): the database lets the lock go, and B takes it.
   const admin = await client(t, url);
-  await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted", [LEASE_LOCK_CLASS]);
+  await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", [LEASE_LOCK_CLASS]);
   const lb = await b.lease("s");
   assert.equal(lb.fence, la.fence + 1);
   await b.beginStep(step("s", "1", 1), 1);
@@ -354,7 +354,7 @@ test("a shell call whose lease's database connection breaks stops at once and sa
   admin.on("error", () => {});
   await admin.connect();
   t.after(() => admin.end());
-  const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted", [LEASE_LOCK_CLASS]);
+  const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", [LEASE_LOCK_CLASS]);
   assert.equal(cut.rowCount, 1);
   const r = await first;
   assert.equal(r.success, false, JSON.stringify(r));
@@ -390,7 +390,7 @@ test("a shell call that ran while another process took its session over (its lea
   const r = await runShellStep(view, { script: "echo hi > hi.txt", stepId: "s" }, async (d) => {
     await fs.writeFile("/workspace/hi.txt", "hi\n");
     // While it runs, its lease's connection is cut and the other store takes the session.
-    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted", [LEASE_LOCK_CLASS]);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", [LEASE_LOCK_CLASS]);
     const taken = await b.lease!("over", Date.now() + 30_000);
     await taken.release();
     return { stdout: "", stderr: "", exit_code: 0, success: true, tool_call_id: d.toolCallId };
