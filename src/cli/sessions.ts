@@ -180,8 +180,10 @@ export async function runServe(o: { host?: string; port?: string; noTriggers?: b
     unannounce();
     // With calls still running (a second signal, or the wait ran out), their answers are not waited for.
     await api.close(ended === "idle" ? undefined : 0);
+    // Named before the host lets its replica record go.
+    const replica = h.store.holder;
     await host.close();
-    log.log("info", "serve.stopped", { pid: process.pid, ended });
+    log.log("info", "serve.stopped", { pid: process.pid, ended, ...(replica ? { replica } : {}) });
     // A script still running (a `sleep`, a loop) would hold the process until it ends: it stops now.
     if (ended !== "idle") process.exit(0);
     return 0;
