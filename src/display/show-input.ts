@@ -3,7 +3,7 @@
  *
  * A tool input is data from the model, a script or an MCP server: it may hold characters a
  * person cannot see or that reorder the text around them — zero-width characters, bidirectional
- * embeddings, overrides and isolates (Unicode Standard Annex #9), tag characters, controls such
+ * embeddings, overrides and isolates (the Unicode Bidirectional Algorithm, UAX 9), tag characters, controls such
  * as ESC that a terminal would act on, and blank-looking fillers. `showInput` writes the input as
  * JSON in which every such character is a visible JSON escape (`\u202e`) and returns a flag for
  * each, with where it was found. The JSON stays valid: parsing the text gives back the input
