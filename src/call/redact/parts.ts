@@ -68,9 +68,14 @@ export function credentialParts(value: string, add: (v: string) => void, cookie 
  */
 export function secretParts(value: string, name = ""): string[] {
   const out = new Set<string>();
-  const part = (v: string): void => {
+  partsOf(value, name, 0, (v) => {
     if (v.length >= MIN_SECRET_LENGTH) out.add(v);
-  };
+  });
+  return [...out];
+}
+
+/** {@link secretParts} into `part`, `depth` levels of JSON-in-a-string down (bounded by {@link MAX_DEPTH}). */
+function partsOf(value: string, name: string, depth: number, part: (v: string) => void): void {
   const t = value.trim();
   part(t);
   const scheme = /^[A-Za-z-]+\s+(\S{8,})$/.exec(t);
@@ -79,8 +84,7 @@ export function secretParts(value: string, name = ""): string[] {
   const jwt = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)$/.exec(token);
   if (jwt) part(jwt[1]);
   credentialParts(t, part, COOKIE_NAME.test(name));
-  structuredParts(t, part);
-  return [...out];
+  structuredParts(t, part, depth);
 }
 
 /** A PEM armor line (`-----BEGIN PRIVATE KEY-----`): the same in every key, not a secret. */
@@ -141,12 +145,13 @@ function structuredParts(value: string, part: (v: string) => void, depth = 0): v
     if (typeof v === "string" || typeof v === "number") {
       leaves++;
       const text = String(v);
-      if (typeof v === "string") {
+      // A credential whole (and its parts); else only what a neutral string may hold: a URL's
+      // password, credential-named pairs, JSON written inside it (a config value holding a credential file).
+      if (credentialKey(key)) partsOf(text, key, depth + 1, part);
+      else if (typeof v === "string") {
         credentialParts(text, part);
-        // JSON written inside a string (a config value holding a credential file).
         structuredParts(text, part, depth + 1);
       }
-      if (credentialKey(key)) for (const p of secretParts(text, key)) part(p);
     } else if (Array.isArray(v)) {
       for (const x of v) walk(x, key, d + 1);
     } else if (v && typeof v === "object") {
@@ -154,7 +159,7 @@ function structuredParts(value: string, part: (v: string) => void, depth = 0): v
       // A name/value pair (`[{"name": "api_key", "value": "…"}]`, as Kubernetes and AWS write them).
       const named = o.name ?? o.Name ?? o.key ?? o.Key;
       const val = o.value ?? o.Value;
-      if (typeof named === "string" && (typeof val === "string" || typeof val === "number") && credentialKey(named)) for (const p of secretParts(String(val), named)) part(p);
+      if (typeof named === "string" && (typeof val === "string" || typeof val === "number") && credentialKey(named)) partsOf(String(val), named, depth + 1, part);
       for (const [k, x] of Object.entries(o)) walk(x, k, d + 1);
     }
   };
