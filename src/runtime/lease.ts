@@ -24,6 +24,7 @@ export class SessionBusyError extends Error {
 }
 
 const holding = contextSlot<ReadonlySet<object>>("toolshell.holding");
+const turns = new KeyedQueue<object>();
 const leaseLost = contextSlot<AbortSignal>("toolshell.lease-lost");
 
 /**
@@ -41,7 +42,6 @@ export function whenLeaseLost(stop: (err: ToolCallError) => void): () => void {
   else lost.addEventListener("abort", onLost, { once: true });
   return () => lost.removeEventListener("abort", onLost);
 }
-const turns = new KeyedQueue<object>();
 
 /** The `code` of a store's error when it waited for a session's lease until the deadline (see {@link SessionStore.lease}). */
 export const SESSION_BUSY = "session_busy";

@@ -168,7 +168,15 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     if (out.includes("\\") && hides(out.replace(JSON_ESCAPE, (m, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : m[1])))) out = rewriteJsonTokens(out, escapedString);
     if (out.includes("&")) out = replaceRuns(out, ENTITY_RUN, (run) => (run.includes("&") && hides(entitiesDecoded(run)) ? REDACTED : run));
     if (out.includes("\\")) out = replaceRuns(out, ESCAPE_RUN, (run) => (run.includes("\\") && (hides(escapesDecoded(run)) || hides(escapesDecoded(run, true))) ? REDACTED : run));
-    out = replaceRuns(out, HEX_RUN, (run) => (hexBytes(run).some(hidesBytes) || (depth < 1 && run.length >= 2 * MIN_SECRET_LENGTH && encodedTwice(run, depth, hexBytes(run))) ? REDACTED : run), HEX_JOINS);
+    out = replaceRuns(
+      out,
+      HEX_RUN,
+      (run) => {
+        const bytes = hexBytes(run);
+        return bytes.some(hidesBytes) || (depth < 1 && run.length >= 2 * MIN_SECRET_LENGTH && encodedTwice(run, depth, bytes)) ? REDACTED : run;
+      },
+      HEX_JOINS,
+    );
     if (depth < 1) out = replaceRuns(out, BASE64_RUN, (run) => (run.length >= 12 && encodedTwice(run, depth, base64Bytes(run)) ? REDACTED : run));
     // A secret wrapped over lines, in any form of line break (with or without a hyphen).
     if (MAY_BREAK.test(out)) out = unwrap(unwrap(out, re, REDACTED), re, REDACTED, HYPHEN_BREAK);
